@@ -1,0 +1,13 @@
+"""Compiled, checkpointer-free graphs for ``langgraph.json`` (LangGraph Studio / ``langgraph dev``).
+
+Library users should call ``build_debate_graph`` and compile it themselves; these exist so
+that the server, which brings its own persistence, can load every built-in method.
+"""
+
+from debategraph.graphs.debate import build_debate_graph
+
+cot = build_debate_graph("cot").compile(name="cot")
+sc = build_debate_graph("sc").compile(name="sc")
+mav = build_debate_graph("mav").compile(name="mav")
+du = build_debate_graph("du").compile(name="du")
+ring = build_debate_graph("ring").compile(name="ring")

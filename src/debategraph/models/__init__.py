@@ -1,0 +1,1 @@
+"""Chat models: resolution of model specs, the simulated debater, embeddings."""

@@ -1,0 +1,374 @@
+"""A simulated debater: an offline, deterministic ``BaseChatModel`` for demos and tests.
+
+It plays one agent of a debate. It reads the prompt (the question, the peers' solutions in
+fenced blocks, the requested answer format, whether it is asked to answer, summarise or
+evaluate) and answers in that format. It knows right answers only through the oracle
+(computed for arithmetic, looked up for the bundled GSM8K items) and can replay real GPT-3
+solutions as initial GSM8K answers. It is a simulation: no accuracy claim rests on it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import random
+import re
+import time
+import zlib
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages.ai import UsageMetadata
+from langchain_core.outputs import ChatGeneration, ChatResult
+
+from debategraph.models.oracle import REPLAY_SOURCES, Known, lookup
+from debategraph.policies.answers import canonical_number, extract_answer
+from debategraph.policies.tokens import _PIECE_RE, estimate_tokens
+from debategraph.policies.types import Answer, TaskKind
+from debategraph.prompts.common import INDEPENDENCE_CUE, SUMMARY_REQUEST
+
+_QUESTION_RE = re.compile(r"^Question: (.+)$", re.MULTILINE)
+_CHOICE_LINE_RE = re.compile(r"^([A-J])\) ", re.MULTILINE)
+_BLOCK_RE = re.compile(r"```\n(.*?)\n```", re.DOTALL)
+_ADVERSARY_RE = re.compile(r"argue convincingly that the answer is (.+?)\.(?:\s|$)")
+_FINAL_LINE_RE = re.compile(r"\n?A: ?(.+)\s*$")
+_FILLER = (
+    "Let me double-check each step before answering.",
+    "I will keep the units consistent throughout.",
+    "Each intermediate value follows from the previous line.",
+    "Re-reading the question, nothing else is being asked.",
+)
+
+# Per-agent default profiles, cycled: skill, conformity, stubbornness, overconfidence, verbosity.
+DEFAULT_PROFILES: tuple[tuple[float, float, float, float, float], ...] = (
+    (0.75, 0.45, 0.35, 0.4, 1.0),
+    (0.60, 0.60, 0.20, 0.6, 0.8),
+    (0.70, 0.40, 0.40, 0.5, 1.2),
+    (0.55, 0.70, 0.15, 0.7, 0.9),
+    (0.65, 0.50, 0.30, 0.5, 1.1),
+)
+
+
+def _stable_seed(*parts: object) -> int:
+    return zlib.crc32("\x1f".join(map(str, parts)).encode())
+
+
+@dataclass(frozen=True)
+class _Scene:
+    prompt: str
+    question: str
+    known: Known | None
+    task: TaskKind
+    num_choices: int | None
+    mode: str
+    wants_confidence: bool
+    peers: list[str]
+    own_previous: str | None
+    independent: bool
+    adversary: str | None
+
+
+class SimulatedDebater(BaseChatModel):
+    """Offline stand-in for a chat model that debates; deterministic for a seed.
+
+    Attributes:
+        agent: Which agent it plays; part of every random draw.
+        seed: Seed of every random draw.
+        skill: Chance of a right initial answer (when not replaying real solutions).
+        conformity: Tendency to adopt the peers' majority.
+        stubbornness: Resistance to changing its answer.
+        overconfidence: How confident it claims to be when wrong.
+        verbosity: Output length multiplier.
+        format_error: Chance of a response without any answer (an abstention).
+        replay: GSM8K source whose real solutions are replayed as initial answers
+            (``6b_finetuning``, ``6b_verification``, ``175b_finetuning``,
+            ``175b_verification``); ``None`` draws answers from ``skill``.
+        latency_s: Simulated seconds per call.
+        logprobs: Attach OpenAI-style token logprobs to ``response_metadata``.
+    """
+
+    agent: str = "a1"
+    seed: int = 0
+    skill: float = 0.7
+    conformity: float = 0.5
+    stubbornness: float = 0.3
+    overconfidence: float = 0.5
+    verbosity: float = 1.0
+    format_error: float = 0.0
+    replay: str | None = None
+    latency_s: float = 0.0
+    logprobs: bool = True
+
+    @property
+    def _llm_type(self) -> str:
+        return "debategraph-simulated"
+
+    @property
+    def model_label(self) -> str:
+        """Readable label for transcripts."""
+        return f"simulated:{self.replay}" if self.replay else "simulated"
+
+    @classmethod
+    def for_agent(
+        cls, index: int, *, agent: str, seed: int = 0, **overrides: Any
+    ) -> SimulatedDebater:
+        """The default debater for agent number ``index`` (profiles cycle over five)."""
+        skill, conformity, stubbornness, overconfidence, verbosity = DEFAULT_PROFILES[
+            index % len(DEFAULT_PROFILES)
+        ]
+        fields: dict[str, Any] = {
+            "agent": agent,
+            "seed": seed,
+            "skill": skill,
+            "conformity": conformity,
+            "stubbornness": stubbornness,
+            "overconfidence": overconfidence,
+            "verbosity": verbosity,
+            "replay": REPLAY_SOURCES[index % len(REPLAY_SOURCES)],
+        }
+        return cls(**{**fields, **overrides})
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        if self.latency_s:
+            time.sleep(self.latency_s)
+        return self._respond(messages)
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        if self.latency_s:
+            await asyncio.sleep(self.latency_s)
+        return self._respond(messages)
+
+    def _respond(self, messages: Sequence[BaseMessage]) -> ChatResult:
+        scene = self._read(messages)
+        rng = random.Random(_stable_seed(self.seed, self.agent, scene.prompt, len(messages)))
+        if scene.mode == "summary":
+            text, answer = self._summarize(scene), None
+        elif scene.mode == "evaluate":
+            text, answer = self._evaluate(scene, rng), None
+        else:
+            text, answer = self._answer(scene, rng)
+        message = AIMessage(
+            content=text,
+            usage_metadata=UsageMetadata(
+                input_tokens=(n_in := sum(estimate_tokens(str(m.content)) for m in messages)),
+                output_tokens=(n_out := estimate_tokens(text)),
+                total_tokens=n_in + n_out,
+            ),
+            response_metadata={"model_name": self.model_label, "finish_reason": "stop"},
+        )
+        if self.logprobs:
+            right = scene.known is not None and answer == scene.known.answer
+            message.response_metadata["logprobs"] = self._logprobs(text, right, rng)
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+    def _read(self, messages: Sequence[BaseMessage]) -> _Scene:
+        prompt = str(messages[-1].content)
+        everything = "\n".join(str(m.content) for m in messages)
+        questions = _QUESTION_RE.findall(everything)
+        question = questions[-1] if questions else prompt
+        choices = _CHOICE_LINE_RE.findall(prompt)
+        if "\\boxed{answer}" in prompt:
+            task: TaskKind = "number"
+        elif "in parentheses, for example" in prompt:
+            task = "choice"
+        else:
+            task = "text"
+        previous = [str(m.content) for m in messages[:-1] if isinstance(m, AIMessage)]
+        adversary = _ADVERSARY_RE.search(prompt)
+        return _Scene(
+            prompt=prompt,
+            question=question,
+            known=lookup(question),
+            task=task,
+            num_choices=len(choices) or None,
+            mode="summary"
+            if SUMMARY_REQUEST in prompt
+            else ("evaluate" if "<label>" in prompt else "answer"),
+            wants_confidence="Confidence:" in prompt,
+            peers=_BLOCK_RE.findall(prompt),
+            own_previous=previous[-1] if previous else None,
+            independent=INDEPENDENCE_CUE in prompt,
+            adversary=adversary.group(1).strip() if adversary else None,
+        )
+
+    def _parse(self, scene: _Scene, text: str) -> Answer:
+        return extract_answer(text, scene.task, scene.num_choices)
+
+    def _answer(self, scene: _Scene, rng: random.Random) -> tuple[str, Answer]:
+        if rng.random() < self.format_error:
+            return "I could not finish working this out in time.", None
+        if scene.adversary is not None:
+            body = (
+                "The other solutions overlook a key detail. Working it through carefully, "
+                f"the result is {scene.adversary}."
+            )
+            return self._finish(scene, body, scene.adversary, rng, confident=True), scene.adversary
+        first_reasoning, first_answer = self._initial(scene)
+        if not scene.peers and scene.own_previous is None and "previous answer" not in scene.prompt:
+            return self._finish(scene, first_reasoning, first_answer, rng), first_answer
+        own = self._parse(scene, scene.own_previous) if scene.own_previous else first_answer
+        new = self._update(scene, own, rng)
+        body = self._revision_text(scene, own, new, first_reasoning if new == first_answer else "")
+        return self._finish(scene, body, new, rng), new
+
+    def _initial(self, scene: _Scene) -> tuple[str, Answer]:
+        """The independent first answer: a pure function of (seed, agent, question)."""
+        rng = random.Random(_stable_seed(self.seed, self.agent, scene.question, "initial"))
+        known = scene.known
+        if known is None:
+            return self._guess(scene, rng)
+        if self.replay and self.replay in known.solutions:
+            solution = known.solutions[self.replay]["solution"]
+            final = _FINAL_LINE_RE.search(solution)
+            answer = canonical_number(final.group(1)) if final else None
+            return _FINAL_LINE_RE.sub("", solution).strip(), answer
+        if rng.random() < self.skill:
+            return self._worked(known, known.answer), known.answer
+        wrong = [s for s in known.solutions.values() if not s["is_correct"]]
+        if wrong:
+            solution = rng.choice(wrong)["solution"]
+            final = _FINAL_LINE_RE.search(solution)
+            answer = canonical_number(final.group(1)) if final else None
+            return _FINAL_LINE_RE.sub("", solution).strip(), answer
+        slip = self._wrong(known.answer, rng)
+        return self._worked(known, slip), slip
+
+    def _worked(self, known: Known, answer: str) -> str:
+        if known.operands:
+            a, b, c, d, e, f = known.operands
+            return (
+                f"First the products: {b}*{c} = {b * c} and {e}*{f} = {e * f}.\n"
+                f"Then {a} + {b * c} + {d} - {e * f}, which gives {answer}."
+            )
+        if answer == known.answer and known.rationale:
+            return known.rationale
+        return f"Working through the quantities step by step, I get {answer}."
+
+    def _guess(self, scene: _Scene, rng: random.Random) -> tuple[str, Answer]:
+        if scene.task == "choice":
+            letter = chr(ord("A") + rng.randrange(scene.num_choices or 4))
+            return f"Weighing the options, {letter} seems most plausible.", letter
+        if scene.task == "number":
+            value = str(rng.randint(1, 100))
+            return f"I cannot verify this exactly; my best estimate is {value}.", value
+        word = rng.choice(("yes", "no"))
+        return f"On balance the answer seems to be {word}.", word
+
+    @staticmethod
+    def _wrong(answer: str, rng: random.Random) -> str:
+        value = float(answer)
+        candidates = [value + 1, value - 1, value + 2, value * 2, value - 10, value + 10]
+        pick = rng.choice([c for c in candidates if c != value])
+        return canonical_number(f"{pick:.10g}") or str(pick)
+
+    def _update(self, scene: _Scene, own: Answer, rng: random.Random) -> Answer:
+        peers = [self._parse(scene, block) for block in scene.peers]
+        support = Counter(a for a in peers if a is not None)
+        truth = scene.known.answer if scene.known else None
+        pull = self.conformity * (0.3 if scene.independent else 1.0) * (1 - self.stubbornness)
+        majority, votes = support.most_common(1)[0] if support else (None, 0)
+        strong = majority is not None and majority != own and votes * 2 >= len(peers)
+        if truth is not None and own == truth:
+            if strong and own not in support and rng.random() < pull * (1 - self.skill):
+                return majority
+            return own
+        if truth is not None and truth in support:
+            share = support[truth] / max(len(peers), 1)
+            fix = self.skill * (0.6 + 0.4 * share) * (1.2 if scene.independent else 1.0)
+            if rng.random() < min(fix, 0.95):
+                return truth
+        if strong and rng.random() < pull * votes / max(len(peers), 1):
+            return majority
+        if truth is not None and rng.random() < 0.15 * self.skill:
+            return truth
+        return own
+
+    def _revision_text(self, scene: _Scene, own: Answer, new: Answer, reasoning: str) -> str:
+        peers = [self._parse(scene, block) for block in scene.peers]
+        tally = ", ".join(f"{a} ({n})" for a, n in Counter(p for p in peers if p).most_common())
+        seen = f"The other solutions give: {tally}. " if tally else ""
+        if new == own:
+            verdict = "After re-checking each step, I find no error in my reasoning and keep it."
+        else:
+            verdict = f"Re-checking the steps, I now see that {new} is correct, not {own}."
+        known = scene.known
+        if not reasoning and known is not None and new is not None:
+            reasoning = self._worked(known, new)
+        return f"My previous answer was {own}. {seen}{verdict}\n{reasoning}".strip()
+
+    def _finish(
+        self, scene: _Scene, body: str, answer: Answer, rng: random.Random, confident: bool = False
+    ) -> str:
+        filler = " ".join(rng.sample(_FILLER, min(len(_FILLER), round(self.verbosity * 2))))
+        lines = [filler, body] if filler else [body]
+        if scene.task == "number":
+            lines.append(f"The final answer is \\boxed{{{answer}}}.")
+        elif scene.task == "choice":
+            lines.append(f"My final choice is ({answer}).")
+        else:
+            lines.append(f"Answer: {answer}")
+        if scene.wants_confidence:
+            right = scene.known is not None and answer == scene.known.answer
+            if confident or right:
+                conf = 0.75 + 0.2 * rng.random()
+            else:
+                conf = 0.35 + 0.6 * self.overconfidence * rng.random()
+            lines.append(f"Confidence: {conf:.2f}")
+        return "\n".join(lines)
+
+    def _summarize(self, scene: _Scene) -> str:
+        answers = Counter(a for a in (self._parse(scene, b) for b in scene.peers) if a)
+        if not answers:
+            return "The agents gave no clear answer yet. (none)"
+        tally = ", ".join(f"{a} from {n} agent{'s' * (n > 1)}" for a, n in answers.most_common())
+        top = answers.most_common(1)[0][0]
+        return f"The agents' answers were: {tally}. Most of the reasoning supports {top}. ({top})"
+
+    def _evaluate(self, scene: _Scene, rng: random.Random) -> str:
+        target = self._parse(scene, scene.peers[-1]) if scene.peers else None
+        truth = scene.known.answer if scene.known else None
+        if truth is None or target is None or rng.random() < 0.1:
+            label = "NOT SURE"
+        elif rng.random() < 0.5 + 0.45 * self.skill:
+            label = "YES" if target == truth else "NO"
+        else:
+            label = "NO" if target == truth else "YES"
+        return f"I checked the solution's steps against the question. <label>{label}</label>"
+
+    def _logprobs(self, text: str, right: bool, rng: random.Random) -> dict[str, Any]:
+        mean = 0.08 + (0.12 if right else 0.45) * (1.2 - self.skill)
+        content = []
+        for piece in _PIECE_RE.findall(text):
+            logprob = -rng.expovariate(1 / mean)
+            content.append(
+                {
+                    "token": piece,
+                    "logprob": logprob,
+                    "bytes": list(piece.encode()),
+                    "top_logprobs": [],
+                }
+            )
+        return {"content": content}
+
+
+def sequence_perplexity(logprobs: Sequence[float]) -> float:
+    """exp(-mean logprob) of sampled tokens; ``inf`` with no tokens."""
+    finite = [lp for lp in logprobs if math.isfinite(lp)]
+    return math.exp(-sum(finite) / len(finite)) if finite else math.inf

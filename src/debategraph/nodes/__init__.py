@@ -1,0 +1,1 @@
+"""Thin LangGraph node functions: plan, dispatch, agent turn, route, decide."""

@@ -1,0 +1,1 @@
+"""Pure debate math: no LangGraph import anywhere in this package."""

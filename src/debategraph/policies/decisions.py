@@ -1,0 +1,258 @@
+"""Every decision rule by name, so that any method can end with any rule.
+
+``DECISION_RULES`` maps a name to a function ``rule(trajectory, **options) -> Decision``;
+:func:`decide` looks the name up and passes the options that rule takes:
+
+* ``majority`` (``Decision.rule`` ``"majority"``): ``tie_policy``, ``seed``,
+  ``no_answer_if_all_differ``;
+* ``freemad`` (``"freemad_score"``): ``weights`` (W), ``decay``, ``seed``;
+* ``reconcile`` (``"reconcile_weighted"``): ``recalibrate``;
+* ``credibility`` (``"weighted_vote"``): ``weights`` (one per agent, required),
+  ``no_answer_if_all_differ``.
+
+An option that the chosen rule does not take is an error, never silently dropped. The one
+exception is ``seed``: every run has one, so deterministic rules accept it and do not use it.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from collections.abc import Callable, Sequence
+from numbers import Real
+from typing import Any, get_args
+
+from debategraph.policies.freemad import DEFAULT_WEIGHTS, freemad_decision, inverse_round
+from debategraph.policies.reconcile import reconcile_decision
+from debategraph.policies.types import Answer, Decision, Trajectory
+from debategraph.policies.voting import TiePolicy, majority_vote
+
+TIE_REL_TOL = 1e-9
+"""Relative tolerance under which two weighted scores count as tied (floating-point rounding)."""
+
+TIE_ABS_TOL = 1e-9
+"""Absolute tolerance under which two weighted scores count as tied (floating-point rounding)."""
+
+
+def credibility_vote(
+    answers: Sequence[Answer],
+    weights: Sequence[float],
+    *,
+    no_answer_if_all_differ: bool = False,
+) -> Decision:
+    """Vote weighted by a fixed per-agent weight (e.g. CortexDebate's credibility ``1/L(N, M)``).
+
+    ``score(a)`` is the sum of the weights of the agents holding ``a``. Abstentions are
+    excluded and counted. Ties (up to floating-point rounding) go to the answer seen first in
+    agent order.
+
+    Args:
+        answers: One canonical answer (or ``None``) per agent, in agent order.
+        weights: One finite, non-negative weight per agent.
+        no_answer_if_all_differ: CortexDebate's rule: with two or more answers that all
+            differ, return "no answer" whatever the weights.
+
+    Returns:
+        The decision (rule ``"weighted_vote"``) with evidence ``scores``, ``weights``,
+        ``abstentions``, ``tie`` and ``tied``.
+
+    Raises:
+        ValueError: ``weights`` is not one finite, non-negative number per agent.
+    """
+    values = list(weights)
+    if len(values) != len(answers):
+        raise ValueError(
+            f"one weight per agent is needed: {len(answers)} agents, {len(values)} weights"
+        )
+    for w in values:
+        if not isinstance(w, Real) or isinstance(w, bool) or not math.isfinite(w) or w < 0:
+            raise ValueError(f"weights must be finite numbers >= 0, got {weights!r}")
+    scores: dict[str, float] = {}
+    holders: dict[str, int] = {}
+    for answer, w in zip(answers, values, strict=True):
+        if answer is not None:
+            scores[answer] = scores.get(answer, 0.0) + float(w)
+            holders[answer] = holders.get(answer, 0) + 1
+    evidence: dict[str, object] = {
+        "scores": dict(scores),
+        "weights": [float(w) for w in values],
+        "abstentions": sum(a is None for a in answers),
+        "tie": False,
+        "tied": [],
+    }
+    if not scores:
+        return Decision(None, "weighted_vote", {**evidence, "reason": "every agent abstained"})
+    if no_answer_if_all_differ and len(holders) >= 2 and max(holders.values()) == 1:
+        return Decision(None, "weighted_vote", {**evidence, "reason": "all answers differ"})
+    best = max(scores.values())
+    tied = [
+        a
+        for a, s in scores.items()
+        if math.isclose(s, best, rel_tol=TIE_REL_TOL, abs_tol=TIE_ABS_TOL)
+    ]
+    return Decision(tied[0], "weighted_vote", {**evidence, "tie": len(tied) > 1, "tied": tied})
+
+
+def _majority_rule(
+    trajectory: Trajectory,
+    *,
+    tie_policy: TiePolicy = "first",
+    seed: int = 0,
+    no_answer_if_all_differ: bool = False,
+) -> Decision:
+    """Plurality vote over the final answers, final confidences for the confidence policy."""
+    if tie_policy not in get_args(TiePolicy):
+        raise ValueError(
+            f"unknown tie_policy {tie_policy!r}; valid: {', '.join(get_args(TiePolicy))}"
+        )
+    return majority_vote(
+        trajectory.final_answers(),
+        tie_policy=tie_policy,
+        confidences=trajectory.final_confidences(),
+        seed=seed,
+        no_answer_if_all_differ=no_answer_if_all_differ,
+    )
+
+
+def _freemad_rule(
+    trajectory: Trajectory,
+    *,
+    weights: Sequence[float] | None = None,
+    decay: Callable[[int], float] = inverse_round,
+    seed: int = 0,
+) -> Decision:
+    """Free-MAD's trajectory score; ``weights`` is ``W = (w1, w2, w3, w4)``."""
+    return freemad_decision(
+        trajectory,
+        weights=DEFAULT_WEIGHTS if weights is None else weights,
+        decay=decay,
+        seed=seed,
+    )
+
+
+def _reconcile_rule(trajectory: Trajectory, *, recalibrate: bool = True) -> Decision:
+    """RECONCILE's recalibrated-confidence vote over the final round."""
+    return reconcile_decision(trajectory, recalibrate=recalibrate)
+
+
+def _credibility_rule(
+    trajectory: Trajectory,
+    *,
+    weights: Sequence[float] | None = None,
+    no_answer_if_all_differ: bool = False,
+) -> Decision:
+    """Per-agent weighted vote over the final answers; ``weights`` is required."""
+    if weights is None:
+        raise ValueError("the 'credibility' rule needs weights: one float per agent")
+    return credibility_vote(
+        trajectory.final_answers(), weights, no_answer_if_all_differ=no_answer_if_all_differ
+    )
+
+
+DECISION_RULES: dict[str, Callable[..., Decision]] = {
+    "majority": _majority_rule,
+    "freemad": _freemad_rule,
+    "reconcile": _reconcile_rule,
+    "credibility": _credibility_rule,
+}
+"""Decision rules by name; each is called as ``rule(trajectory, **options)``."""
+
+
+def rule_options(rule: str) -> frozenset[str]:
+    """Names of the keyword options that a registered rule takes.
+
+    Args:
+        rule: A key of ``DECISION_RULES``.
+
+    Returns:
+        The option names (``seed`` included only where the rule uses it).
+
+    Raises:
+        ValueError: ``rule`` is not registered.
+    """
+    return frozenset(_accepted(_lookup(rule)))
+
+
+def _lookup(rule: str) -> Callable[..., Decision]:
+    """The registered rule, or a ValueError that lists the valid names."""
+    try:
+        return DECISION_RULES[rule]
+    except KeyError:
+        raise ValueError(
+            f"unknown decision rule {rule!r}; valid: {', '.join(sorted(DECISION_RULES))}"
+        ) from None
+
+
+def _accepted(fn: Callable[..., Decision]) -> set[str]:
+    """Keyword options of ``fn`` (everything after the trajectory)."""
+    params = list(inspect.signature(fn).parameters.values())[1:]
+    return {
+        p.name
+        for p in params
+        if p.kind in (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    }
+
+
+def decide(
+    rule: str,
+    trajectory: Trajectory,
+    *,
+    tie_policy: TiePolicy = "first",
+    seed: int = 0,
+    no_answer_if_all_differ: bool = False,
+    weights: Sequence[float] | None = None,
+    **options: Any,
+) -> Decision:
+    """Decide a debate's answer with the rule named ``rule``.
+
+    The common options are passed to the rules that take them. Giving a rule a common
+    option it does not take, with a value other than the default, is an error; so is any
+    extra option it does not take. ``seed`` is passed only to rules that use it and is
+    otherwise accepted without effect.
+
+    Args:
+        rule: A key of ``DECISION_RULES``: ``majority``, ``freemad``, ``reconcile`` or
+            ``credibility``.
+        trajectory: Every agent's answer (and confidence) in every round.
+        tie_policy: ``majority`` only: ``first``, ``random`` or ``confidence``.
+        seed: Seed of randomised tie-breaks (``majority`` with ``random``, ``freemad``).
+        no_answer_if_all_differ: ``majority`` and ``credibility``: "no answer" when two or
+            more final answers all differ.
+        weights: ``freemad``: ``W = (w1, w2, w3, w4)`` (default ``(20, 25, 30, 20)``);
+            ``credibility``: one weight per agent (required).
+        **options: Rule-specific options: ``decay`` (``freemad``), ``recalibrate``
+            (``reconcile``).
+
+    Returns:
+        The rule's decision.
+
+    Raises:
+        ValueError: Unknown rule (the message lists the valid names), an option the rule
+            does not take, or an invalid option value.
+    """
+    fn = _lookup(rule)
+    accepted = _accepted(fn)
+    common: dict[str, tuple[object, object]] = {
+        "tie_policy": (tie_policy, "first"),
+        "no_answer_if_all_differ": (no_answer_if_all_differ, False),
+        "weights": (weights, None),
+    }
+    kwargs: dict[str, Any] = {}
+    for name, (value, default) in common.items():
+        if name in accepted:
+            kwargs[name] = value
+        elif (value is not None) if default is None else (value != default):
+            raise ValueError(
+                f"decision rule {rule!r} does not take {name!r}; it takes: "
+                f"{', '.join(sorted(accepted)) or 'no options'}"
+            )
+    if "seed" in accepted:
+        kwargs["seed"] = seed
+    unknown = sorted(set(options) - accepted)
+    if unknown:
+        raise ValueError(
+            f"decision rule {rule!r} does not take {', '.join(map(repr, unknown))}; it takes: "
+            f"{', '.join(sorted(accepted)) or 'no options'}"
+        )
+    kwargs.update(options)
+    return fn(trajectory, **kwargs)

@@ -1,0 +1,84 @@
+"""Majority vote with an explicit tie policy."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Sequence
+from typing import Literal
+
+from debategraph.policies.types import Answer, Decision
+
+TiePolicy = Literal["first", "random", "confidence"]
+"""``first``: the tied answer held by the lowest agent index (Du et al., MAD-M², RECONCILE);
+``random``: uniform among tied answers, seeded; ``confidence``: highest summed confidence,
+then ``first``."""
+
+
+def vote_counts(answers: Sequence[Answer]) -> Counter[str]:
+    """Votes per answer in first-seen order, abstentions left out."""
+    return Counter(a for a in answers if a is not None)
+
+
+def break_tie(
+    tied: Sequence[str],
+    answers: Sequence[Answer],
+    policy: TiePolicy,
+    *,
+    confidences: Sequence[float | None] | None = None,
+    seed: int = 0,
+) -> str:
+    """Pick one of ``tied`` (given in first-seen order) by ``policy``."""
+    if policy == "random":
+        return random.Random(seed).choice(sorted(tied))
+    if policy == "confidence" and confidences is not None:
+
+        def mass(answer: str) -> float:
+            return sum(c or 0.0 for a, c in zip(answers, confidences, strict=True) if a == answer)
+
+        best = max(mass(a) for a in tied)
+        tied = [a for a in tied if mass(a) == best]
+    return tied[0]
+
+
+def majority_vote(
+    answers: Sequence[Answer],
+    *,
+    tie_policy: TiePolicy = "first",
+    confidences: Sequence[float | None] | None = None,
+    seed: int = 0,
+    no_answer_if_all_differ: bool = False,
+) -> Decision:
+    """Plurality vote over canonical answers.
+
+    Abstentions are excluded and counted. When every agent abstains the decision is
+    "no answer" (``None``).
+
+    Args:
+        answers: One canonical answer (or ``None``) per agent, in agent order.
+        tie_policy: How a tie between the most voted answers is broken.
+        confidences: Per agent confidence, used by the ``confidence`` tie policy.
+        seed: Seed of the ``random`` tie policy.
+        no_answer_if_all_differ: CortexDebate's rule: with two or more votes that all differ,
+            return "no answer".
+
+    Returns:
+        The decision with evidence ``votes``, ``abstentions``, ``tie`` and ``tie_policy``.
+    """
+    counts = vote_counts(answers)
+    evidence: dict[str, object] = {
+        "votes": dict(counts),
+        "abstentions": sum(a is None for a in answers),
+        "tie_policy": tie_policy,
+        "tie": False,
+    }
+    if not counts:
+        return Decision(None, "majority", {**evidence, "reason": "every agent abstained"})
+    top = max(counts.values())
+    if no_answer_if_all_differ and top == 1 and len(counts) >= 2:
+        return Decision(None, "majority", {**evidence, "reason": "all answers differ"})
+    tied = [a for a, c in counts.items() if c == top]
+    if len(tied) == 1:
+        return Decision(tied[0], "majority", evidence)
+    chosen = break_tie(tied, answers, tie_policy, confidences=confidences, seed=seed)
+    return Decision(chosen, "majority", {**evidence, "tie": True, "tied": tied})

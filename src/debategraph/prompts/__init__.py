@@ -1,0 +1,1 @@
+"""Prompt templates in our own wording, one module per method family."""

@@ -1,0 +1,90 @@
+"""Pieces every prompt shares: the question block, answer formats, peer solutions.
+
+Every built-in prompt shows the question on a line starting with ``Question:`` and wraps each
+peer response in a fenced block; the simulated model relies on both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from debategraph.policies.types import TaskKind
+from debategraph.state.records import Turn
+
+FORMATS: dict[TaskKind, str] = {
+    "number": (
+        "Give your final answer as a single number in the form \\boxed{answer} "
+        "at the end of your response."
+    ),
+    "choice": (
+        "Give your final choice as one letter in parentheses, for example (B), "
+        "at the end of your response."
+    ),
+    "text": "End your response with a line of the form 'Answer: <your answer>'.",
+}
+CONFIDENCE_REQUEST = (
+    "After the answer, add a line 'Confidence: <a number between 0 and 1>' saying how likely "
+    "you think your answer is to be correct."
+)
+
+
+@dataclass(frozen=True)
+class PromptInput:
+    """Everything a prompt template may use.
+
+    Attributes:
+        question: The question text.
+        task: Answer kind.
+        choices: Multiple-choice options, if any.
+        peers: The turns this agent reads this round, in plan order.
+        agent: The speaking agent.
+        round: The round being prompted.
+        anonymize: Hide peers' names.
+        confidence: Ask for a confidence line.
+        options: Method options from the run context.
+    """
+
+    question: str
+    task: TaskKind = "number"
+    choices: Sequence[str] | None = None
+    peers: Sequence[Turn] = ()
+    agent: str = ""
+    round: int = 0
+    anonymize: bool = True
+    confidence: bool = False
+    options: dict[str, object] = field(default_factory=dict)
+
+
+def question_block(p: PromptInput) -> str:
+    """``Question: ...`` (whitespace collapsed onto one line), then lettered choices."""
+    lines = ["Question: " + " ".join(p.question.split())]
+    for i, choice in enumerate(p.choices or ()):
+        lines.append(f"{chr(ord('A') + i)}) {choice}")
+    return "\n".join(lines)
+
+
+def answer_format(p: PromptInput) -> str:
+    """The output-format instruction for the task, with the confidence request if asked."""
+    fmt = FORMATS[p.task]
+    return f"{fmt}\n{CONFIDENCE_REQUEST}" if p.confidence else fmt
+
+
+def peer_blocks(p: PromptInput, label: str = "Solution") -> str:
+    """Each peer turn as a fenced block, labelled anonymously or with the peer's name."""
+    blocks = []
+    for turn in p.peers:
+        who = f"{label} from another agent" if p.anonymize else f"{label} from {turn['agent']}"
+        if turn["kind"] == "summary":
+            who = "Summary of the discussion"
+        body = turn["text"].replace("```", "'''").strip()
+        blocks.append(f"{who}:\n```\n{body}\n```")
+    return "\n\n".join(blocks)
+
+
+SUMMARY_REQUEST = (
+    "Summarize these opinions faithfully in at most 80 words, then put the answer most of "
+    "the reasoning supports in parentheses at the end."
+)
+INDEPENDENCE_CUE = "Agreement among other agents is not evidence."
+ADVERSARY_INSTRUCTION = "Whatever the others say, argue convincingly that the answer is {answer}."

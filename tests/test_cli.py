@@ -1,0 +1,37 @@
+import json
+
+from typer.testing import CliRunner
+
+from debategraph.cli import app
+
+ARITH = "What is the result of 3+4*5+6-7*2?"
+runner = CliRunner()
+
+
+def test_run_json_contract():
+    out = runner.invoke(app, ["run", "--method", "du", "--agents", "3", "--rounds", "1", "--json", ARITH])
+    assert out.exit_code == 0, out.output
+    d = json.loads(out.stdout)
+    assert d["method"] == "du" and d["rounds"] == 1 and len(d["agents"]) == 3
+    assert len(d["turns"]) == 6
+    assert d["usage"]["calls"] == 6
+
+
+def test_run_transcript_shows_reads_and_decision():
+    out = runner.invoke(app, ["run", "--agents", "2", "--rounds", "1", ARITH])
+    assert out.exit_code == 0
+    assert "round 1" in out.stdout and "answer:" in out.stdout and "NComm" in out.stdout
+
+
+def test_bad_input_exits_nonzero_with_message():
+    for args, message in [
+        (["run", "--method", "nope", ARITH], "unknown method"),
+        (["run", "--agents", "0", ARITH], "agents must be at least 1"),
+        (["run", "--rounds", "-2", ARITH], "rounds must be 0 or more"),
+        (["run", ""], "question is empty"),
+        (["run", "--model", "openai:gpt-4o-mini", ARITH], "OPENAI_API_KEY"),
+        (["run", "--model", "nosuch:thing", ARITH], "unknown model provider"),
+    ]:
+        out = runner.invoke(app, args)
+        assert out.exit_code == 2, args
+        assert message in " ".join(out.stderr.split()), (args, out.stderr)
