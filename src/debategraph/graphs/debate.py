@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from langchain_core.runnables import RunnableLambda
+from langgraph._internal._runnable import RunnableCallable
 from langgraph.graph import END, START, StateGraph
-from langgraph.runtime import get_runtime
+from langgraph.runtime import Runtime
 from langgraph.types import RetryPolicy
 
 from debategraph.nodes.agent import agent_node
@@ -56,13 +56,15 @@ def build_round_graph(
         return graph
     after_round = m.after_round
 
-    async def after(state: DebateState) -> dict[str, Any]:
-        return await after_round(state, get_runtime(DebateContext).context)
+    async def after(state: DebateState, runtime: Runtime[DebateContext]) -> dict[str, Any]:
+        return await after_round(state, runtime.context)
 
-    def after_sync(state: DebateState) -> dict[str, Any]:
-        return asyncio.run(after(state))
+    def after_sync(state: DebateState, runtime: Runtime[DebateContext]) -> dict[str, Any]:
+        return asyncio.run(after(state, runtime))
 
-    graph.add_node("after_round", RunnableLambda(after_sync, afunc=after), defer=True)
+    graph.add_node(
+        "after_round", RunnableCallable(after_sync, after, name="after_round"), defer=True
+    )
     graph.add_conditional_edges(
         "plan", make_dispatch(m, after="after_round"), ["agent", "after_round"]
     )

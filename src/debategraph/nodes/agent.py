@@ -6,8 +6,8 @@ import time
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
-from langchain_core.runnables import RunnableLambda
-from langgraph.runtime import get_runtime
+from langgraph._internal._runnable import RunnableCallable
+from langgraph.runtime import Runtime
 
 from debategraph.models.resolve import agent_model, model_label
 from debategraph.nodes.dispatch import AgentTask
@@ -62,22 +62,18 @@ def to_turn(
     )
 
 
-async def agent_turn(task: AgentTask) -> dict[str, Any]:
+async def agent_turn(task: AgentTask, runtime: Runtime[DebateContext]) -> dict[str, Any]:
     """Ask the agent's model and record the turn."""
-    model = agent_model(
-        get_runtime(DebateContext).context, task["index"], single_model=task["single_model"]
-    )
+    model = agent_model(runtime.context, task["index"], single_model=task["single_model"])
     messages = build_messages(task)
     start = time.perf_counter()
     reply = await model.ainvoke(messages)
     return _record(task, reply, messages, time.perf_counter() - start, model)
 
 
-def agent_turn_sync(task: AgentTask) -> dict[str, Any]:
+def agent_turn_sync(task: AgentTask, runtime: Runtime[DebateContext]) -> dict[str, Any]:
     """``agent_turn`` for graphs run with ``invoke`` instead of ``ainvoke``."""
-    model = agent_model(
-        get_runtime(DebateContext).context, task["index"], single_model=task["single_model"]
-    )
+    model = agent_model(runtime.context, task["index"], single_model=task["single_model"])
     messages = build_messages(task)
     start = time.perf_counter()
     reply = model.invoke(messages)
@@ -92,6 +88,11 @@ def _record(
     return {"turns": [to_turn(task, reply, messages, latency, model_label(model))]}
 
 
-def agent_node() -> RunnableLambda[AgentTask, dict[str, Any]]:
-    """The agent node, runnable from both ``invoke`` and ``ainvoke``."""
-    return RunnableLambda(agent_turn_sync, afunc=agent_turn, name="agent")
+def agent_node() -> RunnableCallable:
+    """The agent node, native on both ``invoke`` and ``ainvoke``.
+
+    ``RunnableCallable`` is LangGraph's own node runnable (``langgraph.prebuilt.ToolNode`` is
+    built on it): it inspects signatures once, injects ``runtime``, and runs async calls on
+    the event loop instead of a thread pool.
+    """
+    return RunnableCallable(agent_turn_sync, agent_turn, name="agent")

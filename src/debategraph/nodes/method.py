@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,7 +15,7 @@ PromptFn = Callable[[PromptInput], str]
 Planner = Callable[[DebateState, DebateContext, int], dict[str, Any]]
 """``(state, context, round) -> update``; the update holds ``plan`` and may hold
 ``method_state``. Called for debate rounds (round >= 1)."""
-AfterRound = Callable[[DebateState, DebateContext], Awaitable[dict[str, Any]]]
+AfterRound = Callable[[DebateState, DebateContext], Coroutine[Any, Any, dict[str, Any]]]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,0 +1,190 @@
+"""Engine overhead and round concurrency.
+
+1. Cost per agent call with a zero-latency model, debategraph's `du` debate vs a bare
+   LangGraph fan-out of the same shape (plan -> n parallel model calls, looped R rounds),
+   for n = 5, 20, 64; and the cost per call in each round (must not grow with the round).
+2. A 5-agent, 3-round `du` debate with a fixed 100 ms model latency vs its critical path
+   (4 sequential calls = 400 ms).
+
+Usage: python bench/engine.py [--rounds 4] [--repeats 3] [--out bench/RESULTS.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import operator
+import platform
+import statistics
+import sys
+import time
+from datetime import date
+from pathlib import Path
+from typing import Annotated, Any, TypedDict
+
+from langchain_core.messages import HumanMessage
+from langgraph.graph import END, START, StateGraph
+from langgraph.types import Send
+
+sys.path.insert(0, str(Path(__file__).parent))
+import itertools
+
+from zero_model import FixedModel
+
+import debategraph as dg
+from debategraph.run import compiled_graph, make_context
+
+QUESTION = "What is the result of 3+4*5+6-7*2?"
+
+
+class FloorState(TypedDict):
+    round: int
+    replies: Annotated[list[str], operator.add]
+
+
+def floor_graph(n: int, rounds: int, model: FixedModel) -> Any:
+    """Bare LangGraph: a plan node, n Sends to one worker node calling the model, a loop."""
+
+    def plan(state: FloorState) -> dict[str, Any]:
+        return {"round": state.get("round", -1) + 1}
+
+    def fan_out(state: FloorState) -> list[Send]:
+        return [Send("worker", {"i": i}) for i in range(n)]
+
+    async def worker(payload: dict[str, int]) -> dict[str, Any]:
+        reply = await model.ainvoke([HumanMessage(f"{QUESTION} agent {payload['i']}")])
+        return {"replies": [reply.text]}
+
+    def loop(state: FloorState) -> str:
+        return "plan" if state["round"] < rounds else END
+
+    g = StateGraph(FloorState)
+    g.add_node("plan", plan)
+    g.add_node("worker", worker)
+    g.add_node("collect", lambda s: {}, defer=True)
+    g.add_edge(START, "plan")
+    g.add_conditional_edges("plan", fan_out, ["worker"])
+    g.add_edge("worker", "collect")
+    g.add_conditional_edges("collect", loop, ["plan", END])
+    return g.compile()
+
+
+async def time_floor(n: int, rounds: int, model: FixedModel) -> float:
+    graph = floor_graph(n, rounds, model)
+    start = time.perf_counter()
+    await graph.ainvoke({"replies": []}, {"recursion_limit": 10 * rounds + 20})
+    return time.perf_counter() - start
+
+
+async def time_engine(n: int, rounds: int, model: FixedModel) -> tuple[float, list[float]]:
+    """Total time and the time of each round (initial round first)."""
+    ctx = make_context(dg.get_method("du"), agents=n, rounds=rounds, model=model)
+    graph = compiled_graph("du")
+    marks = [time.perf_counter()]
+    async for _ in graph.astream(
+        {"question": QUESTION},
+        {"recursion_limit": 10 * rounds + 20},
+        context=ctx,
+        stream_mode="updates",
+    ):
+        marks.append(time.perf_counter())
+    per_round = [b - a for a, b in itertools.pairwise(marks)][: rounds + 1]
+    return marks[-1] - marks[0], per_round
+
+
+async def overhead(ns: list[int], rounds: int, repeats: int) -> list[dict[str, Any]]:
+    model = FixedModel()
+    await time_engine(5, 1, model)  # warm caches (graph compile, imports)
+    await time_floor(5, 1, model)
+    rows = []
+    for n in ns:
+        calls = n * (rounds + 1)
+        floors, engines, rounds_ms = [], [], []
+        for _ in range(repeats):
+            floors.append(await time_floor(n, rounds, model))
+            total, per_round = await time_engine(n, rounds, model)
+            engines.append(total)
+            rounds_ms.append([1e3 * t / n for t in per_round])
+        floor = statistics.median(floors) / calls * 1e3
+        engine = statistics.median(engines) / calls * 1e3
+        by_round = [statistics.median(col) for col in zip(*rounds_ms, strict=True)]
+        rows.append(
+            {
+                "n": n,
+                "calls": calls,
+                "floor_ms": floor,
+                "engine_ms": engine,
+                "ratio": engine / floor,
+                "by_round_ms": by_round,
+            }
+        )
+    return rows
+
+
+async def concurrency(latency: float = 0.1, repeats: int = 3) -> dict[str, float]:
+    model = FixedModel(delay_s=latency)
+    walls = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        await dg.arun(QUESTION, method="du", agents=5, rounds=3, model=model)
+        walls.append(time.perf_counter() - start)
+    wall = statistics.median(walls)
+    critical = 4 * latency
+    return {"wall_s": wall, "critical_s": critical, "ratio": wall / critical}
+
+
+def render(rows: list[dict[str, Any]], conc: dict[str, float], rounds: int, cmd: str) -> str:
+    lines = [
+        "# Engine benchmark",
+        "",
+        f"Command: `{cmd}` · {date.today()} · Python {platform.python_version()} · "
+        f"{platform.machine()}, 2 cores · medians of repeated runs.",
+        "",
+        f"## Cost per agent call, zero-latency model, `du` with {rounds} debate rounds",
+        "",
+        "Floor: a bare LangGraph graph of the same shape (plan node, n `Send`s to one worker "
+        "node that calls the same model, loop). Engine: `debategraph` `du` (prompt rendering "
+        "with all peers' answers, own chat history, answer parsing, turn records, reducers, "
+        "round subgraph, decision). Target: engine ≤ 3x floor.",
+        "",
+        "| agents | calls | floor ms/call | engine ms/call | ratio "
+        "| engine ms/call by round (0..R) |",
+        "|---:|---:|---:|---:|---:|---|",
+    ]
+    for r in rows:
+        by_round = " · ".join(f"{x:.2f}" for x in r["by_round_ms"])
+        lines.append(
+            f"| {r['n']} | {r['calls']} | {r['floor_ms']:.2f} | {r['engine_ms']:.2f} | "
+            f"{r['ratio']:.2f}x | {by_round} |"
+        )
+    lines += [
+        "",
+        "## Concurrency: 5 agents, 3 debate rounds, 100 ms per model call",
+        "",
+        "Critical path = 4 sequential calls = 400 ms. Target: wall ≤ 1.15x.",
+        "",
+        "| wall s | critical path s | ratio |",
+        "|---:|---:|---:|",
+        f"| {conc['wall_s']:.3f} | {conc['critical_s']:.3f} | {conc['ratio']:.3f}x |",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--agents", type=int, nargs="+", default=[5, 20, 64])
+    parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "RESULTS.md")
+    args = parser.parse_args()
+    rows = asyncio.run(overhead(args.agents, args.rounds, args.repeats))
+    conc = asyncio.run(concurrency())
+    cmd = "python bench/engine.py " + " ".join(sys.argv[1:])
+    text = render(rows, conc, args.rounds, cmd.strip())
+    args.out.write_text(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

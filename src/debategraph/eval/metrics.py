@@ -1,0 +1,333 @@
+"""Metrics over result rows: accuracy with Wilson intervals, tokens, calls, NComm, rounds.
+
+A result row is one JSON object per (item, method), as the runner writes it::
+
+    {
+      "method": "du",                  # method label (rows are grouped by it)
+      "id": "gsm8k-test-0000",         # item id
+      "answer": "18" | null,           # the method's final canonical answer (null: abstained)
+      "reference": "18",               # canonical right answer
+      "correct": true,                 # answer == reference (an abstention is never correct)
+      "abstained": false,              # the method gave no answer
+      "input_tokens": 1234,            # prompt tokens, all calls of this item
+      "output_tokens": 567,            # completion tokens, all calls of this item
+      "calls": 6,                      # model calls (agents, summarisers, evaluators)
+      "ncomm": 6,                      # pairwise context transfers (SVR-MAD's NComm)
+      "rounds": 2,                     # rounds run, in the method's own convention
+      "wall_s": 3.2,                   # wall time of the item
+      "round_answers": [["18", "17", null], ["18", "18", "18"]],  # per round, per agent
+      "tokens_by_kind": {"answer": {"input_tokens": 1000, "output_tokens": 500}}  # optional
+    }
+
+Optional keys used by the report: ``source`` (``"simulated"`` or ``"real"``) and
+``dataset``. A row with an ``error`` key is a failed item: it is counted in ``failed`` and
+left out of every other metric. Missing or ``null`` counters count as 0.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, TypedDict
+
+from debategraph.policies.types import Answer
+from debategraph.policies.voting import majority_vote
+
+Row = Mapping[str, Any]
+"""One result row (see the module docstring)."""
+
+NAN = float("nan")
+
+
+class MethodSummary(TypedDict):
+    """Aggregates of one method's rows. Means are per scored item; NaN when ``n`` is 0.
+
+    Attributes:
+        method: The method label.
+        n: Scored items (rows without ``error``).
+        failed: Rows with an ``error`` key (not scored).
+        correct: Items answered correctly.
+        accuracy: ``correct / n``.
+        ci_low: Lower bound of the 95% Wilson interval of the accuracy.
+        ci_high: Upper bound of the 95% Wilson interval of the accuracy.
+        abstained: Items without an answer.
+        abstention_rate: ``abstained / n``.
+        input_tokens: Sum of prompt tokens.
+        output_tokens: Sum of completion tokens.
+        total_tokens: ``input_tokens + output_tokens``.
+        input_tokens_per_item: Mean prompt tokens per item.
+        output_tokens_per_item: Mean completion tokens per item.
+        total_tokens_per_item: Mean total tokens per item.
+        calls: Sum of model calls.
+        calls_per_item: Mean calls per item.
+        input_tokens_per_call: ``input_tokens / calls`` (CortexDebate's input context).
+        ncomm: Sum of pairwise communications.
+        ncomm_per_item: Mean NComm per item.
+        rounds_mean: Mean of the rows' ``rounds``.
+        consensus_by_round: Per round k, the fraction of items whose agents all agree.
+        accuracy_by_round: Per round k, the accuracy of the majority vote of that round.
+        wall_s_total: Sum of wall times.
+        wall_s_mean: Mean wall time per item.
+        cost: Total cost when prices are given, else ``None``.
+        cost_per_item: Mean cost per item when prices are given, else ``None``.
+        tokens_by_kind: Per call kind, summed ``input_tokens`` and ``output_tokens``.
+    """
+
+    method: str
+    n: int
+    failed: int
+    correct: int
+    accuracy: float
+    ci_low: float
+    ci_high: float
+    abstained: int
+    abstention_rate: float
+    input_tokens: int
+    output_tokens: int
+    total_tokens: int
+    input_tokens_per_item: float
+    output_tokens_per_item: float
+    total_tokens_per_item: float
+    calls: int
+    calls_per_item: float
+    input_tokens_per_call: float
+    ncomm: int
+    ncomm_per_item: float
+    rounds_mean: float
+    consensus_by_round: list[float]
+    accuracy_by_round: list[float]
+    wall_s_total: float
+    wall_s_mean: float
+    cost: float | None
+    cost_per_item: float | None
+    tokens_by_kind: dict[str, dict[str, int]]
+
+
+def wilson_interval(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval of a binomial proportion ``k / n``.
+
+    ``center = (p + z²/2n) / (1 + z²/n)`` and
+    ``half = z / (1 + z²/n) · sqrt(p(1-p)/n + z²/4n²)`` with ``p = k / n``.
+
+    Args:
+        k: Successes, ``0 <= k <= n``.
+        n: Trials.
+        z: Normal quantile; 1.96 gives a 95% interval.
+
+    Returns:
+        ``(low, high)`` clipped to [0, 1]; ``(nan, nan)`` when ``n`` is 0 (no information).
+
+    Raises:
+        ValueError: ``k`` or ``n`` is out of range.
+    """
+    if not 0 <= k <= n:
+        raise ValueError(f"need 0 <= k <= n, got k={k}, n={n}")
+    if n == 0:
+        return (NAN, NAN)
+    p = k / n
+    z2 = z * z
+    denominator = 1 + z2 / n
+    center = (p + z2 / (2 * n)) / denominator
+    half = z / denominator * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
+    return (max(0.0, center - half), min(1.0, center + half))
+
+
+def is_failed(row: Row) -> bool:
+    """Whether a row records a failed item (it has an ``error`` key)."""
+    return "error" in row
+
+
+def group_by(rows: Iterable[Row], key: str = "method", default: str = "") -> dict[str, list[Row]]:
+    """Rows grouped by ``row[key]`` (``default`` when missing), in first-seen order.
+
+    Args:
+        rows: Result rows.
+        key: The grouping key.
+        default: Group of rows without the key.
+
+    Returns:
+        Group label -> rows.
+    """
+    groups: dict[str, list[Row]] = {}
+    for row in rows:
+        groups.setdefault(str(row.get(key, default)), []).append(row)
+    return groups
+
+
+def unanimous(answers: Sequence[Answer]) -> bool:
+    """Whether every agent gave the same, non-abstaining answer (an empty list is not)."""
+    return bool(answers) and answers[0] is not None and all(a == answers[0] for a in answers)
+
+
+def round_answers_at(row: Row, k: int) -> list[Answer] | None:
+    """The agents' answers of round ``k``; past a row's last round, its last round.
+
+    Args:
+        row: A result row.
+        k: Round index (0 is the initial round).
+
+    Returns:
+        The answers, or ``None`` when the row records no rounds.
+    """
+    rounds = row.get("round_answers") or []
+    if not rounds:
+        return None
+    return list(rounds[min(k, len(rounds) - 1)])
+
+
+def _num_rounds(rows: Sequence[Row]) -> int:
+    return max((len(row.get("round_answers") or []) for row in rows), default=0)
+
+
+def consensus_by_round(rows: Sequence[Row]) -> list[float]:
+    """Per round, the fraction of items whose agents all agree (non-abstaining, equal).
+
+    Items that stopped early count with their last round carried forward; rows without
+    ``round_answers`` are left out.
+
+    Args:
+        rows: Scored rows of one method.
+
+    Returns:
+        One fraction per round, up to the longest debate.
+    """
+    result = []
+    for k in range(_num_rounds(rows)):
+        answers = [a for row in rows if (a := round_answers_at(row, k)) is not None]
+        result.append(sum(unanimous(a) for a in answers) / len(answers))
+    return result
+
+
+def accuracy_by_round(rows: Sequence[Row]) -> list[float]:
+    """Per round, the accuracy of that round's majority vote (first-seen tie-break).
+
+    Items that stopped early count with their last round carried forward; rows without
+    ``round_answers`` are left out. A vote with every agent abstaining is wrong.
+
+    Args:
+        rows: Scored rows of one method.
+
+    Returns:
+        One accuracy per round, up to the longest debate.
+    """
+    result = []
+    for k in range(_num_rounds(rows)):
+        hits = [
+            _majority_correct(answers, row.get("reference"))
+            for row in rows
+            if (answers := round_answers_at(row, k)) is not None
+        ]
+        result.append(sum(hits) / len(hits))
+    return result
+
+
+def _majority_correct(answers: Sequence[Answer], reference: Any) -> bool:
+    decision = majority_vote(answers, tie_policy="first").answer
+    return decision is not None and decision == reference
+
+
+def _total(rows: Sequence[Row], key: str) -> Any:
+    return sum(row.get(key) or 0 for row in rows)
+
+
+def _ratio(numerator: float, denominator: float) -> float:
+    return numerator / denominator if denominator else NAN
+
+
+def tokens_by_kind(rows: Iterable[Row]) -> dict[str, dict[str, int]]:
+    """Summed input and output tokens per call kind, from the rows' ``tokens_by_kind``.
+
+    Args:
+        rows: Result rows.
+
+    Returns:
+        Kind -> ``{"input_tokens": ..., "output_tokens": ...}``, kinds in first-seen order.
+    """
+    totals: dict[str, dict[str, int]] = {}
+    for row in rows:
+        for kind, usage in (row.get("tokens_by_kind") or {}).items():
+            slot = totals.setdefault(kind, {"input_tokens": 0, "output_tokens": 0})
+            slot["input_tokens"] += usage.get("input_tokens") or 0
+            slot["output_tokens"] += usage.get("output_tokens") or 0
+    return totals
+
+
+def summarize_method(
+    method: str, rows: Sequence[Row], prices: Mapping[str, float] | None = None
+) -> MethodSummary:
+    """Aggregate one method's rows (failed rows are counted, then left out).
+
+    Args:
+        method: The method label.
+        rows: That method's rows.
+        prices: ``{"input": $ per token, "output": $ per token}``, or ``None``.
+
+    Returns:
+        The summary.
+    """
+    scored = [row for row in rows if not is_failed(row)]
+    n = len(scored)
+    correct = sum(bool(row.get("correct")) for row in scored)
+    abstained = sum(bool(row.get("abstained")) for row in scored)
+    low, high = wilson_interval(correct, n)
+    input_tokens, output_tokens = _total(scored, "input_tokens"), _total(scored, "output_tokens")
+    calls, ncomm, wall = _total(scored, "calls"), _total(scored, "ncomm"), _total(scored, "wall_s")
+    cost = _cost(input_tokens, output_tokens, prices)
+    return MethodSummary(
+        method=method,
+        n=n,
+        failed=len(rows) - n,
+        correct=correct,
+        accuracy=_ratio(correct, n),
+        ci_low=low,
+        ci_high=high,
+        abstained=abstained,
+        abstention_rate=_ratio(abstained, n),
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        total_tokens=input_tokens + output_tokens,
+        input_tokens_per_item=_ratio(input_tokens, n),
+        output_tokens_per_item=_ratio(output_tokens, n),
+        total_tokens_per_item=_ratio(input_tokens + output_tokens, n),
+        calls=calls,
+        calls_per_item=_ratio(calls, n),
+        input_tokens_per_call=_ratio(input_tokens, calls),
+        ncomm=ncomm,
+        ncomm_per_item=_ratio(ncomm, n),
+        rounds_mean=_ratio(_total(scored, "rounds"), n),
+        consensus_by_round=consensus_by_round(scored),
+        accuracy_by_round=accuracy_by_round(scored),
+        wall_s_total=float(wall),
+        wall_s_mean=_ratio(wall, n),
+        cost=cost,
+        cost_per_item=None if cost is None else _ratio(cost, n),
+        tokens_by_kind=tokens_by_kind(scored),
+    )
+
+
+def _cost(
+    input_tokens: int, output_tokens: int, prices: Mapping[str, float] | None
+) -> float | None:
+    if prices is None:
+        return None
+    if not {"input", "output"} <= set(prices):
+        raise ValueError(f"prices needs 'input' and 'output' ($ per token), got {dict(prices)}")
+    return input_tokens * prices["input"] + output_tokens * prices["output"]
+
+
+def summarize(
+    rows: Iterable[Row], prices: Mapping[str, float] | None = None
+) -> dict[str, MethodSummary]:
+    """Aggregate result rows per method.
+
+    Args:
+        rows: Result rows of any number of methods (see the module docstring).
+        prices: ``{"input": $ per token, "output": $ per token}`` to compute costs.
+
+    Returns:
+        Method -> summary, methods in first-seen order.
+    """
+    return {
+        method: summarize_method(method, method_rows, prices)
+        for method, method_rows in group_by(rows, "method").items()
+    }

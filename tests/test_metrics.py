@@ -1,0 +1,189 @@
+"""Metrics over result rows: Wilson interval, per-method summaries, per-round statistics."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+
+from debategraph.eval.metrics import (
+    accuracy_by_round,
+    consensus_by_round,
+    round_answers_at,
+    summarize,
+    unanimous,
+    wilson_interval,
+)
+
+
+def row(method: str, item: str, **fields: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "method": method,
+        "id": item,
+        "answer": None,
+        "reference": None,
+        "correct": False,
+        "abstained": False,
+        "input_tokens": 0,
+        "output_tokens": 0,
+        "calls": 0,
+        "ncomm": 0,
+        "rounds": 0,
+        "wall_s": 0.0,
+        "round_answers": [],
+    }
+    return {**base, **fields}
+
+
+# Method "du": three scored items and one failed item.
+DU = [
+    row(
+        "du", "1", answer="5", reference="5", correct=True,
+        input_tokens=100, output_tokens=50, calls=4, ncomm=2, rounds=2, wall_s=1.0,
+        round_answers=[["5", "4"], ["5", "5"]],
+        tokens_by_kind={
+            "answer": {"input_tokens": 80, "output_tokens": 40},
+            "summary": {"input_tokens": 20, "output_tokens": 10},
+        },
+    ),
+    row(
+        "du", "2", answer=None, reference="7", abstained=True,
+        input_tokens=200, output_tokens=70, calls=4, ncomm=2, rounds=2, wall_s=3.0,
+        round_answers=[[None, "7"], [None, None]],
+        tokens_by_kind={"answer": {"input_tokens": 200, "output_tokens": 70}},
+    ),
+    row(
+        "du", "3", answer="9", reference="9", correct=True,
+        input_tokens=60, output_tokens=30, calls=2, ncomm=0, rounds=1, wall_s=2.0,
+        round_answers=[["9", "9"]],  # stopped after the initial round
+    ),
+    {"method": "du", "id": "4", "error": "TimeoutError: model did not answer"},
+]  # fmt: skip
+
+COT = [
+    row("cot", "1", answer="5", reference="5", correct=True, input_tokens=10, output_tokens=5,
+        calls=1, rounds=1, wall_s=0.5),
+    row("cot", "2", answer="6", reference="7", input_tokens=30, output_tokens=15,
+        calls=1, rounds=1, wall_s=1.5),
+]  # fmt: skip
+
+
+# ----------------------------------------------------------------------------- Wilson
+
+
+def test_wilson_interval_k8_n10_hand_computed() -> None:
+    # p = 0.8, z = 1.96, z² = 3.8416, z²/n = 0.38416, 1 + z²/n = 1.38416
+    # center = (0.8 + 3.8416/20) / 1.38416 = 0.99208 / 1.38416 = 0.716737949...
+    # half   = 1.96 / 1.38416 * sqrt(0.8*0.2/10 + 3.8416/400)
+    #        = 1.96 / 1.38416 * sqrt(0.016 + 0.009604) = 1.96 / 1.38416 * 0.160012499...
+    #        = 0.226581102...
+    # -> (0.490156846..., 0.943319052...)
+    low, high = wilson_interval(8, 10)
+    assert low == pytest.approx(0.4901568467, abs=1e-9)
+    assert high == pytest.approx(0.9433190520, abs=1e-9)
+
+
+def test_wilson_interval_exact_closed_forms() -> None:
+    # z = 2, k = 2, n = 4: p = 1/2, z²/n = 1, center = (1/2 + 1/2) / 2 = 1/2,
+    # half = 2/2 * sqrt(1/16 + 4/64) = sqrt(1/8) = sqrt(2)/4.
+    low, high = wilson_interval(2, 4, z=2.0)
+    assert low == pytest.approx(0.5 - math.sqrt(2) / 4, abs=1e-12)
+    assert high == pytest.approx(0.5 + math.sqrt(2) / 4, abs=1e-12)
+    # k = 0: center = half = (z²/2n) / (1 + z²/n), so low = 0 and high = z² / (n + z²).
+    assert wilson_interval(0, 10) == (0.0, pytest.approx(3.8416 / 13.8416, abs=1e-12))
+    # k = n: low = n / (n + z²), high = 1.
+    assert wilson_interval(10, 10) == (pytest.approx(10 / 13.8416, abs=1e-12), 1.0)
+
+
+def test_wilson_interval_edge_cases() -> None:
+    low, high = wilson_interval(0, 0)
+    assert math.isnan(low) and math.isnan(high)
+    for k, n in ((3, 2), (-1, 4), (0, -1)):
+        with pytest.raises(ValueError, match="0 <= k <= n"):
+            wilson_interval(k, n)
+
+
+# ----------------------------------------------------------------------------- rounds
+
+
+def test_unanimous() -> None:
+    assert unanimous(["a", "a", "a"])
+    assert unanimous(["a"])
+    assert not unanimous(["a", "b"])
+    assert not unanimous([None, None])
+    assert not unanimous(["a", None])
+    assert not unanimous([])
+
+
+def test_round_answers_carry_forward() -> None:
+    assert round_answers_at(DU[2], 0) == ["9", "9"]
+    assert round_answers_at(DU[2], 3) == ["9", "9"]
+    assert round_answers_at(DU[0], 1) == ["5", "5"]
+    assert round_answers_at(COT[0], 0) is None
+
+
+def test_consensus_and_accuracy_by_round() -> None:
+    scored = DU[:3]
+    # round 0: [5,4] no, [None,7] no, [9,9] yes -> 1/3
+    # round 1: [5,5] yes, [None,None] no, [9,9] carried -> 2/3
+    assert consensus_by_round(scored) == pytest.approx([1 / 3, 2 / 3])
+    # round 0 majority (first-seen tie-break): 5 (tie 5/4 -> 5) ok, 7 ok, 9 ok -> 1
+    # round 1: 5 ok, all abstain -> wrong, 9 ok -> 2/3
+    assert accuracy_by_round(scored) == pytest.approx([1.0, 2 / 3])
+    assert consensus_by_round(COT) == [] and accuracy_by_round(COT) == []
+
+
+# ----------------------------------------------------------------------------- summarize
+
+
+def test_summarize_per_method_exact_values() -> None:
+    summary = summarize(DU + COT, prices={"input": 0.001, "output": 0.002})
+    assert list(summary) == ["du", "cot"]
+    du = summary["du"]
+    assert (du["n"], du["failed"], du["correct"], du["abstained"]) == (3, 1, 2, 1)
+    assert du["accuracy"] == pytest.approx(2 / 3)
+    assert (du["ci_low"], du["ci_high"]) == pytest.approx(wilson_interval(2, 3))
+    assert du["abstention_rate"] == pytest.approx(1 / 3)
+    # tokens: 100+200+60 = 360 in, 50+70+30 = 150 out; the failed row adds nothing
+    assert (du["input_tokens"], du["output_tokens"], du["total_tokens"]) == (360, 150, 510)
+    assert du["input_tokens_per_item"] == 120
+    assert du["output_tokens_per_item"] == 50
+    assert du["total_tokens_per_item"] == 170
+    assert (du["calls"], du["ncomm"]) == (10, 4)
+    assert du["calls_per_item"] == pytest.approx(10 / 3)
+    assert du["ncomm_per_item"] == pytest.approx(4 / 3)
+    assert du["input_tokens_per_call"] == 36.0  # 360 / 10
+    assert du["rounds_mean"] == pytest.approx(5 / 3)
+    assert (du["wall_s_total"], du["wall_s_mean"]) == (6.0, 2.0)
+    assert du["cost"] == pytest.approx(0.66)  # 360 * 0.001 + 150 * 0.002
+    assert du["cost_per_item"] == pytest.approx(0.22)
+    assert du["consensus_by_round"] == pytest.approx([1 / 3, 2 / 3])
+    assert du["accuracy_by_round"] == pytest.approx([1.0, 2 / 3])
+    assert du["tokens_by_kind"] == {
+        "answer": {"input_tokens": 280, "output_tokens": 110},
+        "summary": {"input_tokens": 20, "output_tokens": 10},
+    }
+    cot = summary["cot"]
+    assert (cot["n"], cot["failed"], cot["accuracy"]) == (2, 0, 0.5)
+    assert cot["input_tokens_per_call"] == 20.0
+    assert cot["tokens_by_kind"] == {}
+
+
+def test_summarize_without_prices_and_all_failed() -> None:
+    failed = [{"method": "m", "id": "1", "error": "boom"}, {"method": "m", "id": "2", "error": "x"}]
+    summary = summarize(COT + failed)
+    assert summary["cot"]["cost"] is None and summary["cot"]["cost_per_item"] is None
+    m = summary["m"]
+    assert (m["n"], m["failed"], m["correct"]) == (0, 2, 0)
+    assert math.isnan(m["accuracy"]) and math.isnan(m["ci_low"])
+    assert math.isnan(m["input_tokens_per_call"])
+    assert m["consensus_by_round"] == []
+
+
+def test_missing_counters_count_as_zero_and_bad_prices() -> None:
+    sparse = [{"method": "m", "id": "1", "correct": True, "input_tokens": None}]
+    m = summarize(sparse)["m"]
+    assert (m["n"], m["accuracy"], m["input_tokens"], m["calls"]) == (1, 1.0, 0, 0)
+    with pytest.raises(ValueError, match="'input' and 'output'"):
+        summarize(sparse, prices={"prompt": 1.0})

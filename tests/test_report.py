@@ -1,0 +1,171 @@
+"""The Markdown report and plots written from a results directory."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from debategraph.eval.report import PLOT_NAMES, read_results, write_report
+
+
+def row(method: str, item: str, correct: bool, **fields: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "method": method,
+        "id": item,
+        "answer": "1" if correct else "2",
+        "reference": "1",
+        "correct": correct,
+        "abstained": False,
+        "input_tokens": 100,
+        "output_tokens": 20,
+        "calls": 2,
+        "ncomm": 1,
+        "rounds": 1,
+        "wall_s": 0.5,
+        "round_answers": [["1", "1"] if correct else ["2", "1"]],
+        "source": "simulated",
+        "dataset": "gsm8k",
+    }
+    return {**base, **fields}
+
+
+def du_rows() -> list[dict[str, Any]]:
+    # 10 scored items, 8 correct, one abstention; tokens 1,000 in + 200 out per item over
+    # 6 calls; 6 NComm; 2 rounds; 1.5 s each. One extra failed item.
+    rows = []
+    for k in range(10):
+        correct = k < 8
+        rows.append(
+            row(
+                "du", f"q{k}", correct,
+                answer=None if k == 9 else ("1" if correct else "2"),
+                abstained=k == 9,
+                input_tokens=1000, output_tokens=200, calls=6, ncomm=6, rounds=2, wall_s=1.5,
+                round_answers=[["1", "2", "1"], ["1", "1", "1"] if correct else ["2", "2", "1"]],
+                tokens_by_kind={
+                    "answer": {"input_tokens": 900, "output_tokens": 150},
+                    "summary": {"input_tokens": 100, "output_tokens": 50},
+                },
+            )
+        )  # fmt: skip
+    rows.append({"method": "du", "id": "q10", "error": "RateLimitError", "source": "simulated"})
+    for r in rows:
+        r.setdefault("dataset", "gsm8k")
+    return rows
+
+
+def write_jsonl(path: Path, rows: list[dict[str, Any]], tail: str = "") -> None:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows) + tail, encoding="utf-8")
+
+
+@pytest.fixture
+def results(tmp_path: Path) -> Path:
+    folder = tmp_path / "results"
+    folder.mkdir()
+    write_jsonl(folder / "du.jsonl", du_rows(), tail='{"method": "du", "id": "cut')
+    write_jsonl(folder / "cot.jsonl", [row("cot", f"q{k}", k < 2) for k in range(4)])
+    real = [row("du", f"q{k}", k < 3, source="real") for k in range(4)]
+    write_jsonl(folder / "real.jsonl", real)
+    (folder / "notes.txt").write_text("not a results file")
+    return folder
+
+
+def table_line(report: str, method: str, after: str) -> list[str]:
+    """Cells of the first table line for ``method`` after the heading ``after``."""
+    section = report.split(after, 1)[1]
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if line.startswith("|") and cells[0] == method:
+            return cells
+    raise AssertionError(f"no line for {method} after {after!r}")
+
+
+def test_report_table_numbers(results: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    report_path = write_report(results, out)
+    assert report_path == out / "report.md"
+    report = report_path.read_text(encoding="utf-8")
+
+    # du: 8/10 correct -> Wilson (49.0, 94.3) (see test_metrics); 1 abstention of 10;
+    # 1,200 tokens/item; 1000/6 = 166.7 input tokens per call; 6 calls, 6 NComm, 2 rounds.
+    assert table_line(report, "du", "## Simulated models: gsm8k") == [
+        "du", "10", "80.0 (49.0–94.3)", "10.0", "1,200", "166.7", "6.0", "6.0", "2.00", "1.50",
+        "1",
+    ]  # fmt: skip
+    # cot: 2/4 -> Wilson (15.0, 85.0); 120 tokens/item; 100/2 = 50 input tokens per call.
+    assert table_line(report, "cot", "## Simulated models: gsm8k") == [
+        "cot", "4", "50.0 (15.0–85.0)", "0.0", "120", "50.0", "2.0", "1.0", "1.00", "0.50", "0",
+    ]  # fmt: skip
+    # Real rows are a separate group, never mixed into the simulated table.
+    assert table_line(report, "du", "## Real model outputs: gsm8k")[:3] == [
+        "du", "4", "75.0 (30.1–95.4)",
+    ]  # fmt: skip
+
+
+def test_report_says_which_rows_are_simulated(results: Path) -> None:
+    report = write_report(results).read_text(encoding="utf-8")
+    assert (
+        "Rows by source: simulated models: 15 rows (cot, du); real model outputs: 4 rows (du)."
+        in report
+    )
+    assert "test double" in report
+    assert "1 failed item(s)" in report
+    assert "19 result rows from 3 file(s): cot.jsonl, du.jsonl, real.jsonl" in report
+
+
+def test_report_per_round_and_skipped_lines(results: Path) -> None:
+    report = write_report(results).read_text(encoding="utf-8")
+    # du round 0: majority of [1,2,1] is 1 for every item -> 100 %, no item unanimous -> 0 %;
+    # round 1: 8 of 10 items unanimous on 1 and correct -> 80 % and 80 %.
+    assert table_line(report, "du", "Per round") == ["du", "accuracy %", "100.0", "80.0"]
+    section = report.split("Per round", 1)[1]
+    assert "| du | consensus % | 0.0 | 80.0 |" in section
+    assert "| cot | accuracy % | 50.0 | — |" in section
+    assert "## Skipped lines (1)" in report
+    assert "du.jsonl, line 12: not valid JSON" in report
+
+
+def test_report_plots_exist_and_are_png(results: Path) -> None:
+    report = write_report(results)
+    for name in PLOT_NAMES:
+        png = report.parent / name
+        assert png.stat().st_size > 1000, name
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert f"]({name})" in report.read_text(encoding="utf-8")
+
+
+def test_summary_json_and_cost_column(results: Path, tmp_path: Path) -> None:
+    report = write_report(results, tmp_path / "c", prices={"input": 1e-6, "output": 2e-6})
+    text = report.read_text(encoding="utf-8")
+    assert "Cost $/item" in text
+    # du: 1000 * 1e-6 + 200 * 2e-6 = 0.0014 $ per item
+    assert table_line(text, "du", "## Simulated")[-1] == "0.00140"
+    summary = json.loads((report.parent / "summary.json").read_text())
+    assert summary[0]["source"] == "simulated"
+    assert summary[0]["methods"]["du"]["correct"] == 8
+
+
+def test_report_without_plots_and_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(FileNotFoundError, match=r"no \*\.jsonl"):
+        write_report(tmp_path)
+    (tmp_path / "bad.jsonl").write_text("[1, 2]\n")
+    with pytest.raises(ValueError, match="no readable result rows"):
+        write_report(tmp_path)
+    write_jsonl(tmp_path / "ok.jsonl", [row("cot", "q0", True, source="real")])
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
+    with pytest.raises(ImportError, match=r"debategraph\[plots\]"):
+        write_report(tmp_path)
+    report = write_report(tmp_path, plots=False).read_text(encoding="utf-8")
+    assert "## Plots" not in report
+    assert "bad.jsonl, line 1: not a JSON object" in report
+
+
+def test_read_results_skips_unreadable_lines(results: Path) -> None:
+    rows, problems = read_results(results)
+    assert len(rows) == 19
+    assert problems == ["du.jsonl, line 12: not valid JSON (Unterminated string starting at)"]
