@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import Any
 
@@ -66,9 +67,12 @@ async def agent_turn(task: AgentTask, runtime: Runtime[DebateContext]) -> dict[s
     """Ask the agent's model and record the turn."""
     model = agent_model(runtime.context, task["index"], single_model=task["single_model"])
     messages = build_messages(task)
-    start = time.perf_counter()
-    reply = await model.ainvoke(messages)
-    return _record(task, reply, messages, time.perf_counter() - start, model)
+    limiter = runtime.context.call_limiter or contextlib.nullcontext()
+    async with limiter:
+        start = time.perf_counter()
+        reply = await model.ainvoke(messages)
+        latency = time.perf_counter() - start
+    return _record(task, reply, messages, latency, model)
 
 
 def agent_turn_sync(task: AgentTask, runtime: Runtime[DebateContext]) -> dict[str, Any]:

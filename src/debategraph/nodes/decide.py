@@ -43,11 +43,11 @@ def make_decide_node(method: Method) -> Any:
         ctx = runtime.context
         rule = rule_of(method, ctx)
         accepted = rule_options(rule)
-        engine = {
+        engine: dict[str, Any] = {
             "tie_policy": ctx.tie_policy,
             "no_answer_if_all_differ": method.no_answer_if_all_differ,
         }
-        options = {k: v for k, v in engine.items() if k in accepted}
+        options: dict[str, Any] = {k: v for k, v in engine.items() if k in accepted}
         options.update(ctx.options.get("decision_options", {}))
         if rule == "credibility" and "weights" not in options:
             options["weights"] = credibility_weights(ctx, single_model=method.single_model)
