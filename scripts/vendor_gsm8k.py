@@ -30,7 +30,10 @@ def main(src: Path, dst: Path) -> None:
                 "reference": reference(item["answer"]),
                 "rationale": strip_calculator(item["answer"].split("####")[0]).strip(),
                 "model_solutions": {
-                    name: {"solution": strip_calculator(sols[name]["solution"]), "is_correct": sols[name]["is_correct"]}
+                    name: {
+                        "solution": strip_calculator(sols[name]["solution"]),
+                        "is_correct": sols[name]["is_correct"],
+                    }
                     for name in SOURCES
                 },
             }

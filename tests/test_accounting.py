@@ -4,8 +4,13 @@ from debategraph.policies.tokens import estimate_tokens
 
 def turn(id_, agent, read, tin, tout, kind="answer", est=False):
     return {
-        "id": id_, "agent": agent, "read": read, "input_tokens": tin,
-        "output_tokens": tout, "kind": kind, "usage_estimated": est,
+        "id": id_,
+        "agent": agent,
+        "read": read,
+        "input_tokens": tin,
+        "output_tokens": tout,
+        "kind": kind,
+        "usage_estimated": est,
     }
 
 
@@ -17,7 +22,11 @@ def test_usage_and_ncomm():
         turn("r1:s", "summarizer", ["r0:a1", "r0:a2"], 20, 4, kind="summary"),
     ]
     assert usage_totals(turns) == {
-        "input_tokens": 72, "output_tokens": 22, "total_tokens": 94, "calls": 4, "estimated_calls": 1,
+        "input_tokens": 72,
+        "output_tokens": 22,
+        "total_tokens": 94,
+        "calls": 4,
+        "estimated_calls": 1,
     }
     # a1 reading its own r0 turn does not count; the summariser reads two peers.
     assert ncomm(turns) == 1 + 2

@@ -9,7 +9,9 @@ runner = CliRunner()
 
 
 def test_run_json_contract():
-    out = runner.invoke(app, ["run", "--method", "du", "--agents", "3", "--rounds", "1", "--json", ARITH])
+    out = runner.invoke(
+        app, ["run", "--method", "du", "--agents", "3", "--rounds", "1", "--json", ARITH]
+    )
     assert out.exit_code == 0, out.output
     d = json.loads(out.stdout)
     assert d["method"] == "du" and d["rounds"] == 1 and len(d["agents"]) == 3

@@ -69,18 +69,40 @@ def test_accounting_sums_per_turn_values():
 
 def test_json_contract():
     d = json.loads(json.dumps(dg.run(ARITH, method="du", agents=3, rounds=1).to_dict()))
-    for key in ("method", "question", "answer", "decision", "rounds", "agents", "turns", "usage", "ncomm"):
+    for key in (
+        "method",
+        "question",
+        "answer",
+        "decision",
+        "rounds",
+        "agents",
+        "turns",
+        "usage",
+        "ncomm",
+    ):
         assert key in d
     assert set(d["decision"]) == {"rule", "evidence"}
     assert {"input_tokens", "output_tokens", "total_tokens", "calls"} <= set(d["usage"])
     for t in d["turns"]:
         assert {
-            "id", "agent", "round", "kind", "answer", "confidence", "read", "input_tokens", "output_tokens",
+            "id",
+            "agent",
+            "round",
+            "kind",
+            "answer",
+            "confidence",
+            "read",
+            "input_tokens",
+            "output_tokens",
         } <= set(t)
 
 
 def test_abstentions_are_excluded_and_counted():
-    models = [Scripted(replies=["no idea"]), Scripted(replies=["\\boxed{4}"]), Scripted(replies=["\\boxed{4}"])]
+    models = [
+        Scripted(replies=["no idea"]),
+        Scripted(replies=["\\boxed{4}"]),
+        Scripted(replies=["\\boxed{4}"]),
+    ]
     r = dg.run("2+2?", method="mav", model=models)
     assert r.answer == "4"
     assert r.abstentions == 1 and r.parse_failures == 1
@@ -162,6 +184,10 @@ def test_same_seed_same_debate_different_seed_differs():
 @pytest.mark.parametrize("rule", ["majority", "freemad", "reconcile"])
 def test_any_decision_rule_with_any_method(rule):
     r = dg.run(ARITH, method="du", agents=3, rounds=1, decision=rule)
-    assert r.decision["rule"] == {"majority": "majority", "freemad": "freemad_score",
-                                  "reconcile": "reconcile_weighted"}[rule]
+    assert (
+        r.decision["rule"]
+        == {"majority": "majority", "freemad": "freemad_score", "reconcile": "reconcile_weighted"}[
+            rule
+        ]
+    )
     assert r.answer is not None

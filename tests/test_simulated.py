@@ -38,12 +38,14 @@ def test_deterministic_and_seed_dependent():
 
 def test_skill_sets_initial_accuracy():
     prompt = du.initial(PromptInput(question=ARITH))
+
     def accuracy(skill):
         right = 0
         for s in range(200):
             reply = ask(SimulatedDebater(agent="a1", seed=s, skill=skill), prompt)
             right += extract_answer(reply.content, "number") == "15"
         return right / 200
+
     assert accuracy(1.0) == 1.0
     assert accuracy(0.0) == 0.0
     assert 0.35 < accuracy(0.5) < 0.65

@@ -23,12 +23,16 @@ def test_tie_random_is_seeded_and_covers_both():
     picks = {majority_vote(["7", "5"], tie_policy="random", seed=s).answer for s in range(20)}
     assert picks == {"5", "7"}
     again = [majority_vote(["7", "5"], tie_policy="random", seed=s).answer for s in range(20)]
-    assert again == [majority_vote(["7", "5"], tie_policy="random", seed=s).answer for s in range(20)]
+    assert again == [
+        majority_vote(["7", "5"], tie_policy="random", seed=s).answer for s in range(20)
+    ]
 
 
 def test_tie_confidence_sums_holders():
     # 7: 0.4 + 0.3 = 0.7 ; 5: 0.9 -> 0.9 wins although 7 is seen first.
-    d = majority_vote(["7", "5", "7"] + ["5"], tie_policy="confidence", confidences=[0.4, 0.9, 0.3, 0.0])
+    d = majority_vote(
+        ["7", "5", "7", "5"], tie_policy="confidence", confidences=[0.4, 0.9, 0.3, 0.0]
+    )
     assert d.answer == "5"
     assert d.evidence["tied"] == ["7", "5"]
 

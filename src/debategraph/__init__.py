@@ -3,10 +3,11 @@
 from debategraph.graphs import METHODS, build_debate_graph, build_round_graph, get_method
 from debategraph.models.simulated import SimulatedDebater
 from debategraph.run import DebateConfigError, DebateResult, arun, run
-from debategraph.state import DebateContext, DebateState
+from debategraph.state import CortexOptions, DebateContext, DebateState
 
 __all__ = [
     "METHODS",
+    "CortexOptions",
     "DebateConfigError",
     "DebateContext",
     "DebateResult",

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+import networkx as nx
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
 
@@ -21,10 +22,12 @@ from debategraph.policies.accounting import (
     usage_by_kind,
     usage_totals,
 )
+from debategraph.policies.attack import choose_cut_off
 from debategraph.policies.decisions import DECISION_RULES
 from debategraph.policies.types import TaskKind
 from debategraph.policies.voting import TiePolicy
-from debategraph.state.context import DebateContext, ModelSpec
+from debategraph.state.context import DebateContext, ModelSpec, agent_names
+from debategraph.state.options import CortexOptions
 from debategraph.state.records import Turn
 from debategraph.state.views import answer_turns
 
@@ -62,6 +65,7 @@ class DebateResult:
         agents: Each agent's name and model label.
         turns: Every turn record, in order.
         cut_off: Agents that received no peer answers (communication attack).
+        adversaries: Adversarial agents and the wrong answer each argued for.
         method_state: Method-specific state (e.g. per-round graphs).
         reference: The reference answer, if given (for evaluation).
     """
@@ -74,6 +78,7 @@ class DebateResult:
     agents: list[dict[str, str]]
     turns: list[Turn]
     cut_off: list[str] = field(default_factory=list)
+    adversaries: dict[str, str] = field(default_factory=dict)
     method_state: dict[str, Any] = field(default_factory=dict)
     reference: str | None = None
 
@@ -111,6 +116,23 @@ class DebateResult:
         path = trajectory(self.turns, [a["name"] for a in self.agents])
         return [list(col) for col in zip(*path.answers, strict=True)] if path.answers else []
 
+    def graphs(self) -> list[nx.DiGraph]:
+        """Per debate round, the weighted debate graph a method stored (``cortex`` does).
+
+        Edge ``head -> tail`` means the tail may read the head; edges carry ``weight`` and
+        ``kept`` (the tail read the head), and ``graph.graph["round"]`` is the debate round.
+        Built from the JSON-safe edge lists in ``method_state["graphs"]``; empty for methods
+        that store none.
+        """
+        from debategraph.policies.graphs import digraph_from_edges
+
+        graphs = []
+        for stored in self.method_state.get("graphs", []):
+            graph = digraph_from_edges(stored["agents"], stored["edges"])
+            graph.graph["round"] = stored["round"]
+            graphs.append(graph)
+        return graphs
+
     def to_dict(
         self, *, include_text: bool = False, include_prompts: bool = False
     ) -> dict[str, Any]:
@@ -133,6 +155,7 @@ class DebateResult:
             "rounds": self.rounds,
             "agents": self.agents,
             "cut_off": self.cut_off,
+            "adversaries": self.adversaries,
             "turns": turns,
             "usage": self.usage,
             "usage_by_kind": usage_by_kind(self.turns),
@@ -165,9 +188,22 @@ def make_context(
     anonymize: bool = True,
     stop_on_consensus: bool | None = None,
     cut_off: Sequence[str] = (),
+    attack: bool = False,
+    attack_ratio: float | None = None,
+    adversaries: Mapping[str, str] | None = None,
     options: dict[str, Any] | None = None,
+    call_limiter: asyncio.Semaphore | None = None,
+    cortex: CortexOptions | Mapping[str, Any] | None = None,
 ) -> DebateContext:
     """Validated context for ``method``, its defaults filled in.
+
+    The communication attack cuts off the agents named in ``cut_off``, or agents chosen with
+    ``choose_cut_off(agents, attack_ratio, seed)`` when ``attack_ratio`` is given (a proportion
+    in [0, 1]) or ``attack`` is true (one agent). ``adversaries`` maps agents to the wrong
+    answer each argues for in every round. ``call_limiter`` bounds in-flight model calls
+    across every debate sharing it (the evaluation runner gives all its debates one).
+    ``cortex`` holds the options of the ``cortex`` method: ``CortexOptions`` or a dict of its
+    fields.
 
     Raises:
         DebateConfigError: Bad numbers, names or model specs.
@@ -178,10 +214,22 @@ def make_context(
         raise DebateConfigError(f"agents must be at least 1, got {n}")
     if r < 0:
         raise DebateConfigError(f"rounds must be 0 or more, got {r}")
+    if attack or attack_ratio is not None:
+        if cut_off:
+            raise DebateConfigError("give either cut_off agents or attack / attack_ratio, not both")
+        try:
+            cut_off = choose_cut_off(agent_names(n), attack_ratio, seed)
+        except ValueError as exc:
+            raise DebateConfigError(str(exc)) from None
     if tie_policy not in ("first", "random", "confidence"):
         raise DebateConfigError(
             f"tie policy must be first, random or confidence, got {tie_policy!r}"
         )
+    try:
+        cortex_options = CortexOptions.coerce(cortex)
+        cortex_options.check_embeddings()
+    except ValueError as exc:
+        raise DebateConfigError(f"cortex options: {exc}") from None
     models: Sequence[ModelSpec]
     if model is None:
         models = ("simulated",)
@@ -200,7 +248,10 @@ def make_context(
         anonymize=anonymize,
         stop_on_consensus=stop_on_consensus,
         cut_off=tuple(cut_off),
+        adversaries=dict(adversaries or {}),
         options=dict(options or {}),
+        call_limiter=call_limiter,
+        cortex=cortex_options,
     )
     if decision is not None and decision not in DECISION_RULES:
         raise DebateConfigError(
@@ -209,6 +260,12 @@ def make_context(
     unknown = sorted(set(ctx.cut_off) - set(ctx.agent_names))
     if unknown:
         raise DebateConfigError(f"cut-off agents {unknown} are not among {ctx.agent_names}")
+    unknown = sorted(set(ctx.adversaries) - set(ctx.agent_names))
+    if unknown:
+        raise DebateConfigError(f"adversary agents {unknown} are not among {ctx.agent_names}")
+    for agent, target in ctx.adversaries.items():
+        if not isinstance(target, str) or not target.strip():
+            raise DebateConfigError(f"adversary {agent} needs a non-empty answer, got {target!r}")
     try:
         agent_models(ctx, single_model=method.single_model)
     except ModelConfigError as exc:
@@ -236,7 +293,8 @@ async def arun(
         reference: The right answer, kept for evaluation and never shown to agents.
         config: LangGraph run config (callbacks, ``max_concurrency``, tags).
         **settings: ``agents``, ``rounds``, ``model``, ``base_url``, ``seed``, ``tie_policy``,
-            ``decision``, ``anonymize``, ``stop_on_consensus``, ``cut_off``, ``options``
+            ``decision``, ``anonymize``, ``stop_on_consensus``, ``cut_off``, ``attack``,
+            ``attack_ratio``, ``adversaries``, ``options``, ``call_limiter``, ``cortex``
             (see ``make_context``).
 
     Raises:
@@ -271,6 +329,7 @@ async def arun(
         ],
         turns=state["turns"],
         cut_off=list(ctx.cut_off),
+        adversaries=dict(ctx.adversaries),
         method_state=state.get("method_state", {}),
         reference=reference,
     )

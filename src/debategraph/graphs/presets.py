@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from debategraph.graphs.cortex import CORTEX
 from debategraph.nodes.method import Method, plan_from_reads
 from debategraph.policies.topology import full_reads, ring_reads
-from debategraph.prompts import du
+from debategraph.prompts import du, freemad, reconcile
 from debategraph.state.context import DebateContext
 from debategraph.state.debate import DebateState
+from debategraph.state.records import AgentPlan
 from debategraph.state.views import latest_by_agent
 
 
@@ -72,7 +74,60 @@ RING = Method(
     default_rounds=2,
 )
 
-METHODS: dict[str, Method] = {m.name: m for m in (COT, SC, MAV, DU, RING)}
+
+def plan_all_with_self(state: DebateState, ctx: DebateContext, _round: int) -> dict[str, Any]:
+    """Everyone reads every agent's latest answer, its own included (RECONCILE).
+
+    A cut-off agent reads only its own latest answer and reflects on it.
+    """
+    latest = _latest_ids(state)
+    everyone = [latest[a] for a in ctx.agent_names if a in latest]
+    plan = {}
+    for agent in ctx.agent_names:
+        if agent in ctx.cut_off:
+            own = [latest[agent]] if agent in latest else []
+            plan[agent] = AgentPlan(reads=own, prompt="reflect")
+        else:
+            plan[agent] = AgentPlan(reads=list(everyone), prompt="debate")
+    return {"plan": plan}
+
+
+FREEMAD_N = Method(
+    name="freemad-n",
+    description="Free-MAD: anti-conformity debate, then a score over the whole trajectory.",
+    prompts=freemad.ANTI_CONFORMITY_PROMPTS,
+    plan=plan_full,
+    history=True,
+    decision="freemad",
+    default_agents=4,
+    default_rounds=1,
+)
+FREEMAD_C = Method(
+    name="freemad-c",
+    description="Free-MAD with the plain (conformity) du debate prompt and the trajectory score.",
+    prompts=freemad.CONFORMITY_PROMPTS,
+    plan=plan_full,
+    history=True,
+    decision="freemad",
+    default_agents=4,
+    default_rounds=1,
+)
+RECONCILE = Method(
+    name="reconcile",
+    description="RECONCILE: stateless rounds over grouped answers with confidence; "
+    "confidence-weighted vote.",
+    prompts=reconcile.PROMPTS,
+    plan=plan_all_with_self,
+    decision="reconcile",
+    confidence=True,
+    default_agents=3,
+    default_rounds=2,
+    stop_on_consensus=True,
+)
+
+METHODS: dict[str, Method] = {
+    m.name: m for m in (COT, SC, MAV, DU, RING, FREEMAD_N, FREEMAD_C, RECONCILE, CORTEX)
+}
 """Every built-in method by name."""
 
 

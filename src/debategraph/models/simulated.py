@@ -221,7 +221,7 @@ class SimulatedDebater(BaseChatModel):
             )
             return self._finish(scene, body, scene.adversary, rng, confident=True), scene.adversary
         first_reasoning, first_answer = self._initial(scene)
-        if not scene.peers and scene.own_previous is None and "previous answer" not in scene.prompt:
+        if not scene.peers and scene.own_previous is None:
             return self._finish(scene, first_reasoning, first_answer, rng), first_answer
         own = self._parse(scene, scene.own_previous) if scene.own_previous else first_answer
         new = self._update(scene, own, rng)

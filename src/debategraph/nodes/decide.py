@@ -19,18 +19,6 @@ def rule_of(method: Method, ctx: DebateContext) -> str:
     return ctx.decision or method.decision
 
 
-def credibility_weights(ctx: DebateContext, *, single_model: bool = False) -> list[float]:
-    """Each agent's CortexDebate credibility 1/L(N, M), from its model's size."""
-    from debategraph.models.resolve import agent_model, model_label
-    from debategraph.policies.mdm import credibility, lookup_model_size
-
-    weights = []
-    for i in range(ctx.agents):
-        label = model_label(agent_model(ctx, i, single_model=single_model))
-        weights.append(credibility(*lookup_model_size(label)))
-    return weights
-
-
 def make_decide_node(method: Method) -> Any:
     """Decision node for ``method``; ``context.decision`` overrides the method's rule.
 
@@ -45,12 +33,16 @@ def make_decide_node(method: Method) -> Any:
         accepted = rule_options(rule)
         engine: dict[str, Any] = {
             "tie_policy": ctx.tie_policy,
-            "no_answer_if_all_differ": method.no_answer_if_all_differ,
+            # CortexOptions.fallback_vote lifts the all-differ rule.
+            "no_answer_if_all_differ": method.no_answer_if_all_differ
+            and not ctx.cortex.fallback_vote,
         }
         options: dict[str, Any] = {k: v for k, v in engine.items() if k in accepted}
         options.update(ctx.options.get("decision_options", {}))
         if rule == "credibility" and "weights" not in options:
-            options["weights"] = credibility_weights(ctx, single_model=method.single_model)
+            from debategraph.graphs.cortex import agent_credibilities
+
+            options["weights"] = agent_credibilities(ctx)
         path = trajectory(state["turns"], ctx.agent_names)
         d = apply_rule(rule, path, seed=ctx.seed, **options)
         return {"decision": {"answer": d.answer, "rule": d.rule, "evidence": d.evidence}}

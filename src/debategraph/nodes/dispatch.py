@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, NotRequired, TypedDict
 
 from langgraph.graph import END
@@ -10,7 +11,7 @@ from langgraph.types import Send
 
 from debategraph.nodes.method import Method
 from debategraph.policies.types import TaskKind
-from debategraph.prompts.common import PromptInput
+from debategraph.prompts.common import ADVERSARY_INSTRUCTION, PromptInput
 from debategraph.state.context import DebateContext
 from debategraph.state.debate import DebateState
 from debategraph.state.views import by_agent
@@ -31,6 +32,22 @@ class AgentTask(TypedDict):
     single_model: bool
     seed: int
     extra: NotRequired[dict[str, Any]]
+
+
+def with_adversary(prompt: str, agent: str, adversaries: Mapping[str, str]) -> str:
+    """``prompt``, with the adversary instruction appended when ``agent`` is an adversary.
+
+    Args:
+        prompt: The rendered prompt of the method.
+        agent: The speaking agent.
+        adversaries: Adversarial agents, each mapped to the wrong answer it argues for.
+
+    Returns:
+        The prompt the agent is given.
+    """
+    if agent not in adversaries:
+        return prompt
+    return f"{prompt}\n\n{ADVERSARY_INSTRUCTION.format(answer=adversaries[agent])}"
 
 
 def make_dispatch(method: Method, after: str = END) -> Any:
@@ -63,7 +80,7 @@ def make_dispatch(method: Method, after: str = END) -> Any:
                 agent=agent,
                 index=index[agent],
                 round=state["round"],
-                prompt=method.prompts[plan["prompt"]](view),
+                prompt=with_adversary(method.prompts[plan["prompt"]](view), agent, ctx.adversaries),
                 system=method.system,
                 history=[(t["prompt"], t["text"]) for t in own.get(agent, [])],
                 read=list(plan["reads"]),

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import networkx as nx
 import numpy as np
 from numpy.typing import ArrayLike
+
+INF = "inf"
+"""How an infinite weight is written in a JSON edge list (JSON has no infinity)."""
 
 
 def weighted_digraph(
@@ -39,4 +44,48 @@ def weighted_digraph(
         for j, tail in enumerate(agents):
             if i != j:
                 graph.add_edge(head, tail, weight=float(w[i, j]), kept=bool(kept[i, j]))
+    return graph
+
+
+def edge_list(
+    weights: ArrayLike, agents: Sequence[str], keep: ArrayLike | None = None
+) -> list[dict[str, Any]]:
+    """The edges of ``weighted_digraph`` as JSON-safe dicts, in head-then-tail order.
+
+    Args:
+        weights: ``(n, n)`` matrix ``W[head, tail]``.
+        agents: Node names, in matrix order.
+        keep: Optional boolean adjacency from ``mdm.prune``.
+
+    Returns:
+        ``{"head", "tail", "weight", "kept"}`` per edge; an infinite weight is the string
+        ``"inf"`` (``INF``).
+    """
+    graph = weighted_digraph(weights, agents, keep)
+    return [
+        {
+            "head": head,
+            "tail": tail,
+            "weight": INF if math.isinf(data["weight"]) else data["weight"],
+            "kept": data["kept"],
+        }
+        for head, tail, data in graph.edges(data=True)
+    ]
+
+
+def digraph_from_edges(agents: Sequence[str], edges: Sequence[Mapping[str, Any]]) -> nx.DiGraph:
+    """The ``DiGraph`` of an ``edge_list`` (``"inf"`` read back as ``float("inf")``).
+
+    Args:
+        agents: Node names.
+        edges: Dicts with ``head``, ``tail``, ``weight`` and ``kept``.
+
+    Returns:
+        A ``DiGraph`` whose edges carry ``weight`` (float) and ``kept`` (bool).
+    """
+    graph = nx.DiGraph()
+    graph.add_nodes_from(agents)
+    for e in edges:
+        weight = math.inf if e["weight"] == INF else float(e["weight"])
+        graph.add_edge(e["head"], e["tail"], weight=weight, kept=bool(e["kept"]))
     return graph

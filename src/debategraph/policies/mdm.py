@@ -208,6 +208,8 @@ _PROVIDERS = frozenset(
         "bedrock",
         "mistralai",
         "replay",
+        "simulated",
+        "sim",
         "fake",
     ]
 )

@@ -70,6 +70,12 @@ def answer_format(p: PromptInput) -> str:
     return f"{fmt}\n{CONFIDENCE_REQUEST}" if p.confidence else fmt
 
 
+def fenced(text: str) -> str:
+    """``text`` in a fenced block; fences inside it are defused so the block stays whole."""
+    body = text.replace("```", "'''").strip()
+    return f"```\n{body}\n```"
+
+
 def peer_blocks(p: PromptInput, label: str = "Solution") -> str:
     """Each peer turn as a fenced block, labelled anonymously or with the peer's name."""
     blocks = []
@@ -77,8 +83,7 @@ def peer_blocks(p: PromptInput, label: str = "Solution") -> str:
         who = f"{label} from another agent" if p.anonymize else f"{label} from {turn['agent']}"
         if turn["kind"] == "summary":
             who = "Summary of the discussion"
-        body = turn["text"].replace("```", "'''").strip()
-        blocks.append(f"{who}:\n```\n{body}\n```")
+        blocks.append(f"{who}:\n{fenced(turn['text'])}")
     return "\n\n".join(blocks)
 
 

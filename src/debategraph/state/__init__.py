@@ -2,6 +2,7 @@
 
 from debategraph.state.context import DebateContext
 from debategraph.state.debate import DebateInput, DebateState
+from debategraph.state.options import CortexOptions
 from debategraph.state.records import AgentPlan, Turn
 
-__all__ = ["AgentPlan", "DebateContext", "DebateInput", "DebateState", "Turn"]
+__all__ = ["AgentPlan", "CortexOptions", "DebateContext", "DebateInput", "DebateState", "Turn"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -9,6 +10,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 
 from debategraph.policies.voting import TiePolicy
+from debategraph.state.options import CortexOptions
 
 ModelSpec = str | BaseChatModel
 """``"simulated"``, an ``init_chat_model`` string (``"openai:gpt-4o-mini"``), or a model."""
@@ -29,7 +31,11 @@ class DebateContext:
         anonymize: Show peers' answers without their names (reduces identity bias).
         stop_on_consensus: Stop once all agents agree; ``None`` keeps the method's default.
         cut_off: Agents that receive no peer answers (the communication attack).
+        adversaries: Adversarial agents, each mapped to the wrong answer it argues for.
+        call_limiter: Bounds in-flight model calls across every debate that shares it (an
+            evaluation runs many debates at once); ``None`` leaves it to ``max_concurrency``.
         options: Method-specific options (see each method's card in ``docs/methods``).
+        cortex: Options of the ``cortex`` method (CortexDebate).
     """
 
     agents: int = 3
@@ -42,7 +48,14 @@ class DebateContext:
     anonymize: bool = True
     stop_on_consensus: bool | None = None
     cut_off: Sequence[str] = ()
+    adversaries: dict[str, str] = field(default_factory=dict)
+    call_limiter: asyncio.Semaphore | None = None
     options: dict[str, Any] = field(default_factory=dict)
+    cortex: CortexOptions = field(default_factory=CortexOptions)
+
+    def __post_init__(self) -> None:
+        # LangGraph Studio sends the context as JSON, so nested options arrive as a dict.
+        self.cortex = CortexOptions.coerce(self.cortex)
 
     @property
     def agent_names(self) -> list[str]:

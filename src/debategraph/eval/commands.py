@@ -1,0 +1,196 @@
+"""The ``debategraph eval`` and ``debategraph report`` commands (registered in ``cli.py``)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from debategraph.eval.datasets import DATASETS, DatasetFormatError, load_dataset
+from debategraph.eval.metrics import summarize
+from debategraph.eval.report import results_table, write_report
+from debategraph.eval.runner import arms_for, run_eval
+from debategraph.eval.store import RESULTS_FILE, SettingsMismatchError
+from debategraph.graphs.presets import METHODS
+from debategraph.run import DebateConfigError
+
+_err = Console(stderr=True)
+
+
+def _fail(message: str, code: int = 2) -> None:
+    _err.print(f"[bold red]error:[/] {message}")
+    raise typer.Exit(code)
+
+
+def parse_prices(text: str | None) -> dict[str, float] | None:
+    """``"0.15,0.60"`` ($ per 1M input, output tokens) -> $ per token; exits 2 if malformed."""
+    if text is None:
+        return None
+    parts = text.split(",")
+    try:
+        values = [float(p) for p in parts]
+    except ValueError:
+        values = []
+    if len(values) != 2 or min(values) < 0:
+        _fail(f"--prices takes IN,OUT in $ per 1M tokens (e.g. 0.15,0.60), got {text!r}")
+    return {"input": values[0] / 1e6, "output": values[1] / 1e6}
+
+
+def _ids(value: str | None) -> str | list[str] | None:
+    """An id file's path, or a comma-separated id list."""
+    if value is None or Path(value).is_file():
+        return value
+    return [i.strip() for i in value.split(",") if i.strip()]
+
+
+def eval_command(
+    method: Annotated[
+        list[str],
+        typer.Option(help=f"A method to evaluate; repeat. One of: {', '.join(METHODS)}."),
+    ],
+    dataset: Annotated[str, typer.Option(help=f"One of: {', '.join(DATASETS)}.")] = "gsm8k",
+    limit: Annotated[
+        int | None, typer.Option(help="Seeded sample of this many items (all by default).")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the sample and of every debate.")] = 0,
+    ids: Annotated[
+        str | None, typer.Option(help="Exactly these items: a file of ids, or id1,id2,...")
+    ] = None,
+    path: Annotated[
+        str | None, typer.Option(help="Your question set (.jsonl), with --dataset jsonl.")
+    ] = None,
+    model: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="'simulated' (default), 'provider:model' or a name at --base-url; "
+            "repeat to give each agent its own."
+        ),
+    ] = None,
+    base_url: Annotated[
+        str | None, typer.Option(help="OpenAI-compatible endpoint for --model names.")
+    ] = None,
+    agents: Annotated[int | None, typer.Option(help="Agents (method default).")] = None,
+    rounds: Annotated[int | None, typer.Option(help="Debate rounds (method default).")] = None,
+    decision: Annotated[
+        str | None, typer.Option(help="Decision rule overriding each method's.")
+    ] = None,
+    tie_policy: Annotated[str, typer.Option(help="first, random or confidence.")] = "first",
+    match_budget: Annotated[
+        bool,
+        typer.Option(
+            help="Also run sc@M per method M: self-consistency with as many "
+            "samples as M made model calls on each item."
+        ),
+    ] = False,
+    concurrency: Annotated[
+        int, typer.Option(help="Most model calls in flight at once, over all items.")
+    ] = 16,
+    rps: Annotated[
+        float | None, typer.Option(help="Most requests per second to provider models.")
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Results directory (default results/DATASET-METHODS)."),
+    ] = None,
+    force: Annotated[
+        bool, typer.Option(help="Discard results in --out written with other settings.")
+    ] = False,
+    fsync: Annotated[bool, typer.Option(help="fsync every result line.")] = False,
+    prices: Annotated[
+        str | None, typer.Option(help="IN,OUT: $ per 1M input and output tokens (cost).")
+    ] = None,
+    quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+) -> None:
+    """Evaluate methods on a dataset; resumable (re-run the same command to continue)."""
+    unknown = [m for m in method if m not in METHODS]
+    if unknown:
+        _fail(f"unknown method {unknown[0]!r}; choose one of: {', '.join(METHODS)}")
+    price = parse_prices(prices)
+    try:
+        items = load_dataset(dataset, limit=limit, seed=seed, ids=_ids(ids), path=path)
+    except (ValueError, ImportError, OSError, DatasetFormatError) as exc:
+        _fail(str(exc))
+        return
+    settings: dict[str, Any] = {
+        "agents": agents,
+        "rounds": rounds,
+        "model": (model[0] if len(model) == 1 else list(model)) if model else None,
+        "base_url": base_url,
+        "seed": seed,
+        "tie_policy": tie_policy,
+        "decision": decision,
+    }
+    try:
+        arms = arms_for(method, settings, match_budget=match_budget)
+    except ValueError as exc:
+        _fail(str(exc))
+        return
+    out_dir = out or Path("results") / f"{dataset}-{'-'.join(method)}"
+    selection = {"limit": limit, "seed": seed, "ids": ids, "path": path}
+    progress = None
+    if not quiet and sys.stderr.isatty():
+        from debategraph.eval.progress import RichProgress
+
+        progress = RichProgress(_err)
+    try:
+        outcome = asyncio.run(
+            run_eval(
+                items,
+                arms,
+                out_dir,
+                dataset=dataset,
+                selection=selection,
+                concurrency=concurrency,
+                rps=rps,
+                force=force,
+                fsync=fsync,
+                progress=progress,
+            )
+        )
+    except (DebateConfigError, SettingsMismatchError, ValueError) as exc:
+        _fail(str(exc))
+        return
+    except KeyboardInterrupt:
+        _err.print(
+            f"interrupted: finished rows are saved in {out_dir / RESULTS_FILE}; "
+            "run the same command again to resume"
+        )
+        raise typer.Exit(130) from None
+    typer.echo(results_table(summarize(outcome.rows, price), with_cost=price is not None))
+    typer.echo(
+        f"\n{len(outcome.rows)} rows in {outcome.path} ({outcome.resumed} resumed, "
+        f"{outcome.written} new). Report: debategraph report {out_dir}"
+    )
+    if outcome.failed:
+        _fail(
+            f"{outcome.failed} item(s) failed (see their 'error' field); run the same command "
+            "again to retry them",
+            code=1,
+        )
+
+
+def report_command(
+    results_dir: Annotated[Path, typer.Argument(help="Directory of *.jsonl result files.")],
+    out: Annotated[
+        Path | None, typer.Option(help="Where to write (default: the results directory).")
+    ] = None,
+    prices: Annotated[
+        str | None, typer.Option(help="IN,OUT: $ per 1M input and output tokens (cost).")
+    ] = None,
+    plots: Annotated[bool, typer.Option(help="Draw the PNG plots (needs matplotlib).")] = True,
+) -> None:
+    """Write report.md, summary.json and plots for a results directory."""
+    price = parse_prices(prices)
+    try:
+        report = write_report(results_dir, out, prices=price, plots=plots)
+    except (FileNotFoundError, ValueError) as exc:
+        _fail(str(exc))
+        return
+    except ImportError:
+        _fail("plots need matplotlib: pip install 'debategraph[plots]', or pass --no-plots")
+        return
+    typer.echo(f"wrote {report}")

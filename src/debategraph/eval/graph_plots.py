@@ -1,0 +1,120 @@
+"""PNG pictures of per-round debate graphs (``debategraph run --graph-png DIR``).
+
+Needs matplotlib (``pip install 'debategraph[plots]'``), imported only when drawing. Agents sit
+on a circle; an arrow ``head -> tail`` means the tail may read the head. Arrow width grows with
+the weight; kept edges are solid and labelled with their weight, pruned edges thin and dashed.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+
+PLOTS_HINT = "drawing graphs needs matplotlib: pip install 'debategraph[plots]'"
+
+
+def _figure() -> Any:
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ImportError as exc:
+        raise ImportError(PLOTS_HINT) from exc
+    figure = Figure(figsize=(5.5, 5.5), layout="constrained")
+    FigureCanvasAgg(figure)
+    return figure
+
+
+def draw_graph(graph: nx.DiGraph, path: str | Path, title: str = "") -> Path:
+    """Draw one weighted debate graph to a PNG file.
+
+    Args:
+        graph: Edges with ``weight`` (float, may be ``inf``) and ``kept`` (bool), as from
+            ``weighted_digraph`` or ``DebateResult.graphs()``.
+        path: The PNG file to write.
+        title: Figure title.
+
+    Returns:
+        The path written.
+
+    Raises:
+        ImportError: matplotlib is missing; the message names the ``plots`` extra.
+    """
+    figure = _figure()
+    ax = figure.subplots()
+    nodes = list(graph.nodes)
+    pos = {
+        node: (math.cos(math.pi / 2 - 2 * math.pi * k / len(nodes)),
+               math.sin(math.pi / 2 - 2 * math.pi * k / len(nodes)))
+        for k, node in enumerate(nodes)
+    }  # fmt: skip
+    finite = [w for _, _, w in graph.edges(data="weight") if math.isfinite(w)]
+    top = max(finite, default=0.0) or 1.0
+    for head, tail, data in graph.edges(data=True):
+        weight, kept = data["weight"], data["kept"]
+        share = 1.0 if not math.isfinite(weight) else max(weight, 0.0) / top
+        ax.annotate(
+            "",
+            xy=pos[tail],
+            xytext=pos[head],
+            arrowprops={
+                "arrowstyle": "-|>",
+                "lw": 0.6 + 4.0 * share if kept else 0.6,
+                "linestyle": "solid" if kept else (0, (3, 3)),
+                "color": "tab:blue" if kept else "0.7",
+                "shrinkA": 16,
+                "shrinkB": 16,
+                "connectionstyle": "arc3,rad=0.12",
+            },
+        )
+        if kept:
+            (x0, y0), (x1, y1) = pos[head], pos[tail]
+            label = "inf" if not math.isfinite(weight) else f"{weight:.3g}"
+            # Offset the label to the arrow's side, so that i->j and j->i do not overlap.
+            ax.text(
+                0.5 * (x0 + x1) + 0.1 * (y1 - y0),
+                0.5 * (y0 + y1) - 0.1 * (x1 - x0),
+                label,
+                fontsize=7,
+                ha="center",
+                va="center",
+                color="tab:blue",
+            )
+    for node, (x, y) in pos.items():
+        ax.scatter([x], [y], s=700, color="white", edgecolors="black", zorder=3)
+        ax.text(x, y, node, ha="center", va="center", fontsize=10, zorder=4)
+    ax.set_xlim(-1.3, 1.3)
+    ax.set_ylim(-1.3, 1.3)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    if title:
+        ax.set_title(title)
+    out = Path(path)
+    figure.savefig(out, dpi=110)
+    return out
+
+
+def write_graph_pngs(graphs: list[nx.DiGraph], directory: str | Path) -> list[Path]:
+    """One PNG per debate round, ``round-1.png``, ``round-2.png``, ..., in ``directory``.
+
+    Args:
+        graphs: Per debate round, the weighted graph (``DebateResult.graphs()``); a graph's
+            ``graph["round"]`` names its file, else its position (from 1).
+        directory: Created if missing.
+
+    Returns:
+        The files written, in round order.
+
+    Raises:
+        ImportError: matplotlib is missing; the message names the ``plots`` extra.
+    """
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for position, graph in enumerate(graphs, start=1):
+        d = graph.graph.get("round", position)
+        title = f"debate round {d} (solid: kept, dashed: pruned)"
+        written.append(draw_graph(graph, out / f"round-{d}.png", title))
+    return written

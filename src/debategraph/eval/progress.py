@@ -1,0 +1,93 @@
+"""A rich progress display for evaluation runs: one bar per method.
+
+Each bar shows items done, the ETA, the running accuracy of the method's scored rows, its
+tokens so far and its failed items.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+
+class _Tally:
+    def __init__(self) -> None:
+        self.scored = self.correct = self.tokens = self.failed = 0
+
+    def add(self, row: Mapping[str, Any]) -> None:
+        if "error" in row:
+            self.failed += 1
+            return
+        self.scored += 1
+        self.correct += bool(row.get("correct"))
+        self.tokens += (row.get("input_tokens") or 0) + (row.get("output_tokens") or 0)
+
+    def fields(self) -> dict[str, Any]:
+        acc = f"{100 * self.correct / self.scored:5.1f}%" if self.scored else "    —"
+        failed = f" · {self.failed} failed" if self.failed else ""
+        return {"acc": acc, "tokens": _short_number(self.tokens), "failed": failed}
+
+
+def _short_number(n: int) -> str:
+    for size, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if n >= size:
+            return f"{n / size:.1f}{suffix}"
+    return str(n)
+
+
+class RichProgress:
+    """Progress bars on stderr, one per method label (see ``runner.Progress``).
+
+    Args:
+        console: Where to draw; defaults to a stderr console.
+    """
+
+    def __init__(self, console: Console | None = None) -> None:
+        self._progress = Progress(
+            TextColumn("{task.description:<14}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("acc {task.fields[acc]} · {task.fields[tokens]} tok{task.fields[failed]}"),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=console or Console(stderr=True),
+        )
+        self._tasks: dict[str, TaskID] = {}
+        self._tallies: dict[str, _Tally] = {}
+
+    def start(self, totals: Mapping[str, int], done: Sequence[Mapping[str, Any]]) -> None:
+        """Add one bar per method; count the resumed rows as done."""
+        for label, total in totals.items():
+            tally = self._tallies[label] = _Tally()
+            resumed = [row for row in done if row.get("method") == label]
+            for row in resumed:
+                tally.add(row)
+            self._tasks[label] = self._progress.add_task(
+                label, total=total, completed=len(resumed), **tally.fields()
+            )
+        self._progress.start()
+
+    def advance(self, row: Mapping[str, Any]) -> None:
+        """Count one finished row."""
+        label = str(row.get("method"))
+        if label not in self._tasks:
+            return
+        tally = self._tallies[label]
+        tally.add(row)
+        self._progress.update(self._tasks[label], advance=1, **tally.fields())
+
+    def stop(self) -> None:
+        """Leave the final bars on screen."""
+        self._progress.stop()

@@ -1,0 +1,77 @@
+"""RECONCILE prompts (Chen, Saha and Bansal, ACL 2024), in our own wording.
+
+Agents are stateless: every call is a fresh prompt. In a discussion round each agent sees the
+last round's answers of all agents, its own included, grouped by answer with how many agents
+hold each, most common first, and under each answer every holder's explanation and
+confidence.
+"""
+
+from __future__ import annotations
+
+from debategraph.policies.types import Answer
+from debategraph.prompts.common import PromptInput, answer_format, fenced, question_block
+from debategraph.state.records import Turn
+
+
+def initial(p: PromptInput) -> str:
+    """First, independent answer with its reasoning and a confidence."""
+    return (
+        "Answer the following question. Reason step by step, then estimate how likely your "
+        "answer is to be right.\n\n"
+        f"{question_block(p)}\n\n{answer_format(p)}"
+    )
+
+
+def _holder(turn: Turn, anonymize: bool) -> str:
+    who = "One agent" if anonymize else turn["agent"]
+    conf = turn["confidence"]
+    stated = "no confidence given" if conf is None else f"confidence {conf:.2f}"
+    return f"{who} ({stated}) explained:\n{fenced(turn['text'])}"
+
+
+def grouped_answers(p: PromptInput) -> str:
+    """The turns read, grouped by answer: most common first, abstentions last.
+
+    Answers held by equally many agents keep the order in which they were first seen.
+    Every holder's response is shown in a fenced block under its answer.
+    """
+    groups: dict[Answer, list[Turn]] = {}
+    for turn in p.peers:
+        groups.setdefault(turn["answer"], []).append(turn)
+    order = sorted(groups, key=lambda a: (a is None, -len(groups[a])))
+    sections = []
+    for answer in order:
+        holders = groups[answer]
+        n = len(holders)
+        agents = f"{n} agent{'s' if n > 1 else ''}"
+        head = (
+            f"{agents} gave no clear answer." if answer is None else f"{agents} answered {answer}."
+        )
+        sections.append("\n\n".join([head, *(_holder(t, p.anonymize) for t in holders)]))
+    return "\n\n".join(sections)
+
+
+def debate(p: PromptInput) -> str:
+    """A discussion round: every agent's last answer, grouped, the receiver's own included."""
+    return (
+        "Below are the answers all agents gave in the last round, yours among them, grouped by "
+        "answer with the most common first.\n\n"
+        f"{grouped_answers(p)}\n\n"
+        "Review these explanations carefully as additional information. Then give your own "
+        "answer with step-by-step reasoning, and say which of the views above you agree or "
+        "disagree with and why.\n\n"
+        f"{question_block(p)}\n\n{answer_format(p)}"
+    )
+
+
+def reflect(p: PromptInput) -> str:
+    """A round without the others' answers (cut off): re-check one's own last answer."""
+    own = "".join(f"Your answer in the last round was:\n{fenced(t['text'])}\n\n" for t in p.peers)
+    return (
+        f"{own}Go over your previous answer once more and check every step. Restate your "
+        "answer, corrected if you find a mistake.\n\n"
+        f"{question_block(p)}\n\n{answer_format(p)}"
+    )
+
+
+PROMPTS = {"initial": initial, "debate": debate, "reflect": reflect}

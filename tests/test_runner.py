@@ -1,0 +1,255 @@
+"""The evaluation runner: rows, concurrency bound, failures, budget matching and resume."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.rate_limiters import InMemoryRateLimiter
+
+from debategraph.eval.datasets import load_dataset
+from debategraph.eval.runner import (
+    Arm,
+    arms_for,
+    describe_error,
+    evaluate,
+    with_rate_limiter,
+)
+from debategraph.eval.store import MANIFEST_FILE, RESULTS_FILE, SettingsMismatchError
+from debategraph.run import DebateConfigError
+
+ITEMS = load_dataset("arithmetic", limit=6, seed=1)
+ARMS = [
+    Arm("du", "du", {"agents": 2, "rounds": 1}),
+    Arm("mav", "mav", {"agents": 3}),
+]
+SCHEMA = {
+    "method", "id", "dataset", "source", "answer", "reference", "correct", "abstained",
+    "input_tokens", "output_tokens", "calls", "ncomm", "rounds", "agents", "parse_failures",
+    "wall_s", "round_answers", "tokens_by_kind",
+}  # fmt: skip
+
+
+def lines(out: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (out / RESULTS_FILE).read_text().splitlines()]
+
+
+def without_wall(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in row.items() if k != "wall_s"} for row in rows]
+
+
+@pytest.fixture(scope="module")
+def reference_run(tmp_path_factory) -> list[dict[str, Any]]:
+    out = tmp_path_factory.mktemp("reference")
+    evaluate(ITEMS, ARMS, out, dataset="arithmetic", concurrency=4)
+    return without_wall(lines(out))
+
+
+def test_rows_follow_the_schema_in_plan_order(reference_run):
+    rows = reference_run
+    assert [(r["method"], r["id"]) for r in rows] == [
+        (arm.label, item.id) for arm in ARMS for item in ITEMS
+    ]
+    for row in rows:
+        assert set(row) == SCHEMA - {"wall_s"}
+        assert row["source"] == "simulated" and row["dataset"] == "arithmetic"
+        assert row["correct"] == (row["answer"] == row["reference"])
+    du = rows[0]
+    assert du["calls"] == 4 and du["rounds"] == 1 and du["ncomm"] == 2
+    assert len(du["round_answers"]) == 2 and len(du["round_answers"][0]) == 2
+    assert du["tokens_by_kind"]["answer"]["input_tokens"] == du["input_tokens"]
+
+
+class StopAfter:
+    """Progress hook that presses Ctrl-C (SIGINT to this process) after k rows.
+
+    ``asyncio.run`` handles SIGINT by cancelling the main task, then raises KeyboardInterrupt.
+    """
+
+    def __init__(self, k: int) -> None:
+        self.k, self.seen = k, 0
+
+    def start(self, totals, done) -> None:
+        self.resumed = len(done)
+
+    def advance(self, row) -> None:
+        self.seen += 1
+        if self.seen == self.k:
+            signal.raise_signal(signal.SIGINT)
+
+    def stop(self) -> None:
+        pass
+
+
+def test_resume_after_interrupt_matches_an_uninterrupted_run(tmp_path, reference_run):
+    with pytest.raises(KeyboardInterrupt):
+        evaluate(ITEMS, ARMS, tmp_path, dataset="arithmetic", concurrency=3, progress=StopAfter(5))
+    assert 5 <= len(lines(tmp_path)) < len(reference_run)
+    hook = StopAfter(0)
+    outcome = evaluate(ITEMS, ARMS, tmp_path, dataset="arithmetic", concurrency=3, progress=hook)
+    assert hook.resumed == outcome.resumed >= 5
+    assert outcome.resumed + outcome.written == len(reference_run)
+    assert without_wall(lines(tmp_path)) == reference_run
+
+
+def test_torn_and_garbage_lines_are_dropped_and_redone(tmp_path, reference_run):
+    evaluate(ITEMS, ARMS, tmp_path, dataset="arithmetic")
+    path = tmp_path / RESULTS_FILE
+    data = path.read_bytes()
+    path.write_bytes(data[:-25])  # a torn last line
+    outcome = evaluate(ITEMS, ARMS, tmp_path, dataset="arithmetic")
+    assert outcome.written == 1
+    assert without_wall(lines(tmp_path)) == reference_run
+    with path.open("ab") as f:
+        f.write(b"not json\n")
+    assert evaluate(ITEMS, ARMS, tmp_path, dataset="arithmetic").written == 0
+    assert without_wall(lines(tmp_path)) == reference_run
+
+
+class Flaky(BaseChatModel):
+    """Fails on one question while ``broken`` is set; otherwise answers 7."""
+
+    broken: ClassVar[bool] = True
+
+    @property
+    def _llm_type(self) -> str:
+        return "flaky"
+
+    def _generate(self, messages, stop=None, run_manager=None, **kw) -> ChatResult:
+        raise NotImplementedError
+
+    async def _agenerate(self, messages, stop=None, run_manager=None, **kw) -> ChatResult:
+        if Flaky.broken and ITEMS[2].question in str(messages[-1].content):
+            raise ValueError("upstream said no; api_key=sk-secret123456 rejected")
+        reply = AIMessage(content="So \\boxed{7}.")
+        return ChatResult(generations=[ChatGeneration(message=reply)])
+
+
+def test_failed_item_is_recorded_then_retried(tmp_path):
+    arms = [Arm("cot", "cot", {"model": Flaky()})]
+    Flaky.broken = True
+    first = evaluate(ITEMS, arms, tmp_path, dataset="arithmetic")
+    assert first.failed == 1
+    failed = [row for row in lines(tmp_path) if "error" in row]
+    assert [row["id"] for row in failed] == [ITEMS[2].id]
+    assert failed[0]["error"].startswith("ValueError: upstream said no")
+    assert "sk-secret" not in failed[0]["error"] and "[redacted]" in failed[0]["error"]
+    Flaky.broken = False
+    second = evaluate(ITEMS, arms, tmp_path, dataset="arithmetic")
+    assert (second.resumed, second.written, second.failed) == (5, 1, 0)
+    assert [row["id"] for row in lines(tmp_path)] == [item.id for item in ITEMS]
+
+
+class Counting(BaseChatModel):
+    """Answers 7 after yielding to the loop; counts calls in flight."""
+
+    active: ClassVar[int] = 0
+    peak: ClassVar[int] = 0
+
+    @property
+    def _llm_type(self) -> str:
+        return "counting"
+
+    def _generate(self, messages, stop=None, run_manager=None, **kw) -> ChatResult:
+        raise NotImplementedError
+
+    async def _agenerate(self, messages, stop=None, run_manager=None, **kw) -> ChatResult:
+        Counting.active += 1
+        Counting.peak = max(Counting.peak, Counting.active)
+        for _ in range(3):
+            await asyncio.sleep(0)
+        Counting.active -= 1
+        reply = AIMessage(content="So \\boxed{7}.")
+        return ChatResult(generations=[ChatGeneration(message=reply)])
+
+
+def test_in_flight_calls_never_exceed_the_bound(tmp_path):
+    items = load_dataset("arithmetic", limit=12)
+    arms = [Arm("du", "du", {"model": Counting(), "agents": 4, "rounds": 1})]
+    Counting.peak = 0
+    evaluate(items, arms, tmp_path, dataset="arithmetic", concurrency=3)
+    assert Counting.peak == 3  # 12 items x 4 agents want far more than 3 at once
+
+
+def test_match_budget_samples_as_many_as_the_method_called(tmp_path):
+    arms = arms_for(["du"], {"agents": 2, "rounds": 2}, match_budget=True)
+    assert [a.label for a in arms] == ["du", "sc@du"]
+    evaluate(ITEMS[:2], arms, tmp_path, dataset="arithmetic")
+    rows = {(r["method"], r["id"]): r for r in lines(tmp_path)}
+    for item in ITEMS[:2]:
+        du, sc = rows["du", item.id], rows["sc@du", item.id]
+        assert sc["agents"] == sc["calls"] == du["calls"] == 6 and sc["rounds"] == 0
+    with pytest.raises(ValueError, match="other than sc"):
+        arms_for(["sc"], {}, match_budget=True)
+
+
+def test_replayed_and_provider_answers_are_real_simulated_ones_not(tmp_path):
+    items = load_dataset("gsm8k", limit=2)
+    arms = [
+        Arm("mav", "mav", {"agents": 4, "rounds": 0, "decision": "credibility"}),
+        Arm("du", "du", {"agents": 2, "rounds": 1}),
+        Arm("tuned", "mav", {"rounds": 0, "model": "simulated:skill=0.9"}),
+        Arm("provider", "du", {"agents": 2, "rounds": 1, "model": Counting()}),
+    ]
+    evaluate(items, arms, tmp_path, dataset="gsm8k")
+    sources = {r["method"]: r["source"] for r in lines(tmp_path)}
+    assert sources == {"mav": "real", "du": "simulated", "tuned": "simulated", "provider": "real"}
+
+
+def test_other_settings_are_refused_unless_forced(tmp_path):
+    evaluate(ITEMS[:2], ARMS, tmp_path, dataset="arithmetic")
+    assert json.loads((tmp_path / MANIFEST_FILE).read_text())["settings"]["items"] == 2
+    other = [Arm("du", "du", {"agents": 3, "rounds": 1})]
+    with pytest.raises(SettingsMismatchError, match="--force"):
+        evaluate(ITEMS[:2], other, tmp_path, dataset="arithmetic")
+    with pytest.raises(SettingsMismatchError, match="items"):
+        evaluate(ITEMS[:3], ARMS, tmp_path, dataset="arithmetic")
+    outcome = evaluate(ITEMS[:2], other, tmp_path, dataset="arithmetic", force=True)
+    assert (outcome.resumed, outcome.written) == (0, 2)
+
+
+def test_bad_arms_fail_before_any_call(tmp_path):
+    with pytest.raises(DebateConfigError, match="agents"):
+        evaluate(ITEMS, [Arm("du", "du", {"agents": 0})], tmp_path, dataset="arithmetic")
+    with pytest.raises(DebateConfigError, match="unknown method"):
+        evaluate(ITEMS, [Arm("x", "nope")], tmp_path, dataset="arithmetic")
+    assert not (tmp_path / RESULTS_FILE).exists()
+
+
+def test_describe_error_redacts_and_names_the_node():
+    exc = RuntimeError("401 Bearer abc.def for https://user:pw@host/v1 token=xyz")
+    exc.add_note("During task with name 'agent' and id '1'")
+    text = describe_error(exc)
+    assert text.startswith("RuntimeError: 401") and text.endswith("(in node agent)")
+    assert "abc.def" not in text and "pw@" not in text and "xyz" not in text
+
+
+def test_rate_limiter_is_shared_by_provider_models_only():
+    limiter = InMemoryRateLimiter(requests_per_second=5)
+    settings = with_rate_limiter({"model": ["simulated", Counting()]}, limiter)
+    assert settings["model"][0] == "simulated"
+    assert settings["model"][1].rate_limiter is limiter
+
+
+def test_rich_progress_counts_resumed_and_new_rows(tmp_path):
+    import io
+
+    from rich.console import Console
+
+    from debategraph.eval.progress import RichProgress
+
+    buffer = io.StringIO()
+    progress = RichProgress(Console(file=buffer, width=120, force_terminal=False))
+    evaluate(ITEMS[:2], ARMS[:1], tmp_path, dataset="arithmetic")
+    path = tmp_path / RESULTS_FILE
+    path.write_text(path.read_text().splitlines()[0] + "\n")
+    outcome = evaluate(ITEMS[:2], ARMS[:1], tmp_path, dataset="arithmetic", progress=progress)
+    assert (outcome.resumed, outcome.written) == (1, 1)
+    assert "2/2" in buffer.getvalue() and "acc" in buffer.getvalue()
