@@ -226,8 +226,9 @@ def test_bad_arms_fail_before_any_call(tmp_path):
 def test_describe_error_redacts_and_names_the_node():
     exc = RuntimeError("401 Bearer abc.def for https://user:pw@host/v1 token=xyz")
     exc.add_note("During task with name 'agent' and id '1'")
+    exc.add_note("During task with name 'round' and id '2'")
     text = describe_error(exc)
-    assert text.startswith("RuntimeError: 401") and text.endswith("(in node agent)")
+    assert text.startswith("RuntimeError: 401") and text.endswith("(in node round > agent)")
     assert "abc.def" not in text and "pw@" not in text and "xyz" not in text
 
 

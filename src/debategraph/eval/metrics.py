@@ -31,7 +31,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypedDict
 
 from debategraph.policies.types import Answer
-from debategraph.policies.voting import majority_vote
+from debategraph.policies.voting import majority_vote, unanimous
 
 Row = Mapping[str, Any]
 """One result row (see the module docstring)."""
@@ -152,11 +152,6 @@ def group_by(rows: Iterable[Row], key: str = "method", default: str = "") -> dic
     for row in rows:
         groups.setdefault(str(row.get(key, default)), []).append(row)
     return groups
-
-
-def unanimous(answers: Sequence[Answer]) -> bool:
-    """Whether every agent gave the same, non-abstaining answer (an empty list is not)."""
-    return bool(answers) and answers[0] is not None and all(a == answers[0] for a in answers)
 
 
 def round_answers_at(row: Row, k: int) -> list[Answer] | None:

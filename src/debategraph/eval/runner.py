@@ -125,7 +125,7 @@ def arms_for(
 
 
 def describe_error(exc: BaseException) -> str:
-    """``Type: message (in node X)``, one line of at most ~300 characters, secrets redacted.
+    """``Type: message (in node round > agent)``: one line, secrets redacted, ~300 characters.
 
     Args:
         exc: The exception that ended a debate.
@@ -139,7 +139,7 @@ def describe_error(exc: BaseException) -> str:
     text = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
     notes = " ".join(getattr(exc, "__notes__", ()))
     nodes = _TASK_NOTE_RE.findall(notes)
-    return f"{text} (in node {nodes[-1]})" if nodes else text
+    return f"{text} (in node {' > '.join(reversed(nodes))})" if nodes else text
 
 
 def row_source(dataset: str, arm: Arm, result: DebateResult) -> str:

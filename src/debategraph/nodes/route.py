@@ -7,9 +7,10 @@ from typing import Any, Literal
 from langgraph.runtime import Runtime
 
 from debategraph.nodes.method import Method
+from debategraph.policies.voting import unanimous
 from debategraph.state.context import DebateContext
 from debategraph.state.debate import DebateState
-from debategraph.state.views import consensus, latest_by_agent
+from debategraph.state.views import latest_by_agent
 
 
 def make_router(method: Method) -> Any:
@@ -24,7 +25,7 @@ def make_router(method: Method) -> Any:
         stop = method.stop_on_consensus if ctx.stop_on_consensus is None else ctx.stop_on_consensus
         if stop:
             latest = latest_by_agent(state["turns"])
-            if consensus([latest[a]["answer"] if a in latest else None for a in ctx.agent_names]):
+            if unanimous([latest[a]["answer"] if a in latest else None for a in ctx.agent_names]):
                 return "decide"
         return "round"
 

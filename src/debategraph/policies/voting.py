@@ -15,6 +15,11 @@ TiePolicy = Literal["first", "random", "confidence"]
 then ``first``."""
 
 
+def unanimous(answers: Sequence[Answer]) -> bool:
+    """Every agent gave the same, non-abstaining answer (an empty list is not unanimous)."""
+    return bool(answers) and answers[0] is not None and all(a == answers[0] for a in answers)
+
+
 def vote_counts(answers: Sequence[Answer]) -> Counter[str]:
     """Votes per answer in first-seen order, abstentions left out."""
     return Counter(a for a in answers if a is not None)

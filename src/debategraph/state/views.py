@@ -50,8 +50,3 @@ def trajectory(turns: Sequence[Turn], agents: Sequence[str]) -> Trajectory:
         answers.append(row_a)
         confidences.append(row_c)
     return Trajectory(agents=list(agents), answers=answers, confidences=confidences)
-
-
-def consensus(answers: Sequence[str | None]) -> bool:
-    """All agents gave the same, non-abstaining answer."""
-    return bool(answers) and answers[0] is not None and all(a == answers[0] for a in answers)
