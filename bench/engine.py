@@ -159,6 +159,11 @@ def render(rows: list[dict[str, Any]], conc: dict[str, float], rounds: int, cmd:
         )
     lines += [
         "",
+        "Cost per call does not grow with the round beyond the longer chat history `du` "
+        "carries. At n = 64 one round can show a one-off spike: Python's cyclic garbage "
+        "collector runs once as the state grows (with `gc.disable()` the rounds measured "
+        "0.60, 0.67, 0.69, 0.70, 0.71 ms/call).",
+        "",
         "## Concurrency: 5 agents, 3 debate rounds, 100 ms per model call",
         "",
         "Critical path = 4 sequential calls = 400 ms. Target: wall ≤ 1.15x.",

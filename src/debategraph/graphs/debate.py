@@ -14,6 +14,7 @@ from debategraph.nodes.agent import agent_node
 from debategraph.nodes.decide import make_decide_node
 from debategraph.nodes.dispatch import AgentTask, make_dispatch
 from debategraph.nodes.method import Method
+from debategraph.nodes.native import both_ways
 from debategraph.nodes.plan import make_plan_node
 from debategraph.nodes.route import make_router
 from debategraph.state.context import DebateContext
@@ -47,11 +48,11 @@ def build_round_graph(
     """
     m = _method(method)
     graph: StateGraph[Any, Any, Any, Any] = StateGraph(DebateState, context_schema=DebateContext)
-    graph.add_node("plan", make_plan_node(m))
+    graph.add_node("plan", both_ways(make_plan_node(m), "plan"))
     graph.add_node("agent", agent_node(), input_schema=AgentTask, retry_policy=retry_policy)
     graph.add_edge(START, "plan")
     if m.after_round is None:
-        graph.add_conditional_edges("plan", make_dispatch(m), ["agent", END])
+        graph.add_conditional_edges("plan", both_ways(make_dispatch(m), "dispatch"), ["agent", END])
         graph.add_edge("agent", END)
         return graph
     after_round = m.after_round
@@ -66,7 +67,9 @@ def build_round_graph(
         "after_round", RunnableCallable(after_sync, after, name="after_round"), defer=True
     )
     graph.add_conditional_edges(
-        "plan", make_dispatch(m, after="after_round"), ["agent", "after_round"]
+        "plan",
+        both_ways(make_dispatch(m, after="after_round"), "dispatch"),
+        ["agent", "after_round"],
     )
     graph.add_edge("agent", "after_round")
     graph.add_edge("after_round", END)
@@ -96,8 +99,10 @@ def build_debate_graph(
         DebateState, context_schema=DebateContext, input_schema=DebateInput
     )
     graph.add_node("round", rounds)
-    graph.add_node("decide", make_decide_node(m))
+    graph.add_node("decide", both_ways(make_decide_node(m), "decide"))
     graph.add_edge(START, "round")
-    graph.add_conditional_edges("round", make_router(m))
+    graph.add_conditional_edges(
+        "round", both_ways(make_router(m), "next_step"), ["round", "decide"]
+    )
     graph.add_edge("decide", END)
     return graph
