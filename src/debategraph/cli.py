@@ -9,9 +9,18 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
+from debategraph.cli_options import (
+    Agents,
+    BaseUrl,
+    DecisionRule,
+    Models,
+    Rounds,
+    Ties,
+    err,
+    fail,
+)
 from debategraph.eval.commands import eval_command, report_command
 from debategraph.graphs.presets import METHODS
 from debategraph.run import DebateConfigError, DebateResult, run
@@ -23,13 +32,6 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-err = Console(stderr=True)
-
-
-def fail(message: str) -> None:
-    """Print ``error: message`` to stderr and exit with status 2."""
-    err.print(f"[bold red]error:[/] {escape(message)}")
-    raise typer.Exit(2)
 
 
 def parse_adversaries(values: list[str] | None) -> dict[str, str]:
@@ -55,7 +57,6 @@ def parse_cortex_options(
         return CortexOptions.from_pairs(pairs)
     except ValueError as exc:
         fail(f"--cortex-option: {exc}")
-        return None
 
 
 def print_transcript(result: DebateResult, console: Console) -> None:
@@ -102,29 +103,17 @@ def print_transcript(result: DebateResult, console: Console) -> None:
 def run_command(
     question: Annotated[str, typer.Argument(help="The question to debate.")],
     method: Annotated[str, typer.Option(help=f"One of: {', '.join(METHODS)}.")] = "du",
-    agents: Annotated[int | None, typer.Option(help="Number of agents (method default).")] = None,
-    rounds: Annotated[
-        int | None, typer.Option(help="Debate rounds after the initial answer.")
-    ] = None,
-    model: Annotated[
-        list[str] | None,
-        typer.Option(
-            help="'simulated' (default), 'provider:model', or a name served at --base-url; "
-            "repeat to give each agent its own."
-        ),
-    ] = None,
-    base_url: Annotated[
-        str | None, typer.Option(help="OpenAI-compatible endpoint for --model names.")
-    ] = None,
+    agents: Agents = None,
+    rounds: Rounds = None,
+    model: Models = None,
+    base_url: BaseUrl = None,
     task: Annotated[str, typer.Option(help="Answer kind: number, choice or text.")] = "number",
     choice: Annotated[
         list[str] | None, typer.Option(help="A multiple-choice option; repeat.")
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of every random choice.")] = 0,
-    tie_policy: Annotated[str, typer.Option(help="first, random or confidence.")] = "first",
-    decision: Annotated[
-        str | None, typer.Option(help="Decision rule overriding the method's.")
-    ] = None,
+    tie_policy: Ties = "first",
+    decision: DecisionRule = None,
     cut_off: Annotated[
         list[str] | None,
         typer.Option(help="Communication attack: this agent reads no peers; repeat."),
@@ -180,7 +169,6 @@ def run_command(
         )
     except DebateConfigError as exc:
         fail(str(exc))
-        return
     if graph_png is not None:
         from debategraph.eval.graph_plots import write_graph_pngs
 

@@ -8,8 +8,17 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 
+from debategraph.cli_options import (
+    Agents,
+    BaseUrl,
+    DecisionRule,
+    Models,
+    Rounds,
+    Ties,
+    err,
+    fail,
+)
 from debategraph.eval.datasets import DATASETS, DatasetFormatError, load_dataset
 from debategraph.eval.metrics import summarize
 from debategraph.eval.report import results_table, write_report
@@ -17,13 +26,6 @@ from debategraph.eval.runner import arms_for, run_eval
 from debategraph.eval.store import RESULTS_FILE, SettingsMismatchError
 from debategraph.graphs.presets import METHODS
 from debategraph.run import DebateConfigError
-
-_err = Console(stderr=True)
-
-
-def _fail(message: str, code: int = 2) -> None:
-    _err.print(f"[bold red]error:[/] {message}")
-    raise typer.Exit(code)
 
 
 def parse_prices(text: str | None) -> dict[str, float] | None:
@@ -36,7 +38,7 @@ def parse_prices(text: str | None) -> dict[str, float] | None:
     except ValueError:
         values = []
     if len(values) != 2 or min(values) < 0:
-        _fail(f"--prices takes IN,OUT in $ per 1M tokens (e.g. 0.15,0.60), got {text!r}")
+        fail(f"--prices takes IN,OUT in $ per 1M tokens (e.g. 0.15,0.60), got {text!r}")
     return {"input": values[0] / 1e6, "output": values[1] / 1e6}
 
 
@@ -63,22 +65,12 @@ def eval_command(
     path: Annotated[
         str | None, typer.Option(help="Your question set (.jsonl), with --dataset jsonl.")
     ] = None,
-    model: Annotated[
-        list[str] | None,
-        typer.Option(
-            help="'simulated' (default), 'provider:model' or a name at --base-url; "
-            "repeat to give each agent its own."
-        ),
-    ] = None,
-    base_url: Annotated[
-        str | None, typer.Option(help="OpenAI-compatible endpoint for --model names.")
-    ] = None,
-    agents: Annotated[int | None, typer.Option(help="Agents (method default).")] = None,
-    rounds: Annotated[int | None, typer.Option(help="Debate rounds (method default).")] = None,
-    decision: Annotated[
-        str | None, typer.Option(help="Decision rule overriding each method's.")
-    ] = None,
-    tie_policy: Annotated[str, typer.Option(help="first, random or confidence.")] = "first",
+    model: Models = None,
+    base_url: BaseUrl = None,
+    agents: Agents = None,
+    rounds: Rounds = None,
+    decision: DecisionRule = None,
+    tie_policy: Ties = "first",
     match_budget: Annotated[
         bool,
         typer.Option(
@@ -108,13 +100,12 @@ def eval_command(
     """Evaluate methods on a dataset; resumable (re-run the same command to continue)."""
     unknown = [m for m in method if m not in METHODS]
     if unknown:
-        _fail(f"unknown method {unknown[0]!r}; choose one of: {', '.join(METHODS)}")
+        fail(f"unknown method {unknown[0]!r}; choose one of: {', '.join(METHODS)}")
     price = parse_prices(prices)
     try:
         items = load_dataset(dataset, limit=limit, seed=seed, ids=_ids(ids), path=path)
     except (ValueError, ImportError, OSError, DatasetFormatError) as exc:
-        _fail(str(exc))
-        return
+        fail(str(exc))
     settings: dict[str, Any] = {
         "agents": agents,
         "rounds": rounds,
@@ -127,15 +118,14 @@ def eval_command(
     try:
         arms = arms_for(method, settings, match_budget=match_budget)
     except ValueError as exc:
-        _fail(str(exc))
-        return
+        fail(str(exc))
     out_dir = out or Path("results") / f"{dataset}-{'-'.join(method)}"
     selection = {"limit": limit, "seed": seed, "ids": ids, "path": path}
     progress = None
     if not quiet and sys.stderr.isatty():
         from debategraph.eval.progress import RichProgress
 
-        progress = RichProgress(_err)
+        progress = RichProgress(err)
     try:
         outcome = asyncio.run(
             run_eval(
@@ -152,10 +142,9 @@ def eval_command(
             )
         )
     except (DebateConfigError, SettingsMismatchError, ValueError) as exc:
-        _fail(str(exc))
-        return
+        fail(str(exc))
     except KeyboardInterrupt:
-        _err.print(
+        err.print(
             f"interrupted: finished rows are saved in {out_dir / RESULTS_FILE}; "
             "run the same command again to resume"
         )
@@ -166,7 +155,7 @@ def eval_command(
         f"{outcome.written} new). Report: debategraph report {out_dir}"
     )
     if outcome.failed:
-        _fail(
+        fail(
             f"{outcome.failed} item(s) failed (see their 'error' field); run the same command "
             "again to retry them",
             code=1,
@@ -188,9 +177,7 @@ def report_command(
     try:
         report = write_report(results_dir, out, prices=price, plots=plots)
     except (FileNotFoundError, ValueError) as exc:
-        _fail(str(exc))
-        return
+        fail(str(exc))
     except ImportError:
-        _fail("plots need matplotlib: pip install 'debategraph[plots]', or pass --no-plots")
-        return
+        fail("plots need matplotlib: pip install 'debategraph[plots]', or pass --no-plots")
     typer.echo(f"wrote {report}")
