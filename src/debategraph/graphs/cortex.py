@@ -28,17 +28,14 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from debategraph.models.embeddings import resolve_embeddings
-from debategraph.models.resolve import agent_model, model_label
+from debategraph.models.resolve import agent_credibilities
 from debategraph.nodes.method import Method
 from debategraph.policies.graphs import edge_list
 from debategraph.policies.mdm import (
-    DEFAULT_MODEL_SIZE,
     NEUTRAL_CONFIDENCE,
     McKinseyState,
-    credibility,
     edge_weights,
     initial_state,
-    lookup_model_size,
     partners,
     prune,
     recalibrate_confidence,
@@ -50,23 +47,6 @@ from debategraph.state.debate import DebateState
 from debategraph.state.options import CortexOptions, EmbeddingsSpec
 from debategraph.state.records import AgentPlan, Turn
 from debategraph.state.views import answer_turns, latest_by_agent
-
-
-def model_credibility_of(label: str) -> float:
-    """Credibility ``C`` of an agent's model, from its label (``model_label``).
-
-    A simulated agent replaying a GSM8K source (``"simulated:175b_finetuning"``) gets the size
-    of that source's model; a plain ``"simulated"`` agent gets the default size, so simulated
-    agents are equally credible and never warn about an unknown model.
-    """
-    if label in ("simulated", "sim"):
-        return credibility(*DEFAULT_MODEL_SIZE)
-    return credibility(*lookup_model_size(label))
-
-
-def agent_credibilities(ctx: DebateContext) -> list[float]:
-    """``C`` of every agent of ``ctx``, in agent order."""
-    return [model_credibility_of(model_label(agent_model(ctx, i))) for i in range(ctx.agents)]
 
 
 @lru_cache(maxsize=16)

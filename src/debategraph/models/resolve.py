@@ -10,6 +10,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 
 from debategraph.models.simulated import SimulatedDebater
+from debategraph.policies.mdm import DEFAULT_MODEL_SIZE, credibility, lookup_model_size
 from debategraph.state.context import DebateContext, ModelSpec
 
 SIMULATED = ("simulated", "sim")
@@ -132,3 +133,20 @@ def model_label(model: BaseChatModel) -> str:
         return model.model_label
     name = getattr(model, "model_name", None) or getattr(model, "model", None)
     return f"{model._llm_type}:{name}" if name else model._llm_type
+
+
+def model_credibility_of(label: str) -> float:
+    """Credibility ``C`` of an agent's model, from its label (``model_label``).
+
+    A simulated agent replaying a GSM8K source (``"simulated:175b_finetuning"``) gets the size
+    of that source's model; a plain ``"simulated"`` agent gets the default size, so simulated
+    agents are equally credible and never warn about an unknown model.
+    """
+    if label in ("simulated", "sim"):
+        return credibility(*DEFAULT_MODEL_SIZE)
+    return credibility(*lookup_model_size(label))
+
+
+def agent_credibilities(ctx: DebateContext) -> list[float]:
+    """``C`` of every agent of ``ctx``, in agent order."""
+    return [model_credibility_of(model_label(agent_model(ctx, i))) for i in range(ctx.agents)]

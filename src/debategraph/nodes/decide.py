@@ -6,6 +6,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from debategraph.models.resolve import agent_credibilities
 from debategraph.nodes.method import Method
 from debategraph.policies.decisions import decide as apply_rule
 from debategraph.policies.decisions import rule_options
@@ -40,8 +41,6 @@ def make_decide_node(method: Method) -> Any:
         options: dict[str, Any] = {k: v for k, v in engine.items() if k in accepted}
         options.update(ctx.options.get("decision_options", {}))
         if rule == "credibility" and "weights" not in options:
-            from debategraph.graphs.cortex import agent_credibilities
-
             options["weights"] = agent_credibilities(ctx)
         path = trajectory(state["turns"], ctx.agent_names)
         d = apply_rule(rule, path, seed=ctx.seed, **options)
