@@ -1,8 +1,9 @@
 """Engine overhead and round concurrency.
 
 1. Cost per agent call with a zero-latency model, debategraph's `du` debate vs a bare
-   LangGraph fan-out of the same shape (plan -> n parallel model calls, looped R rounds),
-   for n = 5, 20, 64; and the cost per call in each round (must not grow with the round).
+   LangGraph fan-out of the same shape (plan -> one node per agent, each calling the model
+   -> a deferred collect node, looped R rounds), for n = 5, 20, 64; and the cost per call in
+   each round (must not grow with the round).
 2. A 5-agent, 3-round `du` debate with a fixed 100 ms model latency vs its critical path
    (4 sequential calls = 400 ms).
 
@@ -32,7 +33,7 @@ import itertools
 from zero_model import FixedModel
 
 import debategraph as dg
-from debategraph.run import compiled_graph, make_context
+from debategraph.run import compiled_graph, recursion_limit
 
 QUESTION = "What is the result of 3+4*5+6-7*2?"
 
@@ -43,15 +44,17 @@ class FloorState(TypedDict):
 
 
 def floor_graph(n: int, rounds: int, model: FixedModel) -> Any:
-    """Bare LangGraph: a plan node, n Sends to one worker node calling the model, a loop."""
+    """Bare LangGraph: a plan node, a Send to each of n worker nodes calling the model, a
+    deferred collect node, a loop."""
+    names = [f"a{i}" for i in range(1, n + 1)]
 
     def plan(state: FloorState) -> dict[str, Any]:
         return {"round": state.get("round", -1) + 1}
 
     def fan_out(state: FloorState) -> list[Send]:
-        return [Send("worker", {"i": i}) for i in range(n)]
+        return [Send(name, {"i": name}) for name in names]
 
-    async def worker(payload: dict[str, int]) -> dict[str, Any]:
+    async def worker(payload: dict[str, str]) -> dict[str, Any]:
         reply = await model.ainvoke([HumanMessage(f"{QUESTION} agent {payload['i']}")])
         return {"replies": [reply.text]}
 
@@ -60,11 +63,12 @@ def floor_graph(n: int, rounds: int, model: FixedModel) -> Any:
 
     g = StateGraph(FloorState)
     g.add_node("plan", plan)
-    g.add_node("worker", worker)
+    for name in names:
+        g.add_node(name, worker)
+        g.add_edge(name, "collect")
     g.add_node("collect", lambda s: {}, defer=True)
     g.add_edge(START, "plan")
-    g.add_conditional_edges("plan", fan_out, ["worker"])
-    g.add_edge("worker", "collect")
+    g.add_conditional_edges("plan", fan_out, names)
     g.add_conditional_edges("collect", loop, ["plan", END])
     return g.compile()
 
@@ -78,18 +82,20 @@ async def time_floor(n: int, rounds: int, model: FixedModel) -> float:
 
 async def time_engine(n: int, rounds: int, model: FixedModel) -> tuple[float, list[float]]:
     """Total time and the time of each round (initial round first)."""
-    ctx = make_context(dg.get_method("du"), agents=n, rounds=rounds, model=model)
-    graph = compiled_graph("du")
-    marks = [time.perf_counter()]
+    method = dg.get_method("du")
+    ctx = dg.DebateContext(rounds=rounds)
+    roster = [dg.Agent(f"a{i}", model) for i in range(1, n + 1)]
+    graph = compiled_graph(method, roster)
+    limit = recursion_limit(method, ctx, [a.name for a in roster])
+    start = time.perf_counter()
+    marks = []
     async for _ in graph.astream(
-        {"question": QUESTION},
-        {"recursion_limit": 10 * rounds + 20},
-        context=ctx,
-        stream_mode="updates",
+        {"question": QUESTION}, {"recursion_limit": limit}, context=ctx, stream_mode="updates"
     ):
         marks.append(time.perf_counter())
+    # Updates: start, one per round, decide.
     per_round = [b - a for a, b in itertools.pairwise(marks)][: rounds + 1]
-    return marks[-1] - marks[0], per_round
+    return marks[-1] - start, per_round
 
 
 async def overhead(ns: list[int], rounds: int, repeats: int) -> list[dict[str, Any]]:
@@ -142,10 +148,11 @@ def render(rows: list[dict[str, Any]], conc: dict[str, float], rounds: int, cmd:
         "",
         f"## Cost per agent call, zero-latency model, `du` with {rounds} debate rounds",
         "",
-        "Floor: a bare LangGraph graph of the same shape (plan node, n `Send`s to one worker "
-        "node that calls the same model, loop). Engine: `debategraph` `du` (prompt rendering "
-        "with all peers' answers, own chat history, answer parsing, turn records, reducers, "
-        "round subgraph, decision). Target: engine ≤ 3x floor.",
+        "Floor: a bare LangGraph graph of the same shape (plan node, a `Send` to each of n "
+        "worker nodes that call the same model, a deferred collect node, loop). Engine: "
+        "`debategraph` `du` (call plan, prompt rendering with all peers' answers, own chat "
+        "history, answer parsing, turn records, reducers, round subgraph with a node per "
+        "agent, decision). Target: engine ≤ 3x floor.",
         "",
         "| agents | calls | floor ms/call | engine ms/call | ratio "
         "| engine ms/call by round (0..R) |",

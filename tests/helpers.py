@@ -47,3 +47,59 @@ class Scripted(BaseChatModel):
         reply = self.replies[min(self.calls, len(self.replies) - 1)]
         self.calls += 1
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=reply))])
+
+
+class Recording(BaseChatModel):
+    """Replies with ``reply`` and records the keyword arguments of every call."""
+
+    reply: str = "\\boxed{1}"
+    seen: list = []  # noqa: RUF012 - a pydantic field (copied per instance), not shared
+
+    @property
+    def _llm_type(self) -> str:
+        return "recording"
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs) -> ChatResult:
+        self.seen.append({"stop": stop, **kwargs, "prompt": messages[-1].content})
+        usage = {"input_tokens": 10, "output_tokens": 2, "total_tokens": 12}
+        message = AIMessage(content=self.reply, usage_metadata=usage)
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+class ToolCaller(BaseChatModel):
+    """Calls the ``calculator`` tool on its first turn, then answers with what the tool said.
+
+    Reports usage (7 in / 3 out on every call), so a test can check that a debater's tokens
+    are the sum of every model call inside it.
+    """
+
+    calls: int = 0
+
+    @property
+    def _llm_type(self) -> str:
+        return "tool-caller"
+
+    def bind_tools(self, tools, **kwargs):
+        return self
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs) -> ChatResult:
+        from langchain_core.messages import ToolMessage
+
+        self.calls += 1
+        usage = {"input_tokens": 7, "output_tokens": 3, "total_tokens": 10}
+        last = messages[-1]
+        if isinstance(last, ToolMessage):
+            message = AIMessage(
+                content=f"The calculator says {last.content}.\nThe final answer is "
+                f"\\boxed{{{last.content}}}.",
+                usage_metadata=usage,
+            )
+        else:
+            message = AIMessage(
+                content="",
+                tool_calls=[
+                    {"name": "calculator", "args": {"expression": "3+4*5+6-7*2"}, "id": "c1"}
+                ],
+                usage_metadata=usage,
+            )
+        return ChatResult(generations=[ChatGeneration(message=message)])

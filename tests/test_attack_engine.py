@@ -8,10 +8,10 @@ from typer.testing import CliRunner
 import debategraph as dg
 from debategraph.cli import app
 from debategraph.graphs.presets import get_method
-from debategraph.nodes.dispatch import with_adversary
 from debategraph.policies.attack import choose_cut_off
 from debategraph.prompts.common import ADVERSARY_INSTRUCTION
 from debategraph.run import DebateConfigError, make_context
+from debategraph.state.context import DebateContext
 
 ARITH = "What is the result of 3+4*5+6-7*2?"
 REFLECT = "Go over your previous answer"
@@ -41,11 +41,14 @@ def test_cut_off_applies_to_ring_neighbours_too():
 
 def test_attack_ratio_choice_is_seeded_and_recorded():
     method = get_method("freemad-n")
+    names = ["a1", "a2", "a3", "a4"]
     for seed in range(6):
         ctx = make_context(method, attack_ratio=0.5, seed=seed)
-        assert list(ctx.cut_off) == choose_cut_off(["a1", "a2", "a3", "a4"], 0.5, seed)
-        assert len(ctx.cut_off) == 2
-    choices = {tuple(make_context(method, attack_ratio=0.5, seed=s).cut_off) for s in range(10)}
+        assert ctx.cut_off_agents(names) == choose_cut_off(names, 0.5, seed)
+        assert len(ctx.cut_off_agents(names)) == 2
+    choices = {
+        tuple(DebateContext(attack_ratio=0.5, seed=s).cut_off_agents(names)) for s in range(10)
+    }
     assert len(choices) > 1
     r = dg.run(ARITH, method="freemad-n", attack_ratio=0.5, seed=4)
     assert r.cut_off == choose_cut_off(["a1", "a2", "a3", "a4"], 0.5, 4)
@@ -75,11 +78,10 @@ def test_bad_attack_settings_fail_before_any_call(kwargs, message):
         dg.run(ARITH, method="freemad-n", **kwargs)
 
 
-def test_with_adversary_appends_the_instruction_only_for_adversaries():
-    assert with_adversary("P", "a1", {"a3": "42"}) == "P"
-    assert with_adversary("P", "a3", {"a3": "42"}) == (
-        "P\n\n" + ADVERSARY_INSTRUCTION.format(answer="42")
-    )
+def test_adversary_instruction_ends_only_the_adversarys_prompts():
+    r = dg.run(ARITH, method="du", agents=3, rounds=1, adversaries={"a3": "42"})
+    instruction = "\n\n" + ADVERSARY_INSTRUCTION.format(answer="42")
+    assert [t["prompt"].endswith(instruction) for t in r.turns] == [False, False, True] * 2
 
 
 @pytest.mark.parametrize("method", ["du", "freemad-n", "reconcile"])

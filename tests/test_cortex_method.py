@@ -121,7 +121,7 @@ def test_prompts_ask_for_three_parts_and_hide_peer_confidence():
         [reply("gamma", 3, 0.92), reply("gamma", 1, 0.9)],
     ]
     r = dg.run("q?", method="cortex", agents=3, rounds=1, model=models(*scripts),
-               cortex={"embeddings": KeywordEmbeddings(VECTORS)})  # fmt: skip
+               options={"embeddings": KeywordEmbeddings(VECTORS)})  # fmt: skip
     for t in r.turns:
         assert "explanation" in t["prompt"] and "confidence score between 0 and 1" in t["prompt"]
         assert "Confidence: <a number between 0 and 1>" in t["prompt"]
@@ -144,7 +144,7 @@ def test_round_one_weights_equal_the_hand_computed_mdm():
         [reply("gamma", 3, 0.4), reply("gamma", 1, 0.9)],
     ]
     r = dg.run("q?", method="cortex", agents=3, rounds=1, model=models(*scripts, names=names),
-               cortex={"embeddings": KeywordEmbeddings(VECTORS)})  # fmt: skip
+               options={"embeddings": KeywordEmbeddings(VECTORS)})  # fmt: skip
     c = [credibility(*MODEL_SIZES[n]) for n in names]
     r0 = [0.8, 0.6, 0.4]
     s = 1 / math.sqrt(2)
@@ -177,7 +177,7 @@ def three_distinct(confidences=(0.95, 0.7, 0.4), rounds=1, **cortex):
     ]
     cortex.setdefault("embeddings", KeywordEmbeddings(VECTORS))
     return dg.run("q?", method="cortex", agents=3, rounds=rounds, model=models(*scripts),
-                  cortex=cortex)  # fmt: skip
+                  options=cortex)  # fmt: skip
 
 
 def round_zero_state(confidences=(0.8, 0.6, 0.4)):
@@ -258,7 +258,7 @@ def test_cut_off_agent_rereads_only_its_own_output():
     attacked = dg.run("q?", method="cortex", agents=3, rounds=1, cut_off=["a1"],
                       model=models(*[[reply(w, i, 0.9)] * 2 for i, w in
                                      enumerate(["alpha", "beta", "gamma"])]),
-                      cortex={"embeddings": KeywordEmbeddings(VECTORS)})  # fmt: skip
+                      options={"embeddings": KeywordEmbeddings(VECTORS)})  # fmt: skip
     assert r.turns[3]["read"] == ["r0:a2"]
     assert attacked.turns[3]["read"] == ["r0:a1"]
     assert attacked.method_state["mdm"]["reads"][0] == 0
@@ -274,7 +274,7 @@ def test_consensus_stops_early():
         [reply("gamma", 7, 0.9), reply("gamma", 7, 0.9)],
     ]
     r = dg.run("q?", method="cortex", agents=3, model=models(*scripts),
-               cortex={"embeddings": KeywordEmbeddings(VECTORS)})  # fmt: skip
+               options={"embeddings": KeywordEmbeddings(VECTORS)})  # fmt: skip
     assert r.rounds == 1 and r.answer == "7"
     assert len(r.method_state["graphs"]) == 1 and len(r.turns) == 6
 
@@ -295,7 +295,7 @@ def test_unparseable_confidence_is_neutral_and_counted():
         [reply("gamma", 3, 0.2), reply("gamma", 3, 0.2)],
     ]
     r = dg.run("q?", method="cortex", agents=3, rounds=1, model=models(*scripts),
-               cortex={"embeddings": KeywordEmbeddings(VECTORS)})  # fmt: skip
+               options={"embeddings": KeywordEmbeddings(VECTORS)})  # fmt: skip
     assert r.method_state["confidences"] == [[0.8, 0.5, 0.3], [0.5, 0.5, 0.3]]
     assert r.method_state["unparsed_confidences"] == 3
     assert r.to_dict()["method_state"]["unparsed_confidences"] == 3
@@ -308,7 +308,7 @@ def test_heterogeneous_credibility_comes_from_the_model_labels():
     names = ("Qwen/Qwen2.5-7B-Instruct", "gemma-2-2b", "llama-3.1-8b")
     r = dg.run("q?", method="cortex", agents=3, rounds=0,
                model=models(*[[reply(w, 1, 0.9)] for w in VECTORS], names=names),
-               cortex={"embeddings": KeywordEmbeddings(VECTORS)})  # fmt: skip
+               options={"embeddings": KeywordEmbeddings(VECTORS)})  # fmt: skip
     expected = [credibility(*lookup_model_size(n)) for n in names]
     assert r.method_state["credibilities"] == pytest.approx(expected)
     assert len(set(r.method_state["credibilities"])) == 3
@@ -337,14 +337,15 @@ def test_simulated_agents_get_credibility_without_warnings():
         ({"thresholds": (0.3, 0.6, 0.8)}, "t0 > t1 > t2"),
         ({"thresholds": "0.8"}, "thresholds must be three numbers"),
         ({"use_intimacy": "no"}, "use_intimacy must be true or false"),
+        ({"k": 1.5}, "k must be an integer"),
         ({"embeddings": "word2vec"}, "bad embeddings"),
         ({"embeddings": "openai:text-embedding-3-large"}, "OPENAI_API_KEY"),
-        ({"colour": "red"}, "unknown cortex option(s) 'colour'"),
+        ({"colour": "red"}, "unknown option(s) 'colour'; valid: thresholds"),
     ],
 )
 def test_bad_options_are_config_errors(options, message):
     with pytest.raises(dg.DebateConfigError, match="cortex options") as info:
-        dg.run(ARITH, method="cortex", cortex=options)
+        dg.run(ARITH, method="cortex", options=options)
     assert message in str(info.value)
 
 
@@ -360,8 +361,22 @@ def test_options_from_command_line_pairs():
 
 
 def test_options_in_context_accept_a_dict():
-    ctx = dg.DebateContext(cortex={"prune": "all"})  # as LangGraph Studio sends it
-    assert isinstance(ctx.cortex, CortexOptions) and ctx.cortex.prune == "all"
+    ctx = dg.DebateContext(method_options={"prune": "all"})  # as LangGraph Studio sends it
+    options = dg.get_method("cortex").options_for(ctx)
+    assert isinstance(options, CortexOptions) and options.prune == "all"
+    assert options.k == CortexOptions().k
+    with pytest.raises(dg.DebateConfigError, match="cortex options: unknown option"):
+        dg.get_method("cortex").options_for(dg.DebateContext(method_options={"pruning": "x"}))
+
+
+def test_configure_sets_object_valued_defaults_that_the_context_refines():
+    embeddings = KeywordEmbeddings(VECTORS)
+    method = dg.get_method("cortex").configure(embeddings=embeddings, prune="all")
+    options = method.options_for(dg.DebateContext(method_options={"k": 2}))
+    assert options.embeddings is embeddings and options.prune == "all" and options.k == 2
+    scripts = [[reply(w, i, 0.9)] * 2 for i, w in enumerate(VECTORS)]
+    r = dg.run("q?", method=method, agents=3, rounds=1, model=models(*scripts))
+    assert all(len(t["read"]) == 2 for t in r.turns if t["round"] == 1)
 
 
 # --- command line -------------------------------------------------------------------------------
@@ -371,7 +386,7 @@ def test_cli_graph_png_writes_one_picture_per_round_and_json_has_edges(tmp_path)
     pytest.importorskip("matplotlib")
     question = load_gsm8k_bundled()[0].question
     args = ["run", "--method", "cortex", "--rounds", "2", "--json", "--graph-png", str(tmp_path)]
-    out = runner.invoke(app, [*args, "--cortex-option", "smoothing=literal", question])
+    out = runner.invoke(app, [*args, "--option", "smoothing=literal", question])
     assert out.exit_code == 0, out.output
     d = json.loads(out.stdout)
     pngs = sorted(p.name for p in tmp_path.iterdir())
@@ -402,15 +417,15 @@ def test_cli_graph_png_without_matplotlib_names_the_extra(tmp_path, monkeypatch)
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--cortex-option", "prune=best"], "prune must be one of"),
-        (["--cortex-option", "k"], "KEY=VALUE"),
-        (["--cortex-option", "nope=1"], "unknown cortex option"),
-        (["--cortex-option", "thresholds=0.1,0.5"], "three finite numbers"),
-        (["--method", "du", "--cortex-option", "k=2"], "apply to --method cortex only"),
-        (["--method", "du", "--graph-png", "x"], "apply to --method cortex only"),
+        (["--option", "prune=best"], "prune must be one of"),
+        (["--option", "k"], "KEY=VALUE"),
+        (["--option", "nope=1"], "cortex options: unknown option(s) 'nope'"),
+        (["--option", "thresholds=0.1,0.5"], "three finite numbers"),
+        (["--option", "k=two"], "k must be an integer"),
+        (["--method", "du", "--option", "k=2"], "du options: unknown option(s) 'k'; valid: none"),
     ],
 )
-def test_cli_bad_cortex_options_exit_2(args, message):
+def test_cli_bad_method_options_exit_2(args, message):
     method = [] if "--method" in args else ["--method", "cortex"]
     out = runner.invoke(app, ["run", *method, *args, ARITH])
     assert out.exit_code == 2, out.output

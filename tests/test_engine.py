@@ -132,21 +132,29 @@ def test_max_concurrency_bounds_in_flight_calls():
 
 
 def test_factory_returns_uncompiled_graph_that_users_compile():
-    builder = build_debate_graph("du")
+    builder = build_debate_graph("du", agents=2)
     assert isinstance(builder, StateGraph)
     graph = builder.compile(checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "t1"}}
-    out = graph.invoke({"question": ARITH}, config, context=DebateContext(agents=2, rounds=1))
+    out = graph.invoke({"question": ARITH}, config, context=DebateContext(rounds=1))
     assert out["decision"]["answer"] is not None
+    assert out["agents"] == ["a1", "a2"] and len(out["turns"]) == 4
     assert graph.get_state(config).next == ()
 
 
-def test_graph_shape_round_subgraph_and_routes():
-    drawing = build_debate_graph("du").compile().get_graph(xray=True)
+def test_a_context_for_another_roster_is_refused_with_the_fix():
+    graph = build_debate_graph("du", agents=3).compile()
+    with pytest.raises(DebateConfigError, match=r"build_debate_graph\(method, agents=5\)"):
+        graph.invoke({"question": ARITH}, context=DebateContext(agents=5))
+
+
+def test_graph_shape_agents_are_nodes_of_the_round_subgraph():
+    drawing = build_debate_graph("du", agents=["alice", "bob"]).compile().get_graph(xray=True)
     nodes = set(drawing.nodes)
-    assert {"round:plan", "round:agent", "decide"} <= nodes
+    assert {"start", "round:plan", "round:alice", "round:bob", "round:observe", "decide"} <= nodes
     edges = {(e.source, e.target) for e in drawing.edges}
-    assert ("round:agent", "round:plan") in edges or any(t == "decide" for _, t in edges)
+    assert {("round:plan", "round:alice"), ("round:alice", "round:observe")} <= edges
+    assert ("round:observe", "round:plan") in edges
 
 
 @pytest.mark.parametrize(

@@ -2,9 +2,10 @@ import importlib
 import json
 from pathlib import Path
 
+import pytest
 from langgraph.graph.state import CompiledStateGraph
 
-from debategraph import METHODS
+from debategraph import METHODS, DebateConfigError
 
 ROOT = Path(__file__).parents[1]
 
@@ -32,8 +33,15 @@ def test_exported_graph_takes_context_as_studio_sends_it():
     graph = exported()["du"]
     out = graph.invoke(
         {"question": "What is the result of 3+4*5+6-7*2?"},
-        context={"agents": 2, "rounds": 1, "seed": 3},
+        context={"agents": 3, "rounds": 1, "seed": 3, "method_options": {}},
     )
     assert out["round"] == 1
-    assert len(out["turns"]) == 4
+    assert len(out["turns"]) == 6
     assert out["decision"]["answer"] is not None
+
+
+def test_exported_graph_refuses_another_roster_and_names_the_fix():
+    graph = exported()["du"]
+    with pytest.raises(DebateConfigError) as info:
+        graph.invoke({"question": "What is 2+2?"}, context={"agents": 5})
+    assert "build_debate_graph(method, agents=5)" in str(info.value)

@@ -1,18 +1,30 @@
 """debategraph: multi-agent debate methods as composable LangGraph graphs."""
 
 from debategraph.graphs import METHODS, build_debate_graph, build_round_graph, get_method
+from debategraph.graphs.cortex import CortexOptions
+from debategraph.models.roster import Agent
 from debategraph.models.simulated import SimulatedDebater
+from debategraph.nodes.call import CallLimiter
+from debategraph.nodes.method import DebateView, Method, Phase
 from debategraph.run import DebateConfigError, DebateResult, arun, run
-from debategraph.state import CortexOptions, DebateContext, DebateState
+from debategraph.state import Call, DebateContext, DebateState, MethodOptions, Turn
 
 __all__ = [
     "METHODS",
+    "Agent",
+    "Call",
+    "CallLimiter",
     "CortexOptions",
     "DebateConfigError",
     "DebateContext",
     "DebateResult",
     "DebateState",
+    "DebateView",
+    "Method",
+    "MethodOptions",
+    "Phase",
     "SimulatedDebater",
+    "Turn",
     "arun",
     "build_debate_graph",
     "build_round_graph",

@@ -9,22 +9,36 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from debategraph.cli_options import (
     Agents,
+    AllowLarge,
     BaseUrl,
+    DecisionOption,
     DecisionRule,
+    Logprobs,
+    MaxTokens,
+    MethodOption,
     Models,
     Rounds,
+    Stop,
+    Temperature,
     Ties,
+    Timeout,
+    TopP,
     err,
     fail,
+    generation_settings,
+    parse_loose,
+    parse_pairs,
+    warn,
 )
 from debategraph.eval.commands import eval_command, report_command
 from debategraph.graphs.presets import METHODS
 from debategraph.run import DebateConfigError, DebateResult, run
-from debategraph.state.options import CortexOptions
+from debategraph.state.options import MethodOptions
 
 app = typer.Typer(
     help="Multi-agent debate on LangGraph. Offline by default (simulated debaters).",
@@ -45,55 +59,83 @@ def parse_adversaries(values: list[str] | None) -> dict[str, str]:
     return adversaries
 
 
-def parse_cortex_options(
-    method: str, pairs: list[str] | None, graph_png: Path | None
-) -> CortexOptions | None:
-    """``--cortex-option`` values as options; exits with status 2 on a bad one."""
-    if method != "cortex" and (pairs or graph_png is not None):
-        fail("--cortex-option and --graph-png apply to --method cortex only")
+def parse_method_options(method: str, pairs: list[str] | None) -> MethodOptions | None:
+    """``--option`` values as the method's typed options; exits with status 2 on a bad one."""
     if not pairs:
         return None
+    m = METHODS[method]
     try:
-        return CortexOptions.from_pairs(pairs)
+        return m.options.from_pairs(pairs)
     except ValueError as exc:
-        fail(f"--cortex-option: {exc}")
+        fail(f"--option: {method} options: {exc}")
 
 
-def print_transcript(result: DebateResult, console: Console) -> None:
-    """Readable transcript: per round who read whom, answers, confidence and tokens."""
+def parse_decision_options(pairs: list[str] | None) -> dict[str, object]:
+    """``--decision-option`` values (numbers and lists read as JSON)."""
+    return {k: parse_loose(v) for k, v in parse_pairs(pairs, "--decision-option").items()}
+
+
+def print_transcript(result: DebateResult, console: Console, *, show_text: bool = False) -> None:
+    """Readable transcript: per round who read whom, answers, confidence and tokens.
+
+    Every piece of model or user text is escaped, so brackets in it are shown as written.
+    """
     console.print(
-        f"[bold]{result.method}[/] · {len(result.agents)} agents · {result.rounds} debate rounds"
+        f"[bold]{escape(result.method)}[/] · {len(result.agents)} agents · "
+        f"{result.rounds} debate rounds"
     )
-    console.print(f"[dim]Q:[/] {result.question}\n")
+    console.print(f"[dim]Q:[/] {escape(result.question)}\n")
     for r in range(result.rounds + 1):
         table = Table(title=f"round {r}" + (" (initial)" if r == 0 else ""), title_justify="left")
-        for col in ("turn", "model", "read", "answer", "conf", "tokens in/out"):
+        for col in ("turn", "kind", "model", "read", "answer", "conf", "tokens in/out"):
             table.add_column(col)
-        for t in (t for t in result.turns if t["round"] == r):
-            read = ", ".join(i.split(":", 1)[1] for i in t["read"]) or "-"
+        turns = [t for t in result.turns if t["round"] == r]
+        for t in turns:
+            read = ", ".join(i.split(":", 1)[-1] for i in t["read"]) or "-"
             conf = "-" if t["confidence"] is None else f"{t['confidence']:.2f}"
-            answer = t["answer"] if t["answer"] is not None else "[red]abstained[/]"
+            if t["kind"] == "evaluation":
+                answer = escape(str(t.get("label")))
+            elif t["answer"] is None:
+                answer = "[red]abstained[/]" if t["kind"] == "answer" else "-"
+            else:
+                answer = escape(t["answer"])
+                if t.get("answer_source") == "fallback":
+                    answer += " [dim](fallback)[/]"
             est = "~" if t["usage_estimated"] else ""
             table.add_row(
-                t["id"],
-                t["model"],
-                read,
+                escape(t["id"]),
+                t["kind"],
+                escape(t["model"]),
+                escape(read),
                 answer,
                 conf,
                 f"{est}{t['input_tokens']}/{t['output_tokens']}",
             )
         console.print(table)
+        if show_text:
+            for t in turns:
+                console.print(f"[bold]{escape(t['id'])}[/]")
+                console.print(escape(t["text"]), highlight=False)
+                console.print()
     usage = result.usage
+    answer = result.answer if result.answer is not None else "no answer"
     console.print(
-        f"\n[bold]answer:[/] {result.answer if result.answer is not None else 'no answer'}"
-        f"  ({result.decision['rule']}: {json.dumps(result.decision['evidence'])})"
+        f"\n[bold]answer:[/] {escape(answer)}"
+        f"  ({escape(result.decision['rule'])}: {escape(json.dumps(result.decision['evidence']))})"
     )
     console.print(
         f"tokens: {usage['input_tokens']} in + {usage['output_tokens']} out"
         f" = {usage['total_tokens']}"
         f" · calls: {usage['calls']} · NComm: {result.ncomm}"
-        + (f" · cut off: {', '.join(result.cut_off)}" if result.cut_off else "")
+        + (f" · cut off: {escape(', '.join(result.cut_off))}" if result.cut_off else "")
     )
+    sources = result.answer_sources
+    answered = sum(sources.values())
+    if answered and (sources.get("fallback") or sources.get("none")):
+        console.print(
+            f"answers: {sources['declared']} declared, {sources['fallback']} by fallback, "
+            f"{sources['none']} abstained (of {answered} answer turns)"
+        )
     unparsed = result.method_state.get("unparsed_confidences")
     if unparsed is not None:
         console.print(f"unparsed confidences: {unparsed} (each counted as 0.5)")
@@ -107,13 +149,17 @@ def run_command(
     rounds: Rounds = None,
     model: Models = None,
     base_url: BaseUrl = None,
-    task: Annotated[str, typer.Option(help="Answer kind: number, choice or text.")] = "number",
+    task: Annotated[
+        str, typer.Option(help="Answer kind: number, choice, math or text.")
+    ] = "number",
     choice: Annotated[
         list[str] | None, typer.Option(help="A multiple-choice option; repeat.")
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of every random choice.")] = 0,
     tie_policy: Ties = "first",
     decision: DecisionRule = None,
+    option: MethodOption = None,
+    decision_option: DecisionOption = None,
     cut_off: Annotated[
         list[str] | None,
         typer.Option(help="Communication attack: this agent reads no peers; repeat."),
@@ -129,25 +175,33 @@ def run_command(
         list[str] | None,
         typer.Option(help="AGENT=ANSWER: the agent argues for this wrong answer; repeat."),
     ] = None,
-    cortex_option: Annotated[
-        list[str] | None,
-        typer.Option(
-            help="KEY=VALUE option of --method cortex (e.g. prune=top_k, k=2, "
-            "thresholds=none, embeddings=minilm); repeat. See docs/methods/cortexdebate.md."
-        ),
-    ] = None,
+    temperature: Temperature = None,
+    top_p: TopP = None,
+    max_tokens: MaxTokens = None,
+    stop: Stop = None,
+    timeout: Timeout = None,
+    logprobs: Logprobs = False,
+    allow_large: AllowLarge = False,
     graph_png: Annotated[
         Path | None,
-        typer.Option(help="With --method cortex, save one PNG of the debate graph per round."),
+        typer.Option(help="Save one PNG of the debate graph (who read whom) per round."),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     text: Annotated[bool, typer.Option(help="With --json, include model responses.")] = False,
+    show_text: Annotated[
+        bool, typer.Option(help="Show every response's text in the transcript.")
+    ] = False,
 ) -> None:
     """Run one debate and print its transcript (or JSON)."""
     if method not in METHODS:
         fail(f"unknown method {method!r}; choose one of: {', '.join(METHODS)}")
+    if method == "cot" and agents is not None and agents > 1:
+        warn(
+            f"cot is a single agent's chain of thought; with --agents {agents} it is a "
+            f"{agents}-agent vote (use --method mav or sc to say so)"
+        )
     adversaries = parse_adversaries(adversary)
-    cortex = parse_cortex_options(method, cortex_option, graph_png)
+    options = parse_method_options(method, option)
     try:
         result = run(
             question,
@@ -161,11 +215,15 @@ def run_command(
             seed=seed,
             tie_policy=tie_policy,
             decision=decision,
-            cut_off=cut_off or (),
+            decision_options=parse_decision_options(decision_option),
+            options=options,
+            cut_off=cut_off or [],
             attack=attack,
             attack_ratio=attack_ratio,
             adversaries=adversaries,
-            cortex=cortex,
+            logprobs=logprobs,
+            allow_large=allow_large,
+            **generation_settings(temperature, top_p, max_tokens, stop, timeout),
         )
     except DebateConfigError as exc:
         fail(str(exc))
@@ -176,11 +234,11 @@ def run_command(
             files = write_graph_pngs(result.graphs(), graph_png)
         except ImportError as exc:
             fail(str(exc))
-        err.print(f"wrote {len(files)} graph picture(s) to {graph_png}")
+        err.print(f"wrote {len(files)} graph picture(s) to {escape(str(graph_png))}")
     if as_json:
         sys.stdout.write(json.dumps(result.to_dict(include_text=text), ensure_ascii=False) + "\n")
     else:
-        print_transcript(result, Console())
+        print_transcript(result, Console(), show_text=show_text)
 
 
 @app.command("methods")

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated, NoReturn
+import json
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -15,6 +16,37 @@ def fail(message: str, code: int = 2) -> NoReturn:
     """Print ``error: message`` to stderr (markup-safe) and exit with ``code``."""
     err.print(f"[bold red]error:[/] {escape(message)}")
     raise typer.Exit(code)
+
+
+def warn(message: str) -> None:
+    """Print ``warning: message`` to stderr (markup-safe)."""
+    err.print(f"[bold yellow]warning:[/] {escape(message)}")
+
+
+def parse_pairs(values: list[str] | None, flag: str) -> dict[str, str]:
+    """``["k=v", ...]`` -> ``{"k": "v"}``; exits with status 2 on a malformed entry."""
+    pairs: dict[str, str] = {}
+    for value in values or ():
+        key, sep, raw = value.partition("=")
+        if not sep or not key.strip():
+            fail(f"{flag} takes KEY=VALUE, got {value!r}")
+        pairs[key.strip().replace("-", "_")] = raw.strip()
+    return pairs
+
+
+def parse_loose(raw: str) -> Any:
+    """A command-line value read loosely: JSON, a comma list of JSON values, or the string.
+
+    Numbers, lists and ``true``/``false`` parse as JSON; ``20,25,30,20`` becomes a list.
+    """
+    for text in (raw, f"[{raw}]" if "," in raw else None):
+        if text is None:
+            continue
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError:
+            continue
+    return raw
 
 
 Models = Annotated[
@@ -33,3 +65,42 @@ DecisionRule = Annotated[
     str | None, typer.Option(help="Decision rule overriding the method's own.")
 ]
 Ties = Annotated[str, typer.Option(help="Majority-vote ties: first, random or confidence.")]
+MethodOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--option",
+        help="KEY=VALUE option of the method (e.g. prune=top_k for cortex); repeat. "
+        "See the method's card in docs/methods.",
+    ),
+]
+DecisionOption = Annotated[
+    list[str] | None,
+    typer.Option(help="KEY=VALUE option of the decision rule (e.g. weights=20,25,30,20); repeat."),
+]
+Temperature = Annotated[float | None, typer.Option(help="Sampling temperature of every call.")]
+TopP = Annotated[float | None, typer.Option(help="Nucleus-sampling top-p of every call.")]
+MaxTokens = Annotated[int | None, typer.Option(help="Most tokens generated per call.")]
+Stop = Annotated[list[str] | None, typer.Option(help="A stop sequence; repeat.")]
+Timeout = Annotated[
+    float | None, typer.Option(help="Seconds a model request may take before it is retried.")
+]
+Logprobs = Annotated[bool, typer.Option(help="Ask every call for token logprobs.")]
+AllowLarge = Annotated[bool, typer.Option(help="Allow more than 64 agents or 20 rounds.")]
+
+
+def generation_settings(
+    temperature: float | None,
+    top_p: float | None,
+    max_tokens: int | None,
+    stop: list[str] | None,
+    timeout: float | None,
+) -> dict[str, Any]:
+    """The generation settings given on the command line, as context fields."""
+    settings = {
+        "temperature": temperature,
+        "top_p": top_p,
+        "max_tokens": max_tokens,
+        "stop": stop or None,
+        "timeout": timeout,
+    }
+    return {k: v for k, v in settings.items() if v is not None}

@@ -2,34 +2,48 @@
 
 from __future__ import annotations
 
-import asyncio
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
-from typing import Any
+from threading import Lock
+from typing import TYPE_CHECKING, Any
 
-import networkx as nx
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
 
-from debategraph.graphs.debate import build_debate_graph
-from debategraph.graphs.presets import get_method
-from debategraph.models.resolve import ModelConfigError, agent_models, model_label
-from debategraph.nodes.method import Method
+from debategraph.graphs.debate import build_debate_graph, resolve_method
+from debategraph.models.resolve import Models, model_label
+from debategraph.models.roster import Agent, AgentsSpec, make_roster
+from debategraph.nodes.call import AnswerParser
+from debategraph.nodes.method import DebateView, Method
+from debategraph.nodes.runnable import run_sync
+from debategraph.nodes.start import check_question, check_settings
 from debategraph.policies.accounting import (
+    answer_sources,
     mean_input_tokens_per_call,
     ncomm,
     usage_by_kind,
     usage_totals,
 )
-from debategraph.policies.attack import choose_cut_off
-from debategraph.policies.decisions import DECISION_RULES
 from debategraph.policies.types import TaskKind
-from debategraph.policies.voting import TiePolicy
-from debategraph.state.context import DebateContext, ModelSpec, agent_names
-from debategraph.state.options import CortexOptions
+from debategraph.state.context import DebateConfigError, DebateContext
+from debategraph.state.options import MethodOptions
 from debategraph.state.records import Turn
 from debategraph.state.views import answer_turns
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+__all__ = [
+    "DebateConfigError",
+    "DebateResult",
+    "Prepared",
+    "arun",
+    "compiled_graph",
+    "make_context",
+    "prepare",
+    "run",
+]
 
 TURN_FIELDS = (
     "id",
@@ -37,6 +51,7 @@ TURN_FIELDS = (
     "round",
     "kind",
     "answer",
+    "answer_source",
     "confidence",
     "read",
     "input_tokens",
@@ -44,12 +59,10 @@ TURN_FIELDS = (
     "usage_estimated",
     "latency_s",
     "model",
+    "label",
+    "logprobs",
     "text",
 )
-
-
-class DebateConfigError(ValueError):
-    """Invalid debate settings, caught before any model is called."""
 
 
 @dataclass
@@ -64,10 +77,11 @@ class DebateResult:
         rounds: Debate rounds run after the initial round.
         agents: Each agent's name and model label.
         turns: Every turn record, in order.
-        cut_off: Agents that received no peer answers (communication attack).
+        cut_off: Agents that received no peer turns (communication attack).
         adversaries: Adversarial agents and the wrong answer each argued for.
         method_state: Method-specific state (e.g. per-round graphs).
         reference: The reference answer, if given (for evaluation).
+        settings: The settings the debate ran with (JSON-safe).
     """
 
     method: str
@@ -81,6 +95,7 @@ class DebateResult:
     adversaries: dict[str, str] = field(default_factory=dict)
     method_state: dict[str, Any] = field(default_factory=dict)
     reference: str | None = None
+    settings: dict[str, Any] = field(default_factory=dict)
 
     @property
     def usage(self) -> dict[str, int]:
@@ -89,7 +104,7 @@ class DebateResult:
 
     @property
     def ncomm(self) -> int:
-        """Peer turns delivered to readers (pairwise communications)."""
+        """Peer turns delivered to debating agents (pairwise communications)."""
         return ncomm(self.turns)
 
     @property
@@ -101,6 +116,11 @@ class DebateResult:
     def parse_failures(self) -> int:
         """Answer turns, in any round, whose response had no parseable answer."""
         return sum(t["answer"] is None for t in answer_turns(self.turns))
+
+    @property
+    def answer_sources(self) -> dict[str, int]:
+        """How the answer turns' answers were found: ``declared``, ``fallback``, ``none``."""
+        return answer_sources(self.turns)
 
     @property
     def correct(self) -> bool | None:
@@ -117,19 +137,22 @@ class DebateResult:
         return [list(col) for col in zip(*path.answers, strict=True)] if path.answers else []
 
     def graphs(self) -> list[nx.DiGraph]:
-        """Per debate round, the weighted debate graph a method stored (``cortex`` does).
+        """Per debate round, who read whom, as networkx digraphs.
 
-        Edge ``head -> tail`` means the tail may read the head; edges carry ``weight`` and
-        ``kept`` (the tail read the head), and ``graph.graph["round"]`` is the debate round.
-        Built from the JSON-safe edge lists in ``method_state["graphs"]``; empty for methods
-        that store none.
+        Methods that weigh their graph (``cortex``) give every candidate edge with its
+        ``weight`` and ``kept`` (the tail read the head); for the others an edge ``head ->
+        tail`` means the tail's call read the head's turn, with the turn ids in ``turns``.
+        ``graph.graph["round"]`` is the debate round.
         """
-        from debategraph.policies.graphs import digraph_from_edges
+        from debategraph.policies.graphs import digraph_from_edges, read_graphs
 
+        stored = self.method_state.get("graphs")
+        if not stored:
+            return read_graphs(self.turns, [a["name"] for a in self.agents])
         graphs = []
-        for stored in self.method_state.get("graphs", []):
-            graph = digraph_from_edges(stored["agents"], stored["edges"])
-            graph.graph["round"] = stored["round"]
+        for entry in stored:
+            graph = digraph_from_edges(entry["agents"], entry["edges"])
+            graph.graph["round"] = entry["round"]
             graphs.append(graph)
         return graphs
 
@@ -140,7 +163,7 @@ class DebateResult:
         fields = [f for f in TURN_FIELDS if include_text or f != "text"]
         turns = []
         for t in self.turns:
-            row: dict[str, Any] = {f: t.get(f) for f in fields}
+            row: dict[str, Any] = {f: t.get(f) for f in fields if f in t}
             if include_prompts:
                 row["prompt"] = t["prompt"]
             turns.append(row)
@@ -156,6 +179,7 @@ class DebateResult:
             "agents": self.agents,
             "cut_off": self.cut_off,
             "adversaries": self.adversaries,
+            "settings": self.settings,
             "turns": turns,
             "usage": self.usage,
             "usage_by_kind": usage_by_kind(self.turns),
@@ -164,177 +188,263 @@ class DebateResult:
             "abstentions": self.abstentions,
             "parse_failures": self.parse_failures,
             "parse_failure_rate": self.parse_failures / len(answers) if answers else 0.0,
+            "answer_sources": self.answer_sources,
             "round_answers": self.round_answers(),
             "method_state": self.method_state,
         }
 
 
-@cache
-def compiled_graph(method: str) -> CompiledStateGraph[Any, Any, Any, Any]:
-    """The compiled, checkpointer-free graph of a built-in method (cached)."""
-    return build_debate_graph(method).compile(name=method)
+_GRAPHS: OrderedDict[tuple[Any, ...], tuple[Any, CompiledStateGraph[Any, Any, Any, Any]]] = (
+    OrderedDict()
+)
+_GRAPHS_LOCK = Lock()
+_GRAPHS_MAX = 64
+
+
+def compiled_graph(
+    method: str | Method,
+    agents: AgentsSpec = None,
+    *,
+    call_limiter: Any = None,
+    parser: AnswerParser | None = None,
+) -> CompiledStateGraph[Any, Any, Any, Any]:
+    """The compiled, checkpointer-free graph of a method and roster (cached per both).
+
+    Graphs are cached by method, agent names, the identity of bound models, the call limiter
+    and the parser (the last 64 are kept).
+    """
+    m = resolve_method(method)
+    roster = make_roster(agents, m.default_agents)
+    key = (
+        id(m),
+        tuple(
+            (a.name, a.model if isinstance(a.model, str | None) else id(a.model)) for a in roster
+        ),
+        id(call_limiter),
+        id(parser),
+    )
+    with _GRAPHS_LOCK:
+        hit = _GRAPHS.get(key)
+        if hit is not None:
+            _GRAPHS.move_to_end(key)
+            return hit[1]
+    graph = build_debate_graph(m, agents=roster, call_limiter=call_limiter, parser=parser).compile(
+        name=m.name
+    )
+    with _GRAPHS_LOCK:
+        # Keep the objects behind the ids alive for as long as the entry lives.
+        _GRAPHS[key] = ((m, roster, call_limiter, parser), graph)
+        while len(_GRAPHS) > _GRAPHS_MAX:
+            _GRAPHS.popitem(last=False)
+    return graph
+
+
+def _roster_and_models(
+    method: Method, agents: AgentsSpec, model: Any
+) -> tuple[tuple[Agent, ...], list[str] | None]:
+    """The roster, with model objects bound to it, and the string specs for the context."""
+    roster = make_roster(agents, method.default_agents)
+    if model is None:
+        return roster, None
+    models = list(model) if isinstance(model, list | tuple) else [model]
+    if all(isinstance(m, str) for m in models):
+        return roster, models
+    if len(models) not in (1, len(roster)):
+        raise DebateConfigError(
+            f"got {len(models)} models for {len(roster)} agents: pass one model, or one per agent"
+        )
+    if method.single_model and len(models) > 1:
+        raise DebateConfigError("this method samples one model: pass a single model")
+    bound = models * len(roster) if len(models) == 1 else models
+    return tuple(Agent(a.name, a.model or m) for a, m in zip(roster, bound, strict=True)), None
 
 
 def make_context(
-    method: Method,
+    method: str | Method = "du",
     *,
-    agents: int | None = None,
-    rounds: int | None = None,
-    model: ModelSpec | Sequence[ModelSpec] | None = None,
-    base_url: str | None = None,
-    seed: int = 0,
-    tie_policy: TiePolicy = "first",
-    decision: str | None = None,
-    anonymize: bool = True,
-    stop_on_consensus: bool | None = None,
-    cut_off: Sequence[str] = (),
-    attack: bool = False,
-    attack_ratio: float | None = None,
-    adversaries: Mapping[str, str] | None = None,
-    options: dict[str, Any] | None = None,
-    call_limiter: asyncio.Semaphore | None = None,
-    cortex: CortexOptions | Mapping[str, Any] | None = None,
+    options: Mapping[str, Any] | MethodOptions | None = None,
+    models: list[str] | None = None,
+    **settings: Any,
 ) -> DebateContext:
-    """Validated context for ``method``, its defaults filled in.
+    """A checked context from keyword settings (``DebateContext`` fields).
 
-    The communication attack cuts off the agents named in ``cut_off``, or agents chosen with
-    ``choose_cut_off(agents, attack_ratio, seed)`` when ``attack_ratio`` is given (a proportion
-    in [0, 1]) or ``attack`` is true (one agent). ``adversaries`` maps agents to the wrong
-    answer each argues for in every round. ``call_limiter`` bounds in-flight model calls
-    across every debate sharing it (the evaluation runner gives all its debates one).
-    ``cortex`` holds the options of the ``cortex`` method: ``CortexOptions`` or a dict of its
-    fields.
+    ``options`` are the method's options (``method_options``): a dict or the method's options
+    object; they are checked against the method here.
 
     Raises:
-        DebateConfigError: Bad numbers, names or model specs.
+        DebateConfigError: Bad values, unknown settings or options.
     """
-    n = method.default_agents if agents is None else agents
-    r = method.default_rounds if rounds is None else rounds
-    if n < 1:
-        raise DebateConfigError(f"agents must be at least 1, got {n}")
-    if r < 0:
-        raise DebateConfigError(f"rounds must be 0 or more, got {r}")
-    if attack or attack_ratio is not None:
-        if cut_off:
-            raise DebateConfigError("give either cut_off agents or attack / attack_ratio, not both")
-        try:
-            cut_off = choose_cut_off(agent_names(n), attack_ratio, seed)
-        except ValueError as exc:
-            raise DebateConfigError(str(exc)) from None
-    if tie_policy not in ("first", "random", "confidence"):
-        raise DebateConfigError(
-            f"tie policy must be first, random or confidence, got {tie_policy!r}"
-        )
-    try:
-        cortex_options = CortexOptions.coerce(cortex)
-        cortex_options.check_embeddings()
-    except ValueError as exc:
-        raise DebateConfigError(f"cortex options: {exc}") from None
-    models: Sequence[ModelSpec]
-    if model is None:
-        models = ("simulated",)
-    elif isinstance(model, str | bytes) or not isinstance(model, Sequence):
-        models = (model,)
-    else:
-        models = tuple(model)
-    ctx = DebateContext(
-        agents=n,
-        rounds=r,
-        models=models,
-        base_url=base_url,
-        seed=seed,
-        tie_policy=tie_policy,
-        decision=decision,
-        anonymize=anonymize,
-        stop_on_consensus=stop_on_consensus,
-        cut_off=tuple(cut_off),
-        adversaries=dict(adversaries or {}),
-        options=dict(options or {}),
-        call_limiter=call_limiter,
-        cortex=cortex_options,
-    )
-    if decision is not None and decision not in DECISION_RULES:
-        raise DebateConfigError(
-            f"unknown decision rule {decision!r}; choose one of: {', '.join(DECISION_RULES)}"
-        )
-    unknown = sorted(set(ctx.cut_off) - set(ctx.agent_names))
+    m = resolve_method(method)
+    unknown = sorted(set(settings) - set(DebateContext.__dataclass_fields__))
     if unknown:
-        raise DebateConfigError(f"cut-off agents {unknown} are not among {ctx.agent_names}")
-    unknown = sorted(set(ctx.adversaries) - set(ctx.agent_names))
-    if unknown:
-        raise DebateConfigError(f"adversary agents {unknown} are not among {ctx.agent_names}")
-    for agent, target in ctx.adversaries.items():
-        if not isinstance(target, str) or not target.strip():
-            raise DebateConfigError(f"adversary {agent} needs a non-empty answer, got {target!r}")
+        raise DebateConfigError(
+            f"unknown setting(s) {', '.join(unknown)}; valid: "
+            f"{', '.join(sorted(DebateContext.__dataclass_fields__))}"
+        )
+    if options is not None:
+        settings["method_options"] = options
+    if models is not None:
+        settings["models"] = models
     try:
-        agent_models(ctx, single_model=method.single_model)
-    except ModelConfigError as exc:
+        ctx = DebateContext(**settings)
+    except TypeError as exc:
         raise DebateConfigError(str(exc)) from None
+    m.options_for(ctx)
     return ctx
+
+
+def recursion_limit(method: Method, ctx: DebateContext, agents: Sequence[str]) -> int:
+    """LangGraph steps the debate may take, from the method's own bounds.
+
+    The outer loop takes one step to start, one per round (the initial round included) and
+    one to decide; a round takes three steps per phase (plan, calls, observe) and one more to
+    end.
+    """
+    view = DebateView(
+        method=method,
+        state={"agents": list(agents), "turns": [], "round": 0},
+        context=ctx,
+        options=method.options_for(ctx),
+        agents=tuple(agents),
+        round=0,
+    )
+    outer = method.max_rounds(view) + 3
+    inner = 3 * method.max_phases + 1
+    return max(outer, inner) + 2
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A debate's method, roster and checked context, ready to run."""
+
+    method: Method
+    roster: tuple[Agent, ...]
+    context: DebateContext
+
+    @property
+    def names(self) -> list[str]:
+        """The agent names."""
+        return [a.name for a in self.roster]
+
+
+def prepare(
+    *,
+    method: str | Method = "du",
+    agents: AgentsSpec = None,
+    model: Any = None,
+    options: Mapping[str, Any] | MethodOptions | None = None,
+    **settings: Any,
+) -> Prepared:
+    """Check a debate's settings against its method and roster, resolving every model once.
+
+    Takes the keyword settings of :func:`arun` (other than the question and run plumbing).
+
+    Raises:
+        DebateConfigError: The first problem found, with what to change.
+    """
+    try:
+        m = resolve_method(method)
+    except ValueError as exc:
+        raise DebateConfigError(str(exc)) from None
+    roster, specs = _roster_and_models(m, agents, model)
+    ctx = make_context(m, options=options, models=specs, **settings)
+    check_settings(m, roster, ctx)
+    return Prepared(m, roster, ctx)
 
 
 async def arun(
     question: str,
     *,
-    method: str = "du",
+    method: str | Method = "du",
+    agents: AgentsSpec = None,
     task: TaskKind = "number",
     choices: Sequence[str] | None = None,
     reference: str | None = None,
+    model: Any = None,
+    options: Mapping[str, Any] | MethodOptions | None = None,
     config: RunnableConfig | None = None,
+    call_limiter: Any = None,
+    parser: AnswerParser | None = None,
     **settings: Any,
 ) -> DebateResult:
     """Run one debate and return its result.
 
     Args:
         question: The question, verbatim.
-        method: A built-in method name (``debategraph.METHODS``).
-        task: Answer kind: ``number``, ``choice`` or ``text``.
+        method: A built-in method name (``debategraph.METHODS``) or a ``Method``.
+        agents: A count, agent names, or ``Agent(name, model)`` specs (the method's default
+            count if ``None``).
+        task: Answer kind: ``number``, ``choice``, ``math`` or ``text``.
         choices: Options of a multiple-choice question.
         reference: The right answer, kept for evaluation and never shown to agents.
+        model: A model spec string, a chat model or agent runnable, or a list with one per
+            agent (strings go to the context; objects are bound to the roster).
+        options: The method's options (a dict, or its options object).
         config: LangGraph run config (callbacks, ``max_concurrency``, tags).
-        **settings: ``agents``, ``rounds``, ``model``, ``base_url``, ``seed``, ``tie_policy``,
-            ``decision``, ``anonymize``, ``stop_on_consensus``, ``cut_off``, ``attack``,
-            ``attack_ratio``, ``adversaries``, ``options``, ``call_limiter``, ``cortex``
-            (see ``make_context``).
+        call_limiter: Bounds in-flight model calls across debates sharing it.
+        parser: How answers are read, ``(response, task, num_choices) -> Extraction``.
+        **settings: Any other ``DebateContext`` field: ``rounds``, ``base_url``, ``seed``,
+            ``tie_policy``, ``decision``, ``decision_options``, ``anonymize``,
+            ``stop_on_consensus``, ``cut_off``, ``attack``, ``attack_ratio``, ``adversaries``,
+            ``temperature``, ``top_p``, ``max_tokens``, ``stop``, ``timeout``, ``logprobs``,
+            ``role_models``, ``allow_large``.
 
     Raises:
         DebateConfigError: Invalid settings; raised before any model call.
     """
-    if not question or not question.strip():
-        raise DebateConfigError("the question is empty")
-    if task not in ("number", "choice", "text"):
-        raise DebateConfigError(f"task must be number, choice or text, got {task!r}")
-    try:
-        m = get_method(method)
-    except ValueError as exc:
-        raise DebateConfigError(str(exc)) from None
-    ctx = make_context(m, **settings)
-    run_config: RunnableConfig = {"recursion_limit": 20 + 4 * ctx.rounds, **(config or {})}
-    state = await compiled_graph(method).ainvoke(
-        {"question": question, "task": task, "choices": list(choices) if choices else None},
-        run_config,
-        context=ctx,
-    )
-    models = agent_models(ctx, single_model=m.single_model)
+    inputs: dict[str, Any] = {
+        "question": question,
+        "task": task,
+        "choices": list(choices) if choices else None,
+    }
+    check_question(inputs)
+    p = prepare(method=method, agents=agents, model=model, options=options, **settings)
+    m, ctx = p.method, p.context
+    run_config: RunnableConfig = {"recursion_limit": recursion_limit(m, ctx, p.names)}
+    run_config.update(config or {})
+    graph = compiled_graph(m, p.roster, call_limiter=call_limiter, parser=parser)
+    state = await graph.ainvoke(inputs, run_config, context=ctx)
+    books = Models(p.roster, ctx, single_model=m.single_model)
     decision = state["decision"]
     return DebateResult(
-        method=method,
+        method=m.name,
         question=question,
         answer=decision["answer"],
         decision={"rule": decision["rule"], "evidence": decision["evidence"]},
         rounds=state["round"],
-        agents=[
-            {"name": a, "model": model_label(mm)}
-            for a, mm in zip(ctx.agent_names, models, strict=True)
-        ],
+        agents=[{"name": a, "model": model_label(books.model(a))} for a in p.names],
         turns=state["turns"],
-        cut_off=list(ctx.cut_off),
+        cut_off=list(state.get("cut_off", [])),
         adversaries=dict(ctx.adversaries),
         method_state=state.get("method_state", {}),
         reference=reference,
+        settings=settings_record(m, ctx),
     )
 
 
+def settings_record(method: Method, ctx: DebateContext) -> dict[str, Any]:
+    """The settings a debate ran with, JSON-safe (what a result row records)."""
+    options = method.options_for(ctx).to_dict()
+    record: dict[str, Any] = {
+        "rounds": method.rounds_for(ctx),
+        "models": ctx.models,
+        "seed": ctx.seed,
+        "tie_policy": ctx.tie_policy,
+        "decision": ctx.decision or method.decision,
+        "options": options,
+    }
+    generation = ctx.generation()
+    if ctx.timeout is not None:
+        generation["timeout"] = ctx.timeout
+    if generation:
+        record["generation"] = generation
+    return record
+
+
 def run(question: str, **kwargs: Any) -> DebateResult:
-    """Synchronous ``arun``: run one debate and return its result."""
-    return asyncio.run(arun(question, **kwargs))
+    """Synchronous :func:`arun`: run one debate and return its result.
+
+    Works inside a running event loop too (a Jupyter cell): the debate then runs on a fresh
+    loop in a worker thread.
+    """
+    return run_sync(arun(question, **kwargs))

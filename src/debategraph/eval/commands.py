@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -11,13 +10,25 @@ import typer
 
 from debategraph.cli_options import (
     Agents,
+    AllowLarge,
     BaseUrl,
+    DecisionOption,
     DecisionRule,
+    Logprobs,
+    MaxTokens,
+    MethodOption,
     Models,
     Rounds,
+    Stop,
+    Temperature,
     Ties,
+    Timeout,
+    TopP,
     err,
     fail,
+    generation_settings,
+    parse_loose,
+    parse_pairs,
 )
 from debategraph.eval.datasets import DATASETS, DatasetFormatError, load_dataset
 from debategraph.eval.metrics import summarize
@@ -25,6 +36,7 @@ from debategraph.eval.report import results_table, write_report
 from debategraph.eval.runner import arms_for, run_eval
 from debategraph.eval.store import RESULTS_FILE, SettingsMismatchError
 from debategraph.graphs.presets import METHODS
+from debategraph.nodes.runnable import run_sync
 from debategraph.run import DebateConfigError
 
 
@@ -71,6 +83,15 @@ def eval_command(
     rounds: Rounds = None,
     decision: DecisionRule = None,
     tie_policy: Ties = "first",
+    option: MethodOption = None,
+    decision_option: DecisionOption = None,
+    temperature: Temperature = None,
+    top_p: TopP = None,
+    max_tokens: MaxTokens = None,
+    stop: Stop = None,
+    timeout: Timeout = None,
+    logprobs: Logprobs = False,
+    allow_large: AllowLarge = False,
     match_budget: Annotated[
         bool,
         typer.Option(
@@ -114,9 +135,18 @@ def eval_command(
         "seed": seed,
         "tie_policy": tie_policy,
         "decision": decision,
+        "decision_options": {
+            k: parse_loose(v) for k, v in parse_pairs(decision_option, "--decision-option").items()
+        }
+        or None,
+        "logprobs": logprobs or None,
+        "allow_large": allow_large or None,
+        **generation_settings(temperature, top_p, max_tokens, stop, timeout),
     }
     try:
-        arms = arms_for(method, settings, match_budget=match_budget)
+        arms = arms_for(
+            method, settings, match_budget=match_budget, options=parse_pairs(option, "--option")
+        )
     except ValueError as exc:
         fail(str(exc))
     out_dir = out or Path("results") / f"{dataset}-{'-'.join(method)}"
@@ -127,7 +157,7 @@ def eval_command(
 
         progress = RichProgress(err)
     try:
-        outcome = asyncio.run(
+        outcome = run_sync(
             run_eval(
                 items,
                 arms,

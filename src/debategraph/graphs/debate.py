@@ -1,32 +1,39 @@
-"""The round subgraph and the outer debate loop."""
+"""The round subgraph and the outer debate loop, built for one method and one roster."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
-from langgraph._internal._runnable import RunnableCallable
+from langgraph.cache.base import BaseCache
 from langgraph.graph import END, START, StateGraph
-from langgraph.runtime import Runtime
-from langgraph.types import RetryPolicy
+from langgraph.types import CachePolicy, RetryPolicy
 
-from debategraph.nodes.agent import agent_node
+from debategraph.models.roster import Agent, AgentsSpec, make_roster
+from debategraph.nodes.call import AnswerParser, CallTask, make_call_node
 from debategraph.nodes.decide import make_decide_node
-from debategraph.nodes.dispatch import AgentTask, make_dispatch
 from debategraph.nodes.method import Method
-from debategraph.nodes.native import both_ways
-from debategraph.nodes.plan import make_plan_node
+from debategraph.nodes.observe import make_observe_node
+from debategraph.nodes.plan import make_dispatch, make_plan_node
+from debategraph.nodes.retry import MODEL_RETRY
 from debategraph.nodes.route import make_router
+from debategraph.nodes.start import make_start_node
 from debategraph.state.context import DebateContext
-from debategraph.state.debate import DebateInput, DebateState
-
-MODEL_RETRY = RetryPolicy(
-    max_attempts=3, initial_interval=1.0, backoff_factor=2.0, max_interval=30.0
+from debategraph.state.debate import (
+    DebateInput,
+    DebateOutput,
+    DebateState,
+    RoundInput,
+    RoundOutput,
+    RoundState,
 )
-"""Transient model errors (network, rate limits, 5xx) are retried; others are reported."""
 
 
-def _method(method: str | Method) -> Method:
+def resolve_method(method: str | Method) -> Method:
+    """A ``Method``, looked up by name if a name is given.
+
+    Raises:
+        ValueError: Unknown name; the message lists the valid ones.
+    """
     if isinstance(method, Method):
         return method
     from debategraph.graphs.presets import get_method
@@ -35,74 +42,118 @@ def _method(method: str | Method) -> Method:
 
 
 def build_round_graph(
-    method: str | Method, *, retry_policy: RetryPolicy = MODEL_RETRY
+    method: str | Method,
+    *,
+    agents: AgentsSpec = None,
+    call_limiter: Any = None,
+    retry_policy: RetryPolicy | None = MODEL_RETRY,
+    cache_policy: CachePolicy | None = None,
+    parser: AnswerParser | None = None,
 ) -> StateGraph:
-    """One debate round: ``plan`` -> ``agent`` x speakers (concurrently) [-> ``after_round``].
+    """One debate round: ``plan`` -> the phase's calls, one node per speaker -> ``observe``.
+
+    ``plan`` asks the method for the next phase; its conditional edge sends each call to the
+    node named by its speaker (``a1``, ``a2``, ... and the method's roles, such as
+    ``summarizer``); ``observe`` runs once all calls of the phase are in and loops back to
+    ``plan``, until the planner ends the round.
 
     Args:
         method: A method name or ``Method``.
-        retry_policy: Retry policy of the agent node.
+        agents: The roster: a count, names, or :class:`~debategraph.models.roster.Agent`
+            specs (the method's default count if ``None``).
+        call_limiter: Bounds in-flight model calls across every graph sharing it.
+        retry_policy: Retry policy of every call node (``None``: no retries).
+        cache_policy: Optional node cache policy of every call node (compile with a cache).
+        parser: How answers are read (default: the task's parser).
 
     Returns:
         The uncompiled round subgraph.
     """
-    m = _method(method)
-    graph: StateGraph[Any, Any, Any, Any] = StateGraph(DebateState, context_schema=DebateContext)
-    graph.add_node("plan", both_ways(make_plan_node(m), "plan"))
-    graph.add_node("agent", agent_node(), input_schema=AgentTask, retry_policy=retry_policy)
+    m = resolve_method(method)
+    roster = make_roster(agents, m.default_agents)
+    speakers = [a.name for a in roster] + list(m.roles)
+    graph: StateGraph[Any, Any, Any, Any] = StateGraph(
+        RoundState,
+        context_schema=DebateContext,
+        input_schema=RoundInput,
+        output_schema=RoundOutput,
+    )
+    graph.add_node("plan", make_plan_node(m, speakers))
+    for speaker in speakers:
+        graph.add_node(
+            speaker,
+            make_call_node(m, roster, speaker, limiter=call_limiter, parser=parser),
+            input_schema=CallTask,
+            retry_policy=retry_policy,
+            cache_policy=cache_policy,
+        )
+        graph.add_edge(speaker, "observe")
+    graph.add_node("observe", make_observe_node(m), defer=True)
     graph.add_edge(START, "plan")
-    if m.after_round is None:
-        graph.add_conditional_edges("plan", both_ways(make_dispatch(m), "dispatch"), ["agent", END])
-        graph.add_edge("agent", END)
-        return graph
-    after_round = m.after_round
-
-    async def after(state: DebateState, runtime: Runtime[DebateContext]) -> dict[str, Any]:
-        return await after_round(state, runtime.context)
-
-    def after_sync(state: DebateState, runtime: Runtime[DebateContext]) -> dict[str, Any]:
-        return asyncio.run(after(state, runtime))
-
-    graph.add_node(
-        "after_round", RunnableCallable(after_sync, after, name="after_round"), defer=True
-    )
-    graph.add_conditional_edges(
-        "plan",
-        both_ways(make_dispatch(m, after="after_round"), "dispatch"),
-        ["agent", "after_round"],
-    )
-    graph.add_edge("agent", "after_round")
-    graph.add_edge("after_round", END)
+    graph.add_conditional_edges("plan", make_dispatch(m), [*speakers, END])
+    graph.add_edge("observe", "plan")
     return graph
 
 
 def build_debate_graph(
-    method: str | Method, *, retry_policy: RetryPolicy = MODEL_RETRY
+    method: str | Method,
+    *,
+    agents: AgentsSpec = None,
+    call_limiter: Any = None,
+    retry_policy: RetryPolicy | None = MODEL_RETRY,
+    cache_policy: CachePolicy | None = None,
+    cache: BaseCache | None = None,
+    parser: AnswerParser | None = None,
 ) -> StateGraph:
-    """The whole debate: rounds in a loop until a stop rule fires, then the decision.
+    """The whole debate: ``start``, rounds in a loop until the method stops, then ``decide``.
 
     The graph is returned uncompiled so that callers choose checkpointer, store and cache::
 
-        graph = build_debate_graph("du").compile(checkpointer=InMemorySaver())
-        out = await graph.ainvoke({"question": q}, context=DebateContext(agents=3, rounds=2))
+        graph = build_debate_graph("du", agents=3).compile(checkpointer=InMemorySaver())
+        out = graph.invoke({"question": q}, config, context=DebateContext(rounds=2))
 
     Args:
         method: A method name (see ``debategraph.METHODS``) or a ``Method``.
-        retry_policy: Retry policy of the agent node.
+        agents: The roster: a count, agent names, or ``Agent(name, model)`` specs binding a
+            chat model or an agent runnable to a debater. The method's default count if
+            ``None``.
+        call_limiter: Bounds in-flight model calls across every graph sharing it (e.g. a
+            :class:`~debategraph.nodes.call.CallLimiter`).
+        retry_policy: Retry policy of every model call (``None``: no retries).
+        cache_policy: Optional node cache policy of every model call.
+        cache: The node cache the model calls use (e.g. ``InMemoryCache()``), needed with
+            ``cache_policy``: the calls live in the round subgraph, which LangGraph compiles
+            with its own cache rather than the parent's.
+        parser: How answers are read, ``(response, task, num_choices) -> Extraction``.
 
     Returns:
         An uncompiled ``StateGraph`` over ``DebateState`` with ``DebateContext`` as context.
+
+    Raises:
+        DebateConfigError: A bad roster (no agents, a bad or repeated name).
+        ValueError: An unknown method name.
     """
-    m = _method(method)
-    rounds = build_round_graph(m, retry_policy=retry_policy).compile(name=f"{m.name}_round")
+    m = resolve_method(method)
+    roster: tuple[Agent, ...] = make_roster(agents, m.default_agents)
+    rounds = build_round_graph(
+        m,
+        agents=roster,
+        call_limiter=call_limiter,
+        retry_policy=retry_policy,
+        cache_policy=cache_policy,
+        parser=parser,
+    ).compile(name="round", cache=cache)
     graph: StateGraph[Any, Any, Any, Any] = StateGraph(
-        DebateState, context_schema=DebateContext, input_schema=DebateInput
+        DebateState,
+        context_schema=DebateContext,
+        input_schema=DebateInput,
+        output_schema=DebateOutput,
     )
+    graph.add_node("start", make_start_node(m, roster))
     graph.add_node("round", rounds)
-    graph.add_node("decide", both_ways(make_decide_node(m), "decide"))
-    graph.add_edge(START, "round")
-    graph.add_conditional_edges(
-        "round", both_ways(make_router(m), "next_step"), ["round", "decide"]
-    )
+    graph.add_node("decide", make_decide_node(m))
+    graph.add_edge(START, "start")
+    graph.add_edge("start", "round")
+    graph.add_conditional_edges("round", make_router(m), ["round", "decide"])
     graph.add_edge("decide", END)
     return graph

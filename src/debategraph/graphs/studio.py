@@ -1,6 +1,8 @@
 """Compiled, checkpointer-free graphs for ``langgraph.json`` (LangGraph Studio / ``langgraph dev``).
 
-Library users should call ``build_debate_graph`` and compile it themselves; these exist so
+Each graph is built for its method's default roster (``a1`` .. ``aN``). A run whose context
+asks for another number of agents is refused with a message saying how to build a graph for
+it. Library users should call ``build_debate_graph`` and compile it themselves; these exist so
 that the server, which brings its own persistence, can load every built-in method.
 """
 

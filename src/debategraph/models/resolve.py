@@ -1,23 +1,47 @@
-"""Turning model specs into chat models, one per agent, before any call is made."""
+"""Turning model specs into chat models, one per speaker, before any call is made.
+
+String specs are resolved once and cached. Provider models are cached per event loop: an
+async HTTP client belongs to the loop that opened its connections, so a model made under one
+``asyncio.run`` must not serve the next (the "Event loop is closed" failure). OpenAI-style
+models get an HTTP client of their own for the same reason, and no retries of their own: the
+call node's retry policy is the one retry layer.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import os
+import weakref
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
+from langchain_core.runnables import Runnable
+from pydantic import SecretStr
 
+from debategraph.models.roster import Agent
 from debategraph.models.simulated import SimulatedDebater
-from debategraph.policies.mdm import DEFAULT_MODEL_SIZE, credibility, lookup_model_size
-from debategraph.state.context import DebateContext, ModelSpec
+from debategraph.state.context import DebateContext
 
 SIMULATED = ("simulated", "sim")
+
+ModelSpec = str | BaseChatModel
+"""``"simulated"``, an ``init_chat_model`` string (``"openai:gpt-4o-mini"``), or a model."""
+
+_PER_LOOP: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, ...], Any]] = (
+    weakref.WeakKeyDictionary()
+)
+_NO_LOOP: dict[tuple[Any, ...], Any] = {}
 
 
 class ModelConfigError(ValueError):
     """A model spec that cannot be turned into a chat model; the message says what to fix."""
+
+
+def is_simulated(spec: object) -> bool:
+    """Whether ``spec`` names the offline simulated debater."""
+    return isinstance(spec, str) and spec.split(":")[0].strip() in SIMULATED
 
 
 def _parse_simulated(spec: str) -> dict[str, Any]:
@@ -25,34 +49,65 @@ def _parse_simulated(spec: str) -> dict[str, Any]:
     _, _, tail = spec.partition(":")
     overrides: dict[str, Any] = {}
     for pair in filter(None, tail.split(",")):
-        key, _, value = pair.partition("=")
+        key, sep, value = pair.partition("=")
+        key = key.strip()
         if key not in SimulatedDebater.model_fields:
             raise ModelConfigError(
                 f"unknown simulated-model setting {key!r} in {spec!r}; valid settings: "
                 + ", ".join(sorted(SimulatedDebater.model_fields))
             )
+        if not sep:
+            raise ModelConfigError(f"simulated-model settings take KEY=VALUE, got {pair!r}")
+        value = value.strip()
         if value.lower() in ("none", ""):
             overrides[key] = None
+        elif key in ("agent", "replay"):
+            overrides[key] = value
+        elif key == "logprobs":
+            overrides[key] = value.lower() in ("true", "yes", "on", "1")
         else:
-            overrides[key] = value if key in ("agent", "replay") else float(value)
+            try:
+                overrides[key] = float(value)
+            except ValueError:
+                raise ModelConfigError(
+                    f"simulated-model setting {key} must be a number, got {value!r}"
+                ) from None
     return overrides
 
 
-@lru_cache(maxsize=512)
-def _from_string(
-    spec: str, index: int, agent: str, seed: int, base_url: str | None
-) -> BaseChatModel:
-    if spec.split(":")[0] in SIMULATED:
-        return SimulatedDebater.for_agent(index, agent=agent, seed=seed, **_parse_simulated(spec))
+@lru_cache(maxsize=1024)
+def _simulated(spec: str, index: int, agent: str, seed: int) -> SimulatedDebater:
+    return SimulatedDebater.for_agent(index, agent=agent, seed=seed, **_parse_simulated(spec))
+
+
+def _provider(spec: str, base_url: str | None, timeout: float | None) -> BaseChatModel:
+    """A provider chat model for ``spec``; made in (and cached for) the running loop."""
+    try:
+        loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+    except RuntimeError:
+        loop = None
+    cache = _NO_LOOP if loop is None else _PER_LOOP.setdefault(loop, {})
+    key = (spec, base_url, timeout)
+    model = cache.get(key)
+    if model is None:
+        model = cache[key] = _new_provider(spec, base_url, timeout)
+    return model
+
+
+def _new_provider(spec: str, base_url: str | None, timeout: float | None) -> BaseChatModel:
     if base_url:
         from langchain_openai import ChatOpenAI
 
         key = os.environ.get("OPENAI_API_KEY", "not-needed")
-        return ChatOpenAI(model=spec, base_url=base_url, api_key=key)  # type: ignore[arg-type]
+        return ChatOpenAI(
+            model=spec, base_url=base_url, api_key=SecretStr(key), **_openai_settings(timeout)
+        )
     from langchain.chat_models import init_chat_model
 
+    provider = spec.split(":")[0].strip().lower()
+    extra = _openai_settings(timeout) if provider in ("openai", "azure_openai") else {}
     try:
-        return init_chat_model(spec)
+        return init_chat_model(spec, **extra)
     except ImportError as exc:
         raise ModelConfigError(f"model {spec!r}: {exc}") from None
     except ValueError:
@@ -62,91 +117,124 @@ def _from_string(
         ) from None
     except Exception as exc:  # provider SDKs raise their own types for missing credentials
         if "api_key" in str(exc).lower() or "credential" in str(exc).lower():
-            provider = spec.split(":")[0].upper()
             raise ModelConfigError(
-                f"model {spec!r} needs an API key: set {provider}_API_KEY in the environment"
+                f"model {spec!r} needs an API key: set {provider.upper()}_API_KEY in the "
+                "environment"
             ) from None
         raise ModelConfigError(
             f"model {spec!r} could not be created: {type(exc).__name__}"
         ) from None
 
 
+def _openai_settings(timeout: float | None) -> dict[str, Any]:
+    import httpx
+
+    settings: dict[str, Any] = {"max_retries": 0, "http_async_client": httpx.AsyncClient()}
+    if timeout is not None:
+        settings["timeout"] = timeout
+    return settings
+
+
 def resolve_model(
-    spec: ModelSpec, *, index: int, agent: str, seed: int = 0, base_url: str | None = None
-) -> BaseChatModel:
-    """The chat model agent number ``index`` uses.
+    spec: Any,
+    *,
+    index: int = 0,
+    agent: str = "a1",
+    seed: int = 0,
+    base_url: str | None = None,
+    timeout: float | None = None,
+) -> Any:
+    """The chat model (or agent runnable) behind ``spec``.
 
     Args:
         spec: ``"simulated"`` (optionally ``"simulated:skill=0.9,..."``), an
             ``init_chat_model`` string such as ``"openai:gpt-4o-mini"``, a model name served at
-            ``base_url``, or a ``BaseChatModel`` (used as is).
-        index: Agent index; picks the simulated profile.
+            ``base_url``, or a chat model / ``Runnable`` (used as is).
+        index: Profile of the simulated model (agent index).
         agent: Agent name; part of the simulated model's random draws.
         seed: Seed of the simulated model.
         base_url: An OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp) for bare names.
+        timeout: Request timeout of provider models, in seconds.
 
     Raises:
         ModelConfigError: Unknown provider, missing provider package or missing API key.
     """
-    if isinstance(spec, BaseChatModel):
+    if isinstance(spec, Runnable):
         return spec
     if not isinstance(spec, str) or not spec.strip():
         raise ModelConfigError(
-            f"a model spec must be a non-empty string or a chat model, got {spec!r}"
+            f"a model spec must be a non-empty string, a chat model or a Runnable, got {spec!r}"
         )
-    return _from_string(spec.strip(), index, agent, seed, base_url)
+    spec = spec.strip()
+    if is_simulated(spec):
+        return _simulated(spec, index, agent, seed)
+    return _provider(spec, base_url, timeout)
 
 
-def agent_model(ctx: DebateContext, index: int, *, single_model: bool = False) -> BaseChatModel:
-    """The chat model of agent number ``index`` in ``ctx``.
+class Models:
+    """The model of every speaker of one debate: its agents and the method's roles.
 
-    A single spec serves every agent; a list gives each agent its own. With ``single_model``
-    (self-consistency) every agent is a sample of the one spec: the simulated model then keeps
-    one profile and varies only its random draws.
+    An agent bound to a model in the roster uses it; otherwise the context's model specs
+    apply (one for all, or one per agent), and ``simulated`` when there are none. A role
+    (``summarizer``, ``evaluator``) uses ``context.role_models[role]``, else the first agent's
+    model (the same backbone, as the papers do).
+
+    Args:
+        roster: The graph's agents.
+        context: The run's settings.
+        single_model: Every agent is a sample of one model (self-consistency): the simulated
+            model keeps one profile and varies only its random draws.
     """
-    specs: Sequence[ModelSpec] = ctx.models or ("simulated",)
-    spec = specs[0] if len(specs) == 1 else specs[index]
-    agent = f"a{index + 1}"
-    profile = 0 if single_model else index
-    return resolve_model(spec, index=profile, agent=agent, seed=ctx.seed, base_url=ctx.base_url)
 
+    def __init__(
+        self, roster: Sequence[Agent], context: DebateContext, *, single_model: bool = False
+    ) -> None:
+        self.roster = {a.name: (i, a) for i, a in enumerate(roster)}
+        self.first = roster[0].name
+        self.context = context
+        self.single_model = single_model
 
-def agent_models(ctx: DebateContext, *, single_model: bool = False) -> list[BaseChatModel]:
-    """One chat model per agent of ``ctx``, checking the specs first.
+    def spec_of(self, speaker: str) -> Any:
+        """The spec or object that ``speaker`` runs on (before resolution)."""
+        ctx = self.context
+        if speaker not in self.roster:
+            if speaker in ctx.role_models:
+                return ctx.role_models[speaker]
+            speaker = self.first
+        index, agent = self.roster[speaker]
+        if agent.model is not None:
+            return agent.model
+        specs: Sequence[str] = ctx.models or ("simulated",)
+        return specs[0] if len(specs) == 1 else specs[index]
 
-    Raises:
-        ModelConfigError: Wrong number of specs, or a spec that cannot be resolved.
-    """
-    specs: Sequence[ModelSpec] = ctx.models or ("simulated",)
-    if single_model and len(specs) > 1:
-        raise ModelConfigError("this method samples one model: pass a single model spec")
-    if len(specs) not in (1, ctx.agents):
-        raise ModelConfigError(
-            f"got {len(specs)} model specs for {ctx.agents} agents: pass one spec, or one per agent"
+    def model(self, speaker: str) -> Any:
+        """The resolved model of ``speaker`` (an agent or a role)."""
+        ctx = self.context
+        index = self.roster[speaker][0] if speaker in self.roster else 0
+        return resolve_model(
+            self.spec_of(speaker),
+            index=0 if self.single_model else index,
+            agent=speaker,
+            seed=ctx.seed,
+            base_url=ctx.base_url,
+            timeout=ctx.timeout,
         )
-    return [agent_model(ctx, i, single_model=single_model) for i in range(ctx.agents)]
+
+    def check(self, speakers: Sequence[str]) -> None:
+        """Resolve every speaker's model once, so bad specs fail before any call.
+
+        Raises:
+            ModelConfigError: A spec that cannot be resolved.
+        """
+        for speaker in speakers:
+            self.model(speaker)
 
 
-def model_label(model: BaseChatModel) -> str:
-    """A short, secret-free label of a chat model for transcripts."""
+def model_label(model: Any) -> str:
+    """A short, secret-free label of a chat model (or agent runnable) for transcripts."""
     if isinstance(model, SimulatedDebater):
         return model.model_label
-    name = getattr(model, "model_name", None) or getattr(model, "model", None)
-    return f"{model._llm_type}:{name}" if name else model._llm_type
-
-
-def model_credibility_of(label: str) -> float:
-    """Credibility ``C`` of an agent's model, from its label (``model_label``).
-
-    A simulated agent replaying a GSM8K source (``"simulated:175b_finetuning"``) gets the size
-    of that source's model; a plain ``"simulated"`` agent gets the default size, so simulated
-    agents are equally credible and never warn about an unknown model.
-    """
-    if label in ("simulated", "sim"):
-        return credibility(*DEFAULT_MODEL_SIZE)
-    return credibility(*lookup_model_size(label))
-
-
-def agent_credibilities(ctx: DebateContext) -> list[float]:
-    """``C`` of every agent of ``ctx``, in agent order."""
-    return [model_credibility_of(model_label(agent_model(ctx, i))) for i in range(ctx.agents)]
+    if isinstance(model, BaseChatModel):
+        name = getattr(model, "model_name", None) or getattr(model, "model", None)
+        return f"{model._llm_type}:{name}" if name else model._llm_type
+    return str(getattr(model, "name", None) or type(model).__name__)

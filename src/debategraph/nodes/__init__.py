@@ -1,1 +1,1 @@
-"""Thin LangGraph node functions: plan, dispatch, agent turn, route, decide."""
+"""Thin LangGraph nodes: start, plan (and its dispatch edge), call, observe, route, decide."""

@@ -1,26 +1,138 @@
-"""The plan node: decides who speaks this round and what each speaker reads."""
+"""The plan node and its conditional edge: which calls the next phase makes, and where they go.
+
+The plan node asks the method's planner for the next phase of the current round (a new round
+starts when the last one ended) and keeps the calls in state. Its conditional edge turns each
+call into a ``Send`` to the node named by the call's speaker, with everything the call needs:
+the turns it reads, the speaker's own history and the model-call arguments.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, get_args
 
-from langgraph.runtime import Runtime
+from langgraph.graph import END
+from langgraph.types import Send
 
-from debategraph.nodes.method import Method
-from debategraph.state.context import DebateContext
-from debategraph.state.debate import DebateState
-from debategraph.state.records import AgentPlan
+from debategraph.nodes.call import CallTask
+from debategraph.nodes.method import Method, Phase
+from debategraph.nodes.runnable import DualNode
+from debategraph.nodes.view import current_context, view_of
+from debategraph.policies.types import TaskKind
+from debategraph.state.records import Call, CallKind, Turn
 
 
-def make_plan_node(method: Method) -> Any:
-    """Plan node for ``method``: everyone answers alone in round 0, then the method plans."""
+class PlanError(RuntimeError):
+    """A method's planner returned calls the engine cannot run (a bug in the method)."""
 
-    def plan(state: DebateState, runtime: Runtime[DebateContext]) -> dict[str, Any]:
-        ctx = runtime.context
-        next_round = state.get("round", -1) + 1
-        if next_round == 0:
-            initial = {a: AgentPlan(reads=[], prompt="initial") for a in ctx.agent_names}
-            return {"round": 0, "plan": initial}
-        return {"round": next_round, **method.plan(state, ctx, next_round)}
 
-    return plan
+def _as_phase(result: object) -> Phase | None:
+    if result is None:
+        return None
+    if isinstance(result, Phase):
+        return result
+    if isinstance(result, Sequence):
+        return Phase(calls=list(result))
+    raise PlanError(f"a planner returns a Phase, a list of calls or None, got {result!r}")
+
+
+def check_calls(method: Method, calls: Sequence[Call], speakers: set[str], round_: int) -> None:
+    """Check a phase's calls before any is sent.
+
+    Raises:
+        PlanError: A repeated id, an unknown speaker, kind or prompt, or a call of another round.
+    """
+    ids: set[str] = set()
+    for c in calls:
+        if c["id"] in ids:
+            raise PlanError(f"{method.name}: two calls of one phase have the id {c['id']!r}")
+        ids.add(c["id"])
+        if c["speaker"] not in speakers:
+            raise PlanError(
+                f"{method.name}: call {c['id']!r} has speaker {c['speaker']!r}, which is neither "
+                f"an agent nor a role of the method ({', '.join(sorted(speakers))})"
+            )
+        if c["kind"] not in get_args(CallKind):
+            raise PlanError(f"{method.name}: call {c['id']!r} has unknown kind {c['kind']!r}")
+        if c["prompt"] not in method.prompts:
+            raise PlanError(f"{method.name}: call {c['id']!r} uses unknown prompt {c['prompt']!r}")
+        if c["round"] != round_:
+            raise PlanError(f"{method.name}: call {c['id']!r} is for round {c['round']}")
+
+
+def make_plan_node(method: Method, speakers: Sequence[str]) -> DualNode:
+    """Plan node for ``method``; ``speakers`` are the agent and role node names."""
+    known = set(speakers)
+
+    def plan(state: Mapping[str, Any]) -> dict[str, Any]:
+        if state.get("phase") is None:
+            round_, phase = state["round"] + 1, 0
+        else:
+            round_, phase = state["round"], state["phase"] + 1
+        view = view_of(method, state, round_=round_, phase=phase)
+        planned = _as_phase(method.plan(view))
+        update: dict[str, Any] = {"round": round_}
+        if planned is not None and planned.method_state:
+            update["method_state"] = dict(planned.method_state)
+        if planned is None or not planned.calls:
+            return {**update, "phase": None, "calls": []}
+        if phase >= method.max_phases:
+            raise PlanError(
+                f"{method.name}: planned phase {phase + 1} of round {round_}, but the method "
+                f"declares max_phases={method.max_phases}"
+            )
+        calls = list(planned.calls)
+        check_calls(method, calls, known, round_)
+        return {**update, "phase": phase, "calls": calls}
+
+    return DualNode("plan", plan)
+
+
+def make_dispatch(method: Method) -> DualNode:
+    """The conditional edge after ``plan``: one ``Send`` per call, or END with none."""
+
+    def dispatch(state: Mapping[str, Any]) -> list[Send] | str:
+        calls: list[Call] = state.get("calls") or []
+        if not calls:
+            return END
+        ctx = current_context()
+        turns: list[Turn] = state.get("turns") or []
+        by_id = {t["id"]: t for t in turns}
+        base_kwargs = ctx.generation()
+        if ctx.logprobs:
+            base_kwargs["logprobs"] = True
+        view = view_of(method, state, context=ctx) if method.bind is not None else None
+        task: TaskKind = state.get("task") or "number"
+        sends = []
+        for c in calls:
+            missing = [i for i in c["reads"] if i not in by_id]
+            if missing:
+                raise PlanError(f"{method.name}: call {c['id']!r} reads unknown turns {missing}")
+            history = (
+                [
+                    t
+                    for t in turns
+                    if t["agent"] == c["speaker"]
+                    and t["kind"] == "answer"
+                    and t["round"] < c["round"]
+                ]
+                if c["history"]
+                else []
+            )
+            kwargs = dict(base_kwargs)
+            if view is not None and method.bind is not None:
+                kwargs.update(method.bind(view, c))
+            payload = CallTask(
+                call=c,
+                question=state["question"],
+                task=task,
+                choices=state.get("choices") or None,
+                reads=[by_id[i] for i in c["reads"]],
+                history=history,
+                model_kwargs=kwargs,
+                seed=ctx.seed,
+            )
+            sends.append(Send(c["speaker"], payload))
+        return sends
+
+    return DualNode("dispatch", dispatch)

@@ -2,31 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal
 
-from langgraph.runtime import Runtime
-
 from debategraph.nodes.method import Method
-from debategraph.policies.voting import unanimous
-from debategraph.state.context import DebateContext
-from debategraph.state.debate import DebateState
-from debategraph.state.views import latest_by_agent
+from debategraph.nodes.runnable import DualNode
+from debategraph.nodes.view import view_of
 
 
-def make_router(method: Method) -> Any:
-    """Route after each round: stop at the round limit, or at consensus if the method does."""
+def make_router(method: Method) -> DualNode:
+    """After each round, ask the method's ``stop`` hook whether the debate ends."""
 
-    def next_step(
-        state: DebateState, runtime: Runtime[DebateContext]
-    ) -> Literal["round", "decide"]:
-        ctx = runtime.context
-        if state["round"] >= ctx.rounds:
-            return "decide"
-        stop = method.stop_on_consensus if ctx.stop_on_consensus is None else ctx.stop_on_consensus
-        if stop:
-            latest = latest_by_agent(state["turns"])
-            if unanimous([latest[a]["answer"] if a in latest else None for a in ctx.agent_names]):
-                return "decide"
-        return "round"
+    def next_step(state: Mapping[str, Any]) -> Literal["round", "decide"]:
+        return "decide" if method.stop(view_of(method, state)) else "round"
 
-    return next_step
+    return DualNode("next_step", next_step)

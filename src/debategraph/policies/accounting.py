@@ -26,13 +26,25 @@ def usage_by_kind(turns: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, int
 
 
 def ncomm(turns: Sequence[Mapping[str, Any]]) -> int:
-    """Pairwise communications: other agents' turns delivered to a reader, summed over calls.
+    """Pairwise communications: turns of other speakers delivered to a call, summed over calls.
 
-    A turn a call reads counts once per reader; an agent reading its own earlier turn does not
-    count, a summary delivered to a reader does.
+    A turn a call reads counts once per reading call, whatever the call's kind: an agent
+    reading a peer, a summariser reading the turns it summarises, an agent reading a summary,
+    an evaluator reading the memory it judges. An agent reading its own earlier turn does not
+    count.
     """
     speaker = {t["id"]: t["agent"] for t in turns}
     return sum(1 for t in turns for r in t["read"] if speaker.get(r) != t["agent"])
+
+
+def answer_sources(turns: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """How the answers of the answer turns were found: ``declared``, ``fallback``, ``none``."""
+    counts = {"declared": 0, "fallback": 0, "none": 0}
+    for t in turns:
+        if t["kind"] == "answer":
+            source = t.get("answer_source") or ("none" if t["answer"] is None else "declared")
+            counts[source] = counts.get(source, 0) + 1
+    return counts
 
 
 def mean_input_tokens_per_call(turns: Sequence[Mapping[str, Any]]) -> float:

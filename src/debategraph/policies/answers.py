@@ -7,7 +7,9 @@ The last valid declaration in a response wins. A response without one is an abst
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from fractions import Fraction
+from typing import Literal
 
 from debategraph.policies.types import Answer, TaskKind
 
@@ -24,6 +26,9 @@ _CONFIDENCE_RE = re.compile(
     r"confidence(?:\s+(?:score|level))?\s*(?:is)?\s*[:=]?\s*\**\s*([0-9]*\.?[0-9]+)\s*(%?)",
     re.IGNORECASE,
 )
+AnswerSource = Literal["declared", "fallback", "none"]
+"""How an answer was found."""
+
 _ARTICLES_RE = re.compile(r"\b(a|an|the)\b")
 _PUNCT_RE = re.compile(r"[^\w\s]")
 
@@ -89,6 +94,24 @@ def _declarations(response: str) -> list[tuple[int, str]]:
     found = [(m.start(), m.group(1)) for m in _BOXED_RE.finditer(response)]
     found += [(m.start(), m.group(1)) for m in _ANSWER_LINE_RE.finditer(response)]
     return sorted(found)
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """An extracted answer and how it was found (``declared``, ``fallback`` or ``none``)."""
+
+    answer: Answer
+    source: AnswerSource
+
+
+def parse_answer(response: str, task: TaskKind, num_choices: int | None = None) -> Extraction:
+    """The canonical answer of ``response`` and how it was found."""
+    for _, fragment in reversed(_declarations(response)):
+        answer = canonicalize(fragment, task, num_choices)
+        if answer is not None:
+            return Extraction(answer, "declared")
+    answer = extract_answer(response, task, num_choices)
+    return Extraction(answer, "none" if answer is None else "fallback")
 
 
 def extract_answer(response: str, task: TaskKind, num_choices: int | None = None) -> Answer:

@@ -89,3 +89,41 @@ def digraph_from_edges(agents: Sequence[str], edges: Sequence[Mapping[str, Any]]
         weight = math.inf if e["weight"] == INF else float(e["weight"])
         graph.add_edge(e["head"], e["tail"], weight=weight, kept=bool(e["kept"]))
     return graph
+
+
+def read_graphs(turns: Sequence[Mapping[str, Any]], agents: Sequence[str]) -> list[nx.DiGraph]:
+    """Per debate round, who read whom: an edge ``head -> tail`` per turn a call read.
+
+    Nodes are the agents plus any other speaker read (a summariser). Edges carry ``turns``
+    (the ids read along that edge), ``kinds`` (the kinds of the reading calls) and ``kept``
+    (always true: the read happened). ``graph.graph["round"]`` is the round.
+
+    Args:
+        turns: Turn records (mappings with ``id``, ``agent``, ``round``, ``kind``, ``read``).
+        agents: The agents, in agent order.
+
+    Returns:
+        One digraph per round from 1 to the last round.
+    """
+    speaker = {t["id"]: t["agent"] for t in turns}
+    last = max((t["round"] for t in turns), default=0)
+    graphs = []
+    for r in range(1, last + 1):
+        graph = nx.DiGraph(round=r)
+        graph.add_nodes_from(agents)
+        for t in turns:
+            if t["round"] != r:
+                continue
+            for read in t["read"]:
+                head = speaker.get(read)
+                if head is None or head == t["agent"]:
+                    continue
+                if graph.has_edge(head, t["agent"]):
+                    data = graph.edges[head, t["agent"]]
+                    data["turns"].append(read)
+                    if t["kind"] not in data["kinds"]:
+                        data["kinds"].append(t["kind"])
+                else:
+                    graph.add_edge(head, t["agent"], turns=[read], kinds=[t["kind"]], kept=True)
+        graphs.append(graph)
+    return graphs

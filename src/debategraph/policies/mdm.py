@@ -301,6 +301,18 @@ def model_credibility(model_name: str) -> float:
     return credibility(*lookup_model_size(model_name))
 
 
+def label_credibility(label: str) -> float:
+    """Credibility ``C`` of an agent from the model label of its turns.
+
+    A simulated agent replaying a GSM8K source (``"simulated:175b_finetuning"``) gets the size
+    of that source's model; a plain ``"simulated"`` agent gets the default size, so simulated
+    agents are equally credible and never warn about an unknown model.
+    """
+    if label in ("simulated", "sim"):
+        return credibility(*DEFAULT_MODEL_SIZE)
+    return model_credibility(label)
+
+
 # --- Eq. 5-8: running state ------------------------------------------------------------------
 
 

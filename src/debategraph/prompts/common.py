@@ -6,8 +6,9 @@ peer response in a fenced block; the simulated model relies on both.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from debategraph.policies.types import TaskKind
 from debategraph.state.records import Turn
@@ -42,7 +43,8 @@ class PromptInput:
         round: The round being prompted.
         anonymize: Hide peers' names.
         confidence: Ask for a confidence line.
-        options: Method options from the run context.
+        options: The method's typed options for the run.
+        vars: The call's extra prompt variables.
     """
 
     question: str
@@ -53,7 +55,8 @@ class PromptInput:
     round: int = 0
     anonymize: bool = True
     confidence: bool = False
-    options: dict[str, object] = field(default_factory=dict)
+    options: Any = None
+    vars: Mapping[str, Any] = field(default_factory=dict)
 
 
 def question_block(p: PromptInput) -> str:

@@ -1,8 +1,19 @@
-"""Typed shared state of a debate: turn records, the per-round plan, the run context."""
+"""Typed shared state of a debate: calls, turn records, the run context, method options."""
 
-from debategraph.state.context import DebateContext
-from debategraph.state.debate import DebateInput, DebateState
-from debategraph.state.options import CortexOptions
-from debategraph.state.records import AgentPlan, Turn
+from debategraph.state.context import DebateConfigError, DebateContext
+from debategraph.state.debate import DebateInput, DebateOutput, DebateState
+from debategraph.state.options import MethodOptions, NoOptions
+from debategraph.state.records import Call, CallKind, Turn
 
-__all__ = ["AgentPlan", "CortexOptions", "DebateContext", "DebateInput", "DebateState", "Turn"]
+__all__ = [
+    "Call",
+    "CallKind",
+    "DebateConfigError",
+    "DebateContext",
+    "DebateInput",
+    "DebateOutput",
+    "DebateState",
+    "MethodOptions",
+    "NoOptions",
+    "Turn",
+]

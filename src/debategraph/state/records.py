@@ -1,31 +1,71 @@
-"""Records kept in the debate state."""
+"""Records kept in the debate state: the calls a planner issues and the turns they produce."""
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired
 
-TurnKind = Literal["answer", "summary", "evaluation"]
+from typing_extensions import TypedDict
+
+CallKind = Literal["answer", "summary", "evaluation", "pairwise"]
+"""What a model call is for: an agent's answer, a summary of other turns, a judgement of
+another turn, or one side of a pairwise debate (SVR-MAD)."""
+
+TurnKind = CallKind
+"""A turn has the kind of the call that produced it."""
+
+AnswerSource = Literal["declared", "fallback", "none"]
+"""How a turn's answer was found: an explicit declaration, the task's fallback rule (e.g. the
+last number), or not at all (an abstention)."""
+
+
+class Call(TypedDict):
+    """One model call in a phase of a round, as a planner issues it.
+
+    Attributes:
+        id: Unique in the debate; it becomes the id of the turn the call produces.
+        kind: ``answer``, ``summary``, ``evaluation`` or ``pairwise``.
+        speaker: Who makes the call: an agent name, or a role of the method
+            (``summarizer``, ``evaluator``); the call is sent to the node of that name.
+        round: The round the call belongs to (0 is the initial round).
+        reads: Ids of the turns shown to the speaker, in the order they are shown.
+        prompt: Name of the method's prompt template to render.
+        vars: Extra prompt variables (JSON-safe), e.g. which summary is the reader's own group.
+        history: Show the speaker its own earlier answer turns as chat history.
+    """
+
+    id: str
+    kind: CallKind
+    speaker: str
+    round: int
+    reads: list[str]
+    prompt: str
+    vars: dict[str, Any]
+    history: bool
 
 
 class Turn(TypedDict):
     """One model call and what came of it. Turns are append-only.
 
     Attributes:
-        id: Unique id, ``r{round}:{agent}`` for answers (``r2:a3``).
-        agent: The speaker (an agent name, or e.g. ``summarizer`` for summaries).
+        id: The id of the call that produced it (``r2:a3`` for an answer of ``a3`` in round 2).
+        agent: The speaker: an agent name, or a role such as ``summarizer``.
         round: 0 is the initial, independent round; debate rounds count from 1.
-        kind: ``answer``, ``summary`` or ``evaluation``.
+        kind: ``answer``, ``summary``, ``evaluation`` or ``pairwise``.
         text: The raw model response.
         prompt: The last user message the model was given.
-        answer: Canonical parsed answer; ``None`` means the agent abstained (unparseable).
-        confidence: Self-reported confidence in [0, 1], if asked for and parseable.
+        answer: Canonical parsed answer; ``None`` means no answer could be read (abstention).
+        answer_source: ``declared``, ``fallback`` or ``none`` (how ``answer`` was found).
+        confidence: Self-reported confidence in [0, 1], if one could be read.
         read: Ids of the other turns shown to this call (peers' answers, summaries).
         input_tokens: Prompt tokens of the call.
         output_tokens: Completion tokens of the call.
         usage_estimated: True when the model reported no usage and tokens were estimated.
         latency_s: Wall time of the model call.
         model: Label of the model that answered (never a key or secret).
-        logprobs: Optional statistics of the sampled tokens' logprobs (``mean``, ``min``, ``n``).
+        logprobs: Statistics of the sampled tokens' logprobs (``mean``, ``min``, ``n``), when
+            the model returned them.
+        label: An evaluation's verdict (``keep``, ``mask`` or ``unsure``).
+        vars: The call's prompt variables, when it had any.
     """
 
     id: str
@@ -35,6 +75,7 @@ class Turn(TypedDict):
     text: str
     prompt: str
     answer: str | None
+    answer_source: AnswerSource
     confidence: float | None
     read: list[str]
     input_tokens: int
@@ -43,16 +84,5 @@ class Turn(TypedDict):
     latency_s: float
     model: str
     logprobs: NotRequired[dict[str, float] | None]
-    extra: NotRequired[dict[str, Any]]
-
-
-class AgentPlan(TypedDict):
-    """What one speaker does in the coming round.
-
-    Attributes:
-        reads: Ids of the turns this agent is shown this round.
-        prompt: Which prompt of the method to use (``initial``, ``debate``, ``reflect``, ...).
-    """
-
-    reads: list[str]
-    prompt: str
+    label: NotRequired[str | None]
+    vars: NotRequired[dict[str, Any]]

@@ -1,0 +1,307 @@
+"""The call node: every model call of every method goes through here.
+
+One call: render the method's prompt for it, resolve the speaker's model, apply the model
+bindings, wait for the shared call limiter, ask the model (LangGraph's retry policy on the
+node retries transient failures), and record a :class:`~debategraph.state.records.Turn` with
+the call's id and kind, its tokens and latency. A speaker may be a chat model or any LangChain
+``Runnable`` (a tool-using agent); the tokens of every model call inside an agent are summed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages.ai import UsageMetadata
+from langchain_core.runnables import Runnable
+from langchain_core.runnables.config import ensure_config, merge_configs
+from typing_extensions import TypedDict
+
+from debategraph.models.resolve import Models, model_label
+from debategraph.models.roster import Agent
+from debategraph.nodes.method import Method
+from debategraph.nodes.runnable import DualNode
+from debategraph.nodes.view import current_context
+from debategraph.policies.answers import Extraction, extract_confidence, parse_answer
+from debategraph.policies.tokens import estimate_tokens
+from debategraph.policies.types import TaskKind
+from debategraph.policies.verdicts import parse_verdict
+from debategraph.prompts.common import ADVERSARY_INSTRUCTION, PromptInput
+from debategraph.state.context import DebateContext
+from debategraph.state.records import Call, Turn
+
+AnswerParser = Callable[[str, TaskKind, int | None], Extraction]
+"""``(response, task, num_choices) -> Extraction``: how a turn's answer is read."""
+
+
+class CallTask(TypedDict):
+    """The payload of one call; everything it needs, so a node cache keys on all of it.
+
+    Attributes:
+        call: The call as planned.
+        question: The debate's question.
+        task: The answer kind.
+        choices: Multiple-choice options, if any.
+        reads: The turns the call reads, in the planned order.
+        history: The speaker's own earlier answer turns, when the call keeps history.
+        model_kwargs: Keyword arguments bound to the model for this call.
+        seed: The run's seed.
+    """
+
+    call: Call
+    question: str
+    task: TaskKind
+    choices: list[str] | None
+    reads: list[Turn]
+    history: list[Turn]
+    model_kwargs: dict[str, Any]
+    seed: int
+
+
+class CallLimiter:
+    """Bounds in-flight model calls across every debate that shares it, and counts the peak.
+
+    Args:
+        limit: Most calls in flight at once.
+    """
+
+    def __init__(self, limit: int) -> None:
+        import asyncio
+
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            raise ValueError(f"a call limit must be an integer of at least 1, got {limit!r}")
+        self.limit = limit
+        self._semaphore = asyncio.Semaphore(limit)
+        self.in_flight = 0
+        self.peak = 0
+
+    async def __aenter__(self) -> None:
+        await self._semaphore.acquire()
+        self.in_flight += 1
+        self.peak = max(self.peak, self.in_flight)
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.in_flight -= 1
+        self._semaphore.release()
+
+
+def render(method: Method, task: CallTask, ctx: DebateContext) -> list[BaseMessage]:
+    """The messages of a call: system prompt, the speaker's history, then the call's prompt."""
+    c = task["call"]
+    view = PromptInput(
+        question=task["question"],
+        task=task["task"],
+        choices=task["choices"],
+        peers=task["reads"],
+        agent=c["speaker"],
+        round=c["round"],
+        anonymize=ctx.anonymize,
+        confidence=method.confidence,
+        options=method.options_for(ctx),
+        vars=c["vars"],
+    )
+    prompt = method.prompts[c["prompt"]](view)
+    if c["kind"] in ("answer", "pairwise") and c["speaker"] in ctx.adversaries:
+        prompt = f"{prompt}\n\n{ADVERSARY_INSTRUCTION.format(answer=ctx.adversaries[c['speaker']])}"
+    messages: list[BaseMessage] = [SystemMessage(method.system)] if method.system else []
+    for turn in task["history"]:
+        messages += [HumanMessage(turn["prompt"]), AIMessage(turn["text"])]
+    messages.append(HumanMessage(prompt))
+    return messages
+
+
+def logprob_stats(reply: AIMessage) -> dict[str, float] | None:
+    """Statistics of the sampled tokens' logprobs, if the model returned them.
+
+    ``mean`` and ``min`` of the sampled tokens' logprobs and their count ``n``; with top
+    logprobs, ``top1_mean``, the mean logprob of the most likely token at each position.
+    """
+    content = (reply.response_metadata.get("logprobs") or {}).get("content") or []
+    values = [float(tok["logprob"]) for tok in content if tok.get("logprob") is not None]
+    if not values:
+        return None
+    stats = {"mean": sum(values) / len(values), "min": min(values), "n": float(len(values))}
+    tops = [
+        max(float(alt["logprob"]) for alt in tok["top_logprobs"])
+        for tok in content
+        if tok.get("top_logprobs")
+    ]
+    if tops:
+        stats["top1_mean"] = sum(tops) / len(tops)
+    return stats
+
+
+class UsageTotal(BaseCallbackHandler):
+    """Sums the token usage of every chat-model call made under it (any model, named or not).
+
+    LangChain's ``UsageMetadataCallbackHandler`` keys usage by model name and skips replies
+    that carry none; an agent's debater turn must count every call inside it.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.input_tokens = self.output_tokens = self.calls = 0
+
+    def on_llm_end(self, response: Any, **kwargs: Any) -> None:
+        """Add the usage of one finished model call."""
+        for generations in response.generations:
+            for generation in generations:
+                usage = getattr(getattr(generation, "message", None), "usage_metadata", None)
+                if usage:
+                    with self._lock:
+                        self.input_tokens += usage["input_tokens"]
+                        self.output_tokens += usage["output_tokens"]
+                        self.calls += 1
+
+    def usage(self) -> UsageMetadata | None:
+        """The summed usage, or ``None`` when no call reported any."""
+        if not self.calls:
+            return None
+        return UsageMetadata(
+            input_tokens=self.input_tokens,
+            output_tokens=self.output_tokens,
+            total_tokens=self.input_tokens + self.output_tokens,
+        )
+
+
+def _agent_input(model: Runnable[Any, Any], messages: list[BaseMessage]) -> Any:
+    from langgraph.pregel import Pregel
+
+    return {"messages": messages} if isinstance(model, Pregel) else messages
+
+
+def _agent_reply(output: Any) -> AIMessage:
+    if isinstance(output, dict) and "messages" in output:
+        output = output["messages"]
+    if isinstance(output, list):
+        output = next((m for m in reversed(output) if isinstance(m, AIMessage)), output[-1])
+    if isinstance(output, AIMessage):
+        return output
+    if isinstance(output, BaseMessage):
+        return AIMessage(content=output.content)
+    return AIMessage(content=str(output))
+
+
+async def ainvoke_model(
+    model: Any, messages: list[BaseMessage], kwargs: dict[str, Any]
+) -> tuple[AIMessage, UsageMetadata | None]:
+    """Ask a chat model (or an agent runnable) and return its reply and token usage."""
+    if isinstance(model, BaseChatModel):
+        bound = model.bind(**kwargs) if kwargs else model
+        reply = _agent_reply(await bound.ainvoke(messages))
+        return reply, reply.usage_metadata
+    handler = UsageTotal()
+    config = merge_configs(ensure_config(), {"callbacks": [handler]})
+    reply = _agent_reply(await model.ainvoke(_agent_input(model, messages), config))
+    return reply, handler.usage()
+
+
+def invoke_model(
+    model: Any, messages: list[BaseMessage], kwargs: dict[str, Any]
+) -> tuple[AIMessage, UsageMetadata | None]:
+    """Synchronous :func:`ainvoke_model`."""
+    if isinstance(model, BaseChatModel):
+        bound = model.bind(**kwargs) if kwargs else model
+        reply = _agent_reply(bound.invoke(messages))
+        return reply, reply.usage_metadata
+    handler = UsageTotal()
+    config = merge_configs(ensure_config(), {"callbacks": [handler]})
+    reply = _agent_reply(model.invoke(_agent_input(model, messages), config))
+    return reply, handler.usage()
+
+
+def to_turn(
+    task: CallTask,
+    reply: AIMessage,
+    usage: UsageMetadata | None,
+    messages: Sequence[BaseMessage],
+    latency: float,
+    model: str,
+    parser: AnswerParser,
+) -> Turn:
+    """Parse a reply into a turn; usage is estimated (and marked) when the model gives none."""
+    c = task["call"]
+    text = reply.text
+    choices = task["choices"]
+    extraction = (
+        parse_answer(text, task["task"], len(choices) if choices else None)
+        if c["kind"] == "evaluation"
+        else parser(text, task["task"], len(choices) if choices else None)
+    )
+    turn = Turn(
+        id=c["id"],
+        agent=c["speaker"],
+        round=c["round"],
+        kind=c["kind"],
+        text=text,
+        prompt=str(messages[-1].content),
+        answer=extraction.answer if c["kind"] != "evaluation" else None,
+        answer_source=extraction.source if c["kind"] != "evaluation" else "none",
+        confidence=extract_confidence(text) if c["kind"] in ("answer", "pairwise") else None,
+        read=list(c["reads"]),
+        input_tokens=usage["input_tokens"]
+        if usage
+        else sum(estimate_tokens(m.text) for m in messages),
+        output_tokens=usage["output_tokens"] if usage else estimate_tokens(text),
+        usage_estimated=usage is None,
+        latency_s=latency,
+        model=model,
+        logprobs=logprob_stats(reply),
+    )
+    if c["kind"] == "evaluation":
+        turn["label"] = parse_verdict(text)[0]
+    if c["vars"]:
+        turn["vars"] = dict(c["vars"])
+    return turn
+
+
+def make_call_node(
+    method: Method,
+    roster: Sequence[Agent],
+    speaker: str,
+    *,
+    limiter: Any = None,
+    parser: AnswerParser | None = None,
+) -> DualNode:
+    """The node of one speaker (an agent or a role) of ``method``.
+
+    Args:
+        method: The method whose prompts render the calls.
+        roster: The graph's agents (their bound models, if any).
+        speaker: The node's name.
+        limiter: An async context manager bounding in-flight calls (e.g. :class:`CallLimiter`),
+            shared by every debate that should share the bound; ``None`` for no bound beyond
+            LangGraph's ``max_concurrency``. The synchronous path does not use it.
+        parser: How answers are read (default: the task's parser).
+    """
+    read_answer = parser or parse_answer
+
+    def prepare(task: CallTask) -> tuple[Any, list[BaseMessage]]:
+        ctx = current_context()
+        model = Models(roster, ctx, single_model=method.single_model).model(speaker)
+        return model, render(method, task, ctx)
+
+    async def acall(task: CallTask) -> dict[str, Any]:
+        model, messages = prepare(task)
+        async with limiter or contextlib.nullcontext():
+            start = time.perf_counter()
+            reply, usage = await ainvoke_model(model, messages, task["model_kwargs"])
+            latency = time.perf_counter() - start
+        turn = to_turn(task, reply, usage, messages, latency, model_label(model), read_answer)
+        return {"turns": [turn]}
+
+    def call(task: CallTask) -> dict[str, Any]:
+        model, messages = prepare(task)
+        start = time.perf_counter()
+        reply, usage = invoke_model(model, messages, task["model_kwargs"])
+        latency = time.perf_counter() - start
+        turn = to_turn(task, reply, usage, messages, latency, model_label(model), read_answer)
+        return {"turns": [turn]}
+
+    return DualNode(speaker, call, acall)

@@ -1,0 +1,92 @@
+"""The start node: checks the input and the settings, then starts a fresh debate.
+
+Every new input starts over, so invoking a graph again on the same thread (with a
+checkpointer) debates the new question instead of returning the last answer; resuming after
+an interrupt does not pass through here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, get_args
+
+from langgraph.types import Overwrite
+
+from debategraph.models.resolve import ModelConfigError, Models
+from debategraph.models.roster import Agent
+from debategraph.nodes.method import Method
+from debategraph.nodes.runnable import DualNode
+from debategraph.nodes.view import current_context
+from debategraph.policies.types import TaskKind
+from debategraph.state.context import DebateConfigError, DebateContext
+
+
+def check_question(state: Mapping[str, Any]) -> None:
+    """Check the debate's input: a question, a known task kind, choices for a choice task.
+
+    Raises:
+        DebateConfigError: What is wrong and how to fix it.
+    """
+    question = state.get("question")
+    if not isinstance(question, str) or not question.strip():
+        raise DebateConfigError("the question is empty")
+    task = state.get("task") or "number"
+    if task not in get_args(TaskKind):
+        raise DebateConfigError(
+            f"task must be one of {', '.join(get_args(TaskKind))}, got {task!r}"
+        )
+    choices = state.get("choices")
+    if task == "choice" and (not choices or len(choices) < 2):
+        raise DebateConfigError("a choice task needs at least two choices (--choice, repeated)")
+    if choices is not None and (
+        isinstance(choices, str)
+        or len(choices) > 26
+        or not all(isinstance(c, str) and c.strip() for c in choices)
+    ):
+        raise DebateConfigError("choices must be a list of at most 26 non-empty strings")
+
+
+def check_settings(method: Method, roster: Sequence[Agent], ctx: DebateContext) -> None:
+    """Check a context against a method and a roster, resolving every model once.
+
+    Raises:
+        DebateConfigError: The first problem found, with what to change.
+    """
+    names = [a.name for a in roster]
+    ctx.validate(names, single_model=method.single_model)
+    options = method.options_for(ctx)
+    try:
+        options.check_environment()
+    except ValueError as exc:
+        raise DebateConfigError(f"{method.name} options: {exc}") from None
+    unknown_roles = sorted(set(ctx.role_models) - set(method.roles))
+    if unknown_roles:
+        raise DebateConfigError(
+            f"role_models names {unknown_roles}, but {method.name} has "
+            f"{'roles ' + ', '.join(method.roles) if method.roles else 'no roles'}"
+        )
+    try:
+        Models(roster, ctx, single_model=method.single_model).check([*names, *method.roles])
+    except ModelConfigError as exc:
+        raise DebateConfigError(str(exc)) from None
+
+
+def make_start_node(method: Method, roster: Sequence[Agent]) -> DualNode:
+    """Start node for ``method`` with ``roster``: check, then reset the debate state."""
+    names = [a.name for a in roster]
+
+    def start(state: Mapping[str, Any]) -> dict[str, Any]:
+        ctx = current_context()
+        check_question(state)
+        check_settings(method, roster, ctx)
+        return {
+            "agents": names,
+            "cut_off": ctx.cut_off_agents(names),
+            "turns": Overwrite([]),
+            "round": -1,
+            "phase": None,
+            "method_state": Overwrite({}),
+            "decision": None,
+        }
+
+    return DualNode("start", start)
