@@ -338,3 +338,15 @@ def test_no_private_langgraph_api_is_imported():
         if "langgraph._internal" in p.read_text(encoding="utf-8")
     ]
     assert offenders == []
+
+
+def test_evaluate_works_inside_a_running_event_loop(tmp_path):
+    from debategraph.eval.datasets import arithmetic_items
+    from debategraph.eval.runner import Arm, evaluate
+
+    async def notebook_cell():
+        return evaluate(arithmetic_items(2), [Arm("du", "du", {"rounds": 1})], tmp_path,
+                        dataset="arithmetic")  # fmt: skip
+
+    outcome = asyncio.run(notebook_cell())
+    assert len(outcome.rows) == 2 and outcome.failed == 0

@@ -33,7 +33,8 @@ ARMS = [
 SCHEMA = {
     "method", "id", "dataset", "source", "answer", "reference", "correct", "abstained",
     "input_tokens", "output_tokens", "calls", "ncomm", "rounds", "agents", "parse_failures",
-    "wall_s", "round_answers", "tokens_by_kind",
+    "wall_s", "round_answers", "tokens_by_kind", "answer_sources", "settings", "requests",
+    "failed_requests", "wasted_input_tokens", "wasted_output_tokens",
 }  # fmt: skip
 
 
@@ -65,6 +66,12 @@ def test_rows_follow_the_schema_in_plan_order(reference_run):
     assert du["calls"] == 4 and du["rounds"] == 1 and du["ncomm"] == 2
     assert len(du["round_answers"]) == 2 and len(du["round_answers"][0]) == 2
     assert du["tokens_by_kind"]["answer"]["input_tokens"] == du["input_tokens"]
+    # Nothing failed: every request is a kept call, and no token went to waste.
+    for row in rows:
+        assert row["requests"] == row["calls"] and row["failed_requests"] == 0
+        assert row["wasted_input_tokens"] == row["wasted_output_tokens"] == 0
+        assert sum(row["answer_sources"].values()) == row["calls"]
+    assert du["settings"]["rounds"] == 1 and du["settings"]["decision"] == "majority"
 
 
 class StopAfter:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
+import traceback
 from pathlib import Path
 from typing import Annotated
 
@@ -253,5 +255,23 @@ app.command("report")(report_command)
 
 
 def main() -> None:
-    """Console-script entry point."""
-    app()
+    """Console-script entry point: any unexpected failure is one ``error:`` line, exit 1.
+
+    Set ``DEBATEGRAPH_DEBUG=1`` to see the traceback (secrets redacted) as well.
+    """
+    try:
+        app()
+    except Exception as exc:
+        from debategraph.policies.failures import describe_error
+        from debategraph.policies.secrets import Redactor
+
+        redactor = Redactor.from_environment(urls=_urls_in(sys.argv))
+        if os.environ.get("DEBATEGRAPH_DEBUG"):
+            trace = "".join(traceback.format_exception(exc))
+            sys.stderr.write(redactor(trace))
+        err.print(f"[bold red]error:[/] {escape(describe_error(exc, redactor))}", soft_wrap=True)
+        sys.exit(1)
+
+
+def _urls_in(argv: list[str]) -> list[str]:
+    return [a.partition("=")[2] or a for a in argv if "://" in a]

@@ -9,18 +9,20 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from debategraph.policies.secrets import redact
+
 err = Console(stderr=True)
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    """Print ``error: message`` to stderr (markup-safe) and exit with ``code``."""
-    err.print(f"[bold red]error:[/] {escape(message)}")
+    """Print ``error: message`` to stderr (markup-safe, secrets redacted) and exit with ``code``."""
+    err.print(f"[bold red]error:[/] {escape(redact(message))}", soft_wrap=True)
     raise typer.Exit(code)
 
 
 def warn(message: str) -> None:
-    """Print ``warning: message`` to stderr (markup-safe)."""
-    err.print(f"[bold yellow]warning:[/] {escape(message)}")
+    """Print ``warning: message`` to stderr (markup-safe, secrets redacted)."""
+    err.print(f"[bold yellow]warning:[/] {escape(redact(message))}", soft_wrap=True)
 
 
 def parse_pairs(values: list[str] | None, flag: str) -> dict[str, str]:

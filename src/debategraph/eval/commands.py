@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -27,6 +28,7 @@ from debategraph.cli_options import (
     err,
     fail,
     generation_settings,
+    warn,
     parse_loose,
     parse_pairs,
 )
@@ -34,7 +36,7 @@ from debategraph.eval.datasets import DATASETS, DatasetFormatError, load_dataset
 from debategraph.eval.metrics import summarize
 from debategraph.eval.report import results_table, write_report
 from debategraph.eval.runner import arms_for, run_eval
-from debategraph.eval.store import RESULTS_FILE, SettingsMismatchError
+from debategraph.eval.store import RESULTS_FILE, OutputBusyError, SettingsMismatchError
 from debategraph.graphs.presets import METHODS
 from debategraph.nodes.runnable import run_sync
 from debategraph.run import DebateConfigError
@@ -49,7 +51,7 @@ def parse_prices(text: str | None) -> dict[str, float] | None:
         values = [float(p) for p in parts]
     except ValueError:
         values = []
-    if len(values) != 2 or min(values) < 0:
+    if len(values) != 2 or not all(math.isfinite(v) and v >= 0 for v in values):
         fail(f"--prices takes IN,OUT in $ per 1M tokens (e.g. 0.15,0.60), got {text!r}")
     return {"input": values[0] / 1e6, "output": values[1] / 1e6}
 
@@ -123,6 +125,12 @@ def eval_command(
     if unknown:
         fail(f"unknown method {unknown[0]!r}; choose one of: {', '.join(METHODS)}")
     price = parse_prices(prices)
+    if limit is not None and limit < 1:
+        fail(f"--limit must be at least 1, got {limit}")
+    if concurrency < 1:
+        fail(f"--concurrency must be at least 1, got {concurrency}")
+    if rps is not None and (not math.isfinite(rps) or rps <= 0):
+        fail(f"--rps must be a number above 0 (requests per second), got {rps}")
     try:
         items = load_dataset(dataset, limit=limit, seed=seed, ids=_ids(ids), path=path)
     except (ValueError, ImportError, OSError, DatasetFormatError) as exc:
@@ -171,14 +179,18 @@ def eval_command(
                 progress=progress,
             )
         )
-    except (DebateConfigError, SettingsMismatchError, ValueError) as exc:
+    except (DebateConfigError, SettingsMismatchError, OutputBusyError, ValueError) as exc:
         fail(str(exc))
+    except OSError as exc:
+        fail(f"cannot write results to {out_dir}: {exc.strerror or exc}")
     except KeyboardInterrupt:
         err.print(
             f"interrupted: finished rows are saved in {out_dir / RESULTS_FILE}; "
             "run the same command again to resume"
         )
         raise typer.Exit(130) from None
+    for problem in outcome.problems:
+        warn(problem)
     typer.echo(results_table(summarize(outcome.rows, price), with_cost=price is not None))
     typer.echo(
         f"\n{len(outcome.rows)} rows in {outcome.path} ({outcome.resumed} resumed, "
@@ -208,6 +220,8 @@ def report_command(
         report = write_report(results_dir, out, prices=price, plots=plots)
     except (FileNotFoundError, ValueError) as exc:
         fail(str(exc))
+    except OSError as exc:
+        fail(f"cannot write the report to {out or results_dir}: {exc.strerror or exc}")
     except ImportError:
         fail("plots need matplotlib: pip install 'debategraph[plots]', or pass --no-plots")
     typer.echo(f"wrote {report}")

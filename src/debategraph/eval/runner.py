@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import re
+import math
+import json
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -34,9 +35,11 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.rate_limiters import InMemoryRateLimiter
 
 from debategraph.eval.datasets import Item
+from debategraph.eval.spend import SpendMeter
 from debategraph.eval.store import (
     RESULTS_FILE,
     Key,
+    OutputLock,
     ResultsFile,
     check_manifest,
     row_key,
@@ -48,18 +51,13 @@ from debategraph.nodes.call import CallLimiter
 from debategraph.nodes.method import Method
 from debategraph.nodes.runnable import run_sync
 from debategraph.policies.accounting import usage_by_kind
+from debategraph.policies.failures import describe_error as _describe_error
+from debategraph.policies.secrets import Redactor, redact_url
 from debategraph.run import DebateConfigError, DebateResult, arun, prepare
 
 REAL_DATASETS = frozenset({"gsm8k"})
 """Datasets whose items the simulated model answers with replayed real model solutions."""
 
-_SECRET_RE = re.compile(
-    r"sk-[A-Za-z0-9_\-]{6,}"
-    r"|(?i:bearer)\s+\S+"
-    r"|(?i:api[_-]?key|token|secret|password|authorization)\s*[=:]\s*\S+"
-    r"|(?<=//)[^/\s:@]+:[^/\s@]+(?=@)"
-)
-_TASK_NOTE_RE = re.compile(r"During task with name '([^']+)'")
 
 
 @dataclass(frozen=True)
@@ -82,7 +80,7 @@ class Arm:
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready description for ``run.json`` (model objects become their labels)."""
-        settings = {k: _jsonable(v) for k, v in sorted(self.settings.items())}
+        settings = {k: _jsonable(v, k) for k, v in sorted(self.settings.items())}
         return {
             "label": self.label,
             "method": self.method if isinstance(self.method, str) else self.method.name,
@@ -150,22 +148,17 @@ def _typed_options(method: str, options: Mapping[str, str]) -> dict[str, Any]:
     return {k: parsed[k] for k in options}
 
 
-def describe_error(exc: BaseException) -> str:
-    """``Type: message (in node round > agent)``: one line, secrets redacted, ~300 characters.
+def describe_error(exc: BaseException, redact: Redactor | None = None) -> str:
+    """``Type: message — what to do (in node round > a1)``: one line, secrets redacted.
 
     Args:
         exc: The exception that ended a debate.
+        redact: The run's redactor; key-shaped strings are redacted without one.
 
     Returns:
         The text of a failed row's ``error`` field.
     """
-    message = _SECRET_RE.sub("[redacted]", " ".join(str(exc).split()))
-    if len(message) > 300:
-        message = message[:299] + "…"
-    text = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
-    notes = " ".join(getattr(exc, "__notes__", ()))
-    nodes = _TASK_NOTE_RE.findall(notes)
-    return f"{text} (in node {' > '.join(reversed(nodes))})" if nodes else text
+    return _describe_error(exc, redact or Redactor())
 
 
 def row_source(dataset: str, arm: Arm, result: DebateResult) -> str:
@@ -215,7 +208,13 @@ def _plain_or_provider(spec: Any) -> bool:
 
 
 def result_row(
-    arm: Arm, item: Item, result: DebateResult, *, wall_s: float, dataset: str
+    arm: Arm,
+    item: Item,
+    result: DebateResult,
+    *,
+    wall_s: float,
+    dataset: str,
+    spend: SpendMeter | None = None,
 ) -> dict[str, Any]:
     """The JSONL row of one finished debate (schema in :mod:`debategraph.eval.metrics`).
 
@@ -225,12 +224,13 @@ def result_row(
         result: The debate's result.
         wall_s: Wall time of the debate, seconds.
         dataset: The dataset name.
+        spend: What the debate's requests cost, failed and retried ones included.
 
     Returns:
         The row.
     """
     usage = result.usage
-    return {
+    row = {
         "method": arm.label,
         "id": item.id,
         "dataset": dataset,
@@ -252,12 +252,29 @@ def result_row(
             kind: {"input_tokens": u["input_tokens"], "output_tokens": u["output_tokens"]}
             for kind, u in usage_by_kind(result.turns).items()
         },
+        "answer_sources": result.answer_sources,
+        "settings": result.settings,
     }
+    if spend is not None:
+        row.update(spend.record(used_input=usage["input_tokens"], used_output=usage["output_tokens"]))
+    return row
 
 
-def error_row(arm: Arm, item: Item, error: str, *, wall_s: float, dataset: str) -> dict[str, Any]:
-    """The row of a failed debate: counted as failed, run again on the next run."""
-    return {
+def error_row(
+    arm: Arm,
+    item: Item,
+    error: str,
+    *,
+    wall_s: float,
+    dataset: str,
+    spend: SpendMeter | None = None,
+) -> dict[str, Any]:
+    """The row of a failed debate: counted as failed, run again on the next run.
+
+    With ``spend`` it records what the failed debate's requests cost (every token of every
+    reply that arrived counts as wasted).
+    """
+    row = {
         "method": arm.label,
         "id": item.id,
         "dataset": dataset,
@@ -265,6 +282,9 @@ def error_row(arm: Arm, item: Item, error: str, *, wall_s: float, dataset: str) 
         "error": error,
         "wall_s": round(wall_s, 4),
     }
+    if spend is not None:
+        row.update(spend.record())
+    return row
 
 
 class Progress(Protocol):
@@ -290,6 +310,8 @@ class EvalOutcome:
         resumed: Rows already finished before this call.
         written: Rows written by this call (failed ones included).
         failed: Failed rows in the file (run again next time).
+        problems: Malformed lines found on resume, with their line numbers (run again).
+        peak_in_flight: Most model calls in flight at once during this call.
     """
 
     path: Path
@@ -297,6 +319,8 @@ class EvalOutcome:
     resumed: int
     written: int
     failed: int
+    problems: list[str] = field(default_factory=list)
+    peak_in_flight: int = 0
 
 
 def run_settings(
@@ -309,7 +333,8 @@ def run_settings(
     """The settings recorded in ``run.json``: what a resumed run must share.
 
     Args:
-        items: The evaluated items (their ids are hashed).
+        items: The evaluated items (their whole content is hashed: ids, questions, choices,
+            references, task kinds).
         arms: The arms.
         dataset: Dataset name.
         selection: How the items were picked (``limit``, ``seed``, ``ids``, ``path``).
@@ -317,7 +342,8 @@ def run_settings(
     Returns:
         JSON-ready settings.
     """
-    digest = hashlib.sha256("\n".join(item.id for item in items).encode()).hexdigest()
+    content = [item.to_json() for item in items]
+    digest = hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()
     return {
         "dataset": dataset,
         "selection": dict(selection or {}),
@@ -327,13 +353,15 @@ def run_settings(
     }
 
 
-def _jsonable(value: Any) -> Any:
+def _jsonable(value: Any, key: str = "") -> Any:
     if isinstance(value, BaseChatModel):
         return model_label(value)
+    if key == "base_url" and isinstance(value, str):
+        return redact_url(value)
     if isinstance(value, list | tuple):
         return [_jsonable(v) for v in value]
     if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): _jsonable(v, str(k)) for k, v in value.items()}
     if value is None or isinstance(value, str | int | float | bool):
         return value
     return repr(value)
@@ -403,8 +431,10 @@ class _Run:
         concurrency: int,
         rps: float | None,
         progress: Progress | None,
+        redact: Redactor,
     ) -> None:
         self.arms = arms
+        self.redact = redact
         self.results = results
         self.dataset = dataset
         self.concurrency = concurrency
@@ -427,6 +457,7 @@ class _Run:
                 error = f"BudgetUnavailable: {arm.budget_of} has no result for this item"
                 return error_row(arm, item, error, wall_s=0.0, dataset=self.dataset)
             settings["agents"] = max(1, int(base["calls"]))
+        meter = SpendMeter()
         try:
             result = await arun(
                 item.question,
@@ -434,7 +465,7 @@ class _Run:
                 task=item.task,
                 choices=item.choices,
                 reference=item.reference,
-                config={"max_concurrency": self.concurrency},
+                config={"max_concurrency": self.concurrency, "callbacks": [meter]},
                 call_limiter=self.limiter,
                 **settings,
             )
@@ -442,9 +473,10 @@ class _Run:
             raise
         except Exception as exc:
             wall = time.perf_counter() - start
-            return error_row(arm, item, describe_error(exc), wall_s=wall, dataset=self.dataset)
+            error = describe_error(exc, self.redact)
+            return error_row(arm, item, error, wall_s=wall, dataset=self.dataset, spend=meter)
         wall = time.perf_counter() - start
-        return result_row(arm, item, result, wall_s=wall, dataset=self.dataset)
+        return result_row(arm, item, result, wall_s=wall, dataset=self.dataset, spend=meter)
 
     async def run_item(self, item: Item) -> None:
         for arm in self.arms:
@@ -512,43 +544,51 @@ async def run_eval(
     Raises:
         DebateConfigError: Invalid arms, caught before any model call.
         SettingsMismatchError: ``out_dir`` holds results of other settings (and no ``force``).
-        ValueError: ``concurrency`` below 1 or repeated item ids.
+        ValueError: ``concurrency`` below 1, ``rps`` not above 0, or repeated item ids.
+        OutputBusyError: Another process is writing ``out_dir``.
     """
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
     if len({item.id for item in items}) != len(items):
         raise ValueError("item ids must be unique")
+    if rps is not None and (not math.isfinite(rps) or rps <= 0):
+        raise ValueError(f"rps must be a number above 0 (requests per second), got {rps}")
     check_arms(arms)
     out = Path(out_dir)
+    redact = Redactor.from_environment(urls=[arm.settings.get("base_url") for arm in arms])
     settings = run_settings(items, arms, dataset=dataset, selection=selection)
-    check_manifest(out, settings, force=force)
-    results = ResultsFile(out / RESULTS_FILE, fsync=fsync)
-    kept, _ = results.load()
-    state = _Run(
-        arms,
-        results,
-        dataset=dataset,
-        concurrency=concurrency,
-        rps=rps,
-        progress=progress,
-    )
-    state.done = {row_key(row): row for row in kept}
-    pending = [i for i in items if any((a.label, i.id) not in state.done for a in arms)]
-    if progress is not None:
-        progress.start({arm.label: len(items) for arm in arms}, kept)
-    try:
-        await state.run(pending)
-    finally:
-        results.close()
+    with OutputLock(out):
+        check_manifest(out, settings, force=force, redact=redact)
+        results = ResultsFile(out / RESULTS_FILE, fsync=fsync, redact=redact)
+        kept, _ = results.load()
+        state = _Run(
+            arms,
+            results,
+            dataset=dataset,
+            concurrency=concurrency,
+            rps=rps,
+            progress=progress,
+            redact=redact,
+        )
+        state.done = {row_key(row): row for row in kept}
+        pending = [i for i in items if any((a.label, i.id) not in state.done for a in arms)]
         if progress is not None:
-            progress.stop()
-    rows = results.finalize(_plan_order(items, arms))
+            progress.start({arm.label: len(items) for arm in arms}, kept)
+        try:
+            await state.run(pending)
+        finally:
+            results.close()
+            if progress is not None:
+                progress.stop()
+        rows = results.finalize(_plan_order(items, arms))
     return EvalOutcome(
         path=results.path,
         rows=rows,
         resumed=len(kept),
         written=state.written,
         failed=sum("error" in row for row in rows),
+        problems=list(results.problems),
+        peak_in_flight=state.limiter.peak,
     )
 
 

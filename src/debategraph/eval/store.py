@@ -8,8 +8,11 @@ duplicates, and rewrites the file atomically before new rows are appended. When 
 the plan is in, :meth:`ResultsFile.finalize` rewrites it in plan order, so a resumed run ends
 with the same file as an uninterrupted one (up to ``wall_s``).
 
-``run.json`` records the settings that shape the rows; :func:`check_manifest` refuses to
-resume into a directory written with other settings.
+``run.json`` records the settings that shape the rows, the question set's content hash
+among them; :func:`check_manifest` refuses to resume into a directory written with other
+settings or another question set. :class:`OutputLock` makes sure one process at a time writes
+a results directory. Everything written passes through the run's redactor, so no configured
+secret reaches the disk.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
+
+from filelock import FileLock, Timeout
 
 RESULTS_FILE = "results.jsonl"
 """Name of the results file inside a results directory."""
@@ -30,8 +35,82 @@ Key = tuple[str, str]
 """A row's identity: ``(method label, item id)``."""
 
 
+LOCK_FILE = ".lock"
+"""Name of the lock file inside a results directory."""
+
+_FINISHED_FIELDS: dict[str, tuple[type, ...]] = {
+    "method": (str,),
+    "id": (str,),
+    "answer": (str, type(None)),
+    "correct": (bool,),
+    "input_tokens": (int,),
+    "output_tokens": (int,),
+    "calls": (int,),
+    "round_answers": (list,),
+}
+_FAILED_FIELDS: dict[str, tuple[type, ...]] = {"method": (str,), "id": (str,), "error": (str,)}
+
+
 class SettingsMismatchError(RuntimeError):
     """The results directory was written with other settings; the message says what to do."""
+
+
+class OutputBusyError(RuntimeError):
+    """Another process is writing the results directory."""
+
+
+class OutputLock:
+    """One writer per results directory: an OS-level lock on ``out_dir/.lock``.
+
+    The operating system releases the lock when its process ends, however it ends, so a
+    crashed writer's lock never blocks the next run.
+
+    Args:
+        out_dir: The results directory (created if missing).
+    """
+
+    def __init__(self, out_dir: Path) -> None:
+        self.out_dir = out_dir
+        self._lock: FileLock | None = None
+
+    def __enter__(self) -> OutputLock:
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(str(self.out_dir / LOCK_FILE), timeout=0)
+        try:
+            lock.acquire()
+        except Timeout:
+            raise OutputBusyError(
+                f"another debategraph eval is writing to {self.out_dir}: wait for it to finish, "
+                "or use another --out"
+            ) from None
+        self._lock = lock
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+
+
+def row_problem(row: object) -> str | None:
+    """What is wrong with a result row, or ``None`` when it is well formed.
+
+    A finished row needs ``method``, ``id``, ``answer``, ``correct``, ``input_tokens``,
+    ``output_tokens``, ``calls`` and ``round_answers`` with their types; a failed row needs
+    ``method``, ``id`` and ``error``.
+    """
+    if not isinstance(row, dict):
+        return "not a JSON object"
+    fields = _FAILED_FIELDS if "error" in row else _FINISHED_FIELDS
+    for name, types in fields.items():
+        if name not in row:
+            return f"no {name!r} field"
+        value = row[name]
+        if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+            return f"{name!r} is {type(value).__name__}, not {' or '.join(t.__name__ for t in types)}"
+        if isinstance(value, int) and not isinstance(value, bool) and value < 0:
+            return f"{name!r} is negative"
+    return None
 
 
 def row_key(row: Mapping[str, Any]) -> Key:
@@ -39,9 +118,9 @@ def row_key(row: Mapping[str, Any]) -> Key:
     return (str(row["method"]), str(row["id"]))
 
 
-def encode_row(row: Mapping[str, Any]) -> bytes:
-    """One JSONL line (compact JSON, UTF-8, trailing newline)."""
-    return (json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+def encode_row(row: Mapping[str, Any], redact: Callable[[str], str] = str) -> bytes:
+    """One JSONL line (compact JSON, UTF-8, trailing newline), passed through ``redact``."""
+    return (redact(json.dumps(row, ensure_ascii=False, separators=(",", ":"))) + "\n").encode()
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
@@ -59,23 +138,36 @@ class ResultsFile:
     Attributes:
         path: The file's path.
         fsync: Whether every appended line is also ``fsync``-ed (slower; survives power loss).
+        redact: Applied to every line written (a :class:`~debategraph.policies.secrets.Redactor`).
+        problems: What :meth:`load` found wrong, one message per malformed line, with its
+            line number (a torn last line left by a crash is not a problem).
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, fsync: bool = False) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        fsync: bool = False,
+        redact: Callable[[str], str] = str,
+    ) -> None:
         self.path = Path(path)
         self.fsync = fsync
+        self.redact = redact
+        self.problems: list[str] = []
         self._handle: Any = None
 
     def load(self) -> tuple[list[dict[str, Any]], int]:
         """Read the finished rows and clean the file up for resuming.
 
-        Drops a torn last line, unreadable lines, failed rows (``error`` key: they are run
-        again) and repeated keys (the first is kept); rewrites the file atomically when
-        anything was dropped.
+        Drops a torn last line, malformed lines (each reported in :attr:`problems` with its
+        line number), failed rows (``error`` key: they are run again) and repeated keys (the
+        first is kept); rewrites the file atomically when anything was dropped. Whatever is
+        dropped is run again, so nothing is lost.
 
         Returns:
             The kept rows in file order, and how many lines were dropped.
         """
+        self.problems = []
         if not self.path.exists():
             return [], 0
         data = self.path.read_bytes()
@@ -84,15 +176,19 @@ class ResultsFile:
         kept: list[dict[str, Any]] = []
         seen: set[Key] = set()
         dropped = int(bool(tail.strip()))
-        for line in lines:
-            row = _parse(line)
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            row, problem = _parse_checked(line)
+            if problem is not None:
+                self.problems.append(f"{self.path.name}, line {number}: {problem} (run again)")
             if row is None or "error" in row or row_key(row) in seen:
-                dropped += bool(line.strip())
+                dropped += 1
                 continue
             seen.add(row_key(row))
             kept.append(row)
         if dropped or tail:
-            _atomic_write(self.path, b"".join(encode_row(row) for row in kept))
+            _atomic_write(self.path, b"".join(encode_row(row, self.redact) for row in kept))
         return kept, dropped
 
     def append(self, row: Mapping[str, Any]) -> None:
@@ -100,7 +196,7 @@ class ResultsFile:
         if self._handle is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._handle = self.path.open("ab")
-        self._handle.write(encode_row(row))
+        self._handle.write(encode_row(row, self.redact))
         self._handle.flush()
         if self.fsync:
             os.fsync(self._handle.fileno())
@@ -123,21 +219,32 @@ class ResultsFile:
         self.close()
         rows = [row for line in self.path.read_bytes().splitlines() if (row := _parse(line))]
         rows.sort(key=lambda row: order(row_key(row)))
-        _atomic_write(self.path, b"".join(encode_row(row) for row in rows))
+        _atomic_write(self.path, b"".join(encode_row(row, self.redact) for row in rows))
         return rows
 
 
 def _parse(line: bytes) -> dict[str, Any] | None:
+    return _parse_checked(line)[0]
+
+
+def _parse_checked(line: bytes) -> tuple[dict[str, Any] | None, str | None]:
     try:
         row = json.loads(line)
     except (json.JSONDecodeError, UnicodeDecodeError):
-        return None
-    if not isinstance(row, dict) or "method" not in row or "id" not in row:
-        return None
-    return row
+        return None, "not valid JSON"
+    except RecursionError:
+        return None, "JSON nested too deeply"
+    problem = row_problem(row)
+    return (None, problem) if problem is not None else (row, None)
 
 
-def check_manifest(out_dir: Path, settings: Mapping[str, Any], *, force: bool = False) -> bool:
+def check_manifest(
+    out_dir: Path,
+    settings: Mapping[str, Any],
+    *,
+    force: bool = False,
+    redact: Callable[[str], str] = str,
+) -> bool:
     """Make ``out_dir`` ready for a run with ``settings``; say whether it resumes one.
 
     A new directory (or one without results) gets a fresh ``run.json``. A directory whose
@@ -158,7 +265,7 @@ def check_manifest(out_dir: Path, settings: Mapping[str, Any], *, force: bool = 
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     manifest, results = out_dir / MANIFEST_FILE, out_dir / RESULTS_FILE
-    wanted = json.loads(json.dumps(settings))
+    wanted = json.loads(redact(json.dumps(settings)))
     if force:
         results.unlink(missing_ok=True)
     elif results.exists() and results.stat().st_size:
@@ -167,7 +274,22 @@ def check_manifest(out_dir: Path, settings: Mapping[str, Any], *, force: bool = 
                 f"{out_dir} holds {RESULTS_FILE} but no {MANIFEST_FILE}, so its settings are "
                 "unknown: use another --out, or --force to discard those results"
             )
-        recorded = json.loads(manifest.read_text(encoding="utf-8")).get("settings")
+        try:
+            recorded = json.loads(manifest.read_text(encoding="utf-8")).get("settings")
+        except (json.JSONDecodeError, AttributeError, UnicodeDecodeError):
+            recorded = None
+        if (
+            isinstance(recorded, dict)
+            and recorded.get("items") == wanted.get("items")
+            and recorded.get("items_sha256") != wanted.get("items_sha256")
+            and {k: v for k, v in recorded.items() if k != "items_sha256"}
+            == {k: v for k, v in wanted.items() if k != "items_sha256"}
+        ):
+            raise SettingsMismatchError(
+                f"the question set changed since the results in {out_dir} were written (same "
+                "size, other content: questions, choices or references were edited): use "
+                "another --out, or --force to discard those results and start fresh"
+            )
         if recorded != wanted:
             raise SettingsMismatchError(
                 f"{out_dir} holds results of a run with other settings "
