@@ -6,12 +6,13 @@ import json
 import os
 import sys
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.markup import escape
+from rich.markup import escape as rich_escape
 from rich.table import Table
 
 from debategraph.cli_options import (
@@ -39,6 +40,7 @@ from debategraph.cli_options import (
 )
 from debategraph.eval.commands import eval_command, report_command
 from debategraph.graphs.presets import METHODS
+from debategraph.policies.secrets import Redactor
 from debategraph.run import DebateConfigError, DebateResult, run
 from debategraph.state.options import MethodOptions
 
@@ -77,11 +79,22 @@ def parse_decision_options(pairs: list[str] | None) -> dict[str, object]:
     return {k: parse_loose(v) for k, v in parse_pairs(pairs, "--decision-option").items()}
 
 
-def print_transcript(result: DebateResult, console: Console, *, show_text: bool = False) -> None:
+def print_transcript(
+    result: DebateResult,
+    console: Console,
+    *,
+    show_text: bool = False,
+    redact: Callable[[str], str] = str,
+) -> None:
     """Readable transcript: per round who read whom, answers, confidence and tokens.
 
-    Every piece of model or user text is escaped, so brackets in it are shown as written.
+    Every piece of model or user text is redacted and escaped, so secrets never show and
+    brackets in the text are shown as written.
     """
+
+    def escape(text: str) -> str:
+        return rich_escape(redact(text))
+
     console.print(
         f"[bold]{escape(result.method)}[/] · {len(result.agents)} agents · "
         f"{result.rounds} debate rounds"
@@ -204,6 +217,7 @@ def run_command(
         )
     adversaries = parse_adversaries(adversary)
     options = parse_method_options(method, option)
+    redactor = Redactor.from_environment(urls=[base_url])
     try:
         result = run(
             question,
@@ -236,11 +250,12 @@ def run_command(
             files = write_graph_pngs(result.graphs(), graph_png)
         except ImportError as exc:
             fail(str(exc))
-        err.print(f"wrote {len(files)} graph picture(s) to {escape(str(graph_png))}")
+        err.print(f"wrote {len(files)} graph picture(s) to {rich_escape(str(graph_png))}")
     if as_json:
-        sys.stdout.write(json.dumps(result.to_dict(include_text=text), ensure_ascii=False) + "\n")
+        data = json.dumps(result.to_dict(include_text=text), ensure_ascii=False)
+        sys.stdout.write(redactor(data) + "\n")
     else:
-        print_transcript(result, Console(), show_text=show_text)
+        print_transcript(result, Console(), show_text=show_text, redact=redactor)
 
 
 @app.command("methods")
@@ -263,15 +278,20 @@ def main() -> None:
         app()
     except Exception as exc:
         from debategraph.policies.failures import describe_error
-        from debategraph.policies.secrets import Redactor
 
         redactor = Redactor.from_environment(urls=_urls_in(sys.argv))
         if os.environ.get("DEBATEGRAPH_DEBUG"):
             trace = "".join(traceback.format_exception(exc))
             sys.stderr.write(redactor(trace))
-        err.print(f"[bold red]error:[/] {escape(describe_error(exc, redactor))}", soft_wrap=True)
+        err.print(
+            f"[bold red]error:[/] {rich_escape(describe_error(exc, redactor))}", soft_wrap=True
+        )
         sys.exit(1)
 
 
 def _urls_in(argv: list[str]) -> list[str]:
     return [a.partition("=")[2] or a for a in argv if "://" in a]
+
+
+if __name__ == "__main__":
+    main()

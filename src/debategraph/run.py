@@ -10,12 +10,14 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import RetryPolicy
 
 from debategraph.graphs.debate import build_debate_graph, resolve_method
 from debategraph.models.resolve import Models, model_label
 from debategraph.models.roster import Agent, AgentsSpec, make_roster
 from debategraph.nodes.call import AnswerParser
 from debategraph.nodes.method import DebateView, Method
+from debategraph.nodes.retry import MODEL_RETRY
 from debategraph.nodes.runnable import run_sync
 from debategraph.nodes.start import check_question, check_settings
 from debategraph.policies.accounting import (
@@ -207,11 +209,12 @@ def compiled_graph(
     *,
     call_limiter: Any = None,
     parser: AnswerParser | None = None,
+    retry_policy: RetryPolicy | None = MODEL_RETRY,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """The compiled, checkpointer-free graph of a method and roster (cached per both).
 
-    Graphs are cached by method, agent names, the identity of bound models, the call limiter
-    and the parser (the last 64 are kept).
+    Graphs are cached by method, agent names, the identity of bound models, the call limiter,
+    the parser and the retry policy (the last 64 are kept).
     """
     m = resolve_method(method)
     roster = make_roster(agents, m.default_agents)
@@ -222,18 +225,19 @@ def compiled_graph(
         ),
         id(call_limiter),
         id(parser),
+        id(retry_policy),
     )
     with _GRAPHS_LOCK:
         hit = _GRAPHS.get(key)
         if hit is not None:
             _GRAPHS.move_to_end(key)
             return hit[1]
-    graph = build_debate_graph(m, agents=roster, call_limiter=call_limiter, parser=parser).compile(
-        name=m.name
-    )
+    graph = build_debate_graph(
+        m, agents=roster, call_limiter=call_limiter, parser=parser, retry_policy=retry_policy
+    ).compile(name=m.name)
     with _GRAPHS_LOCK:
         # Keep the objects behind the ids alive for as long as the entry lives.
-        _GRAPHS[key] = ((m, roster, call_limiter, parser), graph)
+        _GRAPHS[key] = ((m, roster, call_limiter, parser, retry_policy), graph)
         while len(_GRAPHS) > _GRAPHS_MAX:
             _GRAPHS.popitem(last=False)
     return graph
@@ -365,6 +369,7 @@ async def arun(
     config: RunnableConfig | None = None,
     call_limiter: Any = None,
     parser: AnswerParser | None = None,
+    retry_policy: RetryPolicy | None = MODEL_RETRY,
     **settings: Any,
 ) -> DebateResult:
     """Run one debate and return its result.
@@ -383,6 +388,8 @@ async def arun(
         config: LangGraph run config (callbacks, ``max_concurrency``, tags).
         call_limiter: Bounds in-flight model calls across debates sharing it.
         parser: How answers are read, ``(response, task, num_choices) -> Extraction``.
+        retry_policy: Retry policy of every model call (default: transient failures, three
+            attempts); ``None`` for no retries.
         **settings: Any other ``DebateContext`` field: ``rounds``, ``base_url``, ``seed``,
             ``tie_policy``, ``decision``, ``decision_options``, ``anonymize``,
             ``stop_on_consensus``, ``cut_off``, ``attack``, ``attack_ratio``, ``adversaries``,
@@ -402,7 +409,9 @@ async def arun(
     m, ctx = p.method, p.context
     run_config: RunnableConfig = {"recursion_limit": recursion_limit(m, ctx, p.names)}
     run_config.update(config or {})
-    graph = compiled_graph(m, p.roster, call_limiter=call_limiter, parser=parser)
+    graph = compiled_graph(
+        m, p.roster, call_limiter=call_limiter, parser=parser, retry_policy=retry_policy
+    )
     state = await graph.ainvoke(inputs, run_config, context=ctx)
     books = Models(p.roster, ctx, single_model=m.single_model)
     decision = state["decision"]

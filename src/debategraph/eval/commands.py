@@ -28,9 +28,9 @@ from debategraph.cli_options import (
     err,
     fail,
     generation_settings,
-    warn,
     parse_loose,
     parse_pairs,
+    warn,
 )
 from debategraph.eval.datasets import DATASETS, DatasetFormatError, load_dataset
 from debategraph.eval.metrics import summarize

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import math
 import json
+import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -57,7 +57,6 @@ from debategraph.run import DebateConfigError, DebateResult, arun, prepare
 
 REAL_DATASETS = frozenset({"gsm8k"})
 """Datasets whose items the simulated model answers with replayed real model solutions."""
-
 
 
 @dataclass(frozen=True)
@@ -256,7 +255,8 @@ def result_row(
         "settings": result.settings,
     }
     if spend is not None:
-        row.update(spend.record(used_input=usage["input_tokens"], used_output=usage["output_tokens"]))
+        used = {"used_input": usage["input_tokens"], "used_output": usage["output_tokens"]}
+        row.update(spend.record(**used))
     return row
 
 

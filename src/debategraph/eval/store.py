@@ -107,7 +107,8 @@ def row_problem(row: object) -> str | None:
             return f"no {name!r} field"
         value = row[name]
         if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
-            return f"{name!r} is {type(value).__name__}, not {' or '.join(t.__name__ for t in types)}"
+            wanted = " or ".join(t.__name__ for t in types)
+            return f"{name!r} is {type(value).__name__}, not {wanted}"
         if isinstance(value, int) and not isinstance(value, bool) and value < 0:
             return f"{name!r} is negative"
     return None
@@ -255,6 +256,7 @@ def check_manifest(
         out_dir: The results directory (created if missing).
         settings: JSON-ready settings that shape the rows (dataset, items, methods, models).
         force: Discard earlier results written with other settings.
+        redact: Applied to the manifest before it is written or compared.
 
     Returns:
         Whether earlier results with the same settings are resumed.

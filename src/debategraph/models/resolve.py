@@ -126,13 +126,19 @@ def _new_provider(spec: str, base_url: str | None, timeout: float | None) -> Bas
         ) from None
 
 
+DEFAULT_TIMEOUT_S = 120.0
+"""Request timeout of provider models when the context sets none."""
+
+
 def _openai_settings(timeout: float | None) -> dict[str, Any]:
     import httpx
 
-    settings: dict[str, Any] = {"max_retries": 0, "http_async_client": httpx.AsyncClient()}
-    if timeout is not None:
-        settings["timeout"] = timeout
-    return settings
+    return {
+        "max_retries": 0,
+        "http_async_client": httpx.AsyncClient(),
+        "timeout": DEFAULT_TIMEOUT_S if timeout is None else timeout,
+        "stream_usage": True,
+    }
 
 
 def resolve_model(

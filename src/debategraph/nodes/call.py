@@ -9,6 +9,7 @@ the call's id and kind, its tokens and latency. A speaker may be a chat model or
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import threading
 import time
@@ -21,6 +22,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langchain_core.messages.ai import UsageMetadata
 from langchain_core.runnables import Runnable
 from langchain_core.runnables.config import ensure_config, merge_configs
+from langgraph.runtime import get_runtime
 from typing_extensions import TypedDict
 
 from debategraph.models.resolve import Models, model_label
@@ -29,6 +31,7 @@ from debategraph.nodes.method import Method
 from debategraph.nodes.runnable import DualNode
 from debategraph.nodes.view import current_context
 from debategraph.policies.answers import Extraction, extract_confidence, parse_answer
+from debategraph.policies.retry import UnusableReplyError, is_transient, retry_after_s
 from debategraph.policies.tokens import estimate_tokens
 from debategraph.policies.types import TaskKind
 from debategraph.policies.verdicts import parse_verdict
@@ -188,32 +191,56 @@ def _agent_reply(output: Any) -> AIMessage:
     return AIMessage(content=str(output))
 
 
+def _usable(reply: AIMessage) -> AIMessage:
+    """``reply``, or :class:`UnusableReplyError` (retried) when it carries no text."""
+    if not reply.text.strip() and not reply.tool_calls:
+        raise UnusableReplyError("the model replied with empty content")
+    return reply
+
+
+def _unusable(exc: Exception) -> Exception:
+    """A provider's complaint about a reply without choices, as a retryable error."""
+    if isinstance(exc, TypeError | KeyError) and "choices" in str(exc):
+        return UnusableReplyError(f"the model's reply had no choices ({exc})")
+    return exc
+
+
 async def ainvoke_model(
     model: Any, messages: list[BaseMessage], kwargs: dict[str, Any]
 ) -> tuple[AIMessage, UsageMetadata | None]:
-    """Ask a chat model (or an agent runnable) and return its reply and token usage."""
-    if isinstance(model, BaseChatModel):
-        bound = model.bind(**kwargs) if kwargs else model
-        reply = _agent_reply(await bound.ainvoke(messages))
-        return reply, reply.usage_metadata
-    handler = UsageTotal()
-    config = merge_configs(ensure_config(), {"callbacks": [handler]})
-    reply = _agent_reply(await model.ainvoke(_agent_input(model, messages), config))
-    return reply, handler.usage()
+    """Ask a chat model (or an agent runnable) and return its reply and token usage.
+
+    Raises:
+        UnusableReplyError: The reply arrived without choices or with empty content.
+    """
+    try:
+        if isinstance(model, BaseChatModel):
+            bound = model.bind(**kwargs) if kwargs else model
+            reply = _agent_reply(await bound.ainvoke(messages))
+            return _usable(reply), reply.usage_metadata
+        handler = UsageTotal()
+        config = merge_configs(ensure_config(), {"callbacks": [handler]})
+        reply = _agent_reply(await model.ainvoke(_agent_input(model, messages), config))
+        return _usable(reply), handler.usage()
+    except (TypeError, KeyError) as exc:
+        raise _unusable(exc) from exc
 
 
 def invoke_model(
     model: Any, messages: list[BaseMessage], kwargs: dict[str, Any]
 ) -> tuple[AIMessage, UsageMetadata | None]:
     """Synchronous :func:`ainvoke_model`."""
-    if isinstance(model, BaseChatModel):
-        bound = model.bind(**kwargs) if kwargs else model
-        reply = _agent_reply(bound.invoke(messages))
-        return reply, reply.usage_metadata
-    handler = UsageTotal()
-    config = merge_configs(ensure_config(), {"callbacks": [handler]})
-    reply = _agent_reply(model.invoke(_agent_input(model, messages), config))
-    return reply, handler.usage()
+    try:
+        if isinstance(model, BaseChatModel):
+            bound = model.bind(**kwargs) if kwargs else model
+            reply = _agent_reply(bound.invoke(messages))
+            return _usable(reply), reply.usage_metadata
+        handler = UsageTotal()
+        config = merge_configs(ensure_config(), {"callbacks": [handler]})
+        reply = _agent_reply(model.invoke(_agent_input(model, messages), config))
+        return _usable(reply), handler.usage()
+    except (TypeError, KeyError) as exc:
+        raise _unusable(exc) from exc
 
 
 def to_turn(
@@ -287,21 +314,42 @@ def make_call_node(
         model = Models(roster, ctx, single_model=method.single_model).model(speaker)
         return model, render(method, task, ctx)
 
+    def record(
+        task: CallTask,
+        reply: AIMessage,
+        usage: UsageMetadata | None,
+        messages: list[BaseMessage],
+        latency: float,
+        model: Any,
+    ) -> dict[str, Any]:
+        turn = to_turn(task, reply, usage, messages, latency, model_label(model), read_answer)
+        info = get_runtime().execution_info
+        turn["attempts"] = info.node_attempt if info is not None else 1
+        return {"turns": [turn]}
+
     async def acall(task: CallTask) -> dict[str, Any]:
         model, messages = prepare(task)
-        async with limiter or contextlib.nullcontext():
-            start = time.perf_counter()
-            reply, usage = await ainvoke_model(model, messages, task["model_kwargs"])
-            latency = time.perf_counter() - start
-        turn = to_turn(task, reply, usage, messages, latency, model_label(model), read_answer)
-        return {"turns": [turn]}
+        try:
+            async with limiter or contextlib.nullcontext():
+                start = time.perf_counter()
+                reply, usage = await ainvoke_model(model, messages, task["model_kwargs"])
+                latency = time.perf_counter() - start
+        except Exception as exc:
+            if is_transient(exc) and (wait := retry_after_s(exc)):
+                await asyncio.sleep(wait)  # the server's Retry-After, before the policy's backoff
+            raise
+        return record(task, reply, usage, messages, latency, model)
 
     def call(task: CallTask) -> dict[str, Any]:
         model, messages = prepare(task)
-        start = time.perf_counter()
-        reply, usage = invoke_model(model, messages, task["model_kwargs"])
-        latency = time.perf_counter() - start
-        turn = to_turn(task, reply, usage, messages, latency, model_label(model), read_answer)
-        return {"turns": [turn]}
+        try:
+            start = time.perf_counter()
+            reply, usage = invoke_model(model, messages, task["model_kwargs"])
+            latency = time.perf_counter() - start
+        except Exception as exc:
+            if is_transient(exc) and (wait := retry_after_s(exc)):
+                time.sleep(wait)
+            raise
+        return record(task, reply, usage, messages, latency, model)
 
     return DualNode(speaker, call, acall)

@@ -65,7 +65,7 @@ def _chain(exc: BaseException) -> Iterator[BaseException]:
 def is_transient(exc: BaseException) -> bool:
     """Whether a failed model call may succeed if tried again (see the module docstring)."""
     status = status_of(exc)
-    if status is not None:
+    if status is not None and status >= 400:
         return status in RETRY_STATUS or 500 <= status < 600
     for link in _chain(exc):
         if isinstance(link, ConnectionError | TimeoutError):

@@ -3,7 +3,8 @@
 Every configured secret value is redacted by exact match, whatever its shape: the values of
 environment variables whose names say they hold one (``OPENAI_API_KEY``, ``*_TOKEN``,
 ``*_SECRET``, ...) and the user name and password of any configured URL. Known key shapes
-(``sk-...``, ``Bearer ...``, ``user:pass@`` in URLs, ``api_key=...``) are redacted as well, for
+(``sk-...``, ``Bearer ...``, ``Basic ...``, ``user:pass@`` in URLs, ``api_key=...``) are
+redacted as well, for
 keys that were never configured here (a server echoing another key).
 """
 
@@ -26,9 +27,11 @@ _SECRET_NAME_RE = re.compile(
 )
 _SHAPES_RE = re.compile(
     r"sk-[A-Za-z0-9_\-]{6,}"
-    r"|(?i:bearer)\s+[^\s\"',;]+"
-    r"|(?i:api[_-]?key|token|secret|password|authorization)(?P<sep>\"?\s*[=:]\s*\"?)[^\s\"',;]+"
-    r"|(?<=//)[^/\s:@]+:[^/\s@]+(?=@)"
+    r"|(?i:bearer)\s+(?!\[redacted\])[^\s\"',;\\]+"
+    r"|(?i:basic)\s+[A-Za-z0-9+/]{8,}={0,2}"
+    r"|(?i:api[_-]?key|token|secret|password|authorization)(?P<sep>\"?\s*[=:]\s*\"?)"
+    r"(?!\[redacted\])[^\s\"',;\\]+"
+    r"|(?<=//)[^/\s:@\\]+:[^/\s@\\]+(?=@)"
 )
 _NOT_SECRETS = frozenset({"not-needed", "local", "none", "null", "dummy"})
 
@@ -83,7 +86,10 @@ class Redactor:
         # Also the JSON-escaped form, so a secret inside serialised JSON is found as well.
         wanted |= {json.dumps(v)[1:-1] for v in list(wanted)}
         ordered = sorted(wanted, key=len, reverse=True)
-        self._exact = re.compile("|".join(map(re.escape, ordered))) if ordered else None
+        # Case-insensitive: a lower-cased key (e.g. in a normalised answer) is still a leak.
+        self._exact = (
+            re.compile("|".join(map(re.escape, ordered)), re.IGNORECASE) if ordered else None
+        )
 
     @classmethod
     def from_environment(

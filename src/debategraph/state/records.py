@@ -66,6 +66,7 @@ class Turn(TypedDict):
             the model returned them.
         label: An evaluation's verdict (``keep``, ``mask`` or ``unsure``).
         vars: The call's prompt variables, when it had any.
+        attempts: How many times the call was tried (more than 1 after retries).
     """
 
     id: str
@@ -86,3 +87,4 @@ class Turn(TypedDict):
     logprobs: NotRequired[dict[str, float] | None]
     label: NotRequired[str | None]
     vars: NotRequired[dict[str, Any]]
+    attempts: NotRequired[int]

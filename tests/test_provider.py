@@ -1,0 +1,105 @@
+"""Debates against a real OpenAI-compatible HTTP server on loopback: loops, streaming, faults."""
+
+import asyncio
+import time
+
+import pytest
+from langgraph.types import RetryPolicy
+
+import debategraph as dg
+from debategraph import DebateContext, build_debate_graph
+from debategraph.policies.retry import is_transient
+
+from .openai_server import serve
+
+ARITH = "What is the result of 3+4*5+6-7*2?"
+FAST_RETRY = RetryPolicy(max_attempts=3, initial_interval=0.01, jitter=False, retry_on=is_transient)
+
+
+@pytest.fixture
+def server(loopback, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-loopback-key")
+    with serve(seed=3) as running:
+        yield running
+
+
+def run(server, **kwargs):
+    settings = {"method": "du", "agents": 2, "rounds": 1, "model": "sim-0"}
+    return dg.run(ARITH, base_url=server.base_url, retry_policy=FAST_RETRY, **settings | kwargs)
+
+
+def test_run_twice_and_arun_in_two_loops_against_a_real_server(server):
+    first, second = run(server), run(server)
+    assert first.answer == second.answer == "15"
+
+    async def once():
+        return await dg.arun(ARITH, method="mav", agents=2, model="sim-0", base_url=server.base_url)
+
+    assert asyncio.run(once()).answer == asyncio.run(once()).answer
+    assert server.stats()["chat_requests"] == 4 + 4 + 2 + 2
+    assert all(not t["usage_estimated"] for t in first.turns)
+
+
+def test_streamed_runs_keep_the_servers_token_counts(server):
+    graph = build_debate_graph("mav", agents=2).compile()
+    ctx = DebateContext(models=["sim-0"], base_url=server.base_url)
+
+    async def stream():
+        chunks, final = 0, None
+        async for namespace, mode, data in graph.astream(
+            {"question": ARITH},
+            context=ctx,
+            stream_mode=["messages", "values"],
+            subgraphs=True,
+        ):
+            chunks += mode == "messages"
+            final = data if mode == "values" and not namespace else final
+        return chunks, final
+
+    chunks, final = asyncio.run(stream())
+    assert chunks > 2  # the calls really streamed
+    assert server.stats()["streamed"] == 2
+    for turn in final["turns"]:
+        assert not turn["usage_estimated"] and turn["input_tokens"] > 0
+
+
+@pytest.mark.parametrize("fault", ["http500", "malformed", "no_choices", "empty", "reset"])
+def test_transient_faults_are_retried_once_each_and_recorded(server, fault):
+    server.faults.push(fault)
+    result = run(server, agents=1, rounds=0, method="cot")
+    assert result.answer == "15"
+    assert result.turns[0]["attempts"] == 2
+    assert server.stats()["chat_requests"] == 2
+
+
+def test_retry_after_is_honoured(server):
+    server.configure({"retry_after": 0.3})
+    server.faults.push("http429")
+    start = time.perf_counter()
+    result = run(server, agents=1, rounds=0, method="cot")
+    assert time.perf_counter() - start >= 0.3
+    assert result.turns[0]["attempts"] == 2
+
+
+def test_a_hung_request_times_out_and_is_retried(server):
+    server.faults.push("hang")
+    result = run(server, agents=1, rounds=0, method="cot", timeout=0.5)
+    assert result.answer == "15" and result.turns[0]["attempts"] == 2
+
+
+@pytest.mark.parametrize(
+    ("fault", "status"), [("http401", 401), ("http404", 404), ("http400", 400)]
+)
+def test_client_errors_are_never_retried(server, fault, status):
+    server.faults.push(fault, fault, fault)
+    with pytest.raises(Exception) as info:
+        run(server, agents=1, rounds=0, method="cot")
+    assert getattr(info.value, "status_code", None) == status
+    assert server.stats()["chat_requests"] == 1
+
+
+def test_the_openai_client_adds_no_retries_of_its_own(server):
+    server.faults.push("http500", "http500", "http500", "http500")
+    with pytest.raises(Exception, match="500"):
+        run(server, agents=1, rounds=0, method="cot")
+    assert server.stats()["chat_requests"] == 3  # the policy's three attempts, no more
