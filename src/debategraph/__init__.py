@@ -1,6 +1,7 @@
 """debategraph: multi-agent debate methods as composable LangGraph graphs."""
 
 from debategraph.graphs import METHODS, build_debate_graph, build_round_graph, get_method
+from debategraph.graphs.compose import debate_node, debate_tool
 from debategraph.graphs.cortex import CortexOptions
 from debategraph.models.roster import Agent
 from debategraph.models.simulated import SimulatedDebater
@@ -28,6 +29,8 @@ __all__ = [
     "arun",
     "build_debate_graph",
     "build_round_graph",
+    "debate_node",
+    "debate_tool",
     "get_method",
     "run",
 ]

@@ -26,7 +26,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.messages.ai import UsageMetadata
 from langchain_core.outputs import ChatGeneration, ChatResult
 
-from debategraph.models.oracle import REPLAY_SOURCES, Known, lookup
+from debategraph.models.oracle import REPLAY_SOURCES, Known, gsm8k_index, lookup
 from debategraph.policies.answers import canonical_number, extract_answer
 from debategraph.policies.tokens import _PIECE_RE, estimate_tokens
 from debategraph.policies.types import Answer, TaskKind
@@ -153,6 +153,9 @@ class SimulatedDebater(BaseChatModel):
     ) -> ChatResult:
         if self.latency_s:
             await asyncio.sleep(self.latency_s)
+        if gsm8k_index.cache_info().currsize == 0:
+            # The first lookup reads the bundled data file: keep that off the event loop.
+            await asyncio.to_thread(gsm8k_index)
         return self._respond(messages)
 
     def _respond(self, messages: Sequence[BaseMessage]) -> ChatResult:
