@@ -39,7 +39,9 @@ def app(node, checkpointer=None, with_review=False):
     graph.add_edge(START, "debate")
     graph.add_edge("debate", "note")
     if with_review:
-        graph.add_node("review", lambda s: {"approved": interrupt({"answer": s["debate"]["answer"]})})
+        graph.add_node(
+            "review", lambda s: {"approved": interrupt({"answer": s["debate"]["answer"]})}
+        )
         graph.add_edge("note", "review")
         graph.add_edge("review", END)
     else:

@@ -158,6 +158,20 @@ class DebateResult:
             graphs.append(graph)
         return graphs
 
+    def __repr__(self) -> str:
+        answer = "no answer" if self.answer is None else repr(self.answer)
+        return (
+            f"DebateResult(method={self.method!r}, answer={answer}, rule="
+            f"{self.decision.get('rule')!r}, agents={len(self.agents)}, rounds={self.rounds}, "
+            f"calls={self.usage['calls']}, tokens={self.usage['total_tokens']})"
+        )
+
+    def _repr_html_(self) -> str:
+        """A notebook view: the decision, then one table of turns per round."""
+        from debategraph.eval.html import result_html
+
+        return result_html(self)
+
     def to_dict(
         self, *, include_text: bool = False, include_prompts: bool = False
     ) -> dict[str, Any]:

@@ -27,22 +27,24 @@ def _figure() -> Any:
     return figure
 
 
-def draw_graph(graph: nx.DiGraph, path: str | Path, title: str = "") -> Path:
-    """Draw one weighted debate graph to a PNG file.
+def graph_figure(graph: nx.DiGraph, title: str = "") -> Any:
+    """A matplotlib figure of one debate graph (Jupyter displays it inline).
 
     Args:
-        graph: Edges with ``weight`` (float, may be ``inf``) and ``kept`` (bool), as from
-            ``weighted_digraph`` or ``DebateResult.graphs()``.
-        path: The PNG file to write.
+        graph: Edges with ``kept`` (bool) and ``weight`` (float, may be ``inf``; for
+            who-read-whom graphs, the number of turns read along the edge), as from
+            ``DebateResult.graphs()``. Weights are printed when ``graph.graph["weighted"]``
+            is not false.
         title: Figure title.
 
     Returns:
-        The path written.
+        A ``matplotlib.figure.Figure``.
 
     Raises:
         ImportError: matplotlib is missing; the message names the ``plots`` extra.
     """
     figure = _figure()
+    weighted = graph.graph.get("weighted", True)
     ax = figure.subplots()
     nodes = list(graph.nodes)
     pos = {
@@ -69,7 +71,7 @@ def draw_graph(graph: nx.DiGraph, path: str | Path, title: str = "") -> Path:
                 "connectionstyle": "arc3,rad=0.12",
             },
         )
-        if kept:
+        if kept and weighted:
             (x0, y0), (x1, y1) = pos[head], pos[tail]
             label = "inf" if not math.isfinite(weight) else f"{weight:.3g}"
             # Offset the label to the arrow's side, so that i->j and j->i do not overlap.
@@ -91,8 +93,20 @@ def draw_graph(graph: nx.DiGraph, path: str | Path, title: str = "") -> Path:
     ax.axis("off")
     if title:
         ax.set_title(title)
+    return figure
+
+
+def draw_graph(graph: nx.DiGraph, path: str | Path, title: str = "") -> Path:
+    """Draw one debate graph to a PNG file (see :func:`graph_figure`).
+
+    Returns:
+        The path written.
+
+    Raises:
+        ImportError: matplotlib is missing; the message names the ``plots`` extra.
+    """
     out = Path(path)
-    figure.savefig(out, dpi=110)
+    graph_figure(graph, title).savefig(out, dpi=110)
     return out
 
 
@@ -115,6 +129,7 @@ def write_graph_pngs(graphs: list[nx.DiGraph], directory: str | Path) -> list[Pa
     written = []
     for position, graph in enumerate(graphs, start=1):
         d = graph.graph.get("round", position)
-        title = f"debate round {d} (solid: kept, dashed: pruned)"
+        legend = " (solid: kept, dashed: pruned)" if graph.graph.get("weighted", True) else ""
+        title = f"debate round {d}{legend}"
         written.append(draw_graph(graph, out / f"round-{d}.png", title))
     return written

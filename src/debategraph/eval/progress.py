@@ -91,3 +91,70 @@ class RichProgress:
     def stop(self) -> None:
         """Leave the final bars on screen."""
         self._progress.stop()
+
+
+class TextProgress:
+    """Plain progress lines (no live display): for notebooks without ipywidgets and for logs.
+
+    Prints one line per method each time another ``every`` fraction of its items is done,
+    and a last line at the end.
+
+    Args:
+        every: Fraction of a method's items between two lines.
+        write: Where lines go (``print`` by default).
+    """
+
+    def __init__(self, every: float = 0.25, write: Any = print) -> None:
+        self.every = every
+        self.write = write
+        self._totals: dict[str, int] = {}
+        self._done: dict[str, int] = {}
+        self._next: dict[str, float] = {}
+        self._tallies: dict[str, _Tally] = {}
+
+    def start(self, totals: Mapping[str, int], done: Sequence[Mapping[str, Any]]) -> None:
+        """Note the totals and count the resumed rows as done."""
+        for label, total in totals.items():
+            tally = self._tallies[label] = _Tally()
+            resumed = [row for row in done if row.get("method") == label]
+            for row in resumed:
+                tally.add(row)
+            self._totals[label], self._done[label] = total, len(resumed)
+            self._next[label] = (len(resumed) / total if total else 1.0) + self.every
+
+    def advance(self, row: Mapping[str, Any]) -> None:
+        """Count one finished row; print a line at every ``every`` step."""
+        label = str(row.get("method"))
+        if label not in self._totals:
+            return
+        self._tallies[label].add(row)
+        self._done[label] += 1
+        share = self._done[label] / self._totals[label]
+        if share + 1e-9 >= self._next[label] and share < 1:
+            self._line(label)
+            self._next[label] = share + self.every
+
+    def stop(self) -> None:
+        """One last line per method."""
+        for label in self._totals:
+            self._line(label)
+
+    def _line(self, label: str) -> None:
+        f = self._tallies[label].fields()
+        self.write(
+            f"{label}: {self._done[label]}/{self._totals[label]} · acc {f['acc'].strip()} · "
+            f"{f['tokens']} tok{f['failed']}"
+        )
+
+
+def auto_progress() -> Any:
+    """Bars in a terminal, plain lines in a notebook (live widgets need ipywidgets)."""
+    try:
+        from IPython import get_ipython  # type: ignore[attr-defined]
+
+        shell = get_ipython()
+    except ImportError:
+        shell = None
+    if shell is not None and type(shell).__name__ == "ZMQInteractiveShell":
+        return TextProgress()
+    return RichProgress()

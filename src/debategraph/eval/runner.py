@@ -603,7 +603,19 @@ def _plan_order(items: Sequence[Item], arms: Sequence[Arm]) -> Callable[[Key], t
 
 
 def evaluate(
-    items: Sequence[Item], arms: Sequence[Arm], out_dir: str | Path, **kwargs: Any
+    items: Sequence[Item],
+    arms: Sequence[Arm],
+    out_dir: str | Path,
+    *,
+    progress: Progress | bool | None = None,
+    **kwargs: Any,
 ) -> EvalOutcome:
-    """Synchronous :func:`run_eval`."""
-    return run_sync(run_eval(items, arms, out_dir, **kwargs))
+    """Synchronous :func:`run_eval`; works inside a running event loop (Jupyter) too.
+
+    ``progress=True`` shows progress bars in a terminal and plain lines in a notebook.
+    """
+    if progress is True:
+        from debategraph.eval.progress import auto_progress
+
+        progress = auto_progress()
+    return run_sync(run_eval(items, arms, out_dir, progress=progress or None, **kwargs))

@@ -95,8 +95,9 @@ def read_graphs(turns: Sequence[Mapping[str, Any]], agents: Sequence[str]) -> li
     """Per debate round, who read whom: an edge ``head -> tail`` per turn a call read.
 
     Nodes are the agents plus any other speaker read (a summariser). Edges carry ``turns``
-    (the ids read along that edge), ``kinds`` (the kinds of the reading calls) and ``kept``
-    (always true: the read happened). ``graph.graph["round"]`` is the round.
+    (the ids read along that edge), ``kinds`` (the kinds of the reading calls), ``weight``
+    (how many turns were read along it) and ``kept`` (always true: the read happened).
+    ``graph.graph`` holds ``round`` and ``weighted=False``.
 
     Args:
         turns: Turn records (mappings with ``id``, ``agent``, ``round``, ``kind``, ``read``).
@@ -109,7 +110,7 @@ def read_graphs(turns: Sequence[Mapping[str, Any]], agents: Sequence[str]) -> li
     last = max((t["round"] for t in turns), default=0)
     graphs = []
     for r in range(1, last + 1):
-        graph = nx.DiGraph(round=r)
+        graph = nx.DiGraph(round=r, weighted=False)
         graph.add_nodes_from(agents)
         for t in turns:
             if t["round"] != r:
@@ -121,9 +122,12 @@ def read_graphs(turns: Sequence[Mapping[str, Any]], agents: Sequence[str]) -> li
                 if graph.has_edge(head, t["agent"]):
                     data = graph.edges[head, t["agent"]]
                     data["turns"].append(read)
+                    data["weight"] = float(len(data["turns"]))
                     if t["kind"] not in data["kinds"]:
                         data["kinds"].append(t["kind"])
                 else:
-                    graph.add_edge(head, t["agent"], turns=[read], kinds=[t["kind"]], kept=True)
+                    graph.add_edge(
+                        head, t["agent"], turns=[read], kinds=[t["kind"]], weight=1.0, kept=True
+                    )
         graphs.append(graph)
     return graphs
