@@ -150,7 +150,7 @@ class TextProgress:
 def auto_progress() -> Any:
     """Bars in a terminal, plain lines in a notebook (live widgets need ipywidgets)."""
     try:
-        from IPython import get_ipython  # type: ignore[attr-defined]
+        from IPython import get_ipython
 
         shell = get_ipython()
     except ImportError:

@@ -614,8 +614,11 @@ def evaluate(
 
     ``progress=True`` shows progress bars in a terminal and plain lines in a notebook.
     """
+    shown: Progress | None
     if progress is True:
         from debategraph.eval.progress import auto_progress
 
-        progress = auto_progress()
-    return run_sync(run_eval(items, arms, out_dir, progress=progress or None, **kwargs))
+        shown = auto_progress()
+    else:
+        shown = progress or None
+    return run_sync(run_eval(items, arms, out_dir, progress=shown, **kwargs))
