@@ -67,7 +67,7 @@ def test_debate_node_across_an_interrupt_and_resume_with_a_checkpointer():
     graph = app(node, checkpointer=InMemorySaver(), with_review=True)
     config = {"configurable": {"thread_id": "review"}}
     paused = graph.invoke({"question": ARITH}, config, context=AppContext())
-    assert paused["__interrupt__"][0].value == "15"
+    assert paused["__interrupt__"][0].value == {"answer": "15"}
     assert len(model.seen) == 2
     done = graph.invoke(Command(resume=True), config)
     assert done["approved"] is True and done["debate"]["answer"] == "15"
