@@ -103,3 +103,21 @@ def test_the_openai_client_adds_no_retries_of_its_own(server):
     with pytest.raises(Exception, match="500"):
         run(server, agents=1, rounds=0, method="cot")
     assert server.stats()["chat_requests"] == 3  # the policy's three attempts, no more
+
+
+def test_a_call_cache_makes_a_rerun_free_without_merging_agents(server, tmp_path):
+    from debategraph.eval.datasets import arithmetic_items
+    from debategraph.eval.runner import Arm, evaluate
+
+    cache = tmp_path / "calls.sqlite"
+    arms = [Arm("sc", "sc", {"agents": 3, "model": "sim-0", "base_url": server.base_url})]
+    items = arithmetic_items(4, seed=5)
+    first = evaluate(items, arms, tmp_path / "one", dataset="arithmetic", cache=cache)
+    calls = server.stats()["chat_requests"]
+    assert calls == 4 * 3  # three samples of one model with one prompt: three requests each
+    again = evaluate(items, arms, tmp_path / "two", dataset="arithmetic", cache=cache)
+    assert server.stats()["chat_requests"] == calls  # the rerun made no model call
+    strip = lambda rows: [{k: v for k, v in r.items() if k != "wall_s"} for r in rows]  # noqa: E731
+    assert strip(again.rows) == [
+        {**r, "requests": 0} for r in strip(first.rows)
+    ]  # same rows; no request reached the provider

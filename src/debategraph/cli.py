@@ -19,6 +19,7 @@ from debategraph.cli_options import (
     Agents,
     AllowLarge,
     BaseUrl,
+    CachePath,
     DecisionOption,
     DecisionRule,
     Logprobs,
@@ -197,6 +198,7 @@ def run_command(
     timeout: Timeout = None,
     logprobs: Logprobs = False,
     allow_large: AllowLarge = False,
+    cache: CachePath = None,
     graph_png: Annotated[
         Path | None,
         typer.Option(help="Save one PNG of the debate graph (who read whom) per round."),
@@ -239,6 +241,7 @@ def run_command(
             adversaries=adversaries,
             logprobs=logprobs,
             allow_large=allow_large,
+            cache=cache,
             **generation_settings(temperature, top_p, max_tokens, stop, timeout),
         )
     except DebateConfigError as exc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
@@ -88,6 +89,14 @@ Timeout = Annotated[
 ]
 Logprobs = Annotated[bool, typer.Option(help="Ask every call for token logprobs.")]
 AllowLarge = Annotated[bool, typer.Option(help="Allow more than 64 agents or 20 rounds.")]
+CachePath = Annotated[
+    Path | None,
+    typer.Option(
+        "--cache",
+        help="Cache model calls in this SQLite file: a repeated run with the same settings "
+        "makes no model call.",
+    ),
+]
 
 
 def generation_settings(

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import os
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from threading import Lock
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.runnables import RunnableConfig
+from langgraph.cache.base import BaseCache
+from langgraph.cache.sqlite import SqliteCache
 from langgraph.graph.state import CompiledStateGraph
-from langgraph.types import RetryPolicy
+from langgraph.types import CachePolicy, RetryPolicy
 
 from debategraph.graphs.debate import build_debate_graph, resolve_method
 from debategraph.models.resolve import Models, model_label
@@ -224,12 +228,14 @@ def compiled_graph(
     call_limiter: Any = None,
     parser: AnswerParser | None = None,
     retry_policy: RetryPolicy | None = MODEL_RETRY,
+    cache: CacheSpec = None,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """The compiled, checkpointer-free graph of a method and roster (cached per both).
 
     Graphs are cached by method, agent names, the identity of bound models, the call limiter,
-    the parser and the retry policy (the last 64 are kept).
+    the parser, the retry policy and the model-call cache (the last 64 are kept).
     """
+    store = call_cache(cache)
     m = resolve_method(method)
     roster = make_roster(agents, m.default_agents)
     key = (
@@ -240,6 +246,7 @@ def compiled_graph(
         id(call_limiter),
         id(parser),
         id(retry_policy),
+        id(store),
     )
     with _GRAPHS_LOCK:
         hit = _GRAPHS.get(key)
@@ -247,14 +254,45 @@ def compiled_graph(
             _GRAPHS.move_to_end(key)
             return hit[1]
     graph = build_debate_graph(
-        m, agents=roster, call_limiter=call_limiter, parser=parser, retry_policy=retry_policy
+        m,
+        agents=roster,
+        call_limiter=call_limiter,
+        parser=parser,
+        retry_policy=retry_policy,
+        cache_policy=CachePolicy() if store is not None else None,
+        cache=store,
     ).compile(name=m.name)
     with _GRAPHS_LOCK:
         # Keep the objects behind the ids alive for as long as the entry lives.
-        _GRAPHS[key] = ((m, roster, call_limiter, parser, retry_policy), graph)
+        _GRAPHS[key] = ((m, roster, call_limiter, parser, retry_policy, store), graph)
         while len(_GRAPHS) > _GRAPHS_MAX:
             _GRAPHS.popitem(last=False)
     return graph
+
+
+CacheSpec = str | os.PathLike[str] | BaseCache[Any] | None
+"""A model-call cache: a SQLite file path, a LangGraph ``BaseCache``, or ``None``."""
+
+_SQLITE_CACHES: dict[str, BaseCache[Any]] = {}
+
+
+def call_cache(cache: CacheSpec) -> BaseCache[Any] | None:
+    """The node cache behind a cache spec; one ``SqliteCache`` per file, opened once.
+
+    Every model call is cached under its whole call: the agent, the round, the turns it
+    read, the method, the model and the generation settings. A call-level key matters: two
+    agents (or self-consistency samples) sending the same prompt to the same model are
+    different draws and must not share one cached reply, which an LLM-level cache keyed on
+    the prompt and the model would do.
+    """
+    if cache is None or isinstance(cache, BaseCache):
+        return cache
+    path = Path(cache).expanduser().resolve()
+    with _GRAPHS_LOCK:
+        if str(path) not in _SQLITE_CACHES:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            _SQLITE_CACHES[str(path)] = SqliteCache(path=str(path))
+        return _SQLITE_CACHES[str(path)]
 
 
 def _roster_and_models(
@@ -384,6 +422,7 @@ async def arun(
     call_limiter: Any = None,
     parser: AnswerParser | None = None,
     retry_policy: RetryPolicy | None = MODEL_RETRY,
+    cache: CacheSpec = None,
     **settings: Any,
 ) -> DebateResult:
     """Run one debate and return its result.
@@ -404,6 +443,8 @@ async def arun(
         parser: How answers are read, ``(response, task, num_choices) -> Extraction``.
         retry_policy: Retry policy of every model call (default: transient failures, three
             attempts); ``None`` for no retries.
+        cache: Cache model calls in this SQLite file (or LangGraph ``BaseCache``): a repeated
+            debate with the same settings makes no model call. See :func:`call_cache`.
         **settings: Any other ``DebateContext`` field: ``rounds``, ``base_url``, ``seed``,
             ``tie_policy``, ``decision``, ``decision_options``, ``anonymize``,
             ``stop_on_consensus``, ``cut_off``, ``attack``, ``attack_ratio``, ``adversaries``,
@@ -424,7 +465,12 @@ async def arun(
     run_config: RunnableConfig = {"recursion_limit": recursion_limit(m, ctx, p.names)}
     run_config.update(config or {})
     graph = compiled_graph(
-        m, p.roster, call_limiter=call_limiter, parser=parser, retry_policy=retry_policy
+        m,
+        p.roster,
+        call_limiter=call_limiter,
+        parser=parser,
+        retry_policy=retry_policy,
+        cache=cache,
     )
     state = await graph.ainvoke(inputs, run_config, context=ctx)
     books = Models(p.roster, ctx, single_model=m.single_model)

@@ -13,6 +13,7 @@ from debategraph.cli_options import (
     Agents,
     AllowLarge,
     BaseUrl,
+    CachePath,
     DecisionOption,
     DecisionRule,
     Logprobs,
@@ -94,6 +95,7 @@ def eval_command(
     timeout: Timeout = None,
     logprobs: Logprobs = False,
     allow_large: AllowLarge = False,
+    cache: CachePath = None,
     match_budget: Annotated[
         bool,
         typer.Option(
@@ -177,6 +179,7 @@ def eval_command(
                 force=force,
                 fsync=fsync,
                 progress=progress,
+                cache=cache,
             )
         )
     except (DebateConfigError, SettingsMismatchError, OutputBusyError, ValueError) as exc:

@@ -432,7 +432,9 @@ class _Run:
         rps: float | None,
         progress: Progress | None,
         redact: Redactor,
+        cache: Any = None,
     ) -> None:
+        self.cache = cache
         self.arms = arms
         self.redact = redact
         self.results = results
@@ -467,6 +469,7 @@ class _Run:
                 reference=item.reference,
                 config={"max_concurrency": self.concurrency, "callbacks": [meter]},
                 call_limiter=self.limiter,
+                cache=self.cache,
                 **settings,
             )
         except DebateConfigError:
@@ -516,6 +519,7 @@ async def run_eval(
     force: bool = False,
     fsync: bool = False,
     progress: Progress | None = None,
+    cache: Any = None,
 ) -> EvalOutcome:
     """Run every arm on every item, appending rows to ``out_dir/results.jsonl``; resumable.
 
@@ -537,6 +541,8 @@ async def run_eval(
         force: Discard earlier results of other settings instead of refusing.
         fsync: ``fsync`` every appended line.
         progress: Progress display.
+        cache: Cache model calls in this SQLite file (or LangGraph ``BaseCache``); rerunning
+            into a fresh directory with the same settings then makes no model call.
 
     Returns:
         The outcome.
@@ -569,6 +575,7 @@ async def run_eval(
             rps=rps,
             progress=progress,
             redact=redact,
+            cache=cache,
         )
         state.done = {row_key(row): row for row in kept}
         pending = [i for i in items if any((a.label, i.id) not in state.done for a in arms)]

@@ -90,7 +90,7 @@ def build_round_graph(
         graph.add_edge(speaker, "observe")
     graph.add_node("observe", make_observe_node(m), defer=True)
     graph.add_edge(START, "plan")
-    graph.add_conditional_edges("plan", make_dispatch(m), [*speakers, END])
+    graph.add_conditional_edges("plan", make_dispatch(m, roster), [*speakers, END])
     graph.add_edge("observe", "plan")
     return graph
 

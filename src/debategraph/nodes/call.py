@@ -55,6 +55,8 @@ class CallTask(TypedDict):
         history: The speaker's own earlier answer turns, when the call keeps history.
         model_kwargs: Keyword arguments bound to the model for this call.
         seed: The run's seed.
+        identity: What else decides the reply (method, model, prompt settings); only a
+            node cache reads it, so that a cached reply is never served to another setup.
     """
 
     call: Call
@@ -65,6 +67,7 @@ class CallTask(TypedDict):
     history: list[Turn]
     model_kwargs: dict[str, Any]
     seed: int
+    identity: dict[str, Any]
 
 
 class CallLimiter:

@@ -140,6 +140,12 @@ def decide_by_rule(view: DebateView, **overrides: Any) -> Decision:
     }
     options = {k: v for k, v in engine.items() if k in accepted}
     options.update(ctx.decision_options)
+    threshold = options.pop("group_by_meaning", None)
+    embeddings = options.pop("embeddings", "hashing")
+    path = view.trajectory()
+    groups: dict[str, str] = {}
+    if threshold is not None:
+        path, groups = group_trajectory(path, threshold, embeddings)
     if rule == "credibility" and "weights" not in options:
         from debategraph.policies.mdm import label_credibility
 
@@ -149,9 +155,43 @@ def decide_by_rule(view: DebateView, **overrides: Any) -> Decision:
             for a in view.agents
         ]
     try:
-        return apply_rule(rule, view.trajectory(), seed=ctx.seed, **options)
+        decision = apply_rule(rule, path, seed=ctx.seed, **options)
     except (TypeError, ValueError) as exc:
         raise DebateConfigError(f"decision rule {rule!r}: {exc}") from None
+    if groups:
+        merged = {a: r for a, r in groups.items() if a != r}
+        decision = Decision(decision.answer, decision.rule, {**decision.evidence, "merged": merged})
+    return decision
+
+
+def group_trajectory(
+    path: Trajectory, threshold: object, embeddings: object
+) -> tuple[Trajectory, dict[str, str]]:
+    """The trajectory with answers that mean the same replaced by one representative.
+
+    Answers are embedded (``embeddings``: a spec such as ``hashing`` or ``minilm``) and
+    grouped by cosine similarity at or above ``threshold`` with a faiss range search
+    (``debategraph.policies.similarity``). Decision option ``group_by_meaning=0.9`` turns it
+    on, for free-text (``text``) tasks above all.
+
+    Raises:
+        DebateConfigError: A bad threshold or embeddings spec.
+    """
+    from debategraph.graphs.cortex import embeddings_for
+    from debategraph.policies.similarity import meaning_groups
+
+    if isinstance(threshold, bool) or not isinstance(threshold, int | float):
+        raise DebateConfigError(f"group_by_meaning must be a number in (0, 1], got {threshold!r}")
+    distinct = list(dict.fromkeys(a for row in path.answers for a in row if a is not None))
+    if not distinct:
+        return path, {}
+    try:
+        vectors = embeddings_for(str(embeddings)).embed_documents(distinct)
+        groups = meaning_groups(distinct, vectors, float(threshold))
+    except ValueError as exc:
+        raise DebateConfigError(f"group_by_meaning: {exc}") from None
+    answers = [[None if a is None else groups[a] for a in row] for row in path.answers]
+    return Trajectory(path.agents, answers, path.confidences), groups
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -14,10 +14,13 @@ from typing import Any, get_args
 from langgraph.graph import END
 from langgraph.types import Send
 
+from debategraph.models.resolve import Models, model_label
+from debategraph.models.roster import Agent
 from debategraph.nodes.call import CallTask
 from debategraph.nodes.method import Method, Phase
 from debategraph.nodes.runnable import DualNode
 from debategraph.nodes.view import current_context, view_of
+from debategraph.policies.secrets import redact_url
 from debategraph.policies.types import TaskKind
 from debategraph.state.records import Call, CallKind, Turn
 
@@ -60,6 +63,10 @@ def check_calls(method: Method, calls: Sequence[Call], speakers: set[str], round
             raise PlanError(f"{method.name}: call {c['id']!r} is for round {c['round']}")
 
 
+def _model_key(spec: object) -> str:
+    return spec if isinstance(spec, str) else model_label(spec)
+
+
 def make_plan_node(method: Method, speakers: Sequence[str]) -> DualNode:
     """Plan node for ``method``; ``speakers`` are the agent and role node names."""
     known = set(speakers)
@@ -88,7 +95,7 @@ def make_plan_node(method: Method, speakers: Sequence[str]) -> DualNode:
     return DualNode("plan", plan)
 
 
-def make_dispatch(method: Method) -> DualNode:
+def make_dispatch(method: Method, roster: Sequence[Agent]) -> DualNode:
     """The conditional edge after ``plan``: one ``Send`` per call, or END with none."""
 
     def dispatch(state: Mapping[str, Any]) -> list[Send] | str:
@@ -103,6 +110,13 @@ def make_dispatch(method: Method) -> DualNode:
             base_kwargs["logprobs"] = True
         view = view_of(method, state, context=ctx) if method.bind is not None else None
         task: TaskKind = state.get("task") or "number"
+        models = Models(roster, ctx, single_model=method.single_model)
+        shared = {
+            "method": method.name,
+            "base_url": redact_url(ctx.base_url) if ctx.base_url else None,
+            "anonymize": ctx.anonymize,
+            "options": method.options_for(ctx).to_dict(),
+        }
         sends = []
         for c in calls:
             missing = [i for i in c["reads"] if i not in by_id]
@@ -131,6 +145,11 @@ def make_dispatch(method: Method) -> DualNode:
                 history=history,
                 model_kwargs=kwargs,
                 seed=ctx.seed,
+                identity={
+                    **shared,
+                    "model": _model_key(models.spec_of(c["speaker"])),
+                    "adversary": ctx.adversaries.get(c["speaker"]),
+                },
             )
             sends.append(Send(c["speaker"], payload))
         return sends

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 from pydantic import ConfigDict
 
 from debategraph.policies.attack import choose_cut_off
+from debategraph.policies.secrets import redact_url
 from debategraph.policies.voting import TiePolicy
 from debategraph.state.options import MethodOptions
 
@@ -276,14 +277,3 @@ def _check_base_url(url: object) -> None:
             f"base_url must be an http(s) URL such as http://127.0.0.1:8080/v1, got "
             f"{redact_url(url)!r}"
         )
-
-
-def redact_url(url: str) -> str:
-    """``url`` without the user name and password it may carry."""
-    parts = urlsplit(url)
-    if parts.username is None and parts.password is None:
-        return url
-    host = parts.hostname or ""
-    if parts.port is not None:
-        host = f"{host}:{parts.port}"
-    return parts._replace(netloc=host).geturl()
