@@ -2,6 +2,7 @@
 
 from debategraph.graphs import METHODS, build_debate_graph, build_round_graph, get_method
 from debategraph.graphs.cortex import CortexOptions
+from debategraph.graphs.svr import SvrOptions
 from debategraph.models.roster import Agent
 from debategraph.models.simulated import SimulatedDebater
 from debategraph.nodes.call import CallLimiter
@@ -24,6 +25,7 @@ __all__ = [
     "MethodOptions",
     "Phase",
     "SimulatedDebater",
+    "SvrOptions",
     "Turn",
     "arun",
     "build_debate_graph",

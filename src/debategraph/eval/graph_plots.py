@@ -32,7 +32,8 @@ def draw_graph(graph: nx.DiGraph, path: str | Path, title: str = "") -> Path:
 
     Args:
         graph: Edges with ``weight`` (float, may be ``inf``) and ``kept`` (bool), as from
-            ``weighted_digraph`` or ``DebateResult.graphs()``.
+            ``weighted_digraph`` or ``DebateResult.graphs()``; an edge's ``label``, if any,
+            replaces the weight as its caption.
         path: The PNG file to write.
         title: Figure title.
 
@@ -71,7 +72,7 @@ def draw_graph(graph: nx.DiGraph, path: str | Path, title: str = "") -> Path:
         )
         if kept:
             (x0, y0), (x1, y1) = pos[head], pos[tail]
-            label = "inf" if not math.isfinite(weight) else f"{weight:.3g}"
+            label = data.get("label") or ("inf" if not math.isfinite(weight) else f"{weight:.3g}")
             # Offset the label to the arrow's side, so that i->j and j->i do not overlap.
             ax.text(
                 0.5 * (x0 + x1) + 0.1 * (y1 - y0),
@@ -101,7 +102,8 @@ def write_graph_pngs(graphs: list[nx.DiGraph], directory: str | Path) -> list[Pa
 
     Args:
         graphs: Per debate round, the weighted graph (``DebateResult.graphs()``); a graph's
-            ``graph["round"]`` names its file, else its position (from 1).
+            ``graph["round"]`` names its file, else its position (from 1), and its
+            ``graph["title"]``, if any, its title.
         directory: Created if missing.
 
     Returns:
@@ -115,6 +117,6 @@ def write_graph_pngs(graphs: list[nx.DiGraph], directory: str | Path) -> list[Pa
     written = []
     for position, graph in enumerate(graphs, start=1):
         d = graph.graph.get("round", position)
-        title = f"debate round {d} (solid: kept, dashed: pruned)"
+        title = graph.graph.get("title") or f"debate round {d} (solid: kept, dashed: pruned)"
         written.append(draw_graph(graph, out / f"round-{d}.png", title))
     return written
