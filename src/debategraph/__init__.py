@@ -3,6 +3,7 @@
 from debategraph.graphs import METHODS, build_debate_graph, build_round_graph, get_method
 from debategraph.graphs.compose import debate_node, debate_tool
 from debategraph.graphs.cortex import CortexOptions
+from debategraph.graphs.svr import SvrOptions
 from debategraph.models.roster import Agent
 from debategraph.models.simulated import SimulatedDebater
 from debategraph.nodes.call import CallLimiter
@@ -25,6 +26,7 @@ __all__ = [
     "MethodOptions",
     "Phase",
     "SimulatedDebater",
+    "SvrOptions",
     "Turn",
     "arun",
     "build_debate_graph",

@@ -146,9 +146,11 @@ class DebateResult:
         """Per debate round, who read whom, as networkx digraphs.
 
         Methods that weigh their graph (``cortex``) give every candidate edge with its
-        ``weight`` and ``kept`` (the tail read the head); for the others an edge ``head ->
-        tail`` means the tail's call read the head's turn, with the turn ids in ``turns``.
-        ``graph.graph["round"]`` is the debate round.
+        ``weight`` and ``kept`` (the tail read the head), ``svr`` its communication graph so
+        far with each debate's outcome; for the others an edge ``head -> tail`` means the
+        tail's call read the head's turn, with the turn ids in ``turns``.
+        ``graph.graph["round"]`` is the debate round; a stored graph's other keys (such as
+        ``receiver`` and ``title``) are graph attributes too.
         """
         from debategraph.policies.graphs import digraph_from_edges, read_graphs
 
@@ -158,7 +160,7 @@ class DebateResult:
         graphs = []
         for entry in stored:
             graph = digraph_from_edges(entry["agents"], entry["edges"])
-            graph.graph["round"] = entry["round"]
+            graph.graph.update({k: v for k, v in entry.items() if k not in ("agents", "edges")})
             graphs.append(graph)
         return graphs
 

@@ -34,7 +34,7 @@ def graph_figure(graph: nx.DiGraph, title: str = "") -> Any:
         graph: Edges with ``kept`` (bool) and ``weight`` (float, may be ``inf``; for
             who-read-whom graphs, the number of turns read along the edge), as from
             ``DebateResult.graphs()``. Weights are printed when ``graph.graph["weighted"]``
-            is not false.
+            is not false; an edge's ``label``, if any, replaces the weight as its caption.
         title: Figure title.
 
     Returns:
@@ -71,9 +71,9 @@ def graph_figure(graph: nx.DiGraph, title: str = "") -> Any:
                 "connectionstyle": "arc3,rad=0.12",
             },
         )
-        if kept and weighted:
+        if kept and (weighted or data.get("label")):
             (x0, y0), (x1, y1) = pos[head], pos[tail]
-            label = "inf" if not math.isfinite(weight) else f"{weight:.3g}"
+            label = data.get("label") or ("inf" if not math.isfinite(weight) else f"{weight:.3g}")
             # Offset the label to the arrow's side, so that i->j and j->i do not overlap.
             ax.text(
                 0.5 * (x0 + x1) + 0.1 * (y1 - y0),
@@ -115,7 +115,8 @@ def write_graph_pngs(graphs: list[nx.DiGraph], directory: str | Path) -> list[Pa
 
     Args:
         graphs: Per debate round, the weighted graph (``DebateResult.graphs()``); a graph's
-            ``graph["round"]`` names its file, else its position (from 1).
+            ``graph["round"]`` names its file, else its position (from 1), and its
+            ``graph["title"]``, if any, its title.
         directory: Created if missing.
 
     Returns:
@@ -130,6 +131,6 @@ def write_graph_pngs(graphs: list[nx.DiGraph], directory: str | Path) -> list[Pa
     for position, graph in enumerate(graphs, start=1):
         d = graph.graph.get("round", position)
         legend = " (solid: kept, dashed: pruned)" if graph.graph.get("weighted", True) else ""
-        title = f"debate round {d}{legend}"
+        title = graph.graph.get("title") or f"debate round {d}{legend}"
         written.append(draw_graph(graph, out / f"round-{d}.png", title))
     return written

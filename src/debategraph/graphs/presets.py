@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from debategraph.graphs.cortex import CORTEX
+from debategraph.graphs.svr import SVR
 from debategraph.nodes.method import DebateView, Method, call, debate_planner, initial_calls
 from debategraph.policies.topology import full_reads, ring_reads
 from debategraph.prompts import du, freemad, reconcile
@@ -104,7 +105,7 @@ RECONCILE = Method(
 )
 
 METHODS: dict[str, Method] = {
-    m.name: m for m in (COT, SC, MAV, DU, RING, FREEMAD_N, FREEMAD_C, RECONCILE, CORTEX)
+    m.name: m for m in (COT, SC, MAV, DU, RING, FREEMAD_N, FREEMAD_C, RECONCILE, CORTEX, SVR)
 }
 """Every built-in method by name."""
 

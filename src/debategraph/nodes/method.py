@@ -123,12 +123,16 @@ def default_stop(view: DebateView) -> bool:
     return consensus and view.round >= view.method.min_rounds and unanimous(view.final_answers())
 
 
-def decide_by_rule(view: DebateView, **overrides: Any) -> Decision:
+def decide_by_rule(
+    view: DebateView, *, trajectory: Trajectory | None = None, **overrides: Any
+) -> Decision:
     """Apply the decision rule in force (the context's, else the method's) to the trajectory.
 
     Rule options come from ``context.decision_options``; the engine adds the tie policy, the
     method's all-differ rule and, for ``credibility``, each agent's credibility from the model
-    label of its turns. ``overrides`` replace engine-supplied options.
+    label of its turns. ``overrides`` replace engine-supplied options. ``trajectory``
+    replaces the answer turns' trajectory (a method whose agents' stances are not answer
+    turns, such as SVR-MAD's pairwise debates).
     """
     ctx = view.context
     rule = ctx.decision or view.method.decision
@@ -142,7 +146,7 @@ def decide_by_rule(view: DebateView, **overrides: Any) -> Decision:
     options.update(ctx.decision_options)
     threshold = options.pop("group_by_meaning", None)
     embeddings = options.pop("embeddings", "hashing")
-    path = view.trajectory()
+    path = view.trajectory() if trajectory is None else trajectory
     groups: dict[str, str] = {}
     if threshold is not None:
         path, groups = group_trajectory(path, threshold, embeddings)

@@ -78,16 +78,18 @@ def digraph_from_edges(agents: Sequence[str], edges: Sequence[Mapping[str, Any]]
 
     Args:
         agents: Node names.
-        edges: Dicts with ``head``, ``tail``, ``weight`` and ``kept``.
+        edges: Dicts with ``head``, ``tail``, ``weight`` and ``kept``; any other keys (e.g.
+            SVR-MAD's ``outcome``) become edge attributes as they are.
 
     Returns:
-        A ``DiGraph`` whose edges carry ``weight`` (float) and ``kept`` (bool).
+        A ``DiGraph`` whose edges carry ``weight`` (float), ``kept`` (bool) and the extra keys.
     """
     graph = nx.DiGraph()
     graph.add_nodes_from(agents)
     for e in edges:
         weight = math.inf if e["weight"] == INF else float(e["weight"])
-        graph.add_edge(e["head"], e["tail"], weight=weight, kept=bool(e["kept"]))
+        extra = {k: v for k, v in e.items() if k not in ("head", "tail", "weight", "kept")}
+        graph.add_edge(e["head"], e["tail"], **extra, weight=weight, kept=bool(e["kept"]))
     return graph
 
 
