@@ -32,7 +32,8 @@ def draw_graph(graph: nx.DiGraph, path: str | Path, title: str = "") -> Path:
 
     Args:
         graph: Edges with ``weight`` (float, may be ``inf``) and ``kept`` (bool), as from
-            ``weighted_digraph`` or ``DebateResult.graphs()``.
+            ``weighted_digraph`` or ``DebateResult.graphs()``; edges without them (a read
+            graph) are drawn as kept, of weight 1, unlabelled.
         path: The PNG file to write.
         title: Figure title.
 
@@ -50,10 +51,11 @@ def draw_graph(graph: nx.DiGraph, path: str | Path, title: str = "") -> Path:
                math.sin(math.pi / 2 - 2 * math.pi * k / len(nodes)))
         for k, node in enumerate(nodes)
     }  # fmt: skip
-    finite = [w for _, _, w in graph.edges(data="weight") if math.isfinite(w)]
+    finite = [w for _, _, w in graph.edges(data="weight", default=1.0) if math.isfinite(w)]
     top = max(finite, default=0.0) or 1.0
     for head, tail, data in graph.edges(data=True):
-        weight, kept = data["weight"], data["kept"]
+        # A read graph (``read_graphs``) has no weights: every edge is a read that happened.
+        weight, kept = data.get("weight", 1.0), data.get("kept", True)
         share = 1.0 if not math.isfinite(weight) else max(weight, 0.0) / top
         ax.annotate(
             "",
@@ -69,7 +71,7 @@ def draw_graph(graph: nx.DiGraph, path: str | Path, title: str = "") -> Path:
                 "connectionstyle": "arc3,rad=0.12",
             },
         )
-        if kept:
+        if kept and "weight" in data:
             (x0, y0), (x1, y1) = pos[head], pos[tail]
             label = "inf" if not math.isfinite(weight) else f"{weight:.3g}"
             # Offset the label to the arrow's side, so that i->j and j->i do not overlap.
