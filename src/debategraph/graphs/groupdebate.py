@@ -19,8 +19,8 @@ round gives it. The last round is put to a majority vote of all agents.
 * ``round_labels``: the stage and kind of every round, for the transcript;
 * ``schedule``: the paper's parameters ``M``, ``T``, ``R``, ``S``, ``N``, the group
   ``sizes`` and the expected ``calls`` (``M·T + N·(S−1)``);
-* ``paper_tokens``: after every complete round, the measured tokens split into the paper's
-  formula (Eq. 5), the instruction tokens, and nothing else (see
+* ``paper_tokens``: after every complete round, the measured tokens as the paper's formula
+  (Eq. 5, from each call's measured output length) plus the instruction tokens (see
   ``policies.summary_cost.split_measured``); left out when an agent is cut off or
   ``forget`` is off, where the paper's formula does not describe the calls;
 * ``groupdebate_options``: the options in force.
