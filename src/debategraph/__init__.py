@@ -3,6 +3,7 @@
 from debategraph.graphs import METHODS, build_debate_graph, build_round_graph, get_method
 from debategraph.graphs.compose import debate_node, debate_tool
 from debategraph.graphs.cortex import CortexOptions
+from debategraph.graphs.groupdebate import GroupDebateOptions
 from debategraph.graphs.svr import SvrOptions
 from debategraph.models.roster import Agent
 from debategraph.models.simulated import SimulatedDebater
@@ -22,6 +23,7 @@ __all__ = [
     "DebateResult",
     "DebateState",
     "DebateView",
+    "GroupDebateOptions",
     "Method",
     "MethodOptions",
     "Phase",

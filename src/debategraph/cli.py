@@ -101,8 +101,16 @@ def print_transcript(
         f"{result.rounds} debate rounds"
     )
     console.print(f"[dim]Q:[/] {escape(result.question)}\n")
+    groups = result.method_state.get("groups")
+    if groups:
+        listed = " · ".join(f"g{j} = {', '.join(g)}" for j, g in enumerate(groups, 1))
+        console.print(f"[dim]groups:[/] {escape(listed)}\n")
+    labels = result.method_state.get("round_labels") or {}
     for r in range(result.rounds + 1):
-        table = Table(title=f"round {r}" + (" (initial)" if r == 0 else ""), title_justify="left")
+        title = f"round {r}" + (" (initial)" if r == 0 else "")
+        if str(r) in labels:
+            title += f" · {escape(str(labels[str(r)]))}"
+        table = Table(title=title, title_justify="left")
         for col in ("turn", "kind", "model", "read", "answer", "conf", "tokens in/out"):
             table.add_column(col)
         turns = [t for t in result.turns if t["round"] == r]

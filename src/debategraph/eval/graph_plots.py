@@ -52,10 +52,11 @@ def graph_figure(graph: nx.DiGraph, title: str = "") -> Any:
                math.sin(math.pi / 2 - 2 * math.pi * k / len(nodes)))
         for k, node in enumerate(nodes)
     }  # fmt: skip
-    finite = [w for _, _, w in graph.edges(data="weight") if math.isfinite(w)]
+    finite = [w for _, _, w in graph.edges(data="weight", default=1.0) if math.isfinite(w)]
     top = max(finite, default=0.0) or 1.0
     for head, tail, data in graph.edges(data=True):
-        weight, kept = data["weight"], data["kept"]
+        # A read graph (``read_graphs``) has no weights: every edge is a read that happened.
+        weight, kept = data.get("weight", 1.0), data.get("kept", True)
         share = 1.0 if not math.isfinite(weight) else max(weight, 0.0) / top
         ax.annotate(
             "",

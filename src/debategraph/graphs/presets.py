@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from debategraph.graphs.cortex import CORTEX
+from debategraph.graphs.groupdebate import GROUPDEBATE
+from debategraph.graphs.summaries import CHATEVAL, DU_SUM
 from debategraph.graphs.svr import SVR
 from debategraph.nodes.method import DebateView, Method, call, debate_planner, initial_calls
 from debategraph.policies.topology import full_reads, ring_reads
@@ -108,6 +110,7 @@ METHODS: dict[str, Method] = {
     m.name: m for m in (COT, SC, MAV, DU, RING, FREEMAD_N, FREEMAD_C, RECONCILE, CORTEX, SVR)
 }
 """Every built-in method by name."""
+METHODS.update({m.name: m for m in (GROUPDEBATE, DU_SUM, CHATEVAL)})
 
 
 def get_method(name: str) -> Method:

@@ -30,11 +30,13 @@ from debategraph.models.oracle import REPLAY_SOURCES, Known, gsm8k_index, lookup
 from debategraph.policies.answers import canonical_number, extract_answer
 from debategraph.policies.tokens import _PIECE_RE, estimate_tokens
 from debategraph.policies.types import Answer, TaskKind
-from debategraph.prompts.common import INDEPENDENCE_CUE, SUMMARY_REQUEST
+from debategraph.prompts.common import INDEPENDENCE_CUE, OWN_ANSWER_LABEL, SUMMARY_REQUEST
 
 _QUESTION_RE = re.compile(r"^Question: (.+)$", re.MULTILINE)
 _CHOICE_LINE_RE = re.compile(r"^([A-J])\) ", re.MULTILINE)
 _BLOCK_RE = re.compile(r"```\n(.*?)\n```", re.DOTALL)
+_OWN_BLOCK_RE = re.compile(re.escape(OWN_ANSWER_LABEL) + r":\n```\n(.*?)\n```", re.DOTALL)
+_CHOICE_MARK_RE = re.compile(r"\([A-J]\)")
 _ADVERSARY_RE = re.compile(r"argue convincingly that the answer is (.+?)\.(?:\s|$)")
 _FINAL_LINE_RE = re.compile(r"\n?A: ?(.+)\s*$")
 _FILLER = (
@@ -194,6 +196,19 @@ class SimulatedDebater(BaseChatModel):
         else:
             task = "text"
         previous = [str(m.content) for m in messages[:-1] if isinstance(m, AIMessage)]
+        # A stateless agent is shown its own latest answer in a labelled block: its own, not
+        # a peer's.
+        own = _OWN_BLOCK_RE.search(prompt)
+        if own is not None and not previous:
+            previous = [own.group(1)]
+        peers = _BLOCK_RE.findall(_OWN_BLOCK_RE.sub("", prompt))
+        summary = SUMMARY_REQUEST in prompt
+        if summary and task == "text":
+            # A summary request states no answer format: read the answers as they were given.
+            if any("\\boxed{" in b for b in peers):
+                task = "number"
+            elif any(_CHOICE_MARK_RE.search(b) for b in peers):
+                task = "choice"
         adversary = _ADVERSARY_RE.search(prompt)
         return _Scene(
             prompt=prompt,
@@ -201,11 +216,9 @@ class SimulatedDebater(BaseChatModel):
             known=lookup(question),
             task=task,
             num_choices=len(choices) or None,
-            mode="summary"
-            if SUMMARY_REQUEST in prompt
-            else ("evaluate" if "<label>" in prompt else "answer"),
+            mode="summary" if summary else ("evaluate" if "<label>" in prompt else "answer"),
             wants_confidence="Confidence:" in prompt,
-            peers=_BLOCK_RE.findall(prompt),
+            peers=peers,
             own_previous=previous[-1] if previous else None,
             independent=INDEPENDENCE_CUE in prompt,
             adversary=adversary.group(1).strip() if adversary else None,

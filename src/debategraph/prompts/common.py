@@ -90,6 +90,16 @@ def peer_blocks(p: PromptInput, label: str = "Solution") -> str:
     return "\n\n".join(blocks)
 
 
+OWN_ANSWER_LABEL = "Your own latest answer"
+"""Label of the block showing a stateless agent its own previous answer; the simulated model
+reads that block as its own answer, not as a peer's."""
+
+
+def own_answer_block(turn: Turn) -> str:
+    """The speaker's own previous answer as a labelled fenced block."""
+    return f"{OWN_ANSWER_LABEL}:\n{fenced(turn['text'])}"
+
+
 SUMMARY_REQUEST = (
     "Summarize these opinions faithfully in at most 80 words, then put the answer most of "
     "the reasoning supports in parentheses at the end."
