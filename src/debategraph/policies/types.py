@@ -6,8 +6,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-TaskKind = Literal["number", "choice", "text"]
-"""How an answer is extracted and compared: a number, a choice letter, or a normalised string."""
+TaskKind = Literal["number", "choice", "text", "math"]
+"""How an answer is extracted and compared: a number, a choice letter, a normalised string,
+or a math expression (voted on a canonical key, graded by symbolic equivalence)."""
 
 Answer = str | None
 """A canonical answer; ``None`` is an abstention (nothing parseable)."""
