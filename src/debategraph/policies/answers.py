@@ -52,7 +52,7 @@ method or task takes a parser, or resolve it with :func:`parser_for`::
         return words[-1] if words else None
 
     parse = parser_for("text", normalize=city)
-    parse("... Answer: the city of Paris.", "text", None)  # Extraction("paris", "declared")
+    parse("...\nAnswer: the city of Paris.", "text", None)  # Extraction("paris", "declared")
 
 Normalise the references of such a task with the same callable.
 """

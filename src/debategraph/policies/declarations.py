@@ -5,7 +5,8 @@ A declaration is one of:
 - ``boxed``: ``\boxed{...}`` or ``\fbox{...}`` with balanced braces (its content is the
   fragment);
 - ``label``: a line that starts with ``Answer:``, ``Final answer:``, ``Answer is`` or a
-  heading ``**Final Answer**`` (Markdown ``#``, ``*``, ``_`` and list dashes allowed); the
+  heading ``**Final Answer**`` (Markdown ``#``, ``*``, ``_`` and list dashes allowed), or
+  ``Answer:`` opening a new sentence mid-line (``... so she earns $18. Answer: 18``); the
   fragment is the rest of the line, or the next non-empty line when the rest is empty;
 - ``phrase``: ``the answer is``, ``my final answer is``, ``our answer would be``,
   ``the correct answer:`` ... (determiner ``the``/``my``/``our``, optional adjective such as
@@ -61,7 +62,8 @@ _COPULA = r"(?:is|would[ \t]++be|will[ \t]++be|should[ \t]++be|must[ \t]++be|rem
 _BOXED_RE = re.compile(r"\\(?:boxed|fbox)[ \t]*+\{")
 _BRACE_RE = re.compile(r"\\[{}]|[{}]")
 _LABEL_RE = re.compile(
-    r"^[ \t#*_-]*+(?:final[ \t]++)?answer[ \t*_]*+(?:[:=]|is\b|$)",
+    r"^[ \t#*_-]*+(?:final[ \t]++)?answer[ \t*_]*+(?:[:=]|is\b|$)"
+    r"|(?<=[.!?)][ \t])[*_]*+(?:final[ \t]++)?answer[ \t*_]*+[:=]",
     re.IGNORECASE | re.MULTILINE,
 )
 _PHRASE_RE = re.compile(
