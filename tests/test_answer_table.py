@@ -107,6 +107,7 @@ NUMBER_CASES = [
     P("The answer is 100 - 25 = 75.", "75", id="worked-equation"),
     P("The answer is forty-two.", "42", id="number-words"),
     P("The answer is twelve.", "12", id="number-word"),
+    P("The answer is one of the two totals, namely 7.", "7", id="one-of-is-not-a-number"),
     P("The answer is approximately 3.14", "3.14", id="approximately"),
     # --- ambiguous forms abstain
     P("The answer is 1 250", None, id="ambiguous-space-group"),
@@ -274,6 +275,8 @@ MATH_CASES = [
     P(r"\boxed{2\sqrt{3}}", r"2\sqrt{3}", id="surd"),
     P(r"\boxed{\infty}", r"\infty", id="infinity"),
     P(r"Agent 1 got \boxed{4}, but I get \boxed{-4}.", "-4", id="peer-box-then-own"),
+    P(r"\boxed{x = -2 \text{ or } x = 3}", "-2,3", id="solutions-or"),
+    P("The answer is x = -2 or x = 3.", "-2,3", id="phrase-solutions-or"),
     P(r"\boxed{3} and \boxed{5}", None, id="ambiguous-two-boxes"),
     P("The answer is below.", None, id="no-math-in-declaration"),
     P(r"\boxed{}", None, id="empty-box"),

@@ -18,6 +18,9 @@ A declaration is one of:
   parenthesised letter with nothing but punctuation (or a confidence line) after it, or a
   last line that is only a letter (``C``, ``**C**``, ``C) Paris``, ``Option C``).
 
+A ``final`` letter in the same sentence as an earlier declaration belongs to that one
+(``The answer is (B), not (C).`` states B).
+
 Words that merely contain "answer" (``answers``, ``answered``, ``answer choices``) are not
 declarations, and neither are candidates that :func:`is_peer_statement` attributes to a
 peer (``Agent 2's answer is 42``, ``they think the answer is 40``), quotes, hypothetical

@@ -17,7 +17,9 @@ does not change the value:
    ``\leq``/``\geq``/``\neq``; unicode minus, ``×``, ``·``, ``≤``, ``≥``, ``≠``, ``π``, ``∞``
    and ``√`` -> their LaTeX commands; single-character groups ``^{2}`` -> ``^2``;
    ``\frac12`` -> ``\frac{1}{2}``, ``\sqrt2`` -> ``\sqrt{2}``;
-5. a leading single-variable assignment ``x=`` when it is the only ``=``;
+5. solutions joined by "or"/"and" (also ``\text{ or }``) become a comma list, and a
+   leading single-variable assignment ``x=`` is dropped when it is the only ``=`` or when
+   every item of a bracket-free list has one (``x = -2 or x = 3`` -> ``-2,3``);
 6. thousands separators in a plain number (``1{,}000``, ``1,000`` without brackets);
 7. a plain rational (an integer, a decimal, ``a/b`` or ``\frac{a}{b}`` with integer parts,
    optionally signed) prints as an integer, as ``\frac{p}{q}`` in lowest terms (sign in
@@ -66,6 +68,10 @@ _UNICODE = str.maketrans(
         "√": r"\sqrt",
     }
 )
+_CONNECTOR_RE = re.compile(
+    r"[ \t]*+(?:\\(?:text|mbox|textrm)\{[ \t]*+(?:or|and)[ \t]*+\}|\b(?:or|and)\b)[ \t]*+"
+)
+_ASSIGNED_ITEM_RE = re.compile(r"[a-zA-Z](?:_\w)?=([^=,<>]++)")
 _COMMAND_SPACE_RE = re.compile(r"(\\[a-zA-Z]++)\s++(?=[a-zA-Z])")
 _KEPT_SPACE = "\x00"
 _SINGLE_GROUP_RE = re.compile(r"([\^_])\{([^{}])\}")
@@ -151,7 +157,8 @@ def canonical_math(fragment: str) -> str | None:
     """
     if len(fragment) > MAX_LENGTH:
         return None
-    text = _COMMAND_SPACE_RE.sub(rf"\1{_KEPT_SPACE}", _unwrap(fragment).translate(_UNICODE))
+    text = _CONNECTOR_RE.sub(",", _unwrap(fragment).translate(_UNICODE))
+    text = _COMMAND_SPACE_RE.sub(rf"\1{_KEPT_SPACE}", text)
     text = _UNITS_RE.sub("", _SPACING_RE.sub("", text))
     previous = None
     while previous != text:
@@ -165,6 +172,10 @@ def canonical_math(fragment: str) -> str | None:
         assignment = _ASSIGNMENT_RE.match(text)
         if assignment:
             text = text[assignment.end() :]
+    elif "=" in text and not any(bracket in text for bracket in "()[]{}"):
+        items = [_ASSIGNED_ITEM_RE.fullmatch(item) for item in text.split(",")]
+        if all(items):
+            text = ",".join(m.group(1) for m in items if m)
     if _THOUSANDS_RE.fullmatch(text):
         text = text.replace(",", "")
     if text in ("-0", "+0"):

@@ -105,8 +105,9 @@ _UNITS = [
 _TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
 _WORDS = {word: n for n, word in enumerate(_UNITS)} | {w: 20 + 10 * i for i, w in enumerate(_TENS)}
 _WORD_RE = re.compile(
-    rf"(?P<tens>{'|'.join(_TENS)})(?:[- ](?P<unit>{'|'.join(_UNITS[1:10])}))?\b"
-    rf"|(?P<word>{'|'.join(_UNITS)})\b",
+    rf"(?:(?P<tens>{'|'.join(_TENS)})(?:[- ](?P<unit>{'|'.join(_UNITS[1:10])}))?"
+    rf"|(?P<word>{'|'.join(_UNITS)}))\b"
+    r"(?![ \t]++(?:of|that|which|who|whom|whose|or|and|more|less|another|other|thing)\b)",
     re.IGNORECASE,
 )
 
@@ -283,7 +284,8 @@ def read_declared_number(fragment: str) -> tuple[str | None, bool]:
     The value is the first number of the declared span (see :func:`declared_span`); after an
     ``=`` (or ``≈``) only the right-hand side counts, so ``x = 5`` and ``2 + 3 = 5`` give 5.
     An expression, range or list (``2 + 3``, ``5-7``, ``5 to 7``, ``3, 4``, ``5 or 6``) and an
-    ambiguous number are abstentions. Number words from zero to ninety-nine are read too.
+    ambiguous number are abstentions. Number words from zero to ninety-nine are read too,
+    unless a word such as ``of`` or ``that`` shows they are not a number (``one of them``).
 
     Args:
         fragment: The text after a declaration marker, or a boxed value.
