@@ -267,13 +267,14 @@ def test_arc_row_to_item_handles_digit_labels_and_odd_option_counts() -> None:
 
 def test_math_row_to_item() -> None:
     items = [math_row_to_item(row, i) for i, row in enumerate(fixture_rows("math500"))]
-    assert [i.reference for i in items] == ["frac 1 2", "10", "left 3 frac pi 2 right"]
+    # Math keys keep signs, operators and structure (the old text form dropped them all).
+    assert [i.reference for i in items] == [r"\frac{1}{2}", "10", r"(3,\frac{\pi}{2})"]
     assert items[0].id == "math500-000"
-    assert items[0].task == "text"
+    assert items[0].task == "math"
     assert items[0].metadata["unique_id"] == "test/prealgebra/101.json"
     assert items[0].metadata["level"] == 1
     original = {"problem": "p", "solution": r"So $x=\boxed{\frac{3}{4}}$.", "level": "Level 3"}
-    assert math_row_to_item(original, 0).reference == "frac 3 4"
+    assert math_row_to_item(original, 0).reference == r"\frac{3}{4}"
     assert math_row_to_item({"problem": "p", "answer": r"\boxed{7}"}, 1).reference == "7"
 
 

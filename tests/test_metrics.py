@@ -187,3 +187,44 @@ def test_missing_counters_count_as_zero_and_bad_prices() -> None:
     assert (m["n"], m["accuracy"], m["input_tokens"], m["calls"]) == (1, 1.0, 0, 0)
     with pytest.raises(ValueError, match="'input' and 'output'"):
         summarize(sparse, prices={"prompt": 1.0})
+
+
+# ----------------------------------------------------------------------------- answer sources
+
+
+def test_answer_sources_rates_over_rows_that_record_them() -> None:
+    rows = [
+        row("m", "1", answer_sources={"declared": 4, "fallback": 1, "none": 1}),
+        row("m", "2", answer_sources={"declared": 2, "fallback": 0, "none": 0}),
+        row("m", "3"),  # no key: unknown, not zero
+        {"method": "m", "id": "4", "error": "boom", "answer_sources": {"fallback": 9}},
+    ]
+    m = summarize(rows)["m"]
+    assert m["answer_sources"] == {"declared": 6, "fallback": 1, "none": 1}
+    assert (m["answer_sources_rows"], m["answer_turns"], m["n"]) == (2, 8, 3)
+    assert m["fallback_rate"] == 1 / 8
+    assert m["turn_abstention_rate"] == 1 / 8
+
+
+def test_answer_sources_unknown_when_no_row_records_them() -> None:
+    m = summarize([row("m", "1"), row("m", "2")])["m"]
+    assert m["answer_sources"] is None
+    assert (m["answer_sources_rows"], m["answer_turns"]) == (0, None)
+    assert math.isnan(m["fallback_rate"]) and math.isnan(m["turn_abstention_rate"])
+    # A recorded mapping with missing sources counts them as 0; zero turns give NaN rates.
+    z = summarize([row("z", "1", answer_sources={"declared": 0})])["z"]
+    assert z["answer_sources"] == {"declared": 0, "fallback": 0, "none": 0}
+    assert z["answer_turns"] == 0 and math.isnan(z["fallback_rate"])
+
+
+def test_accuracy_by_round_grades_math_symbolically() -> None:
+    pytest.importorskip("math_verify")
+    # Round 0 majority: \frac{\sqrt{2}}{2}, equal to the reference 1/\sqrt{2}; round 1: 2.
+    math_row = row(
+        "m", "1", task="math", reference=r"\frac{1}{\sqrt{2}}",
+        round_answers=[[r"\frac{\sqrt{2}}{2}", r"\frac{\sqrt{2}}{2}", "2"], ["2", "2", "1"]],
+    )  # fmt: skip
+    assert accuracy_by_round([math_row]) == [1.0, 0.0]
+    # Without a task the same keys are compared as strings (number tasks): no match.
+    plain = {k: v for k, v in math_row.items() if k != "task"}
+    assert accuracy_by_round([plain]) == [0.0, 0.0]

@@ -46,15 +46,16 @@ from debategraph.policies.types import Trajectory
         (" 75 % ", 0.3),  # 0.75
         ("0.95", 0.8),
         ("1", 1.0),
-        (None, 0.0),
-        ("", 0.0),
-        ("high", 0.0),
-        ("%", 0.0),
-        (-0.1, 0.0),
-        ("-5%", 0.0),
-        (math.nan, 0.0),
-        (math.inf, 0.0),
-        (True, 0.0),
+        # Missing or unreadable: read as p = 0, so f(0) = 0.1 (official clean_output).
+        (None, 0.1),
+        ("", 0.1),
+        ("high", 0.1),
+        ("%", 0.1),
+        (-0.1, 0.1),
+        ("-5%", 0.1),
+        (math.nan, 0.1),
+        (math.inf, 0.1),
+        (True, 0.1),
     ],
 )
 def test_recalibrate(p: float | str | None, expected: float) -> None:
@@ -119,11 +120,17 @@ def test_all_abstain_is_no_answer() -> None:
     assert decision.evidence["scores"] == {}
 
 
-def test_missing_confidence_counts_zero() -> None:
-    # A: f(None) = 0.0; B: f(0.5) = 0.1 -> B.
+def test_missing_confidence_weighs_like_zero() -> None:
+    # Official code: a missing confidence becomes 0.0, and f(0.0) = 0.1.
+    # A: f(None) = 0.1; B: f(0.5) = 0.1 -> tie, first seen (A).
     decision = weighted_vote(["A", "B"], [None, 0.5])
-    assert decision.answer == "B"
-    assert decision.evidence["scores"] == {"A": 0.0, "B": 0.1}
+    assert decision.answer == "A"
+    assert decision.evidence["scores"] == {"A": 0.1, "B": 0.1}
+    assert decision.evidence["recalibrated"] == [0.1, 0.1]
+    # A: f(None) = 0.1; B: f(0.7) = 0.3 -> B.
+    assert weighted_vote(["A", "B"], [None, 0.7]).answer == "B"
+    # Two holders without confidences outweigh one low-confidence holder: 0.2 > 0.1.
+    assert weighted_vote(["A", "B", "B"], [0.2, None, "n/a"]).answer == "B"
 
 
 def test_without_recalibration_uses_raw_confidence() -> None:
@@ -163,8 +170,9 @@ def test_reconcile_decision_uses_final_round() -> None:
 
 
 def test_reconcile_decision_without_confidences() -> None:
-    # No confidences: every holder adds 0.0 -> A and B tie at 0 -> first seen (B).
+    # No confidences: every holder adds f(0) = 0.1 -> B 0.1, A 0.2 -> A (a headcount).
     trajectory = Trajectory(agents=["x", "y", "z"], answers=[["B"], ["A"], ["A"]])
     decision = reconcile_decision(trajectory)
-    assert decision.answer == "B"
-    assert decision.evidence["tie"] is True
+    assert decision.answer == "A"
+    assert decision.evidence["scores"] == {"B": 0.1, "A": pytest.approx(0.2, abs=1e-12)}
+    assert decision.evidence["tie"] is False

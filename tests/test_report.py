@@ -169,3 +169,27 @@ def test_read_results_skips_unreadable_lines(results: Path) -> None:
     rows, problems = read_results(results)
     assert len(rows) == 19
     assert problems == ["du.jsonl, line 12: not valid JSON (Unterminated string starting at)"]
+
+
+def test_report_shows_fallback_and_abstention_rates(tmp_path: Path) -> None:
+    folder = tmp_path / "r"
+    folder.mkdir()
+    rows = [
+        row("du", "q0", True, answer_sources={"declared": 5, "fallback": 1, "none": 0}),
+        row("du", "q1", False, answer_sources={"declared": 3, "fallback": 0, "none": 1}),
+        row("cot", "q0", True),  # cot rows do not record answer sources: unknown
+    ]
+    write_jsonl(folder / "rows.jsonl", rows)
+    report = write_report(folder, plots=False).read_text(encoding="utf-8")
+    # du: 10 answer turns, 8 declared, 1 fallback, 1 without an answer, 2 of 2 rows known.
+    assert table_line(report, "du", "Answer extraction") == [
+        "du", "10", "80.0", "10.0", "10.0", "2/2",
+    ]  # fmt: skip
+    assert table_line(report, "cot", "Answer extraction") == ["cot", "—", "—", "—", "—", "0/1"]
+    summary = json.loads((folder / "summary.json").read_text())
+    assert summary[0]["methods"]["du"]["fallback_rate"] == 0.1
+    assert summary[0]["methods"]["cot"]["fallback_rate"] is None
+
+
+def test_report_without_answer_sources_has_no_extraction_table(results: Path) -> None:
+    assert "Answer extraction" not in write_report(results, plots=False).read_text("utf-8")

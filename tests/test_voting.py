@@ -41,3 +41,30 @@ def test_all_differ_no_answer_rule():
     assert majority_vote(["1", "2", "3"], no_answer_if_all_differ=True).answer is None
     assert majority_vote(["1", "2", "3"]).answer == "1"
     assert majority_vote(["1"], no_answer_if_all_differ=True).answer == "1"
+
+
+def test_derive_seed_is_stable_and_documented() -> None:
+    import hashlib
+
+    from debategraph.policies.voting import derive_seed
+
+    digest = hashlib.blake2b(b"0:gsm8k-test-0000", digest_size=16).digest()
+    assert derive_seed(0, "gsm8k-test-0000") == int.from_bytes(digest[:8], "big")
+    assert derive_seed(0, "a") == derive_seed(0, "a")
+    assert derive_seed(0, "a") != derive_seed(1, "a")
+    assert derive_seed(0, "a") != derive_seed(0, "b")
+    assert 0 <= derive_seed(123, "x") < 2**64
+
+
+def test_random_ties_differ_across_items_of_one_run() -> None:
+    from debategraph.policies.voting import derive_seed
+
+    # The same 2-way tie on 40 items of one run: per-item seeds break it both ways, while a
+    # single run-wide seed would pick the same sorted position every time.
+    picks = [
+        majority_vote(["7", "5"], tie_policy="random", seed=derive_seed(0, f"item-{i}")).answer
+        for i in range(40)
+    ]
+    assert set(picks) == {"5", "7"}
+    same_seed = {majority_vote(["7", "5"], tie_policy="random", seed=0).answer for _ in range(40)}
+    assert len(same_seed) == 1

@@ -1,4 +1,4 @@
-"""Question sets for evaluation.
+r"""Question sets for evaluation.
 
 The bundled GSM8K split and Du et al.'s arithmetic task load offline; your own question sets
 load from JSONL; MMLU, MMLU-Pro, ARC-Challenge, MATH-500 and StrategyQA load through the
@@ -17,10 +17,13 @@ One JSON object per line (blank lines are skipped; ``.jsonl.gz`` is read transpa
     The right answer. It is canonicalised with
     :func:`debategraph.policies.answers.canonicalize` for the item's task: ``"$1,234.50"`` and
     ``1234.5`` both become ``"1234.5"``; a choice reference is a letter (``"B"`` or ``"(b)"``)
-    within the given choices; a text reference is lower-cased with punctuation and articles
-    dropped (``true``/``false`` become ``"yes"``/``"no"``).
+    within the given choices; a math reference (LaTeX, ``\boxed{}`` allowed) becomes its
+    canonical key (``"\dfrac{1}{2}"`` -> ``"\frac{1}{2}"``); a text reference is
+    lower-cased with articles dropped, and a yes/no answer reads ``"yes"``/``"no"`` (so do
+    JSON ``true``/``false`` and ``"True"``/``"False"``).
 ``task`` (optional, default ``"number"``)
-    How answers are extracted and compared: ``"number"``, ``"choice"`` or ``"text"``.
+    How answers are extracted and compared: ``"number"``, ``"choice"``, ``"text"`` or
+    ``"math"`` (graded by symbolic equivalence; needs the ``math`` extra).
 ``choices`` (optional, choice tasks only)
     A list of 2 to 10 option texts, lettered A to J in order.
 ``metadata`` (optional)
@@ -241,6 +244,8 @@ def _reference_of(
         return _number_reference(value)
     if task == "choice":
         return _choice_reference(value, len(choices) if choices else len(LETTERS))
+    if task == "math":
+        return _math_reference(value)
     return _text_reference(value)
 
 
@@ -272,6 +277,18 @@ def _choice_reference(value: Any, num_choices: int) -> str:
             f"use one of A-{last}"
         )
     return letter
+
+
+def _math_reference(value: Any) -> str:
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise _InvalidRecord(
+            f'"reference" {value!r} is not a math answer: give e.g. "\\frac{{1}}{{2}}"'
+        )
+    text = format(Decimal(repr(value)), "f") if isinstance(value, float) else str(value)
+    canonical = canonicalize(strip_boxed(text), "math")
+    if canonical is None:
+        raise _InvalidRecord(f'"reference" {value!r} is empty once normalised: give the answer')
+    return canonical
 
 
 def _text_reference(value: Any) -> str:
@@ -613,8 +630,9 @@ def math_row_to_item(row: Mapping[str, Any], index: int, *, prefix: str = "math5
 
     MATH-500 rows have ``problem``, ``solution``, ``answer``, ``subject``, ``level`` and
     ``unique_id``; original MATH rows have no ``answer``, so the last ``\boxed{}`` of the
-    solution is used. The reference is canonicalised as ``text`` after stripping ``\boxed``
-    (so answers compare as normalised strings, not symbolically).
+    solution is used. The reference is the ``math`` canonical key of the answer (signs,
+    operators and structure kept), and answers are graded against it by symbolic
+    equivalence (:func:`debategraph.policies.answers.answers_match`).
 
     Args:
         row: The hub row.
@@ -622,7 +640,7 @@ def math_row_to_item(row: Mapping[str, Any], index: int, *, prefix: str = "math5
         prefix: Id prefix.
 
     Returns:
-        A ``text`` item; metadata holds ``answer_raw``, ``solution``, ``subject``, ``level``
+        A ``math`` item; metadata holds ``answer_raw``, ``solution``, ``subject``, ``level``
         and ``unique_id`` when present.
 
     Raises:
@@ -631,7 +649,7 @@ def math_row_to_item(row: Mapping[str, Any], index: int, *, prefix: str = "math5
     where = f"MATH row {index}"
     _require(row, ("problem",), where)
     raw = row.get("answer") or strip_boxed(str(row.get("solution", "")))
-    reference = canonicalize(strip_boxed(str(raw)), "text")
+    reference = canonicalize(strip_boxed(str(raw)), "math")
     if reference is None:
         raise ValueError(f"{where}: no answer (neither 'answer' nor a boxed solution)")
     keep = ("solution", "subject", "level", "type", "unique_id")
@@ -639,7 +657,7 @@ def math_row_to_item(row: Mapping[str, Any], index: int, *, prefix: str = "math5
         id=f"{prefix}-{index:03d}",
         question=row["problem"],
         reference=reference,
-        task="text",
+        task="math",
         metadata={"answer_raw": raw, **{k: row[k] for k in keep if k in row}},
     )
 
@@ -745,7 +763,7 @@ def load_arc_challenge(split: str = "test") -> list[Item]:
 
 
 def load_math500(split: str = "test") -> list[Item]:
-    """MATH-500 (``HuggingFaceH4/MATH-500``), answers compared as normalised text.
+    """MATH-500 (``HuggingFaceH4/MATH-500``), graded by symbolic equivalence (``math`` task).
 
     Args:
         split: ``"test"`` (the only split).
@@ -806,7 +824,7 @@ DATASETS: dict[str, DatasetInfo] = {
     "mmlu": _info("MMLU test, all subjects (cais/mmlu, all)", "choice", load_mmlu),
     "mmlu-pro": _info("MMLU-Pro test (TIGER-Lab/MMLU-Pro)", "choice", load_mmlu_pro),
     "arc-challenge": _info("ARC-Challenge test (allenai/ai2_arc)", "choice", load_arc_challenge),
-    "math500": _info("MATH-500 (HuggingFaceH4/MATH-500)", "text", load_math500),
+    "math500": _info("MATH-500 (HuggingFaceH4/MATH-500)", "math", load_math500),
     "strategyqa": _info("StrategyQA test, yes/no (ChilleD/StrategyQA)", "text", load_strategyqa),
 }
 """Every dataset name :func:`load_dataset` accepts."""

@@ -16,12 +16,20 @@ A result row is one JSON object per (item, method), as the runner writes it::
       "rounds": 2,                     # rounds run, in the method's own convention
       "wall_s": 3.2,                   # wall time of the item
       "round_answers": [["18", "17", null], ["18", "18", "18"]],  # per round, per agent
-      "tokens_by_kind": {"answer": {"input_tokens": 1000, "output_tokens": 500}}  # optional
+      "tokens_by_kind": {"answer": {"input_tokens": 1000, "output_tokens": 500}},  # optional
+      "task": "number",                # optional: answer kind; "math" grades symbolically
+      "answer_sources": {"declared": 5, "fallback": 1, "none": 0}  # optional, see below
     }
 
 Optional keys used by the report: ``source`` (``"simulated"`` or ``"real"``) and
 ``dataset``. A row with an ``error`` key is a failed item: it is counted in ``failed`` and
 left out of every other metric. Missing or ``null`` counters count as 0.
+
+``answer_sources`` counts the item's answer turns by how their answer was found
+(:class:`debategraph.policies.answers.Extraction`): ``declared``, ``fallback`` (the "last
+number" / "last letter" guess) or ``none`` (no answer). A row without the key is *unknown*,
+not zero: the rates are computed over the rows that have it, and the summary says how many
+rows that is.
 """
 
 from __future__ import annotations
@@ -30,7 +38,8 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypedDict
 
-from debategraph.policies.types import Answer
+from debategraph.policies.answers import answers_match
+from debategraph.policies.types import Answer, TaskKind
 from debategraph.policies.voting import majority_vote, unanimous
 
 Row = Mapping[str, Any]
@@ -71,6 +80,14 @@ class MethodSummary(TypedDict):
         cost: Total cost when prices are given, else ``None``.
         cost_per_item: Mean cost per item when prices are given, else ``None``.
         tokens_by_kind: Per call kind, summed ``input_tokens`` and ``output_tokens``.
+        answer_sources: Answer turns by source (``declared``, ``fallback``, ``none``),
+            summed over the rows that record them; ``None`` when no row does.
+        answer_sources_rows: Scored rows that record ``answer_sources``.
+        answer_turns: Answer turns in those rows (``None`` when no row records them).
+        fallback_rate: Share of those answer turns whose answer came from the fallback;
+            NaN when unknown.
+        turn_abstention_rate: Share of those answer turns without an answer; NaN when
+            unknown.
     """
 
     method: str
@@ -101,6 +118,15 @@ class MethodSummary(TypedDict):
     cost: float | None
     cost_per_item: float | None
     tokens_by_kind: dict[str, dict[str, int]]
+    answer_sources: dict[str, int] | None
+    answer_sources_rows: int
+    answer_turns: int | None
+    fallback_rate: float
+    turn_abstention_rate: float
+
+
+ANSWER_SOURCES = ("declared", "fallback", "none")
+"""The keys of a row's ``answer_sources``."""
 
 
 def wilson_interval(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -197,7 +223,9 @@ def accuracy_by_round(rows: Sequence[Row]) -> list[float]:
     """Per round, the accuracy of that round's majority vote (first-seen tie-break).
 
     Items that stopped early count with their last round carried forward; rows without
-    ``round_answers`` are left out. A vote with every agent abstaining is wrong.
+    ``round_answers`` are left out. A vote with every agent abstaining is wrong. The vote is
+    graded like the final answer (:func:`debategraph.policies.answers.answers_match`, with the
+    row's ``task``, default ``number``): symbolically for ``math``.
 
     Args:
         rows: Scored rows of one method.
@@ -208,7 +236,7 @@ def accuracy_by_round(rows: Sequence[Row]) -> list[float]:
     result = []
     for k in range(_num_rounds(rows)):
         hits = [
-            _majority_correct(answers, row.get("reference"))
+            _majority_correct(answers, row.get("reference"), row.get("task") or "number")
             for row in rows
             if (answers := round_answers_at(row, k)) is not None
         ]
@@ -216,9 +244,9 @@ def accuracy_by_round(rows: Sequence[Row]) -> list[float]:
     return result
 
 
-def _majority_correct(answers: Sequence[Answer], reference: Any) -> bool:
+def _majority_correct(answers: Sequence[Answer], reference: Any, task: TaskKind) -> bool:
     decision = majority_vote(answers, tie_policy="first").answer
-    return decision is not None and decision == reference
+    return answers_match(decision, reference, task)
 
 
 def _total(rows: Sequence[Row], key: str) -> Any:
@@ -247,6 +275,28 @@ def tokens_by_kind(rows: Iterable[Row]) -> dict[str, dict[str, int]]:
     return totals
 
 
+def answer_sources(rows: Iterable[Row]) -> tuple[dict[str, int] | None, int]:
+    """Summed ``answer_sources`` of the rows that record them.
+
+    Args:
+        rows: Scored rows.
+
+    Returns:
+        ``(counts, rows_with_key)``; ``counts`` is ``None`` when no row records the key
+        (unknown, not zero). Missing sources within a recorded mapping count 0.
+    """
+    totals = dict.fromkeys(ANSWER_SOURCES, 0)
+    known = 0
+    for row in rows:
+        counts = row.get("answer_sources")
+        if not isinstance(counts, Mapping):
+            continue
+        known += 1
+        for source in ANSWER_SOURCES:
+            totals[source] += int(counts.get(source) or 0)
+    return (totals if known else None), known
+
+
 def summarize_method(
     method: str, rows: Sequence[Row], prices: Mapping[str, float] | None = None
 ) -> MethodSummary:
@@ -268,6 +318,8 @@ def summarize_method(
     input_tokens, output_tokens = _total(scored, "input_tokens"), _total(scored, "output_tokens")
     calls, ncomm, wall = _total(scored, "calls"), _total(scored, "ncomm"), _total(scored, "wall_s")
     cost = _cost(input_tokens, output_tokens, prices)
+    sources, sources_rows = answer_sources(scored)
+    turns = sum(sources.values()) if sources is not None else None
     return MethodSummary(
         method=method,
         n=n,
@@ -297,6 +349,11 @@ def summarize_method(
         cost=cost,
         cost_per_item=None if cost is None else _ratio(cost, n),
         tokens_by_kind=tokens_by_kind(scored),
+        answer_sources=sources,
+        answer_sources_rows=sources_rows,
+        answer_turns=turns,
+        fallback_rate=_ratio(sources["fallback"], turns) if sources and turns else NAN,
+        turn_abstention_rate=_ratio(sources["none"], turns) if sources and turns else NAN,
     )
 
 

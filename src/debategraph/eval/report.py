@@ -3,7 +3,8 @@
 :func:`write_report` reads every ``*.jsonl`` file of a results directory (rows as described
 in :mod:`debategraph.eval.metrics`), groups them by ``source`` (``simulated`` / ``real``)
 and ``dataset`` when rows carry them, and writes ``report.md`` with one table per group in
-the shape of the papers' tables, a per-round table, and three plots:
+the shape of the papers' tables, a per-round table, an answer-extraction table (fallback and
+abstention rates per method, when rows record ``answer_sources``), and three plots:
 
 - ``accuracy_vs_tokens.png``: accuracy against total tokens per item, one point per method,
   with 95% Wilson intervals;
@@ -225,6 +226,39 @@ def per_round_table(summaries: Mapping[str, MethodSummary]) -> str:
     return _markdown_table(header, ["left", "left", *["right"] * width], body)
 
 
+def extraction_table(summaries: Mapping[str, MethodSummary]) -> str:
+    """Markdown table of how answers were found, per method.
+
+    Columns: answer turns, the share declared, the share from the fallback (a guess such as
+    the last number), the share without an answer, and how many rows record it. A method
+    whose rows do not record ``answer_sources`` shows ``—`` (unknown, not zero).
+
+    Args:
+        summaries: Method -> summary.
+
+    Returns:
+        The table, or ``""`` when no method records answer sources.
+    """
+    if all(s["answer_sources"] is None for s in summaries.values()):
+        return ""
+    header = ["Method", "Answer turns", "Declared %", "Fallback %", "No answer %", "Rows known"]
+    body = []
+    for s in summaries.values():
+        sources, turns = s["answer_sources"], s["answer_turns"]
+        declared = sources["declared"] / turns if sources and turns else None
+        body.append(
+            [
+                s["method"],
+                "—" if turns is None else f"{turns:,}",
+                _fmt(declared, ".1f", 100),
+                _fmt(s["fallback_rate"], ".1f", 100),
+                _fmt(s["turn_abstention_rate"], ".1f", 100),
+                f"{s['answer_sources_rows']}/{s['n']}",
+            ]
+        )
+    return _markdown_table(header, ["left", *["right"] * 5], body)
+
+
 def _sources_line(groups: Sequence[Group], rows: Sequence[Row]) -> str:
     counts = {source: len(r) for source, r in group_by(rows, "source").items()}
     if set(counts) == {""}:
@@ -280,6 +314,15 @@ def render_markdown(
         if rounds:
             out += ["", "Per round (majority vote, first-seen tie-break; consensus = all agree):"]
             out += ["", rounds]
+        extraction = extraction_table(group.summaries)
+        if extraction:
+            out += [
+                "",
+                "Answer extraction (per answer turn: declared answer, fallback guess such as "
+                "the last number, or no answer; — = not recorded):",
+                "",
+                extraction,
+            ]
     if plots:
         out += ["", "## Plots", ""]
         out += [f"![{Path(name).stem.replace('_', ' ')}]({name})" for name in plots]

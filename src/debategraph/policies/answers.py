@@ -1,168 +1,570 @@
-"""Answer extraction and canonicalisation.
+r"""Answer extraction, canonical forms and grading: the contract every score relies on.
 
-The last valid declaration in a response wins. A response without one is an abstention
-(``None``): it is never counted as correct and never replaced by a guess.
+Extraction contract (:func:`parse_answer`)
+-------------------------------------------
+1. **The last explicit declaration wins.** Declarations are ``\boxed{...}``, an
+   ``Answer:`` / ``Final answer:`` line, a phrase such as ``the answer is``, ``my final
+   answer is`` or ``the correct answer:`` (whole words), and, for choice tasks, ``I choose
+   (B)``, ``my final choice is (B)`` or a parenthesised letter with nothing but punctuation
+   after it (see :mod:`debategraph.policies.declarations`). "answers", "answered" and
+   "answer choices" are not declarations.
+2. **Peers' answers are not declarations.** ``Agent 2's answer is 42``, ``they think the
+   answer is (B)``, quoted lines, hypotheticals (``if the answer is 42``) and negations
+   (``the answer is not 42``) are passed over (see
+   :mod:`debategraph.policies.attribution`).
+3. **Within a declaration, the declared value is taken**: the value right after the marker
+   (after an ``=``, its right-hand side), not the first digit or letter of the line.
+4. A declaration that holds no value of the task's kind (``the answer is below``) is passed
+   over; one whose value is **ambiguous** (``3:45``, ``5-7``, ``(B) or (C)``, a letter beyond
+   the options, two boxed values side by side) is an abstention: no guess is made.
+5. Without a declaration, ``number`` and ``math`` tasks fall back to the last number and
+   ``choice`` tasks to the last parenthesised letter, both read after blanking confidence
+   statements; ``text`` tasks abstain. The fallback is recorded as such.
+
+Every extraction says how it was found (:class:`Extraction`): ``declared``, ``fallback`` or
+``none`` (an abstention, never counted correct). Extraction is linear in the response
+length: every pattern uses possessive quantifiers or bounded windows, and sympy is never
+imported here.
+
+Canonical forms (what votes compare)
+------------------------------------
+- ``number``: the value the number denotes (:mod:`debategraph.policies.numbers`);
+- ``choice``: one upper-case letter within the options;
+- ``math``: a key that keeps signs, operators and structure
+  (:mod:`debategraph.policies.mathform`);
+- ``text``: a yes/no answer (``Yes, because ...``, ``True``) reads ``"yes"``/``"no"``; other
+  text is compared after normalising case, whitespace and articles only (plus enclosing
+  quotes or Markdown and trailing sentence punctuation, which are not part of the answer).
+
+Grading (:func:`answers_match`) is canonical equality, and symbolic equivalence for
+``math`` (:mod:`debategraph.policies.mathgrade`, the optional ``math`` extra).
+
+Custom parsers
+--------------
+Any callable ``(response, task, num_choices) -> Extraction`` is an :data:`AnswerParser`.
+To use your own normalisation the way DSPy's ``majority(normalize=...)`` does, wrap a plain
+``normalize(fragment) -> str | None`` with :func:`parser_from_normalizer`; it is called on
+each declared fragment, last first, and ``None`` means "not an answer". Then pass it where a
+method or task takes a parser, or resolve it with :func:`parser_for`::
+
+    def city(fragment: str) -> str | None:
+        words = fragment.strip(" .*").lower().split()
+        return words[-1] if words else None
+
+    parse = parser_for("text", normalize=city)
+    parse("...\nAnswer: the city of Paris.", "text", None)  # Extraction("paris", "declared")
+
+Normalise the references of such a task with the same callable.
 """
 
 from __future__ import annotations
 
 import re
+from collections import deque
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from fractions import Fraction
+from types import MappingProxyType
 from typing import Literal
 
+from debategraph.policies.confidence import (
+    blank_confidences,
+    carries_confidence,
+    extract_confidence,
+    read_confidence,
+    strip_confidence,
+)
+from debategraph.policies.declarations import (
+    MAX_DECLARATIONS,
+    Declaration,
+    box_end,
+    find_declarations,
+    fragment,
+    is_own,
+    own_declarations,
+)
+from debategraph.policies.mathform import canonical_math
+from debategraph.policies.mathgrade import math_equivalent
+from debategraph.policies.numbers import canonical_number, last_number, read_declared_number
 from debategraph.policies.types import Answer, TaskKind
 
-_NUMBER = r"[-−]?\$?\s?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s?/\s?\d+(?:\.\d+)?)?"
-_NUMBER_RE = re.compile(_NUMBER)
-_BOXED_RE = re.compile(r"\\boxed\s*\{((?:[^{}]|\{[^{}]*\})*)\}")
-_ANSWER_LINE_RE = re.compile(
-    r"(?:final answer|answer)\s*(?:is)?\s*[:=]?\s*(?:\*\*)?\s*(.+?)\s*(?:\*\*)?\s*$",
-    re.IGNORECASE | re.MULTILINE,
-)
-_CHOICE_PAREN_RE = re.compile(r"\(([A-J])\)")
-_CHOICE_BARE_RE = re.compile(r"^\s*\(?([A-J])\)?(?:[\s.:)]|$)")
-_CONFIDENCE_RE = re.compile(
-    r"confidence(?:\s+(?:score|level))?\s*(?:is)?\s*[:=]?\s*\**\s*([0-9]*\.?[0-9]+)\s*(%?)",
-    re.IGNORECASE,
-)
+__all__ = [
+    "AnswerParser",
+    "AnswerSource",
+    "Extraction",
+    "Normalizer",
+    "answers_match",
+    "canonical_choice",
+    "canonical_math",
+    "canonical_number",
+    "canonical_text",
+    "canonicalize",
+    "extract_answer",
+    "extract_confidence",
+    "parse_answer",
+    "parse_choice",
+    "parse_math",
+    "parse_number",
+    "parse_text",
+    "parser_for",
+    "parser_from_normalizer",
+    "read_confidence",
+    "same_answer",
+    "strip_confidence",
+]
+
 AnswerSource = Literal["declared", "fallback", "none"]
-"""How an answer was found."""
-
-_ARTICLES_RE = re.compile(r"\b(a|an|the)\b")
-_PUNCT_RE = re.compile(r"[^\w\s]")
+"""How an answer was found: a declaration, the fallback, or nothing (an abstention)."""
 
 
-def canonical_number(text: str) -> Answer:
-    """Canonical string of the first number in ``text``, or ``None``.
-
-    Handles thousands separators, currency signs, a leading minus, decimals and fractions.
-    Integral values print without a decimal point (``"18.00"`` -> ``"18"``); others with up to
-    ten significant digits.
-
-    Args:
-        text: A fragment that should hold one number, e.g. ``"$1,234.50."``.
-
-    Returns:
-        The canonical number, or ``None`` when ``text`` holds no number.
-    """
-    match = _NUMBER_RE.search(text)
-    if match is None:
-        return None
-    raw = match.group(0).replace("−", "-").replace("$", "").replace(",", "").replace(" ", "")
-    try:
-        if "/" in raw:
-            num, den = raw.split("/")
-            value = Fraction(num) / Fraction(den)
-        else:
-            value = Fraction(raw)
-    except (ValueError, ZeroDivisionError):
-        return None
-    if value.denominator == 1:
-        return str(value.numerator)
-    return f"{float(value):.10g}"
-
-
-def canonical_choice(text: str, num_choices: int | None = None) -> Answer:
-    """The choice letter declared in ``text`` (``"(C)"``, ``"C"``, ``"C) ..."``), upper-case."""
-    match = _CHOICE_PAREN_RE.search(text.upper()) or _CHOICE_BARE_RE.match(text.upper())
-    if match is None:
-        return None
-    letter = match.group(1)
-    if num_choices is not None and ord(letter) - ord("A") >= num_choices:
-        return None
-    return letter
-
-
-def canonical_text(text: str) -> Answer:
-    """Lower-case, drop punctuation and articles, collapse whitespace; empty -> ``None``."""
-    cleaned = _ARTICLES_RE.sub(" ", _PUNCT_RE.sub(" ", text.lower()))
-    cleaned = " ".join(cleaned.split())
-    return cleaned or None
-
-
-def canonicalize(text: str, task: TaskKind, num_choices: int | None = None) -> Answer:
-    """Canonical form of an already isolated answer fragment for ``task``."""
-    if task == "number":
-        return canonical_number(text)
-    if task == "choice":
-        return canonical_choice(text, num_choices)
-    return canonical_text(text)
-
-
-def _declarations(response: str) -> list[tuple[int, str]]:
-    found = [(m.start(), m.group(1)) for m in _BOXED_RE.finditer(response)]
-    found += [(m.start(), m.group(1)) for m in _ANSWER_LINE_RE.finditer(response)]
-    return sorted(found)
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Extraction:
-    """An extracted answer and how it was found (``declared``, ``fallback`` or ``none``)."""
+    """The answer of one response and how it was found.
+
+    Attributes:
+        answer: The canonical answer, or ``None`` (an abstention).
+        source: ``declared``, ``fallback`` or ``none``; ``none`` exactly when ``answer`` is
+            ``None``.
+    """
 
     answer: Answer
     source: AnswerSource
 
 
+AnswerParser = Callable[[str, TaskKind, int | None], Extraction]
+"""``(response, task, num_choices) -> Extraction``: how a method or task reads answers."""
+
+Normalizer = Callable[[str], str | None]
+"""``normalize(fragment) -> canonical answer or None``, DSPy style."""
+
+NO_ANSWER = Extraction(None, "none")
+"""The extraction of a response without an answer."""
+
+_Reader = Callable[[Declaration, str], tuple[Answer, bool]]
+
+_CHOICE_TOKEN_RE = re.compile(
+    r"\(([A-Ja-j])\)|(?<![\w'’\\])([A-J])(?![\w'’])|(?<![\w'’\\])([a-j])(?=[ \t]*+(?:[.):]|$))"
+)
+_ARTICLE_FOLLOWERS = frozenset(
+    (
+        "because", "since", "as", "is", "was", "which", "and", "or", "for", "given",
+        "option", "choice", "seems", "looks", "appears", "would", "should", "must", "fits",
+        "matches", "makes", "remains",
+    )
+)  # fmt: skip
+_NEXT_WORD_RE = re.compile(r"[ \t]++([a-z]++)")
+_CHOICE_ALTERNATIVE_RE = re.compile(
+    r"\)?[ \t*_]*+(?:or|and|/|&|,)[ \t*_]*+(?:option[ \t]++|choice[ \t]++)?\(?([A-J])(?![\w'’])",
+    re.IGNORECASE,
+)
+_MARKUP_RE = re.compile(
+    r"\\(?:boxed|fbox|text|textbf|textrm|textnormal|mathrm|mathbf|mbox)[ \t]*+\{|\\?\$|\*\*|__|`"
+)
+_SENTENCE_END_RE = re.compile(r"\n|[.!?;](?=\s|$)")
+_TEXT_WRAPPER_RE = re.compile(r"\\(?:text|textbf|textrm|textnormal|mathrm|mbox)\{([^{}]*+)\}")
+_TEXT_EDGES = " \t\r\n*_`\"'“”‘’$:="
+_TEXT_TRAILING = " \t\r\n*_`\"'“”‘’$.!?,;:"
+_YES_NO_RE = re.compile(
+    r"(yes|no|true|false)(?:$|(?=[ \t]*+[,.;:!?—–-])|(?=[ \t]++(?:because|since|as|it|this|"
+    r"that|the|they|he|she|there|i|we)\b))"
+)
+_ARTICLES_RE = re.compile(r"\b(?:a|an|the)\b")
+_MATH_DELIMITED_RE = re.compile(r"\$\$?([^$]{1,400}+)\$|\\\((.{1,400}?)\\\)|\\\[(.{1,400}?)\\\]")
+_MATH_STOP_RE = re.compile(
+    r"\n|[.!?](?=\s|$)|;|,(?=[ \t]*+[A-Za-z]{2})|\b(?:because|since|which|where|as)\b",
+)
+_MATH_SIGNAL_RE = re.compile(r"[\d\\^=+\-*/()\[\]{}<>|$]")
+_BOX_JOIN_RE = re.compile(r"[\s$,;&]*+(?:and|or)?[\s$,]*+(?:[a-zA-Z][ \t]*+=[ \t]*+)?")
+_BOX_JOIN_LIMIT = 40
+_PAREN_LETTER_RE = re.compile(r"\(([A-Ja-j])\)")
+
+
+# --------------------------------------------------------------------------- canonical forms
+
+
+def read_choice(text: str, num_choices: int | None = None) -> tuple[Answer, bool]:
+    """The choice letter a declared fragment states.
+
+    Read: ``(C)``, ``(c)``, ``C``, ``C)``, ``Option C``, ``**C**``, ``c.``. A standalone ``A``
+    or ``I`` followed by an ordinary word is English (``A bicycle``, ``I think``), not a
+    letter. Two letters offered as alternatives (``B or C``) and a letter beyond
+    ``num_choices`` are ambiguous.
+
+    Args:
+        text: The declared fragment.
+        num_choices: How many options exist (letters beyond them are invalid).
+
+    Returns:
+        ``(letter, found)``; ``found`` is false when no letter is stated at all.
+    """
+    span = _MARKUP_RE.sub("", text[:300])
+    stop = _SENTENCE_END_RE.search(span)
+    if stop:
+        span = span[: stop.start()]
+    for m in _CHOICE_TOKEN_RE.finditer(span):
+        letter = next(g for g in m.groups() if g is not None).upper()
+        if m.group(2) in ("A", "I"):
+            word = _NEXT_WORD_RE.match(span, m.end())
+            if word and word.group(1) not in _ARTICLE_FOLLOWERS:
+                continue
+        other = _CHOICE_ALTERNATIVE_RE.match(span, m.end())
+        if other and other.group(1).upper() != letter:
+            return None, True
+        if num_choices is not None and ord(letter) - ord("A") >= num_choices:
+            return None, True
+        return letter, True
+    return None, False
+
+
+def canonical_choice(text: str, num_choices: int | None = None) -> Answer:
+    """The choice letter declared in ``text`` (``"(C)"``, ``"C"``, ``"C) ..."``), upper-case.
+
+    Args:
+        text: An isolated answer fragment.
+        num_choices: How many options exist.
+
+    Returns:
+        The letter, or ``None`` when none (or an ambiguous one) is stated.
+    """
+    return read_choice(text, num_choices)[0]
+
+
+def canonical_text(text: str) -> Answer:
+    r"""Canonical free-text answer: yes/no read as such, else case, whitespace and articles.
+
+    Enclosing quotes, Markdown emphasis, ``\\text{...}`` and trailing sentence punctuation
+    are not part of the answer; every other character is kept (``-3`` stays ``-3``).
+
+    Args:
+        text: An isolated answer fragment, e.g. ``"Yes, because ..."`` or ``"The Nile."``.
+
+    Returns:
+        ``"yes"``, ``"no"``, the normalised text, or ``None`` when nothing is left.
+    """
+    cleaned = _TEXT_WRAPPER_RE.sub(r"\1", text).strip(_TEXT_EDGES).lower()
+    m = _YES_NO_RE.match(cleaned)
+    if m:
+        return "yes" if m.group(1) in ("yes", "true") else "no"
+    cleaned = cleaned.rstrip(_TEXT_TRAILING).lstrip(_TEXT_EDGES)
+    cleaned = " ".join(_ARTICLES_RE.sub(" ", cleaned).split())
+    return cleaned or None
+
+
+def _math_span(text: str) -> str:
+    span = text[:600].lstrip(" \t:*_")
+    delimited = _MATH_DELIMITED_RE.match(span)
+    if delimited:
+        return next(g for g in delimited.groups() if g is not None)
+    stop = _MATH_STOP_RE.search(span)
+    return span[: stop.start()] if stop else span
+
+
+def canonicalize(fragment: str, task: TaskKind, num_choices: int | None = None) -> Answer:
+    r"""Canonical form of an already isolated answer fragment (or a reference) for ``task``.
+
+    Args:
+        fragment: The fragment, e.g. ``"$1,234.50"``, ``"(b)"``, ``"\\dfrac{1}{2}"``, ``"Yes"``.
+        task: The answer kind.
+        num_choices: For ``choice``, how many options exist.
+
+    Returns:
+        The canonical answer, or ``None`` when the fragment holds none or is ambiguous.
+    """
+    if task == "number":
+        return read_declared_number(fragment)[0]
+    if task == "choice":
+        return canonical_choice(fragment, num_choices)
+    if task == "math":
+        return canonical_math(_math_span(fragment))
+    return canonical_text(fragment)
+
+
+# --------------------------------------------------------------------------- parsers
+
+
+def _prior_box_conflicts(
+    response: str, found: list[Declaration], index: int, read: _Reader, value: str
+) -> bool:
+    r"""Two boxed values side by side (``\\boxed{2}`` and ``\\boxed{3}``): a list, not one."""
+    box = found[index]
+    for position in range(index - 1, max(-1, index - MAX_DECLARATIONS), -1):
+        prior = found[position]
+        stop = box_end(response, prior) if prior.kind == "boxed" else -1
+        if stop < 0 or stop >= box.start:
+            continue
+        gap = response[stop + 1 : box.start]
+        if len(gap) > _BOX_JOIN_LIMIT or "\n" in gap or not _BOX_JOIN_RE.fullmatch(gap):
+            return False
+        return read(prior, fragment(response, prior))[0] != value
+    return False
+
+
+def _declared(response: str, read: _Reader, *, choice: bool = False) -> Extraction | None:
+    """The extraction decided by the last own declaration with a value, or ``None``."""
+    found = find_declarations(
+        response, choice=choice, confidence_line=carries_confidence if choice else None
+    )
+    for index in range(len(found) - 1, -1, -1):
+        declaration = found[index]
+        if not is_own(response, declaration):
+            continue
+        value, present = read(declaration, fragment(response, declaration))
+        if not present:
+            continue
+        if value is None:
+            return NO_ANSWER
+        if declaration.kind == "boxed" and _prior_box_conflicts(
+            response, found, index, read, value
+        ):
+            return NO_ANSWER
+        return Extraction(value, "declared")
+    return None
+
+
+def _read_number(declaration: Declaration, text: str) -> tuple[Answer, bool]:
+    return read_declared_number(text)
+
+
+def _fallback_number(response: str) -> Extraction:
+    value, _ = last_number(blank_confidences(response))
+    return Extraction(value, "fallback") if value is not None else NO_ANSWER
+
+
+def parse_number(
+    response: str, task: TaskKind = "number", num_choices: int | None = None
+) -> Extraction:
+    """Parser of ``number`` tasks: declared number, else the last number (fallback).
+
+    Args:
+        response: The model's whole response.
+        task: Ignored (the parser signature).
+        num_choices: Ignored.
+
+    Returns:
+        The extraction.
+    """
+    return _declared(response, _read_number) or _fallback_number(response)
+
+
+def parse_choice(
+    response: str, task: TaskKind = "choice", num_choices: int | None = None
+) -> Extraction:
+    """Parser of ``choice`` tasks: declared letter, else the last ``(X)`` (fallback).
+
+    Args:
+        response: The model's whole response.
+        task: Ignored (the parser signature).
+        num_choices: How many options exist; later letters are invalid.
+
+    Returns:
+        The extraction.
+    """
+
+    def read(declaration: Declaration, text: str) -> tuple[Answer, bool]:
+        return read_choice(text, num_choices)
+
+    declared = _declared(response, read, choice=True)
+    if declared is not None:
+        return declared
+    letters = deque(_PAREN_LETTER_RE.finditer(blank_confidences(response)), maxlen=64)
+    for m in reversed(letters):
+        letter = m.group(1)
+        upper = letter.upper()
+        if num_choices is None or ord(upper) - ord("A") < num_choices:
+            return Extraction(upper, "fallback")
+    return NO_ANSWER
+
+
+def _declared_text(declaration: Declaration, text: str) -> str:
+    """The declared text: a phrase declaration ends at its sentence, others at the line."""
+    if declaration.kind in ("phrase", "choice"):
+        stop = _SENTENCE_END_RE.search(text)
+        return text[: stop.start()] if stop else text
+    line_end = text.find("\n")
+    return text if line_end < 0 else text[:line_end]
+
+
+def _read_text(declaration: Declaration, text: str) -> tuple[Answer, bool]:
+    value = canonical_text(_declared_text(declaration, text))
+    return value, value is not None
+
+
+def parse_text(
+    response: str, task: TaskKind = "text", num_choices: int | None = None
+) -> Extraction:
+    """Parser of ``text`` tasks: the declared text, else an abstention (no fallback).
+
+    Args:
+        response: The model's whole response.
+        task: Ignored (the parser signature).
+        num_choices: Ignored.
+
+    Returns:
+        The extraction.
+    """
+    return _declared(response, _read_text) or NO_ANSWER
+
+
+def _read_math(declaration: Declaration, text: str) -> tuple[Answer, bool]:
+    if declaration.kind == "boxed":
+        return canonical_math(text), bool(text.strip())
+    span = _math_span(text)
+    stripped = span.strip()
+    if not stripped or not (
+        _MATH_SIGNAL_RE.search(stripped) or (len(stripped) == 1 and stripped.isalpha())
+    ):
+        return None, False
+    return canonical_math(span), True
+
+
+def parse_math(
+    response: str, task: TaskKind = "math", num_choices: int | None = None
+) -> Extraction:
+    """Parser of ``math`` tasks: the declared expression's key, else the last number.
+
+    Args:
+        response: The model's whole response.
+        task: Ignored (the parser signature).
+        num_choices: Ignored.
+
+    Returns:
+        The extraction; the answer is a :func:`canonical_math` key.
+    """
+    declared = _declared(response, _read_math)
+    if declared is not None:
+        return declared
+    fallback = _fallback_number(response)
+    if fallback.answer is None:
+        return NO_ANSWER
+    return Extraction(canonical_math(fallback.answer), "fallback")
+
+
+PARSERS: Mapping[str, AnswerParser] = MappingProxyType(
+    {"number": parse_number, "choice": parse_choice, "text": parse_text, "math": parse_math}
+)
+"""The built-in parser of every task kind."""
+
+
+def parser_from_normalizer(
+    normalize: Normalizer, *, fallback_last_line: bool = False
+) -> AnswerParser:
+    """Wrap a DSPy-style ``normalize(fragment) -> str | None`` into an :data:`AnswerParser`.
+
+    The parser finds the response's own declarations (boxed values, ``Answer:`` lines,
+    ``the answer is ...`` phrases; peers' answers excluded) and calls ``normalize`` on each
+    declared fragment, last first: the first non-``None`` result is the ``declared``
+    answer. ``normalize`` returning ``None`` means "not an answer".
+
+    Args:
+        normalize: Maps a declared fragment to a canonical answer, or ``None``.
+        fallback_last_line: Without a declaration, call ``normalize`` on the last non-empty
+            line (confidence lines removed) and record a ``fallback``.
+
+    Returns:
+        The parser; it ignores ``task`` and ``num_choices``.
+    """
+
+    def parse(response: str, task: TaskKind, num_choices: int | None = None) -> Extraction:
+        for declaration, text in own_declarations(response):
+            value = normalize(_declared_text(declaration, text).strip())
+            if value is not None:
+                return Extraction(value, "declared")
+        if fallback_last_line:
+            lines = [line for line in strip_confidence(response).splitlines() if line.strip()]
+            value = normalize(lines[-1].strip()) if lines else None
+            if value is not None:
+                return Extraction(value, "fallback")
+        return NO_ANSWER
+
+    parse.__name__ = f"parser_from_normalizer({getattr(normalize, '__name__', 'normalize')})"
+    return parse
+
+
+def parser_for(
+    task: TaskKind, parser: AnswerParser | None = None, normalize: Normalizer | None = None
+) -> AnswerParser:
+    """The parser to use for a task: a custom one, a wrapped normaliser, or the built-in.
+
+    Args:
+        task: The answer kind.
+        parser: A full custom parser; wins when given.
+        normalize: A DSPy-style normaliser, wrapped with :func:`parser_from_normalizer`.
+
+    Returns:
+        The parser.
+
+    Raises:
+        ValueError: Both ``parser`` and ``normalize`` given, or an unknown task kind.
+    """
+    if parser is not None and normalize is not None:
+        raise ValueError("give either parser or normalize, not both")
+    if parser is not None:
+        return parser
+    if normalize is not None:
+        return parser_from_normalizer(normalize)
+    try:
+        return PARSERS[task]
+    except KeyError:
+        raise ValueError(f"unknown task kind {task!r}; use one of {', '.join(PARSERS)}") from None
+
+
 def parse_answer(response: str, task: TaskKind, num_choices: int | None = None) -> Extraction:
-    """The canonical answer of ``response`` and how it was found."""
-    for _, fragment in reversed(_declarations(response)):
-        answer = canonicalize(fragment, task, num_choices)
-        if answer is not None:
-            return Extraction(answer, "declared")
-    answer = extract_answer(response, task, num_choices)
-    return Extraction(answer, "none" if answer is None else "fallback")
+    """Extract the canonical answer of a response and record how it was found.
 
-
-def extract_answer(response: str, task: TaskKind, num_choices: int | None = None) -> Answer:
-    r"""Extract the canonical answer of a model response.
-
-    Declarations are ``\boxed{...}`` and ``Answer: ...`` / ``The answer is ...`` lines; the
-    last valid one wins. Without a valid declaration, a ``number`` task falls back to the last
-    number in the text and a ``choice`` task to the last ``(X)``; a ``text`` task abstains.
+    See the module docstring for the contract.
 
     Args:
         response: The model's whole response.
         task: The answer kind.
-        num_choices: For ``choice`` tasks, how many options exist (letters beyond are invalid).
+        num_choices: For ``choice`` tasks, how many options exist.
 
     Returns:
-        The canonical answer, or ``None`` when the response declares none (an abstention).
+        The extraction (``source`` is ``declared``, ``fallback`` or ``none``).
     """
-    for _, fragment in reversed(_declarations(response)):
-        answer = canonicalize(fragment, task, num_choices)
-        if answer is not None:
-            return answer
-    if task == "number":
-        numbers = _NUMBER_RE.findall(response)
-        return canonical_number(numbers[-1]) if numbers else None
-    if task == "choice":
-        letters = [m for m in _CHOICE_PAREN_RE.findall(response)]
-        for letter in reversed(letters):
-            if canonical_choice(f"({letter})", num_choices):
-                return letter
-    return None
+    return parser_for(task)(response, task, num_choices)
 
 
-def extract_confidence(response: str) -> float | None:
-    """The last self-reported confidence in ``response``, scaled to [0, 1].
+def extract_answer(response: str, task: TaskKind, num_choices: int | None = None) -> Answer:
+    """The canonical answer of a response (``parse_answer(...).answer``).
 
-    ``"Confidence: 0.8"``, ``"Confidence Score: 80%"`` and ``"confidence level: 85"`` all
-    parse; a value over 1 is read as a percentage. Values over 100 are invalid.
+    Args:
+        response: The model's whole response.
+        task: The answer kind.
+        num_choices: For ``choice`` tasks, how many options exist.
 
     Returns:
-        The confidence in [0, 1], or ``None`` when none is stated or it is invalid.
+        The canonical answer, or ``None`` for an abstention.
     """
-    matches = _CONFIDENCE_RE.findall(response)
-    if not matches:
-        return None
-    number, percent = matches[-1]
-    value = float(number)
-    if percent or value > 1:
-        value /= 100
-    return value if 0 <= value <= 1 else None
+    return parse_answer(response, task, num_choices).answer
+
+
+# --------------------------------------------------------------------------- comparing
 
 
 def same_answer(a: Answer, b: Answer) -> bool:
     """Whether two canonical answers agree; abstentions never agree with anything."""
     return a is not None and a == b
+
+
+def answers_match(answer: Answer, reference: Answer, task: TaskKind) -> bool:
+    """Grade an answer against a reference.
+
+    ``math`` answers are compared by symbolic equivalence (``math-verify``; identical keys
+    match at once); every other kind by canonical equality. An abstention (or a missing
+    reference) never matches.
+
+    Args:
+        answer: The canonical answer.
+        reference: The canonical reference.
+        task: The answer kind.
+
+    Returns:
+        Whether the answer is right.
+
+    Raises:
+        MathExtraMissingError: A ``math`` grade without the ``math`` extra installed.
+    """
+    if answer is None or reference is None:
+        return False
+    if task == "math":
+        return math_equivalent(answer, reference)
+    return answer == reference

@@ -3,6 +3,16 @@
 Each agent reports a confidence ``p`` with its answer. RECONCILE maps ``p`` through a step
 function ``f`` (the official code's recalibration) and picks the answer with the largest sum
 of ``f(p)`` over its holders. A tie goes to the answer seen first.
+
+Missing confidences follow the official code (dinobby/ReConcile, ``utils.py``;
+``algorithms.md`` §7.3): ``clean_output`` sets a missing, empty or unparseable
+``confidence_level`` to ``0.0`` (and ``invalid_result`` gives an invalid output confidence
+``0.0``), and ``parse_output`` then adds ``trans_confidence(0.0) = 0.1`` to that agent's
+answer. So an agent without a confidence still counts, with the lowest weight 0.1, exactly
+like an agent that reported ``p <= 0.6``. We apply the same weight to every confidence we
+cannot read (missing, unparseable, negative, non-finite, boolean); the official code maps
+negative numbers to 0.1 as well and crashes on NaN and infinity. Values above 1 are clipped
+to 1 (the official ``trans_confidence`` returns ``None`` there and the vote then fails).
 """
 
 from __future__ import annotations
@@ -16,6 +26,9 @@ from debategraph.policies.types import Answer, Decision, Trajectory
 Confidence = float | str | None
 """A self-reported confidence: a number in [0, 1], a string such as ``"0.85"`` or ``"85%"``,
 or ``None`` when the agent reported none."""
+
+MISSING_CONFIDENCE = 0.0
+"""The confidence a missing or unreadable report stands for (the official code's ``0.0``)."""
 
 TIE_REL_TOL = 1e-9
 """Relative tolerance under which two scores count as tied (floating-point rounding)."""
@@ -62,19 +75,19 @@ def recalibrate_reconcile(p: Confidence) -> float:
     ``0.9 <= p < 1`` -> 0.8; ``p == 1`` -> 1.0. The input is read by
     :func:`parse_confidence` (percent strings, clipping above 1).
 
-    A missing or invalid confidence gives 0.0, so its holder adds nothing to the vote. This
-    is the project specification's choice; note that the official pipeline first replaces a
-    missing confidence by ``p = 0`` and then maps it to ``f(0) = 0.1``.
+    A missing or invalid confidence is read as ``p = 0`` and so weighs ``f(0) = 0.1``, as in
+    the official code (see the module docstring): its holder still counts, with the lowest
+    weight.
 
     Args:
         p: The reported confidence.
 
     Returns:
-        The recalibrated weight, one of 0.0, 0.1, 0.3, 0.5, 0.8, 1.0.
+        The recalibrated weight, one of 0.1, 0.3, 0.5, 0.8, 1.0.
     """
     value = parse_confidence(p)
     if value is None:
-        return 0.0
+        value = MISSING_CONFIDENCE
     if value <= 0.6:
         return 0.1
     if value < 0.8:
@@ -104,7 +117,8 @@ def weighted_vote(
         answers: One canonical answer (or ``None``) per agent, in agent order.
         confidences: One reported confidence per agent.
         recalibrate: Weight each holder by ``f(p)`` (:func:`recalibrate_reconcile`); when
-            false, by the parsed confidence itself (missing or invalid counts 0).
+            false, by the parsed confidence itself (missing or invalid counts
+            :data:`MISSING_CONFIDENCE`, i.e. 0).
 
     Returns:
         The decision (rule ``"reconcile_weighted"``) with evidence ``scores``,
@@ -125,7 +139,9 @@ def weighted_vote(
         if answer is None:
             used.append(None)
             continue
-        weight = recalibrate_reconcile(p) if recalibrate else (parse_confidence(p) or 0.0)
+        weight = (
+            recalibrate_reconcile(p) if recalibrate else (parse_confidence(p) or MISSING_CONFIDENCE)
+        )
         used.append(weight)
         scores[answer] = scores.get(answer, 0.0) + weight
     evidence: dict[str, object] = {

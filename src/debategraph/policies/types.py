@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 TaskKind = Literal["number", "choice", "math", "text"]
-"""How an answer is extracted and compared: a number, a choice letter, a math expression, or
-a normalised string."""
+"""How an answer is extracted and compared: a number, a choice letter, a math expression (voted
+on a canonical key, graded by symbolic equivalence), or a normalised string."""
 
 Answer = str | None
 """A canonical answer; ``None`` is an abstention (nothing parseable)."""

@@ -1,7 +1,15 @@
-"""Majority vote with an explicit tie policy."""
+"""Majority vote with an explicit tie policy, and per-item seeds for random tie-breaks.
+
+Random tie-breaks must be random per item, not per run: with one seed for every item, a
+``random`` tie between the same sorted candidates would go the same way on every item of a
+dataset. :func:`derive_seed` gives each item its own seed from the run seed and the item's
+key; the engine passes it as ``seed`` to :func:`majority_vote` (``tie_policy="random"``) and
+to the Free-MAD decision.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections import Counter
 from collections.abc import Sequence
@@ -13,6 +21,26 @@ TiePolicy = Literal["first", "random", "confidence"]
 """``first``: the tied answer held by the lowest agent index (Du et al., MAD-M², RECONCILE);
 ``random``: uniform among tied answers, seeded; ``confidence``: highest summed confidence,
 then ``first``."""
+
+
+def derive_seed(run_seed: int, item_key: str) -> int:
+    """A stable per-item seed for random tie-breaks.
+
+    The seed is the first 8 bytes (big-endian) of ``blake2b(f"{run_seed}:{item_key}")``
+    (digest size 16, UTF-8), so it is the same on every machine, Python version and process
+    (unlike ``hash``, which is salted per process), differs between items of one run, and
+    changes with the run seed.
+
+    Args:
+        run_seed: The run's seed (``--seed``).
+        item_key: What identifies the item within the run, e.g. the dataset item id; a
+            single question can use its text.
+
+    Returns:
+        A non-negative integer below ``2**64``.
+    """
+    digest = hashlib.blake2b(f"{run_seed}:{item_key}".encode(), digest_size=16).digest()
+    return int.from_bytes(digest[:8], "big")
 
 
 def unanimous(answers: Sequence[Answer]) -> bool:
@@ -33,7 +61,21 @@ def break_tie(
     confidences: Sequence[float | None] | None = None,
     seed: int = 0,
 ) -> str:
-    """Pick one of ``tied`` (given in first-seen order) by ``policy``."""
+    """Pick one of ``tied`` (given in first-seen order) by ``policy``.
+
+    ``random`` draws ``random.Random(seed).choice(sorted(tied))``; pass a per-item seed from
+    :func:`derive_seed` so that ties are not all broken toward the same sorted position.
+
+    Args:
+        tied: The tied answers, in first-seen order.
+        answers: Every agent's answer (for the ``confidence`` policy).
+        policy: The tie policy.
+        confidences: Per agent confidence (``confidence`` policy).
+        seed: Seed of the ``random`` policy.
+
+    Returns:
+        The chosen answer.
+    """
     if policy == "random":
         return random.Random(seed).choice(sorted(tied))
     if policy == "confidence" and confidences is not None:
@@ -63,7 +105,7 @@ def majority_vote(
         answers: One canonical answer (or ``None``) per agent, in agent order.
         tie_policy: How a tie between the most voted answers is broken.
         confidences: Per agent confidence, used by the ``confidence`` tie policy.
-        seed: Seed of the ``random`` tie policy.
+        seed: Seed of the ``random`` tie policy; use :func:`derive_seed` (run seed, item).
         no_answer_if_all_differ: CortexDebate's rule: with two or more votes that all differ,
             return "no answer".
 

@@ -23,6 +23,10 @@ FORMATS: dict[TaskKind, str] = {
         "at the end of your response."
     ),
     "text": "End your response with a line of the form 'Answer: <your answer>'.",
+    "math": (
+        "Give your final answer in simplest exact form as \\boxed{answer} "
+        "at the end of your response."
+    ),
 }
 CONFIDENCE_REQUEST = (
     "After the answer, add a line 'Confidence: <a number between 0 and 1>' saying how likely "

@@ -3,15 +3,16 @@
 Every call is stateless. The paper's output has three parts: an answer, an explanation and a
 confidence score between 0 and 1. We ask for the explanation first and the answer in the
 project's usual format (so the answer parsers apply), then the confidence line. Peers' outputs
-are shown without their confidence line: CortexDebate is built to keep a confident agent
-from dominating the others.
+are shown without any line that carries a confidence
+(:func:`debategraph.policies.confidence.strip_confidence`, re-exported here): CortexDebate is
+built to keep a confident agent from dominating the others.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
+from debategraph.policies.confidence import strip_confidence
 from debategraph.prompts.common import (
     PromptInput,
     answer_format,
@@ -21,17 +22,10 @@ from debategraph.prompts.common import (
 )
 from debategraph.state.records import Turn
 
-_CONFIDENCE_LINE_RE = re.compile(r"^[ \t*_>-]*confidence\b[^\n]*\n?", re.IGNORECASE | re.MULTILINE)
-
 THREE_PARTS = (
     "Your response has three parts: an explanation of your reasoning, your answer, and a "
     "confidence score between 0 and 1 for that answer."
 )
-
-
-def strip_confidence(text: str) -> str:
-    """``text`` without its confidence lines: the answer and explanation that peers see."""
-    return _CONFIDENCE_LINE_RE.sub("", text).strip()
 
 
 def _split(p: PromptInput) -> tuple[list[Turn], list[Turn]]:
@@ -84,3 +78,5 @@ def reflect(p: PromptInput) -> str:
 
 
 PROMPTS = {"initial": initial, "debate": debate, "reflect": reflect}
+
+__all__ = ["PROMPTS", "THREE_PARTS", "debate", "initial", "reflect", "strip_confidence"]

@@ -1,0 +1,134 @@
+"""Who a statement belongs to: the speaking agent, or a peer it is quoting.
+
+Debate responses discuss the other agents' answers all the time ("Agent 2's answer is 42",
+"the others think the answer is (B)"). Answer and confidence extraction only count what the
+speaker declares for itself, so each candidate declaration is checked against the clause
+that precedes it. Every check looks at a bounded window of text before the candidate, so a
+response with many candidates is still read in linear time.
+
+The rules, in order (the first that applies decides):
+
+1. The candidate is on a Markdown quote line (``> ...``): quoted, not the speaker's.
+2. It directly follows a possessive (``Agent 2's``, ``their``, ``your``, ``his``, ``her``):
+   a peer's.
+3. The clause is hypothetical (``if``, ``whether``, ``suppose``, ``assuming``, ``unless``
+   just before it): not a declaration.
+4. The clause (back to the last ``.``, ``!``, ``?``, ``;`` or line break) names a peer
+   (``agent``, ``other``, ``another``, ``peer``, ``they``, ``you``, ``he``, ``she``, ...).
+   If the speaker speaks after the last peer word (``I``, ``we``, ``my``, ``our``) or the
+   clause turns or concludes (``but``, ``however``, ``whereas``, ``so``, ``therefore``,
+   ...), the statement is the speaker's. Otherwise it is a peer's when a reporting word
+   follows the peer (``says``, ``thinks``, ``chose``, ``got``, ``answers``, ...) or the
+   clause holds ``according to``; a clause that names a peer without either (``the other
+   agents are wrong, the answer is 40``) is the speaker's.
+5. A clause led by a colon whose head names a peer and not the speaker
+   (``Agent 2: the answer is 42``) is a peer's.
+"""
+
+from __future__ import annotations
+
+import re
+
+WINDOW = 160
+"""How many characters before a candidate are read to attribute it."""
+
+_BOUNDARY_RE = re.compile(r"[!?;\n]|[.:](?=\s|$)")
+_PEER_RE = re.compile(
+    r"\b(?:agents?|others?|another|peers?|they|their|them|you|your|he|she|his|her|"
+    r"someone|somebody|everyone|everybody|debaters?|assistants?|solvers?|participants?|"
+    r"respondents?|opponents?|models?|solution[ \t]*+#?\d++|response[ \t]*+#?\d++)\b",
+    re.IGNORECASE,
+)
+_SPEAKER_RE = re.compile(r"\b(?:I|me|my|mine|we|us|our)\b|\b(?:i['’]m|i['’]ve|i['’]ll)\b")
+_TURN_RE = re.compile(
+    r"\b(?:but|however|yet|whereas|although|though|while|instead|nevertheless|nonetheless|"
+    r"so|therefore|thus|hence)\b",
+    re.IGNORECASE,
+)
+_REPORT_RE = re.compile(
+    r"\b(?:says?|said|claims?|claimed|thinks?|thought|believes?|believed|argues?|argued|"
+    r"suggests?|suggested|states?|stated|concludes?|concluded|proposes?|proposed|"
+    r"insists?|insisted|asserts?|asserted|maintains?|maintained|gets|got|reports?|reported|"
+    r"writes|wrote|reasons?|reasoned|answered|decided|chooses|chose|picks|picked|"
+    r"selects|selected|gives|gave|finds|found|computes|computed|calculated|obtained|"
+    r"arrived|went|votes?|voted|answers|solutions?|responses|choices|claim)\b",
+    re.IGNORECASE,
+)
+_ACCORDING_RE = re.compile(r"\baccording[ \t]++to\b", re.IGNORECASE)
+_POSSESSIVE_END_RE = re.compile(
+    r"(?:\w['’]s|\b(?:their|your|his|her|its))[ \t*_]*+$", re.IGNORECASE
+)
+_HYPOTHETICAL_END_RE = re.compile(
+    r"\b(?:if|whether|suppose|supposing|assume|assuming|unless|what[ \t]++if)"
+    r"[ \t]++(?:\w++[ \t]++){0,2}$",
+    re.IGNORECASE,
+)
+
+
+def is_quoted_line(text: str, pos: int) -> bool:
+    """Whether ``pos`` lies on a Markdown quote line (first non-blank character ``>``).
+
+    Args:
+        text: The whole response.
+        pos: A position in ``text``.
+
+    Returns:
+        True on a quote line.
+    """
+    line_start = text.rfind("\n", max(0, pos - WINDOW), pos) + 1
+    if line_start == 0 and pos > WINDOW:
+        return False
+    return text[line_start:pos].lstrip(" \t").startswith(">")
+
+
+def _clause_before(text: str, pos: int) -> tuple[str, str]:
+    """The clause that ends at ``pos`` and the head before its colon (``""`` if none)."""
+    window = text[max(0, pos - WINDOW) : pos]
+    cuts = [m for m in _BOUNDARY_RE.finditer(window)]
+    if not cuts:
+        return window, ""
+    last = cuts[-1]
+    clause = window[last.end() :]
+    if last.group() != ":":
+        return clause, ""
+    previous = cuts[-2].end() if len(cuts) > 1 else 0
+    return clause, window[previous : last.start()]
+
+
+def _speaker_owns(segment: str) -> bool | None:
+    """``True``/``False`` when ``segment`` settles who speaks, ``None`` when it names no peer."""
+    peers = list(_PEER_RE.finditer(segment))
+    if not peers:
+        return None
+    after = segment[peers[-1].end() :]
+    if _SPEAKER_RE.search(after) or _TURN_RE.search(after):
+        return True
+    return not (_REPORT_RE.search(after) or _ACCORDING_RE.search(segment))
+
+
+def is_peer_statement(text: str, pos: int) -> bool:
+    """Whether a candidate declaration at ``pos`` belongs to someone other than the speaker.
+
+    See the module docstring for the rules. Hypothetical clauses ("if the answer is 42")
+    count as not the speaker's too.
+
+    Args:
+        text: The whole response.
+        pos: Where the candidate starts (e.g. the ``t`` of "the answer is").
+
+    Returns:
+        True when the candidate is quoted, a peer's, or hypothetical.
+    """
+    if is_quoted_line(text, pos):
+        return True
+    before = text[max(0, pos - WINDOW) : pos]
+    if _POSSESSIVE_END_RE.search(before):
+        return True
+    clause, head = _clause_before(text, pos)
+    tail = clause.rsplit(",", 1)[-1]
+    if _HYPOTHETICAL_END_RE.search(tail):
+        return True
+    owns = _speaker_owns(clause)
+    if owns is not None:
+        return not owns
+    return bool(head and _PEER_RE.search(head) and not _SPEAKER_RE.search(head))

@@ -1,0 +1,312 @@
+r"""Where a response declares its answer: the markers answer extraction reads.
+
+A declaration is one of:
+
+- ``boxed``: ``\boxed{...}`` or ``\fbox{...}`` with balanced braces (its content is the
+  fragment);
+- ``label``: a line that starts with ``Answer:``, ``Final answer:``, ``Answer is`` or a
+  heading ``**Final Answer**`` (Markdown ``#``, ``*``, ``_`` and list dashes allowed), or
+  ``Answer:`` opening a new sentence mid-line (``... so she earns $18. Answer: 18``); the
+  fragment is the rest of the line, or the next non-empty line when the rest is empty;
+- ``phrase``: ``the answer is``, ``my final answer is``, ``our answer would be``,
+  ``the correct answer:`` ... (determiner ``the``/``my``/``our``, optional adjective such as
+  ``final`` or ``correct``, then ``is``, ``would be``, ``will be``, ``should be``,
+  ``must be``, ``remains``, ``:`` or ``=``), and ``final answer is`` / ``final answer:``;
+  the fragment is the rest of the line;
+- for ``choice`` tasks also ``choice``: ``I choose``, ``I'll go with``, ``we select``,
+  ``my final choice is``, ``the correct option is``, a line ``Choice: B``; and ``final``: a
+  parenthesised letter with nothing but punctuation (or a confidence line) after it, or a
+  last line that is only a letter (``C``, ``**C**``, ``C) Paris``, ``Option C``).
+
+A ``final`` letter in the same sentence as an earlier declaration belongs to that one
+(``The answer is (B), not (C).`` states B).
+
+Words that merely contain "answer" (``answers``, ``answered``, ``answer choices``) are not
+declarations, and neither are candidates that :func:`is_peer_statement` attributes to a
+peer (``Agent 2's answer is 42``, ``they think the answer is 40``), quotes, hypothetical
+clauses (``if the answer is 42``) or negations (``the answer is not 42``).
+
+Finding markers is one linear scan per pattern; fragments and attributions are computed
+lazily, last marker first, and read bounded windows only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+from debategraph.policies.attribution import is_peer_statement, is_quoted_line
+
+DeclarationKind = Literal["boxed", "label", "phrase", "choice", "final"]
+"""How a declaration was written (see the module docstring)."""
+
+LineFilter = Callable[[str], bool]
+"""Whether a line carries a self-reported confidence (such lines after a final choice do not
+make it less final)."""
+
+FRAGMENT_LIMIT = 600
+"""The longest fragment read after a marker, in characters."""
+
+BOX_LIMIT = 600
+"""The longest boxed content read; a box not closed within it holds no answer."""
+
+MAX_DECLARATIONS = 64
+"""How many declarations, from the last, are examined; earlier ones are not (a response
+with more is pathological, and reading stays linear)."""
+
+SKIP_LIMIT = 20
+"""How many blank or confidence lines may follow a final choice (more: not final)."""
+
+_ADJECTIVE = r"(?:final|correct|right|best|true|actual|overall|only|updated|revised|new)"
+_COPULA = r"(?:is|would[ \t]++be|will[ \t]++be|should[ \t]++be|must[ \t]++be|remains)\b|[:=]"
+_BOXED_RE = re.compile(r"\\(?:boxed|fbox)[ \t]*+\{")
+_BRACE_RE = re.compile(r"\\[{}]|[{}]")
+_LABEL_RE = re.compile(
+    r"^[ \t#*_-]*+(?:final[ \t]++)?answer[ \t*_]*+(?:[:=]|is\b|$)"
+    r"|(?<=[.!?)][ \t])[*_]*+(?:final[ \t]++)?answer[ \t*_]*+[:=]",
+    re.IGNORECASE | re.MULTILINE,
+)
+_PHRASE_RE = re.compile(
+    rf"(?=[tTmMoOfF])(?:\b(?:the|my|our)[ \t]++(?:{_ADJECTIVE}[ \t]++)?answer[ \t*_]*+"
+    rf"(?:{_COPULA})|\bfinal[ \t]++answer[ \t*_]*+(?:{_COPULA}))",
+    re.IGNORECASE,
+)
+_CHOICE_RE = re.compile(
+    r"(?=[iIwWtTmMoO])(?:\b(?:I|we)(?:['’]ll|[ \t]++(?:will|would|now|therefore|thus|still|"
+    r"also|then|must|should|do))?[ \t]++(?:choose|select|pick|go[ \t]++with|opt[ \t]++for|"
+    r"stick[ \t]++with)\b"
+    rf"|\b(?:the|my|our)[ \t]++(?:{_ADJECTIVE}[ \t]++)?(?:choice|selection|option|pick)"
+    rf"[ \t*_]*+(?:{_COPULA}))",
+    re.IGNORECASE,
+)
+_CHOICE_LABEL_RE = re.compile(
+    r"^[ \t#*_-]*+(?:final[ \t]++)?choice[ \t*_]*+[:=]", re.IGNORECASE | re.MULTILINE
+)
+_NEGATION_RE = re.compile(r"[ \t*_]*+(?:\w++ly[ \t]++)?(?:not|n['’]t|never)\b", re.IGNORECASE)
+_PAREN_LETTER_RE = re.compile(r"\(([A-Ja-j])\)")
+_LAST_LINE_RE = re.compile(
+    r"[ \t#*_-]*+(?:(?:option|choice)[ \t]++)?\(?([A-Ja-j])\)?[ \t*_.]*+"
+    r"|[ \t#*_-]*+([A-J])\)[ \t]++[^\s(][^\n(]{0,80}+",
+)
+_OPTION_LINE_RE = re.compile(r"[ \t#*_-]*+\(?[A-J]\)")
+_SENTENCE_END_RE = re.compile(r"\n|[.!?;](?=\s)")
+_TAIL_NOISE_RE = re.compile(r"[\s.!*_)\]`'\"]*+")
+_MARKUP_ONLY_RE = re.compile(r"[\s*_#:=-]*+")
+
+
+@dataclass(frozen=True, slots=True)
+class Declaration:
+    """A declaration marker found in a response.
+
+    Attributes:
+        kind: How it was written.
+        start: Where the marker starts.
+        end: Where its fragment starts (the end of the marker; for a box, its content).
+    """
+
+    kind: DeclarationKind
+    start: int
+    end: int
+
+
+def box_end(text: str, declaration: Declaration) -> int:
+    r"""Where a boxed declaration's content ends (its closing brace), or ``-1``.
+
+    Braces nest; escaped braces (``\\{``) do not count. Only :data:`BOX_LIMIT` characters
+    are read, so a box left open costs a bounded scan.
+
+    Args:
+        text: The whole response.
+        declaration: A ``boxed`` declaration.
+
+    Returns:
+        The offset of the closing brace, or ``-1`` when the box is not closed in time.
+    """
+    depth = 1
+    for m in _BRACE_RE.finditer(text, declaration.end, declaration.end + BOX_LIMIT):
+        token = m.group()
+        if token == "{":
+            depth += 1
+        elif token == "}":
+            depth -= 1
+            if depth == 0:
+                return m.start()
+    return -1
+
+
+_NON_BLANK_LINE_RE = re.compile(r"[^\s][^\n]*+")
+
+
+def _final_paren(text: str, is_confidence_line: LineFilter) -> list[Declaration]:
+    tail = deque(_PAREN_LETTER_RE.finditer(text), maxlen=1)
+    if not tail:
+        return []
+    last = tail[0]
+    line_end = text.find("\n", last.end())
+    first = text[last.end() : line_end if line_end >= 0 else len(text)]
+    if not _TAIL_NOISE_RE.fullmatch(first):
+        return []
+    if line_end >= 0:
+        for count, m in enumerate(_NON_BLANK_LINE_RE.finditer(text, line_end)):
+            line = m.group()
+            if count == SKIP_LIMIT or not (
+                _TAIL_NOISE_RE.fullmatch(line) or is_confidence_line(line)
+            ):
+                return []
+    return [Declaration("final", last.start(), last.start())]
+
+
+def _last_lines(text: str, is_confidence_line: LineFilter) -> Iterator[tuple[int, str]]:
+    """Non-blank lines that carry no confidence, last first (at most SKIP_LIMIT skipped)."""
+    end = len(text.rstrip())
+    for _ in range(SKIP_LIMIT):
+        if end <= 0:
+            return
+        start = text.rfind("\n", 0, end) + 1
+        line = text[start:end]
+        if line.strip() and not is_confidence_line(line):
+            yield start, line
+        end = start - 1
+
+
+def _last_line(text: str, is_confidence_line: LineFilter) -> list[Declaration]:
+    lines = _last_lines(text, is_confidence_line)
+    start, line = next(lines, (0, ""))
+    m = _LAST_LINE_RE.fullmatch(line.rstrip())
+    if m is None:
+        return []
+    if m.group(2) is not None:
+        _, previous = next(lines, (0, ""))
+        if _OPTION_LINE_RE.match(previous):
+            return []  # the response ends with the list of options, not with a choice
+    position = start + m.start(1 if m.group(1) else 2)
+    return [Declaration("final", position, position)]
+
+
+def _last_markers(kind: DeclarationKind, pattern: re.Pattern[str], text: str) -> list[Declaration]:
+    """The last :data:`MAX_DECLARATIONS` matches of ``pattern`` (collected at C speed)."""
+    last = deque(pattern.finditer(text), maxlen=MAX_DECLARATIONS)
+    return [Declaration(kind, m.start(), m.end()) for m in last]
+
+
+def find_declarations(
+    text: str, *, choice: bool = False, confidence_line: LineFilter | None = None
+) -> list[Declaration]:
+    """The last :data:`MAX_DECLARATIONS` declaration markers of ``text``, by position.
+
+    Attribution to peers is not checked here (see :func:`is_own`).
+
+    Args:
+        text: The whole response.
+        choice: Also look for choice declarations (``I choose``, a final ``(X)``).
+        confidence_line: Tells confidence lines, which may follow a final choice; none are
+            recognised when ``None``.
+
+    Returns:
+        The markers, sorted by start.
+    """
+    found = _last_markers("boxed", _BOXED_RE, text)
+    found += _last_markers("label", _LABEL_RE, text)
+    found += _last_markers("phrase", _PHRASE_RE, text)
+    if choice:
+        line_filter = confidence_line or _never
+        found += _last_markers("choice", _CHOICE_RE, text)
+        found += _last_markers("choice", _CHOICE_LABEL_RE, text)
+        found += _final_paren(text, line_filter)
+        found += _last_line(text, line_filter)
+    found.sort(key=lambda d: (d.start, d.end))
+    found = found[-MAX_DECLARATIONS:]
+    if choice:
+        found = [d for i, d in enumerate(found) if not _inside_earlier_sentence(text, found, i)]
+    return found
+
+
+def _inside_earlier_sentence(text: str, found: list[Declaration], index: int) -> bool:
+    """A final letter in the same sentence as an earlier declaration belongs to that one.
+
+    In ``The answer is (B), not (C).`` the letter ``(C)`` is final in position but is part of
+    the ``the answer is`` declaration, which states (B).
+    """
+    declaration = found[index]
+    if declaration.kind != "final" or index == 0:
+        return False
+    earlier = found[index - 1]
+    if earlier.kind == "boxed" or declaration.start - earlier.end > FRAGMENT_LIMIT:
+        return False
+    return _SENTENCE_END_RE.search(text, earlier.end, declaration.start) is None
+
+
+def _never(line: str) -> bool:
+    return False
+
+
+def is_own(text: str, declaration: Declaration) -> bool:
+    """Whether a declaration is the speaker's own, affirmative statement.
+
+    Args:
+        text: The whole response.
+        declaration: A marker of :func:`find_declarations`.
+
+    Returns:
+        False for peers' statements, quotes, hypotheticals and negations.
+    """
+    if declaration.kind in ("phrase", "choice") and _NEGATION_RE.match(text, declaration.end):
+        return False
+    if declaration.kind == "label":
+        return not is_quoted_line(text, declaration.start)
+    return not is_peer_statement(text, declaration.start)
+
+
+def fragment(text: str, declaration: Declaration) -> str:
+    """The declared text of a marker.
+
+    A boxed declaration gives its content; a ``final`` one the text from the letter on; the
+    others the rest of the line after the marker, or, when that holds only Markdown, the
+    next non-empty line. At most :data:`FRAGMENT_LIMIT` characters.
+
+    Args:
+        text: The whole response.
+        declaration: A marker of :func:`find_declarations`.
+
+    Returns:
+        The fragment.
+    """
+    if declaration.kind == "boxed":
+        stop = box_end(text, declaration)
+        return text[declaration.end : stop] if stop >= 0 else ""
+    limit = declaration.end + FRAGMENT_LIMIT
+    line_end = text.find("\n", declaration.end, limit)
+    rest = text[declaration.end : line_end if line_end >= 0 else limit]
+    if declaration.kind == "final" or not _MARKUP_ONLY_RE.fullmatch(rest) or line_end < 0:
+        return rest
+    for _ in range(3):
+        start = line_end + 1
+        line_end = text.find("\n", start, start + FRAGMENT_LIMIT)
+        rest = text[start : line_end if line_end >= 0 else start + FRAGMENT_LIMIT]
+        if rest.strip() or line_end < 0:
+            return rest
+    return rest
+
+
+def own_declarations(
+    text: str, *, choice: bool = False, confidence_line: LineFilter | None = None
+) -> Iterator[tuple[Declaration, str]]:
+    """The speaker's own declarations with their fragments, last first.
+
+    Only the last :data:`MAX_DECLARATIONS` markers are examined.
+
+    Args:
+        text: The whole response.
+        choice: Also look for choice declarations.
+        confidence_line: See :func:`find_declarations`.
+
+    Yields:
+        ``(declaration, fragment)``, from the last declaration to the first.
+    """
+    found = find_declarations(text, choice=choice, confidence_line=confidence_line)
+    for declaration in reversed(found):
+        if is_own(text, declaration):
+            yield declaration, fragment(text, declaration)

@@ -1,0 +1,340 @@
+r"""Reading written numbers: the value a number in model text denotes, or an abstention.
+
+What is read (each is one number token):
+
+- integers and decimals, with a leading-dot decimal (``.5``) and a sign (``-3``, ``−3``);
+- thousands separators ``1,250``, ``1{,}250``, ``1\,250`` and thin or no-break spaces
+  (groups of exactly three digits);
+- LaTeX fractions ``\frac{1}{2}``, ``\dfrac``, ``\tfrac`` and ``\frac12``; plain ``3/4``;
+- scientific notation ``1.5e3``, powers ``10^6``, ``10^{-3}``, ``2^{10}`` and
+  ``2.5 \times 10^3`` (also ``x``, ``×``, ``*``, ``\cdot``);
+- ``thousand``, ``million``, ``billion`` and ``trillion`` after a number;
+- currency signs (``$``, ``\$``, ``€``, ``£``, ``¥``), percent signs and units are dropped:
+  ``$1,250.00`` is 1250, ``45%`` is 45 (the number the answer states, as GSM8K references
+  give it) and ``12 cm`` is 12.
+
+A minus is a sign only when it touches the digits and does not follow a number or a closing
+bracket: in ``100 - 25`` and ``100 -25`` it is an operator. Forms that could mean more than
+one value are ambiguous and read as nothing: times and ratios (``3:45``), dates
+(``3/4/2020``), malformed or European separators (``1,25``, ``1.234,5``), mixed numbers
+(``3 1/2``, ``2\frac{1}{2}``) and a zero denominator.
+
+Canonical strings: an integral value prints without a decimal point (``"18.00"`` -> ``"18"``),
+any other with up to ten significant digits (``"0.3333333333"``).
+
+Every pattern is linear: possessive quantifiers, no nested repetition that can backtrack.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass
+from fractions import Fraction
+
+MAX_EXPONENT = 300
+"""Largest power of ten (or power) read; larger ones are ambiguous rather than computed."""
+
+_SEP = r"(?:,|\{,\}|\\,|[\u2009\u202f\u00a0])"
+_NUM = r"[-−]?(?:\d++(?:\.\d++)?|\.\d++)"
+_NUMBER_RE = re.compile(
+    rf"""
+    (?=[-−–$€£¥\\.\d])              # cheap first-character filter (a large speed-up)
+    (?=[-−–]?+(?:\\?\$|[€£¥])?+[ \t]?+[-−–]?+(?:\d|\.\d|\\[dt]?frac))
+    (?<![A-Za-z\d.^_\\])
+    (?P<neg0>[-−–](?=\\?[$€£¥\\]))?
+    (?:(?P<cur>\\?\$|[€£¥])[ \t]?+)?
+    (?P<neg>[-−–](?=[\d.\\]))?
+    (?:
+        \\[dt]?frac[ \t]*+
+            (?:\{{[ \t]*+(?P<fn>{_NUM})[ \t]*+\}}|(?P<fn1>\d))[ \t]*+
+            (?:\{{[ \t]*+(?P<fd>{_NUM})[ \t]*+\}}|(?P<fd1>\d))
+      | (?P<int>\d{{1,3}}+(?:{_SEP}\d{{3}})++(?!\d)|\d++)(?:\.(?P<dec>\d++))?
+      | \.(?P<lead>\d++)
+    )
+    (?:[eE](?P<exp>[-+−]?\d++))?
+    (?:[ \t]*+(?:\\times|\\cdot|×|·|\*|x)[ \t]*+10[ \t]*+\^[ \t]*+
+        (?:\{{[ \t]*+(?P<p10>[-−]?\d++)[ \t]*+\}}|(?P<p10b>[-−]?\d++)))?
+    (?:[ \t]*+\^[ \t]*+(?:\{{[ \t]*+(?P<pow>[-−]?\d++)[ \t]*+\}}|(?P<powb>\d++)))?
+    (?:[ \t]*+/[ \t]*+(?P<den>\d++(?:\.\d++)?))?
+    (?:[ \t]++(?P<mult>thousand|million|billion|trillion)\b)?
+    (?P<pct>[ \t]*+(?:\\?%|percent\b|per[ \t]cent\b))?
+    """,
+    re.VERBOSE | re.IGNORECASE,
+)
+_MULTIPLIERS = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}
+_SEP_RE = re.compile(_SEP)
+_AFTER_AMBIGUOUS_RE = re.compile(r"[:.,/]\d")
+_BEFORE_AMBIGUOUS_RE = re.compile(r"\d[:.,/]$")
+_MIXED_RE = re.compile(r"[ \t]++\d++[ \t]*+/[ \t]*+\d|[ \t]*+\\[dt]?frac\b")
+_WHOLE_BEFORE_RE = re.compile(r"\d[ \t]*+$")
+MAX_DIGITS = 400
+"""Longest digit string read as a number; longer ones are not numbers an answer states."""
+TAIL_WINDOW = 4096
+"""How much of a long text's end :func:`last_number` reads first."""
+TAIL_MARGIN = 2 * MAX_DIGITS
+"""How far into the tail window the last token must start to be trusted without a full
+scan."""
+_BINARY_BEFORE_RE = re.compile(r"(?:[\d)\]}][ \t]*+|[A-Za-z_])$")
+
+_MARKUP_RE = re.compile(
+    r"\\(?:boxed|fbox|text|textbf|textrm|textnormal|mathrm|mathbf|mbox)[ \t]*+\{"
+    r"|\\(?:left|right|displaystyle|[()\[\]])|\\?\$|\*\*|__|`"
+)
+_LEAD_RE = re.compile(r"[\s:*_'\"“”‘’(\[{]++")
+_STOP_RE = re.compile(
+    r"\n|[.!?](?=\s|$)|;|,(?=[ \t]*+[A-Za-z]{2})|\((?=[ \t]*+[A-Za-z])"
+    r"|\b(?:because|since|as|which|given|where|when|if)\b",
+    re.IGNORECASE,
+)
+_EQUALS_RE = re.compile(r"=|≈|\\approx")
+_JOIN_RE = re.compile(
+    r"(?:[ \t]|[-–—+*/×÷~^,&]|\\times|\\cdot|\\div|\\pm|±"
+    r"|\b(?:to|and|or|plus|minus|times|through|[a-z])\b)*+",
+    re.IGNORECASE,
+)
+_JOIN_NOISE_RE = re.compile(r"[{}$*_]|\\[()]")
+_OPERATOR_END_RE = re.compile(r"\S[ \t]*+(?:[-−+*/×÷^]|\\times|\\cdot|\\div|\\pm|±)[ \t]*+$")
+
+_UNITS = [
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
+    "nineteen",
+]  # fmt: skip
+_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_WORDS = {word: n for n, word in enumerate(_UNITS)} | {w: 20 + 10 * i for i, w in enumerate(_TENS)}
+_WORD_RE = re.compile(
+    rf"(?:(?P<tens>{'|'.join(_TENS)})(?:[- ](?P<unit>{'|'.join(_UNITS[1:10])}))?"
+    rf"|(?P<word>{'|'.join(_UNITS)}))\b"
+    r"(?![ \t]++(?:of|that|which|who|whom|whose|or|and|more|less|another|other|thing)\b)",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class NumberToken:
+    """One number found in a text.
+
+    Attributes:
+        start: Where the token starts (its sign included when it has one).
+        end: Where it ends.
+        value: The value it denotes, or ``None`` when it is ambiguous or invalid.
+    """
+
+    start: int
+    end: int
+    value: Fraction | None
+
+
+def format_number(value: Fraction) -> str | None:
+    """Canonical string of a value: integers without a point, else ten significant digits.
+
+    Args:
+        value: The exact value.
+
+    Returns:
+        The string, or ``None`` when the value is too large for a float.
+    """
+    if value.denominator == 1:
+        return str(value.numerator)
+    try:
+        return f"{float(value):.10g}"
+    except OverflowError:
+        return None
+
+
+def _fraction(text: str) -> Fraction:
+    return Fraction(text.replace("−", "-"))
+
+
+def _power(base: Fraction, exponent: int) -> Fraction | None:
+    if abs(exponent) > MAX_EXPONENT or (base == 0 and exponent < 0):
+        return None
+    if max(base.numerator.bit_length(), base.denominator.bit_length()) * abs(exponent) > 4096:
+        return None
+    return base**exponent
+
+
+def _mantissa(m: re.Match[str]) -> Fraction | None:
+    if m.end() - m.start() > MAX_DIGITS:
+        return None
+    if m.group("int") is not None:
+        digits = _SEP_RE.sub("", m.group("int"))
+        return _fraction(f"{digits}.{m.group('dec')}" if m.group("dec") else digits)
+    if m.group("lead") is not None:
+        return _fraction("0." + m.group("lead"))
+    numerator = _fraction(m.group("fn") or m.group("fn1"))
+    denominator = _fraction(m.group("fd") or m.group("fd1"))
+    return numerator / denominator if denominator else None
+
+
+def _value(m: re.Match[str]) -> Fraction | None:
+    value = _mantissa(m)
+    for group, base_is_value in (("pow", True), ("powb", True), ("exp", False)):
+        raw = m.group(group)
+        if raw is None or value is None:
+            continue
+        factor = _power(value if base_is_value else Fraction(10), int(raw.replace("−", "-")))
+        value = None if factor is None else (factor if base_is_value else value * factor)
+    raw_p10 = m.group("p10") or m.group("p10b")
+    if raw_p10 is not None and value is not None:
+        factor = _power(Fraction(10), int(raw_p10.replace("−", "-")))
+        value = None if factor is None else value * factor
+    if m.group("den") is not None and value is not None:
+        denominator = _fraction(m.group("den"))
+        value = value / denominator if denominator else None
+    if m.group("mult") and value is not None:
+        value *= _MULTIPLIERS[m.group("mult").lower()]
+    return value
+
+
+def _token(text: str, m: re.Match[str]) -> NumberToken:
+    start, end = m.start(), m.end()
+    sign_start = m.start("neg0") if m.group("neg0") else m.start("neg")
+    negative = sign_start >= 0
+    if negative and _BINARY_BEFORE_RE.search(text, max(0, sign_start - 40), sign_start):
+        negative = False
+        start = sign_start + 1
+    if m.group("pct"):
+        end = m.start("pct")
+    before = text[max(0, start - 2) : start]
+    fraction = m.group("den") is not None or (m.group("int") is None and m.group("lead") is None)
+    ambiguous = bool(
+        _AFTER_AMBIGUOUS_RE.match(text, m.end())
+        or _BEFORE_AMBIGUOUS_RE.search(before)
+        or (fraction and _WHOLE_BEFORE_RE.search(before) and not negative)
+        or (
+            m.group("int") is not None
+            and not (m.group("dec") or m.group("den") or m.group("pct"))
+            and _MIXED_RE.match(text, end)
+        )
+    )
+    value = None if ambiguous else _value(m)
+    if value is not None and negative:
+        value = -value
+    return NumberToken(start, m.end(), value)
+
+
+def iter_numbers(text: str, start: int = 0, end: int | None = None) -> Iterator[NumberToken]:
+    """Every number token of ``text[start:end]``, left to right.
+
+    Args:
+        text: Any text.
+        start: Where to start reading.
+        end: Where to stop (``None``: the end of ``text``).
+
+    Yields:
+        The tokens; an ambiguous or invalid one has ``value`` ``None``.
+    """
+    stop = len(text) if end is None else end
+    for m in _NUMBER_RE.finditer(text, start, stop):
+        yield _token(text, m)
+
+
+def canonical_number(text: str) -> str | None:
+    """Canonical string of the first number in ``text``, or ``None``.
+
+    Args:
+        text: A fragment that should hold one number, e.g. ``"$1,234.50."``.
+
+    Returns:
+        The canonical number, or ``None`` when ``text`` holds no number or the first one is
+        ambiguous.
+    """
+    for token in iter_numbers(text):
+        return format_number(token.value) if token.value is not None else None
+    return None
+
+
+def declared_span(fragment: str) -> str:
+    r"""The part of a declared fragment that states the value.
+
+    Markup (``\boxed{``, ``\text{``, ``$``, ``**``, ...) is dropped, then the fragment is cut
+    at the first sentence end, line break, ``;``, a comma or parenthesis that opens a
+    remark, or a word such as ``because`` that starts a justification.
+
+    Args:
+        fragment: The text after a declaration marker.
+
+    Returns:
+        The span holding the declared value.
+    """
+    text = _MARKUP_RE.sub("", fragment[:600])
+    lead = _LEAD_RE.match(text)
+    if lead:
+        text = text[lead.end() :]
+    stop = _STOP_RE.search(text)
+    return text[: stop.start()] if stop else text
+
+
+def _word_number(span: str) -> str | None:
+    m = _WORD_RE.match(span.lstrip())
+    if m is None:
+        return None
+    if m.group("word"):
+        return str(_WORDS[m.group("word").lower()])
+    unit = _WORDS[m.group("unit").lower()] if m.group("unit") else 0
+    return str(_WORDS[m.group("tens").lower()] + unit)
+
+
+def read_declared_number(fragment: str) -> tuple[str | None, bool]:
+    """The number a declaration states, as a canonical string.
+
+    The value is the first number of the declared span (see :func:`declared_span`); after an
+    ``=`` (or ``≈``) only the right-hand side counts, so ``x = 5`` and ``2 + 3 = 5`` give 5.
+    An expression, range or list (``2 + 3``, ``5-7``, ``5 to 7``, ``3, 4``, ``5 or 6``) and an
+    ambiguous number are abstentions. Number words from zero to ninety-nine are read too,
+    unless a word such as ``of`` or ``that`` shows they are not a number (``one of them``).
+
+    Args:
+        fragment: The text after a declaration marker, or a boxed value.
+
+    Returns:
+        ``(canonical, found)``: ``found`` says whether the span holds a number at all, so a
+        declaration without one (``the answer is below``) can be passed over while an
+        ambiguous one (``the answer is 3:45``) abstains.
+    """
+    span = declared_span(fragment)
+    equals = deque(_EQUALS_RE.finditer(span), maxlen=1)
+    if equals:
+        span = span[equals[0].end() :]
+    tokens: list[NumberToken] = []
+    for m in _NUMBER_RE.finditer(span):
+        tokens.append(_token(span, m))
+        if len(tokens) == 2:
+            break
+    if not tokens:
+        word = _word_number(span)
+        return word, word is not None
+    first = tokens[0]
+    if first.value is None or _OPERATOR_END_RE.search(span[: first.start]):
+        return None, True
+    if len(tokens) == 2:
+        gap = _JOIN_NOISE_RE.sub("", span[first.end : tokens[1].start])
+        if _JOIN_RE.fullmatch(gap):
+            return None, True
+    return format_number(first.value), True
+
+
+def last_number(text: str) -> tuple[str | None, bool]:
+    """The last number of ``text``: the "last number" fallback.
+
+    Only the tail of a long text is read when it settles the question: a token found at
+    least :data:`TAIL_MARGIN` characters into the tail window cannot be overlapped by a
+    token starting before the window (such a token would be longer than any number read).
+
+    Args:
+        text: The text to read (the caller blanks what must not count, e.g. confidences).
+
+    Returns:
+        ``(canonical, found)``; an ambiguous last number gives ``(None, True)``.
+    """
+    window_start = max(0, len(text) - TAIL_WINDOW)
+    tail = deque(_NUMBER_RE.finditer(text, window_start), maxlen=1)
+    if window_start and (not tail or tail[0].start() - window_start < TAIL_MARGIN):
+        tail = deque(_NUMBER_RE.finditer(text), maxlen=1)
+    if not tail:
+        return None, False
+    value = _token(text, tail[0]).value
+    return (format_number(value) if value is not None else None), True
