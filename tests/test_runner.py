@@ -34,7 +34,7 @@ SCHEMA = {
     "method", "id", "dataset", "source", "answer", "reference", "correct", "abstained",
     "input_tokens", "output_tokens", "calls", "ncomm", "rounds", "agents", "parse_failures",
     "wall_s", "round_answers", "tokens_by_kind", "answer_sources", "settings", "requests",
-    "failed_requests", "wasted_input_tokens", "wasted_output_tokens",
+    "failed_requests", "wasted_input_tokens", "wasted_output_tokens", "task",
 }  # fmt: skip
 
 

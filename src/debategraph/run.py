@@ -19,7 +19,6 @@ from langgraph.types import CachePolicy, RetryPolicy
 from debategraph.graphs.debate import build_debate_graph, resolve_method
 from debategraph.models.resolve import Models, model_label
 from debategraph.models.roster import Agent, AgentsSpec, make_roster
-from debategraph.nodes.call import AnswerParser
 from debategraph.nodes.method import DebateView, Method
 from debategraph.nodes.retry import MODEL_RETRY
 from debategraph.nodes.runnable import run_sync
@@ -31,6 +30,7 @@ from debategraph.policies.accounting import (
     usage_by_kind,
     usage_totals,
 )
+from debategraph.policies.answers import AnswerParser, Normalizer, answers_match, parser_for
 from debategraph.policies.types import TaskKind
 from debategraph.state.context import DebateConfigError, DebateContext
 from debategraph.state.options import MethodOptions
@@ -88,6 +88,7 @@ class DebateResult:
         method_state: Method-specific state (e.g. per-round graphs).
         reference: The reference answer, if given (for evaluation).
         settings: The settings the debate ran with (JSON-safe).
+        task: The answer kind (grading of ``math`` answers is symbolic).
     """
 
     method: str
@@ -102,6 +103,7 @@ class DebateResult:
     method_state: dict[str, Any] = field(default_factory=dict)
     reference: str | None = None
     settings: dict[str, Any] = field(default_factory=dict)
+    task: TaskKind = "number"
 
     @property
     def usage(self) -> dict[str, int]:
@@ -130,10 +132,14 @@ class DebateResult:
 
     @property
     def correct(self) -> bool | None:
-        """Whether the answer equals the reference (``None`` without a reference)."""
+        """Whether the answer matches the reference (``None`` without a reference).
+
+        ``math`` answers are graded by symbolic equivalence, every other kind by equality of
+        canonical forms; "no answer" is never correct.
+        """
         if self.reference is None:
             return None
-        return self.answer is not None and self.answer == self.reference
+        return answers_match(self.answer, self.reference, self.task)
 
     def round_answers(self) -> list[list[str | None]]:
         """Per round, every agent's answer (agents that did not speak carry theirs)."""
@@ -193,6 +199,7 @@ class DebateResult:
         return {
             "method": self.method,
             "question": self.question,
+            "task": self.task,
             "answer": self.answer,
             "reference": self.reference,
             "correct": self.correct,
@@ -423,8 +430,10 @@ async def arun(
     config: RunnableConfig | None = None,
     call_limiter: Any = None,
     parser: AnswerParser | None = None,
+    normalize: Normalizer | None = None,
     retry_policy: RetryPolicy | None = MODEL_RETRY,
     cache: CacheSpec = None,
+    item_id: str | None = None,
     **settings: Any,
 ) -> DebateResult:
     """Run one debate and return its result.
@@ -443,10 +452,14 @@ async def arun(
         config: LangGraph run config (callbacks, ``max_concurrency``, tags).
         call_limiter: Bounds in-flight model calls across debates sharing it.
         parser: How answers are read, ``(response, task, num_choices) -> Extraction``.
+        normalize: A DSPy-style ``normalize(declared fragment) -> str | None`` instead of a
+            whole parser (the engine still finds the declarations; see ``parser_for``).
         retry_policy: Retry policy of every model call (default: transient failures, three
             attempts); ``None`` for no retries.
         cache: Cache model calls in this SQLite file (or LangGraph ``BaseCache``): a repeated
             debate with the same settings makes no model call. See :func:`call_cache`.
+        item_id: The question's id in its dataset; it seeds the item's random tie-breaks
+            (the question text does without it).
         **settings: Any other ``DebateContext`` field: ``rounds``, ``base_url``, ``seed``,
             ``tie_policy``, ``decision``, ``decision_options``, ``anonymize``,
             ``stop_on_consensus``, ``cut_off``, ``attack``, ``attack_ratio``, ``adversaries``,
@@ -460,8 +473,14 @@ async def arun(
         "question": question,
         "task": task,
         "choices": list(choices) if choices else None,
+        "item_id": item_id,
     }
     check_question(inputs)
+    if parser is not None or normalize is not None:
+        try:
+            parser = parser_for(task, parser, normalize)
+        except ValueError as exc:
+            raise DebateConfigError(str(exc)) from None
     p = prepare(method=method, agents=agents, model=model, options=options, **settings)
     m, ctx = p.method, p.context
     run_config: RunnableConfig = {"recursion_limit": recursion_limit(m, ctx, p.names)}
@@ -490,6 +509,7 @@ async def arun(
         method_state=state.get("method_state", {}),
         reference=reference,
         settings=settings_record(m, ctx),
+        task=task,
     )
 
 

@@ -251,6 +251,7 @@ def result_row(
             kind: {"input_tokens": u["input_tokens"], "output_tokens": u["output_tokens"]}
             for kind, u in usage_by_kind(result.turns).items()
         },
+        "task": item.task,
         "answer_sources": result.answer_sources,
         "settings": result.settings,
     }
@@ -467,6 +468,7 @@ class _Run:
                 task=item.task,
                 choices=item.choices,
                 reference=item.reference,
+                item_id=item.id,
                 config={"max_concurrency": self.concurrency, "callbacks": [meter]},
                 call_limiter=self.limiter,
                 cache=self.cache,

@@ -9,7 +9,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.types import CachePolicy, RetryPolicy
 
 from debategraph.models.roster import Agent, AgentsSpec, make_roster
-from debategraph.nodes.call import AnswerParser, CallTask, make_call_node
+from debategraph.nodes.call import CallTask, make_call_node
 from debategraph.nodes.decide import make_decide_node
 from debategraph.nodes.method import Method
 from debategraph.nodes.observe import make_observe_node
@@ -17,6 +17,7 @@ from debategraph.nodes.plan import make_dispatch, make_plan_node
 from debategraph.nodes.retry import MODEL_RETRY
 from debategraph.nodes.route import make_router
 from debategraph.nodes.start import make_start_node
+from debategraph.policies.answers import AnswerParser
 from debategraph.state.context import DebateContext
 from debategraph.state.debate import (
     DebateInput,

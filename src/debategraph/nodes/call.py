@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.callbacks import BaseCallbackHandler
@@ -30,7 +30,8 @@ from debategraph.models.roster import Agent
 from debategraph.nodes.method import Method
 from debategraph.nodes.runnable import DualNode
 from debategraph.nodes.view import current_context
-from debategraph.policies.answers import Extraction, extract_confidence, parse_answer
+from debategraph.policies.answers import PARSERS, AnswerParser, Extraction
+from debategraph.policies.confidence import read_confidence
 from debategraph.policies.retry import UnusableReplyError, is_transient, retry_after_s
 from debategraph.policies.tokens import estimate_tokens
 from debategraph.policies.types import TaskKind
@@ -38,9 +39,6 @@ from debategraph.policies.verdicts import parse_verdict
 from debategraph.prompts.common import ADVERSARY_INSTRUCTION, PromptInput
 from debategraph.state.context import DebateContext
 from debategraph.state.records import Call, Turn
-
-AnswerParser = Callable[[str, TaskKind, int | None], Extraction]
-"""``(response, task, num_choices) -> Extraction``: how a turn's answer is read."""
 
 
 class CallTask(TypedDict):
@@ -259,11 +257,8 @@ def to_turn(
     c = task["call"]
     text = reply.text
     choices = task["choices"]
-    extraction = (
-        parse_answer(text, task["task"], len(choices) if choices else None)
-        if c["kind"] == "evaluation"
-        else parser(text, task["task"], len(choices) if choices else None)
-    )
+    extraction = parser(text, task["task"], len(choices) if choices else None)
+    reading = read_confidence(text) if c["kind"] in ("answer", "pairwise") else None
     turn = Turn(
         id=c["id"],
         agent=c["speaker"],
@@ -273,7 +268,7 @@ def to_turn(
         prompt=str(messages[-1].content),
         answer=extraction.answer if c["kind"] != "evaluation" else None,
         answer_source=extraction.source if c["kind"] != "evaluation" else "none",
-        confidence=extract_confidence(text) if c["kind"] in ("answer", "pairwise") else None,
+        confidence=reading.value if reading is not None else None,
         read=list(c["reads"]),
         input_tokens=usage["input_tokens"]
         if usage
@@ -284,6 +279,8 @@ def to_turn(
         model=model,
         logprobs=logprob_stats(reply),
     )
+    if reading is not None and reading.unparsed:
+        turn["confidence_unparsed"] = True
     if c["kind"] == "evaluation":
         turn["label"] = parse_verdict(text)[0]
     if c["vars"]:
@@ -308,9 +305,12 @@ def make_call_node(
         limiter: An async context manager bounding in-flight calls (e.g. :class:`CallLimiter`),
             shared by every debate that should share the bound; ``None`` for no bound beyond
             LangGraph's ``max_concurrency``. The synchronous path does not use it.
-        parser: How answers are read (default: the task's parser).
+        parser: How answers are read (default: the method's, else the task's built-in).
     """
-    read_answer = parser or parse_answer
+    custom = parser or method.parser
+
+    def read_answer(response: str, task: TaskKind, num_choices: int | None) -> Extraction:
+        return (custom or PARSERS[task])(response, task, num_choices)
 
     def prepare(task: CallTask) -> tuple[Any, list[BaseMessage]]:
         ctx = current_context()

@@ -15,10 +15,11 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from debategraph.policies.answers import AnswerParser
 from debategraph.policies.decisions import decide as apply_rule
 from debategraph.policies.decisions import rule_options
 from debategraph.policies.types import Decision, Trajectory
-from debategraph.policies.voting import unanimous
+from debategraph.policies.voting import derive_seed, unanimous
 from debategraph.prompts.common import PromptInput
 from debategraph.state.context import DebateConfigError, DebateContext
 from debategraph.state.options import MethodOptions, NoOptions
@@ -130,9 +131,10 @@ def decide_by_rule(
 
     Rule options come from ``context.decision_options``; the engine adds the tie policy, the
     method's all-differ rule and, for ``credibility``, each agent's credibility from the model
-    label of its turns. ``overrides`` replace engine-supplied options. ``trajectory``
-    replaces the answer turns' trajectory (a method whose agents' stances are not answer
-    turns, such as SVR-MAD's pairwise debates).
+    label of its turns. Random tie-breaks are seeded per item: ``derive_seed(context.seed,
+    item_id or question)``, so a dataset's ties do not all fall the same way. ``overrides``
+    replace engine-supplied options. ``trajectory`` replaces the answer turns' trajectory (a
+    method whose agents' stances are not answer turns, such as SVR-MAD's pairwise debates).
     """
     ctx = view.context
     rule = ctx.decision or view.method.decision
@@ -158,8 +160,9 @@ def decide_by_rule(
             label_credibility(latest[a]["model"] if a in latest else "simulated")
             for a in view.agents
         ]
+    key = view.state.get("item_id") or view.state.get("question") or ""
     try:
-        decision = apply_rule(rule, path, seed=ctx.seed, **options)
+        decision = apply_rule(rule, path, seed=derive_seed(ctx.seed, str(key)), **options)
     except (TypeError, ValueError) as exc:
         raise DebateConfigError(f"decision rule {rule!r}: {exc}") from None
     if groups:
@@ -229,6 +232,8 @@ class Method:
         max_phases: Most phases a round may have (bounds the graph's steps).
         round_bound: Most debate rounds the method may run, given the view at round 0
             (default: the rounds in force); it sets the recursion limit.
+        parser: How the method's answers are read, ``(response, task, num_choices) ->
+            Extraction`` (default: the task's built-in parser); a graph's ``parser`` wins.
     """
 
     name: str
@@ -253,6 +258,7 @@ class Method:
     no_answer_if_all_differ: bool = False
     max_phases: int = 1
     round_bound: Callable[[DebateView], int] | None = None
+    parser: AnswerParser | None = None
 
     def rounds_for(self, context: DebateContext) -> int:
         """Debate rounds in force: the context's, else the method's default."""

@@ -71,12 +71,14 @@ class DebateInput(TypedDict):
         task: Answer kind: ``number``, ``choice``, ``math`` or ``text`` (default ``number``).
         choices: Options of a multiple-choice question, shown as A), B), ...
         reference: The right answer, for evaluation only; never shown to agents.
+        item_id: The question's id in its dataset (seeds the item's random tie-breaks).
     """
 
     question: str
     task: NotRequired[TaskKind]
     choices: NotRequired[list[str] | None]
     reference: NotRequired[str | None]
+    item_id: NotRequired[str | None]
 
 
 class DebateOutput(DebateInput):

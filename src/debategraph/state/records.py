@@ -67,6 +67,7 @@ class Turn(TypedDict):
         label: An evaluation's verdict (``keep``, ``mask`` or ``unsure``).
         vars: The call's prompt variables, when it had any.
         attempts: How many times the call was tried (more than 1 after retries).
+        confidence_unparsed: The response stated a confidence that could not be read.
     """
 
     id: str
@@ -88,3 +89,4 @@ class Turn(TypedDict):
     label: NotRequired[str | None]
     vars: NotRequired[dict[str, Any]]
     attempts: NotRequired[int]
+    confidence_unparsed: NotRequired[bool]
