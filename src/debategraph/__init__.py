@@ -2,6 +2,7 @@
 
 from debategraph.graphs import METHODS, build_debate_graph, build_round_graph, get_method
 from debategraph.graphs.cortex import CortexOptions
+from debategraph.graphs.madm2 import MadM2OOptions, MadM2SOptions
 from debategraph.models.roster import Agent
 from debategraph.models.simulated import SimulatedDebater
 from debategraph.nodes.call import CallLimiter
@@ -20,6 +21,8 @@ __all__ = [
     "DebateResult",
     "DebateState",
     "DebateView",
+    "MadM2OOptions",
+    "MadM2SOptions",
     "Method",
     "MethodOptions",
     "Phase",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from debategraph.graphs.cortex import CORTEX
+from debategraph.graphs.madm2 import MAD, MADM2_O, MADM2_S
 from debategraph.nodes.method import DebateView, Method, call, debate_planner, initial_calls
 from debategraph.policies.topology import full_reads, ring_reads
 from debategraph.prompts import du, freemad, reconcile
@@ -107,6 +108,7 @@ METHODS: dict[str, Method] = {
     m.name: m for m in (COT, SC, MAV, DU, RING, FREEMAD_N, FREEMAD_C, RECONCILE, CORTEX)
 }
 """Every built-in method by name."""
+METHODS.update({m.name: m for m in (MADM2_S, MADM2_O, MAD)})
 
 
 def get_method(name: str) -> Method:
