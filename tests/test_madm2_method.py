@@ -166,7 +166,7 @@ def test_per_agent_evaluation_calls_ids_and_reads():
         ("a2", []),
         ("a3", ["r0:a1", "r0:a2", "r0:a3"]),
     ]
-    assert "a2 reads nothing, so it answers alone" in r.method_state["masks"][1]["summary"]
+    assert "a2 reads nothing and answers as in round 0" in r.method_state["masks"][1]["summary"]
     assert r.usage["calls"] == 3 + 9 + 3
 
 
@@ -208,7 +208,7 @@ def test_objective_keeps_the_lowest_perplexity_first_on_a_tie():
     ]
     assert not any(t["kind"] == "evaluation" for t in r.turns)
     for m in models:  # every answer call asked for logprobs, none for top-1 alternatives
-        assert all(s["logprobs"] is True and "top_logprobs" not in s for s in m.seen)
+        assert all(s["logprobs"] is True and s["top_logprobs"] == 0 for s in m.seen)
 
 
 def test_code_compat_median_rule_and_a_tie_that_keeps_nothing():
@@ -277,6 +277,13 @@ def test_a_cut_off_agent_rechecks_its_own_memory():
     assert reads(r)["r1:a3"] == ["r0:a3"]
     assert "Your solution from the previous round" in by_id(r)["r1:a3"]["prompt"]
     assert reads(r)["r1:a1"] == ["r0:a1", "r0:a2"]
+    r = dg.run(Q, method="madm2-s", model=three(), cut_off=["a3"],
+               options={"evaluation": "per_agent"})  # fmt: skip
+    assert [t["id"] for t in r.turns if t["kind"] == "evaluation"] == [
+        f"r1:eval:{j}>{m}" for j in ("a1", "a2") for m in ("a1", "a2", "a3")
+    ]
+    assert [e["reader"] for e in r.method_state["masks"]] == ["a1", "a2"]
+    assert reads(r)["r1:a3"] == ["r0:a3"]
 
 
 def test_json_carries_masks_and_logprobs_and_the_transcript_shows_them():
@@ -299,6 +306,9 @@ def test_logprobs_flag_reaches_any_method_and_json():
                               "--model", "simulated", ARITH])  # fmt: skip
     d = json.loads(out.stdout)
     assert all(set(t["logprobs"]) == {"mean", "min", "n"} for t in d["turns"])
+    model = Debater(answers=["\\boxed{1}"])
+    dg.run(Q, method="du", agents=2, rounds=0, model=model, logprobs=True)
+    assert [(s["logprobs"], s["top_logprobs"]) for s in model.seen] == [(True, 0)] * 2
 
 
 def test_simulated_model_gives_top1_alternatives_when_asked():

@@ -99,7 +99,7 @@ def _entry(view: DebateView, reader: str, rule: str, items: list[dict[str, Any]]
     if kept_ids:
         text = "; ".join(f"{m['id']} ({m['why']})" for m in items if m["kept"])
     else:
-        text = "nothing, so it answers alone"
+        text = "nothing and answers as in round 0"
     masked_text = "; ".join(f"{m['id']} ({m['why']})" for m in masked) or "none"
     summary = f"round {view.round} masks [{rule}]: {who} {text}. Masked: {masked_text}."
     return {
@@ -304,12 +304,16 @@ def observe_subjective(view: DebateView) -> dict[str, Any] | None:
 
 
 def bind_objective(view: DebateView, c: Call) -> dict[str, Any]:
-    """Answers of ``madm2-o`` ask for logprobs (and the top-1 alternative in code_compat)."""
+    """Answers of ``madm2-o`` ask for logprobs (and the top-1 alternative in code_compat).
+
+    ``top_logprobs`` is always sent (0 for the paper's rule): llama.cpp's server returns no
+    logprobs without it, and OpenAI and vLLM accept 0.
+    """
     if c["kind"] != "answer":
         return {}
     options = view.options
     assert isinstance(options, MadM2OOptions)
-    return {"logprobs": True, "top_logprobs": 1} if options.code_compat else {"logprobs": True}
+    return {"logprobs": True, "top_logprobs": 1 if options.code_compat else 0}
 
 
 _COMMON: dict[str, Any] = {
