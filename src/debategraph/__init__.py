@@ -4,6 +4,7 @@ from debategraph.graphs import METHODS, build_debate_graph, build_round_graph, g
 from debategraph.graphs.compose import debate_node, debate_tool
 from debategraph.graphs.cortex import CortexOptions
 from debategraph.graphs.groupdebate import GroupDebateOptions
+from debategraph.graphs.madm2 import MadM2OOptions, MadM2SOptions
 from debategraph.graphs.svr import SvrOptions
 from debategraph.models.roster import Agent
 from debategraph.models.simulated import SimulatedDebater
@@ -24,6 +25,8 @@ __all__ = [
     "DebateState",
     "DebateView",
     "GroupDebateOptions",
+    "MadM2OOptions",
+    "MadM2SOptions",
     "Method",
     "MethodOptions",
     "Phase",

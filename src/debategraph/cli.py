@@ -136,6 +136,9 @@ def print_transcript(
                 f"{est}{t['input_tokens']}/{t['output_tokens']}",
             )
         console.print(table)
+        for mask in result.method_state.get("masks") or ():  # memory masks (MAD-M²)
+            if mask.get("round") == r and mask.get("summary"):
+                console.print(escape(mask["summary"]), highlight=False)
         if show_text:
             for t in turns:
                 console.print(f"[bold]{escape(t['id'])}[/]")
@@ -163,6 +166,9 @@ def print_transcript(
     unparsed = result.method_state.get("unparsed_confidences")
     if unparsed is not None:
         console.print(f"unparsed confidences: {unparsed} (each counted as 0.5)")
+    unlabelled = result.method_state.get("unparsed_judgements")
+    if unlabelled is not None:
+        console.print(f"unparseable judgements: {unlabelled} (each counted as unsure)")
 
 
 @app.command("run")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from debategraph.graphs.cortex import CORTEX
 from debategraph.graphs.groupdebate import GROUPDEBATE
+from debategraph.graphs.madm2 import MAD, MADM2_O, MADM2_S
 from debategraph.graphs.summaries import CHATEVAL, DU_SUM
 from debategraph.graphs.svr import SVR
 from debategraph.nodes.method import DebateView, Method, call, debate_planner, initial_calls
@@ -111,6 +112,7 @@ METHODS: dict[str, Method] = {
 }
 """Every built-in method by name."""
 METHODS.update({m.name: m for m in (GROUPDEBATE, DU_SUM, CHATEVAL)})
+METHODS.update({m.name: m for m in (MADM2_S, MADM2_O, MAD)})
 
 
 def get_method(name: str) -> Method:

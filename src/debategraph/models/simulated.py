@@ -91,7 +91,8 @@ class SimulatedDebater(BaseChatModel):
             (``6b_finetuning``, ``6b_verification``, ``175b_finetuning``,
             ``175b_verification``); ``None`` draws answers from ``skill``.
         latency_s: Simulated seconds per call.
-        logprobs: Attach OpenAI-style token logprobs to ``response_metadata``.
+        logprobs: Attach OpenAI-style token logprobs to ``response_metadata``; a call bound
+            with ``top_logprobs=k`` (k >= 1) also gets the top-1 alternative per token.
     """
 
     agent: str = "a1"
@@ -144,7 +145,7 @@ class SimulatedDebater(BaseChatModel):
     ) -> ChatResult:
         if self.latency_s:
             time.sleep(self.latency_s)
-        return self._respond(messages)
+        return self._respond(messages, int(kwargs.get("top_logprobs") or 0))
 
     async def _agenerate(
         self,
@@ -158,9 +159,9 @@ class SimulatedDebater(BaseChatModel):
         if gsm8k_index.cache_info().currsize == 0:
             # The first lookup reads the bundled data file: keep that off the event loop.
             await asyncio.to_thread(gsm8k_index)
-        return self._respond(messages)
+        return self._respond(messages, int(kwargs.get("top_logprobs") or 0))
 
-    def _respond(self, messages: Sequence[BaseMessage]) -> ChatResult:
+    def _respond(self, messages: Sequence[BaseMessage], top: int = 0) -> ChatResult:
         scene = self._read(messages)
         rng = random.Random(_stable_seed(self.seed, self.agent, scene.prompt, len(messages)))
         if scene.mode == "summary":
@@ -180,7 +181,7 @@ class SimulatedDebater(BaseChatModel):
         )
         if self.logprobs:
             right = scene.known is not None and answer == scene.known.answer
-            message.response_metadata["logprobs"] = self._logprobs(text, right, rng)
+            message.response_metadata["logprobs"] = self._logprobs(text, right, rng, top)
         return ChatResult(generations=[ChatGeneration(message=message)])
 
     def _read(self, messages: Sequence[BaseMessage]) -> _Scene:
@@ -368,17 +369,23 @@ class SimulatedDebater(BaseChatModel):
             label = "NO" if target == truth else "YES"
         return f"I checked the solution's steps against the question. <label>{label}</label>"
 
-    def _logprobs(self, text: str, right: bool, rng: random.Random) -> dict[str, Any]:
+    def _logprobs(self, text: str, right: bool, rng: random.Random, top: int) -> dict[str, Any]:
         mean = 0.08 + (0.12 if right else 0.45) * (1.2 - self.skill)
+        alt = random.Random(_stable_seed(self.seed, self.agent, text, "top"))
         content = []
         for piece in _PIECE_RE.findall(text):
             logprob = -rng.expovariate(1 / mean)
+            tops = []
+            if top:  # the sampled token is the argmax 70% of the time, else a likelier one is
+                best = logprob if alt.random() < 0.7 else logprob * alt.random()
+                token = piece if best == logprob else "<alt>"
+                tops = [{"token": token, "logprob": best, "bytes": list(token.encode())}]
             content.append(
                 {
                     "token": piece,
                     "logprob": logprob,
                     "bytes": list(piece.encode()),
-                    "top_logprobs": [],
+                    "top_logprobs": tops,
                 }
             )
         return {"content": content}

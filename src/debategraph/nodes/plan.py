@@ -107,7 +107,8 @@ def make_dispatch(method: Method, roster: Sequence[Agent]) -> DualNode:
         by_id = {t["id"]: t for t in turns}
         base_kwargs = ctx.generation()
         if ctx.logprobs:
-            base_kwargs["logprobs"] = True
+            # top_logprobs=0 too: llama.cpp's server returns no logprobs without it.
+            base_kwargs.update(logprobs=True, top_logprobs=0)
         view = view_of(method, state, context=ctx) if method.bind is not None else None
         task: TaskKind = state.get("task") or "number"
         models = Models(roster, ctx, single_model=method.single_model)
