@@ -35,6 +35,7 @@ SCHEMA = {
     "input_tokens", "output_tokens", "calls", "ncomm", "rounds", "agents", "parse_failures",
     "wall_s", "round_answers", "tokens_by_kind", "answer_sources", "settings", "requests",
     "failed_requests", "wasted_input_tokens", "wasted_output_tokens", "task",
+    "round_confidences", "agent_models",
 }  # fmt: skip
 
 

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.cache.base import BaseCache
-from langgraph.cache.sqlite import SqliteCache
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import CachePolicy, RetryPolicy
 
@@ -148,6 +147,15 @@ class DebateResult:
         path = trajectory(self.turns, [a["name"] for a in self.agents])
         return [list(col) for col in zip(*path.answers, strict=True)] if path.answers else []
 
+    def round_confidences(self) -> list[list[float | None]]:
+        """Per round, every agent's stated confidence (``None`` where none was read)."""
+        from debategraph.state.views import trajectory
+
+        path = trajectory(self.turns, [a["name"] for a in self.agents])
+        if not path.confidences:
+            return []
+        return [list(col) for col in zip(*path.confidences, strict=True)]
+
     def graphs(self) -> list[nx.DiGraph]:
         """Per debate round, who read whom, as networkx digraphs.
 
@@ -219,6 +227,7 @@ class DebateResult:
             "parse_failure_rate": self.parse_failures / len(answers) if answers else 0.0,
             "answer_sources": self.answer_sources,
             "round_answers": self.round_answers(),
+            "round_confidences": self.round_confidences(),
             "method_state": self.method_state,
         }
 
@@ -296,6 +305,8 @@ def call_cache(cache: CacheSpec) -> BaseCache[Any] | None:
     """
     if cache is None or isinstance(cache, BaseCache):
         return cache
+    from langgraph.cache.sqlite import SqliteCache
+
     path = Path(cache).expanduser().resolve()
     with _GRAPHS_LOCK:
         if str(path) not in _SQLITE_CACHES:

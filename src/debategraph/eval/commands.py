@@ -40,6 +40,7 @@ from debategraph.eval.runner import arms_for, run_eval
 from debategraph.eval.store import RESULTS_FILE, OutputBusyError, SettingsMismatchError
 from debategraph.graphs.presets import METHODS
 from debategraph.nodes.runnable import run_sync
+from debategraph.policies.secrets import Redactor
 from debategraph.run import DebateConfigError
 
 
@@ -216,11 +217,25 @@ def report_command(
         str | None, typer.Option(help="IN,OUT: $ per 1M input and output tokens (cost).")
     ] = None,
     plots: Annotated[bool, typer.Option(help="Draw the PNG plots (needs matplotlib).")] = True,
+    decision: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Re-decide the stored debates with this rule, no model call (majority, "
+            "freemad, reconcile, credibility); repeat to compare rules side by side."
+        ),
+    ] = None,
 ) -> None:
     """Write report.md, summary.json and plots for a results directory."""
     price = parse_prices(prices)
     try:
-        report = write_report(results_dir, out, prices=price, plots=plots)
+        report = write_report(
+            results_dir,
+            out,
+            prices=price,
+            plots=plots,
+            decisions=decision or (),
+            redact=Redactor.from_environment(),
+        )
     except (FileNotFoundError, ValueError) as exc:
         fail(str(exc))
     except OSError as exc:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -495,6 +495,8 @@ def write_report(
     *,
     prices: Mapping[str, float] | None = None,
     plots: bool = True,
+    decisions: Sequence[str] = (),
+    redact: Callable[[str], str] = str,
 ) -> Path:
     """Write ``report.md``, ``summary.json`` and the plots for a results directory.
 
@@ -504,6 +506,9 @@ def write_report(
         out_dir: Where to write; defaults to ``results_dir``.
         prices: ``{"input": $ per token, "output": $ per token}`` adds a cost column.
         plots: Whether to draw the PNGs (they need the ``plots`` extra).
+        decisions: Re-decide the stored debates with these rules (no model call); each
+            method then appears once per rule, as ``method [rule]``.
+        redact: Applied to the report and summary text before they are written.
 
     Returns:
         The path of ``report.md``.
@@ -520,6 +525,10 @@ def write_report(
     rows, problems = read_results(source)
     if not rows:
         raise ValueError(f"no readable result rows in {source}: " + "; ".join(problems[:5]))
+    if decisions:
+        from debategraph.eval.rescore import rescore_all
+
+        rows = rescore_all(rows, decisions)
     target = Path(out_dir) if out_dir is not None else source
     target.mkdir(parents=True, exist_ok=True)
     groups = build_groups(rows, prices)
@@ -530,10 +539,10 @@ def write_report(
         plot_token_breakdown(groups, target / PLOT_NAMES[2])
         plot_files = list(PLOT_NAMES)
     summary = [{"source": g.source, "dataset": g.dataset, "methods": g.summaries} for g in groups]
-    (target / "summary.json").write_text(json.dumps(_jsonable(summary), indent=2) + "\n")
+    (target / "summary.json").write_text(redact(json.dumps(_jsonable(summary), indent=2)) + "\n")
     text = render_markdown(
         groups, rows, files=files, problems=problems, plots=plot_files, with_cost=prices is not None
     )
     report = target / REPORT_NAME
-    report.write_text(text, encoding="utf-8")
+    report.write_text(redact(text), encoding="utf-8")
     return report

@@ -247,6 +247,8 @@ def result_row(
         "parse_failures": result.parse_failures,
         "wall_s": round(wall_s, 4),
         "round_answers": result.round_answers(),
+        "round_confidences": result.round_confidences(),
+        "agent_models": [a["model"] for a in result.agents],
         "tokens_by_kind": {
             kind: {"input_tokens": u["input_tokens"], "output_tokens": u["output_tokens"]}
             for kind, u in usage_by_kind(result.turns).items()
