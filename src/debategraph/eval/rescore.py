@@ -19,7 +19,7 @@ from typing import Any
 from debategraph.policies.answers import answers_match
 from debategraph.policies.decisions import DECISION_RULES
 from debategraph.policies.decisions import decide as apply_rule
-from debategraph.policies.types import Trajectory
+from debategraph.policies.types import TaskKind, Trajectory
 from debategraph.policies.voting import derive_seed
 
 Row = Mapping[str, Any]
@@ -89,7 +89,7 @@ def rescore(
             if rule == "credibility" and "weights" not in kwargs:
                 kwargs["weights"] = _credibilities(row, len(path.agents))
             decision = apply_rule(rule, path, seed=derive_seed(seed, str(row["id"])), **kwargs)
-            task = row.get("task") or "number"
+            task: TaskKind = row.get("task") or "number"
             new.update(
                 answer=decision.answer,
                 correct=answers_match(decision.answer, row.get("reference"), task),
