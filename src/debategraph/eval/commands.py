@@ -36,8 +36,9 @@ from debategraph.cli_options import (
 from debategraph.eval.datasets import DATASETS, DatasetFormatError, load_dataset
 from debategraph.eval.metrics import summarize
 from debategraph.eval.report import results_table, write_report
-from debategraph.eval.runner import arms_for, run_eval
+from debategraph.eval.runner import Arm, arms_for, budget_arms, run_eval
 from debategraph.eval.store import RESULTS_FILE, OutputBusyError, SettingsMismatchError
+from debategraph.eval.sweep import SweepError, load_sweep
 from debategraph.graphs.presets import METHODS
 from debategraph.nodes.runnable import run_sync
 from debategraph.policies.secrets import Redactor
@@ -67,9 +68,16 @@ def _ids(value: str | None) -> str | list[str] | None:
 
 def eval_command(
     method: Annotated[
-        list[str],
+        list[str] | None,
         typer.Option(help=f"A method to evaluate; repeat. One of: {', '.join(METHODS)}."),
-    ],
+    ] = None,
+    config: Annotated[
+        Path | None,
+        typer.Option(
+            help="A sweep file (TOML): dataset, shared settings and named arms; see "
+            "docs/evaluation.md. --limit, --out, --cache and --concurrency override it."
+        ),
+    ] = None,
     dataset: Annotated[str, typer.Option(help=f"One of: {', '.join(DATASETS)}.")] = "gsm8k",
     limit: Annotated[
         int | None, typer.Option(help="Seeded sample of this many items (all by default).")
@@ -124,20 +132,43 @@ def eval_command(
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
 ) -> None:
     """Evaluate methods on a dataset; resumable (re-run the same command to continue)."""
+    price = parse_prices(prices)
+    if config is not None:
+        given = {
+            "--method": method, "--model": model, "--base-url": base_url, "--agents": agents,
+            "--rounds": rounds, "--decision": decision, "--option": option,
+            "--decision-option": decision_option, "--temperature": temperature,
+            "--top-p": top_p, "--max-tokens": max_tokens, "--stop": stop, "--timeout": timeout,
+            "--ids": ids, "--path": path,
+        }  # fmt: skip
+        clashes = [flag for flag, value in given.items() if value]
+        if clashes or logprobs or match_budget or tie_policy != "first":
+            clash = clashes[0] if clashes else "that flag"
+            fail(f"with --config, put {clash} in the sweep file (its [settings] or an arm)")
+        try:
+            sweep = load_sweep(config)
+        except SweepError as exc:
+            fail(str(exc))
+        _run_arms(
+            sweep.arms,
+            dataset=sweep.dataset,
+            selection={**sweep.selection, "limit": limit or sweep.selection.get("limit")},
+            out_dir=out or Path(sweep.run["out"]),
+            concurrency=concurrency if concurrency != 16 else sweep.run.get("concurrency", 16),
+            rps=rps if rps is not None else sweep.run.get("rps"),
+            cache=cache or sweep.run.get("cache"),
+            match_budget=bool(sweep.run.get("match_budget")),
+            force=force,
+            fsync=fsync,
+            quiet=quiet,
+            price=price,
+        )
+        return
+    if not method:
+        fail("give a method to evaluate (--method du, repeat for more), or a sweep --config")
     unknown = [m for m in method if m not in METHODS]
     if unknown:
         fail(f"unknown method {unknown[0]!r}; choose one of: {', '.join(METHODS)}")
-    price = parse_prices(prices)
-    if limit is not None and limit < 1:
-        fail(f"--limit must be at least 1, got {limit}")
-    if concurrency < 1:
-        fail(f"--concurrency must be at least 1, got {concurrency}")
-    if rps is not None and (not math.isfinite(rps) or rps <= 0):
-        fail(f"--rps must be a number above 0 (requests per second), got {rps}")
-    try:
-        items = load_dataset(dataset, limit=limit, seed=seed, ids=_ids(ids), path=path)
-    except (ValueError, ImportError, OSError, DatasetFormatError) as exc:
-        fail(str(exc))
     settings: dict[str, Any] = {
         "agents": agents,
         "rounds": rounds,
@@ -155,13 +186,63 @@ def eval_command(
         **generation_settings(temperature, top_p, max_tokens, stop, timeout),
     }
     try:
-        arms = arms_for(
-            method, settings, match_budget=match_budget, options=parse_pairs(option, "--option")
-        )
+        arms = arms_for(method, settings, options=parse_pairs(option, "--option"))
     except ValueError as exc:
         fail(str(exc))
-    out_dir = out or Path("results") / f"{dataset}-{'-'.join(method)}"
-    selection = {"limit": limit, "seed": seed, "ids": ids, "path": path}
+    _run_arms(
+        arms,
+        dataset=dataset,
+        selection={"limit": limit, "seed": seed, "ids": ids, "path": path},
+        out_dir=out or Path("results") / f"{dataset}-{'-'.join(method)}",
+        concurrency=concurrency,
+        rps=rps,
+        cache=cache,
+        match_budget=match_budget,
+        force=force,
+        fsync=fsync,
+        quiet=quiet,
+        price=price,
+    )
+
+
+def _run_arms(
+    arms: list[Arm],
+    *,
+    dataset: str,
+    selection: dict[str, Any],
+    out_dir: Path,
+    concurrency: int,
+    rps: float | None,
+    cache: Path | str | None,
+    match_budget: bool,
+    force: bool,
+    fsync: bool,
+    quiet: bool,
+    price: dict[str, float] | None,
+) -> None:
+    """Load the items, run the arms (resumably) and print the table; exit on any error."""
+    limit = selection.get("limit")
+    if limit is not None and limit < 1:
+        fail(f"--limit must be at least 1, got {limit}")
+    if concurrency < 1:
+        fail(f"--concurrency must be at least 1, got {concurrency}")
+    if rps is not None and (not math.isfinite(rps) or rps <= 0):
+        fail(f"--rps must be a number above 0 (requests per second), got {rps}")
+    if match_budget:
+        try:
+            arms = arms + budget_arms(arms)
+        except ValueError as exc:
+            fail(str(exc))
+    try:
+        items = load_dataset(
+            dataset,
+            limit=limit,
+            seed=selection.get("seed") or 0,
+            ids=_ids(selection.get("ids")),
+            path=selection.get("path"),
+        )
+    except (ValueError, ImportError, OSError, DatasetFormatError) as exc:
+        fail(str(exc))
     progress = None
     if not quiet and sys.stderr.isatty():
         from debategraph.eval.progress import RichProgress

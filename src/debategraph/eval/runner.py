@@ -124,15 +124,34 @@ def arms_for(
             arm_settings["options"] = _typed_options(m, options)
         arms.append(Arm(m, m, arm_settings))
     if match_budget:
-        keep = {"model", "base_url", "seed", "tie_policy", "temperature", "top_p", "max_tokens"}
-        keep |= {"stop", "timeout"}
-        sc_settings = {k: v for k, v in shared.items() if k in keep} | {"rounds": 0}
-        matched = [Arm(f"sc@{m}", "sc", dict(sc_settings), budget_of=m) for m in methods]
-        matched = [arm for arm in matched if arm.budget_of != "sc"]
-        if not matched:
-            raise ValueError("--match-budget needs a method other than sc to match")
-        arms += matched
+        arms += budget_arms(arms)
     return arms
+
+
+def budget_arms(arms: Sequence[Arm]) -> list[Arm]:
+    """An ``sc@L`` arm for every arm ``L`` that is not self-consistency already.
+
+    ``sc@L`` samples the same model as many times as ``L`` made model calls on each item, with
+    ``L``'s model, seed and generation settings.
+
+    Raises:
+        ValueError: Every arm is self-consistency: nothing to match.
+    """
+    keep = {"model", "base_url", "seed", "tie_policy", "temperature", "top_p", "max_tokens"}
+    keep |= {"stop", "timeout"}
+    matched = [
+        Arm(
+            f"sc@{arm.label}",
+            "sc",
+            {k: v for k, v in arm.settings.items() if k in keep} | {"rounds": 0},
+            budget_of=arm.label,
+        )
+        for arm in arms
+        if (arm.method if isinstance(arm.method, str) else arm.method.name) != "sc"
+    ]
+    if not matched:
+        raise ValueError("--match-budget needs a method other than sc to match")
+    return matched
 
 
 def _typed_options(method: str, options: Mapping[str, str]) -> dict[str, Any]:

@@ -1,0 +1,170 @@
+"""Sweeps: one evaluation of many named arms, described in a TOML file.
+
+``debategraph eval --config sweep.toml`` reads::
+
+    dataset = "gsm8k"            # required; every other top-level key is optional
+    limit = 50
+    seed = 0
+    concurrency = 32
+    out = "results/sweep"        # default: results/<file name without .toml>
+    cache = "results/calls.sqlite"
+
+    [settings]                   # shared by every arm (any setting of debategraph.run)
+    rounds = 2
+    model = "simulated"
+
+    [arms.du]                    # one table per arm; its name labels the arm's rows
+    method = "du"
+
+    [arms.cortex-top2]
+    method = "cortex"
+    options = { prune = "top_k", k = 2 }
+
+    [arms.du-freemad]
+    method = "du"
+    decision = "freemad"
+
+An arm's keys override the shared settings. A sweep resumes like a single evaluation: run the
+same command again after a crash.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from debategraph.eval.runner import Arm
+
+RUN_KEYS = {
+    "dataset": str,
+    "limit": int,
+    "seed": int,
+    "ids": str,
+    "path": str,
+    "concurrency": int,
+    "rps": float,
+    "out": str,
+    "cache": str,
+    "match_budget": bool,
+}
+"""Top-level keys of a sweep file besides ``settings`` and ``arms``, with their types."""
+
+ARM_KEYS = frozenset({"agents", "model", "options"})
+"""Arm (and shared) settings that are not ``DebateContext`` fields."""
+
+
+class SweepError(ValueError):
+    """A sweep file that cannot be run; the message names the file, the key and the fix."""
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """What a sweep file asks for.
+
+    Attributes:
+        dataset: The dataset name.
+        selection: ``limit``, ``seed``, ``ids`` and ``path`` (how items are picked).
+        run: ``concurrency``, ``rps``, ``out``, ``cache`` and ``match_budget`` when given.
+        arms: The arms, in file order.
+    """
+
+    dataset: str
+    selection: dict[str, Any]
+    run: dict[str, Any]
+    arms: list[Arm] = field(default_factory=list)
+
+
+def _check_type(where: str, value: object, kind: type) -> None:
+    ok = isinstance(value, kind) and not (kind is not bool and isinstance(value, bool))
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        ok = True
+    if not ok:
+        raise SweepError(f"{where} must be {kind.__name__}, got {value!r}")
+
+
+def _setting_names() -> set[str]:
+    from debategraph.state.context import DebateContext
+
+    return set(DebateContext.__dataclass_fields__) | ARM_KEYS
+
+
+def _arm_settings(where: str, method: str, values: Mapping[str, Any]) -> dict[str, Any]:
+    from debategraph.graphs.presets import get_method
+
+    unknown = sorted(set(values) - _setting_names())
+    if unknown:
+        raise SweepError(
+            f"{where}: unknown setting(s) {', '.join(unknown)}; valid: "
+            f"{', '.join(sorted(_setting_names()))}"
+        )
+    settings = dict(values)
+    if "options" in settings:
+        options = settings["options"]
+        if not isinstance(options, Mapping):
+            raise SweepError(f"{where}.options must be a table, got {options!r}")
+        try:
+            typed = get_method(method).options.coerce(dict(options)).to_dict()
+        except ValueError as exc:
+            raise SweepError(f"{where}.options: {method} options: {exc}") from None
+        settings["options"] = {k: typed[k] for k in options}
+    return settings
+
+
+def load_sweep(path: str | Path) -> Sweep:
+    """Read and check a sweep file.
+
+    Args:
+        path: A ``.toml`` file in the format of this module's docstring.
+
+    Returns:
+        The sweep.
+
+    Raises:
+        SweepError: Unreadable TOML, a missing or unknown key, a value of the wrong type,
+            an unknown method, or a bad option; the message names the file and the key.
+    """
+    from debategraph.graphs.presets import METHODS
+
+    file = Path(path)
+    try:
+        data = tomllib.loads(file.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise SweepError(f"cannot read {file}: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise SweepError(f"{file} is not valid TOML: {exc}") from None
+    unknown = sorted(set(data) - set(RUN_KEYS) - {"settings", "arms"})
+    if unknown:
+        raise SweepError(
+            f"{file}: unknown key(s) {', '.join(unknown)}; valid: "
+            f"{', '.join([*RUN_KEYS, 'settings', 'arms'])}"
+        )
+    if "dataset" not in data:
+        raise SweepError(f"{file}: 'dataset' is required (e.g. dataset = \"gsm8k\")")
+    for key, kind in RUN_KEYS.items():
+        if key in data:
+            _check_type(f"{file}: {key}", data[key], kind)
+    shared = data.get("settings", {})
+    if not isinstance(shared, Mapping):
+        raise SweepError(f"{file}: [settings] must be a table")
+    arms_data = data.get("arms")
+    if not isinstance(arms_data, Mapping) or not arms_data:
+        raise SweepError(f'{file}: add at least one arm, e.g. [arms.du] with method = "du"')
+    arms: list[Arm] = []
+    for label, spec in arms_data.items():
+        where = f"{file}: arms.{label}"
+        if not isinstance(spec, Mapping):
+            raise SweepError(f"{where} must be a table")
+        method = spec.get("method")
+        if method not in METHODS:
+            raise SweepError(f"{where}.method must be one of: {', '.join(METHODS)}; got {method!r}")
+        values = {**shared, **{k: v for k, v in spec.items() if k != "method"}}
+        arms.append(Arm(label, method, _arm_settings(where, method, values)))
+    selection = {k: data.get(k) for k in ("limit", "seed", "ids", "path")}
+    run: dict[str, Any] = {
+        k: data[k] for k in ("concurrency", "rps", "out", "cache", "match_budget") if k in data
+    }
+    run.setdefault("out", str(Path("results") / file.stem))
+    return Sweep(dataset=data["dataset"], selection=selection, run=run, arms=arms)
