@@ -87,6 +87,9 @@ _CHOICE_LABEL_RE = re.compile(
 )
 _NEGATION_RE = re.compile(r"[ \t*_]*+(?:\w++ly[ \t]++)?(?:not|n['’]t|never)\b", re.IGNORECASE)
 _PAREN_LETTER_RE = re.compile(r"\(([A-Ja-j])\)")
+FINAL_LINE_LIMIT = 200
+"""Longest last line read as a bare final choice (``(B)``, ``B.``, ``**C**``)."""
+
 _LAST_LINE_RE = re.compile(
     r"[ \t#*_-]*+(?:(?:option|choice)[ \t]++)?\(?([A-Ja-j])\)?[ \t*_.]*+"
     r"|[ \t#*_-]*+([A-J])\)[ \t]++[^\s(][^\n(]{0,80}+",
@@ -167,7 +170,8 @@ def _last_lines(text: str, is_confidence_line: LineFilter) -> Iterator[tuple[int
             return
         start = text.rfind("\n", 0, end) + 1
         line = text[start:end]
-        if line.strip() and not is_confidence_line(line):
+        # A final-choice line is short: a long one is yielded unread, and rejected below.
+        if line.strip() and (len(line) > FINAL_LINE_LIMIT or not is_confidence_line(line)):
             yield start, line
         end = start - 1
 
@@ -175,6 +179,8 @@ def _last_lines(text: str, is_confidence_line: LineFilter) -> Iterator[tuple[int
 def _last_line(text: str, is_confidence_line: LineFilter) -> list[Declaration]:
     lines = _last_lines(text, is_confidence_line)
     start, line = next(lines, (0, ""))
+    if len(line) > FINAL_LINE_LIMIT:
+        return []
     m = _LAST_LINE_RE.fullmatch(line.rstrip())
     if m is None:
         return []
