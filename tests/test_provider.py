@@ -121,3 +121,17 @@ def test_a_call_cache_makes_a_rerun_free_without_merging_agents(server, tmp_path
     assert strip(again.rows) == [
         {**r, "requests": 0} for r in strip(first.rows)
     ]  # same rows; no request reached the provider
+
+
+@pytest.mark.parametrize("fault", ["empty", "http500", "malformed"])
+def test_a_retried_request_is_counted_in_the_rows_spend(server, tmp_path, fault):
+    from debategraph.eval.datasets import arithmetic_items
+    from debategraph.eval.runner import Arm, evaluate
+
+    server.faults.push(fault)
+    arms = [Arm("cot", "cot", {"model": "sim-0", "base_url": server.base_url})]
+    outcome = evaluate(arithmetic_items(1), arms, tmp_path, dataset="arithmetic")
+    (row,) = outcome.rows
+    assert (row["calls"], row["requests"], row["failed_requests"]) == (1, 2, 1)
+    if fault == "empty":  # the empty reply's prompt tokens were paid for and wasted
+        assert row["wasted_input_tokens"] > 0

@@ -4,6 +4,9 @@ A debate's turns record the calls that succeeded. A :class:`SpendMeter` (a LangC
 handler attached to the debate's run) also sees the requests that failed or were retried, so
 a result row can say how many requests were made and how many tokens went to replies that
 arrived but could not be used, and a failed item's row can say what it cost before it failed.
+
+One gap remains: a reply without ``choices`` is rejected inside the OpenAI client before
+LangChain sees its usage, so it counts as a failed request whose tokens are unknown.
 """
 
 from __future__ import annotations
@@ -43,6 +46,14 @@ class SpendMeter(BaseCallbackHandler):
         """Count one failed request."""
         with self._lock:
             self.failed += 1
+
+    def on_custom_event(self, name: str, data: Any, **kwargs: Any) -> None:
+        """Count a reply that arrived but was rejected (e.g. empty) as a failed request."""
+        from debategraph.nodes.call import UNUSABLE_REPLY_EVENT
+
+        if name == UNUSABLE_REPLY_EVENT:
+            with self._lock:
+                self.failed += 1
 
     def record(self, *, used_input: int = 0, used_output: int = 0) -> dict[str, int]:
         """The row fields: requests, failed requests, and tokens spent beyond the used ones.

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.callbacks.manager import dispatch_custom_event
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.messages.ai import UsageMetadata
@@ -192,9 +193,17 @@ def _agent_reply(output: Any) -> AIMessage:
     return AIMessage(content=str(output))
 
 
+UNUSABLE_REPLY_EVENT = "debategraph_unusable_reply"
+"""Custom callback event sent when a reply arrived but was rejected (so spend meters see it)."""
+
+
 def _usable(reply: AIMessage) -> AIMessage:
     """``reply``, or :class:`UnusableReplyError` (retried) when it carries no text."""
     if not reply.text.strip() and not reply.tool_calls:
+        try:
+            dispatch_custom_event(UNUSABLE_REPLY_EVENT, {"reason": "empty content"})
+        except RuntimeError:  # called outside a runnable: nobody is listening
+            pass
         raise UnusableReplyError("the model replied with empty content")
     return reply
 
