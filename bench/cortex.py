@@ -42,7 +42,7 @@ ARMS: list[tuple[str, dict[str, Any]]] = [
     ("du (history, all peers, 5 rounds)", {"method": "du"}),
     ("du, stop at consensus", {"method": "du", "stop_on_consensus": True}),
     ("cortex, prune=all (stateless, fully connected)", {"method": "cortex",
-                                                       "cortex": {"prune": "all"}}),
+                                                       "options": {"prune": "all"}}),
     ("cortex (sparse, mean rule; defaults)", {"method": "cortex"}),
 ]  # fmt: skip
 

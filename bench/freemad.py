@@ -33,6 +33,7 @@ from debategraph.models.oracle import REPLAY_SOURCES
 from debategraph.policies.attack import choose_cut_off
 from debategraph.policies.decisions import decide
 from debategraph.policies.mdm import credibility, lookup_model_size
+from debategraph.policies.voting import derive_seed
 from debategraph.state.views import trajectory
 
 CONCURRENCY = 16
@@ -139,7 +140,7 @@ async def real(items: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[
         (
             f"credibility-weighted vote (6B: {weights[0]:.4f}, 175B: {weights[2]:.4f})",
             "credibility",
-            {"options": {"decision_options": {"weights": weights}}},
+            {"decision_options": {"weights": weights}},
         ),
         ("Free-MAD score (R = 0: vote, random tie-break, seed 0)", "freemad", {}),
     ]
@@ -149,8 +150,12 @@ async def real(items: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[
     rows = []
     for label, rule, settings in rules:
         options = {k: v for k, v in settings.items() if k == "tie_policy"}
-        options.update(settings.get("options", {}).get("decision_options", {}))
-        answers = [decide(rule, path, seed=0, **options).answer for path in paths]
+        options.update(settings.get("decision_options", {}))
+        # Random tie-breaks are seeded per item, as the decide node seeds them.
+        answers = [
+            decide(rule, path, seed=derive_seed(0, i["question"]), **options).answer
+            for path, i in zip(paths, items, strict=True)
+        ]
         checked = await run_many(
             items[:CHECKED_ITEMS], [{**base, "decision": rule, **settings}] * CHECKED_ITEMS
         )
@@ -255,14 +260,14 @@ MIT licence), one source per agent, over all {n_real} items, with zero debate ro
 - Each item runs once through the engine (`arun`); every rule is then applied to its answers
   with `debategraph.policies.decisions.decide`, as the decide node does. The script checks
   that full engine runs with each rule (`decision=...`, `tie_policy=...`,
-  `options={{"decision_options": ...}}`) decide the same on the first {CHECKED_ITEMS} items.
+  `decision_options=...`) decide the same on the first {CHECKED_ITEMS} items.
 
 - The confidence tie policy has no confidences to use (no confidence is asked for at zero
   rounds, and the simulator's confidence would leak its oracle), so it falls back to the
   first tied answer and equals the first row.
 - Credibility: `credibility(*lookup_model_size("gpt3-6b"))` for the two 6B sources and
   `"gpt3-175b"` for the two 175B sources, passed as
-  `options={{"decision_options": {{"weights": [...]}}}}` with `decision="credibility"`. Two 6B
+  `decision_options={{"weights": [...]}}` with `decision="credibility"`. Two 6B
   votes always outweigh one 175B vote, so the weights only break ties towards 175B.
 - Free-MAD's score at R = 0 is a vote with a uniformly random tie-break, the same draw as the
   random tie policy (`random.Random(0).choice` over the sorted tied answers), so the two rows
