@@ -37,3 +37,23 @@ def test_bad_input_exits_nonzero_with_message():
         out = runner.invoke(app, args)
         assert out.exit_code == 2, args
         assert message in " ".join(out.stderr.split()), (args, out.stderr)
+
+
+def test_simulated_debaters_warn_when_they_do_not_know_the_question():
+    out = runner.invoke(app, ["run", "--agents", "2", "--rounds", "0", "What is 7 squared?"])
+    assert out.exit_code == 0 and "simulated debaters know the answers" in out.stderr
+    out = runner.invoke(app, ["run", "--agents", "2", "--rounds", "0", ARITH])
+    assert "simulated debaters" not in out.stderr
+
+
+def test_transcript_keeps_brackets_and_shows_text_on_request():
+    question = "What is the result of 3+4*5+6-7*2? [red]not markup[/red]"
+    out = runner.invoke(app, ["run", "--agents", "2", "--rounds", "0", "--show-text", question])
+    assert out.exit_code == 0, out.output
+    assert "[red]not markup[/red]" in out.stdout
+    assert "\\boxed{15}" in out.stdout  # the responses themselves
+
+
+def test_cot_with_several_agents_warns():
+    out = runner.invoke(app, ["run", "--method", "cot", "--agents", "2", ARITH])
+    assert out.exit_code == 0 and "is a 2-agent vote" in " ".join(out.stderr.split())

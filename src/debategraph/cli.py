@@ -16,6 +16,7 @@ from rich.markup import escape as rich_escape
 from rich.table import Table
 
 from debategraph.cli_options import (
+    SIMULATOR_BLIND,
     Agents,
     AllowLarge,
     BaseUrl,
@@ -37,6 +38,7 @@ from debategraph.cli_options import (
     generation_settings,
     parse_loose,
     parse_pairs,
+    simulated,
     warn,
 )
 from debategraph.eval.commands import eval_command, report_command
@@ -233,6 +235,11 @@ def run_command(
         )
     adversaries = parse_adversaries(adversary)
     options = parse_method_options(method, option)
+    if simulated(model):
+        from debategraph.models.oracle import lookup
+
+        if question.strip() and lookup(question) is None:
+            warn(SIMULATOR_BLIND)
     redactor = Redactor.from_environment(urls=[base_url])
     try:
         result = run(

@@ -26,6 +26,20 @@ def warn(message: str) -> None:
     err.print(f"[bold yellow]warning:[/] {escape(redact(message))}", soft_wrap=True)
 
 
+SIMULATOR_BLIND = (
+    "the simulated debaters know the answers of Du et al.'s arithmetic questions and of the "
+    "bundled GSM8K test items only; here they guess, so their answers mean nothing. Pass "
+    "--model (and --base-url) to debate with a real model"
+)
+
+
+def simulated(models: list[str] | None) -> bool:
+    """Whether every agent would be the offline simulated debater."""
+    from debategraph.models.resolve import is_simulated
+
+    return not models or all(is_simulated(m) for m in models)
+
+
 def parse_pairs(values: list[str] | None, flag: str) -> dict[str, str]:
     """``["k=v", ...]`` -> ``{"k": "v"}``; exits with status 2 on a malformed entry."""
     pairs: dict[str, str] = {}

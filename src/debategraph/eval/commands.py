@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from debategraph.cli_options import (
+    SIMULATOR_BLIND,
     Agents,
     AllowLarge,
     BaseUrl,
@@ -31,6 +32,7 @@ from debategraph.cli_options import (
     generation_settings,
     parse_loose,
     parse_pairs,
+    simulated,
     warn,
 )
 from debategraph.eval.datasets import DATASETS, DatasetFormatError, load_dataset
@@ -205,6 +207,12 @@ def eval_command(
     )
 
 
+def _simulated_arm(arm: Arm) -> bool:
+    model = arm.settings.get("model")
+    specs = model if isinstance(model, list) else [model] if model is not None else None
+    return all(isinstance(s, str) for s in specs or []) and simulated(specs)
+
+
 def _run_arms(
     arms: list[Arm],
     *,
@@ -243,6 +251,12 @@ def _run_arms(
         )
     except (ValueError, ImportError, OSError, DatasetFormatError) as exc:
         fail(str(exc))
+    if any(_simulated_arm(arm) for arm in arms):
+        from debategraph.models.oracle import lookup
+
+        blind = sum(lookup(item.question) is None for item in items)
+        if blind:
+            warn(f"{blind} of {len(items)} questions: {SIMULATOR_BLIND}")
     progress = None
     if not quiet and sys.stderr.isatty():
         from debategraph.eval.progress import RichProgress

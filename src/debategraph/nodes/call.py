@@ -200,10 +200,9 @@ UNUSABLE_REPLY_EVENT = "debategraph_unusable_reply"
 def _usable(reply: AIMessage) -> AIMessage:
     """``reply``, or :class:`UnusableReplyError` (retried) when it carries no text."""
     if not reply.text.strip() and not reply.tool_calls:
-        try:
+        # Outside a runnable nobody listens, and dispatching raises RuntimeError.
+        with contextlib.suppress(RuntimeError):
             dispatch_custom_event(UNUSABLE_REPLY_EVENT, {"reason": "empty content"})
-        except RuntimeError:  # called outside a runnable: nobody is listening
-            pass
         raise UnusableReplyError("the model replied with empty content")
     return reply
 
