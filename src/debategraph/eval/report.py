@@ -390,6 +390,10 @@ def plot_accuracy_vs_tokens(groups: Sequence[Group], path: Path) -> Path:
 def plot_per_round(groups: Sequence[Group], path: Path) -> Path:
     """Majority-vote accuracy and consensus per round, one line per method.
 
+    Methods that debated draw a line over their rounds; methods with only initial answers
+    (``cot``, ``sc``, ``mav``) draw a dashed level across the plot, so they stay comparable
+    without faking a trend. One legend below both panels names every method.
+
     Args:
         groups: Summaries to plot.
         path: The PNG to write.
@@ -397,20 +401,44 @@ def plot_per_round(groups: Sequence[Group], path: Path) -> Path:
     Returns:
         ``path``.
     """
-    figure = _new_figure(10.0, 4.2)
+    figure = _new_figure(10.0, 4.8)
     left, right = figure.subplots(1, 2)
-    for label, s in _labelled(groups):
-        rounds = range(len(s["accuracy_by_round"]))
-        left.plot(rounds, [100 * v for v in s["accuracy_by_round"]], marker="o", label=label)
-        right.plot(rounds, [100 * v for v in s["consensus_by_round"]], marker="o", label=label)
-    for axes, title in ((left, "Accuracy of the round's majority"), (right, "Consensus")):
+    labelled = _labelled(groups)
+    longest = max((len(s["accuracy_by_round"]) for _, s in labelled), default=0)
+    titles = ("Accuracy of the round's majority", "Consensus")
+    if longest <= 1:
+        # Nobody debated: one bar per method for its initial answers, no fake trend.
+        names = [label for label, _ in labelled]
+        for axes, key in ((left, "accuracy_by_round"), (right, "consensus_by_round")):
+            values = [100 * s[key][0] if s[key] else 0.0 for _, s in labelled]
+            axes.bar(range(len(names)), values, color=[f"C{i}" for i in range(len(names))])
+            axes.set_xticks(range(len(names)), names, rotation=20, ha="right", fontsize=8)
+        for axes, title in zip((left, right), titles, strict=True):
+            axes.set_title(f"{title} (initial answers; no method debated)", fontsize=10)
+            axes.set_ylabel("%")
+            axes.set_ylim(0, 100)
+            axes.grid(alpha=0.3, axis="y")
+        figure.savefig(path, dpi=120)
+        return path
+    for label, s in labelled:
+        accuracy = [100 * v for v in s["accuracy_by_round"]]
+        consensus = [100 * v for v in s["consensus_by_round"]]
+        if len(accuracy) > 1:
+            rounds = range(len(accuracy))
+            (line,) = left.plot(rounds, accuracy, marker="o", label=label)
+            right.plot(rounds, consensus, marker="o", color=line.get_color())
+        elif accuracy:
+            span = [0, longest - 1]
+            (line,) = left.plot(span, accuracy * 2, linestyle="--", label=f"{label} (no debate)")
+            right.plot(span, consensus * 2, linestyle="--", color=line.get_color())
+    for axes, title in zip((left, right), titles, strict=True):
         axes.set_xlabel("Round (0 = initial answers)")
         axes.set_ylabel("%")
+        axes.set_ylim(0, 100)
         axes.set_title(title)
         axes.grid(alpha=0.3)
         axes.xaxis.get_major_locator().set_params(integer=True)
-    if left.lines:
-        right.legend(fontsize=8)
+    figure.legend(loc="outside lower center", ncols=min(4, len(left.lines)), fontsize=8)
     figure.savefig(path, dpi=120)
     return path
 
