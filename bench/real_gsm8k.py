@@ -137,8 +137,18 @@ Notes on the rules:
 - `mav-majority-confidence`: the replayed solutions state no confidence, so the confidence
   tie-break has nothing to compare and falls back to the first-seen answer: it equals
   `mav-majority-first` here.
-- `mav-freemad`: with no debate rounds Free-MAD's score reduces to vote counts (w1 per agent
-  holding an answer), with seeded random tie-breaks.
+- `mav-majority-random`, `mav-freemad`: random tie-breaks are seeded per item
+  (`derive_seed(seed, item id)`); with no debate rounds Free-MAD's score reduces to vote
+  counts (w1 per agent holding an answer), so the two rules agree.
+
+What moved since the previous run (2026-11-21, before the answer-extraction rewrite and
+per-item seeds): `mav-majority-random` and `mav-freemad` went from 49.3% to 48.0%. The old
+engine broke every tie of the run with one seed, so every tied item drew the same sorted
+position; per-item seeds draw independently, and on the 40% of tied items that costs 17
+right answers here. Nothing else moved: the new extraction reads the same answer from every
+replayed solution as the old one did (per-agent accuracies unchanged; 99.8% of answers are
+declared, 0.1% found by the last-number fallback, 0.1% abstentions), and `first`,
+`confidence` and `credibility` have no random part.
 - `mav-credibility`: weights 1/L(N, M) from each agent's model (GPT-3 6.7B and 175B, 300B
   tokens), computed by the engine from the model labels: {small:.3f} for the 6B agents,
   {large:.3f} for the 175B agents, so it breaks 2-2 ties in favour of the 175B pair.

@@ -35,6 +35,9 @@ Key = tuple[str, str]
 """A row's identity: ``(method label, item id)``."""
 
 
+MANIFEST_FORMAT = 2
+"""Version of ``run.json`` (2: the question set is hashed by content, not by ids)."""
+
 LOCK_FILE = ".lock"
 """Name of the lock file inside a results directory."""
 
@@ -277,9 +280,16 @@ def check_manifest(
                 "unknown: use another --out, or --force to discard those results"
             )
         try:
-            recorded = json.loads(manifest.read_text(encoding="utf-8")).get("settings")
+            document = json.loads(manifest.read_text(encoding="utf-8"))
+            recorded = document.get("settings")
         except (json.JSONDecodeError, AttributeError, UnicodeDecodeError):
-            recorded = None
+            document, recorded = {}, None
+        if isinstance(document, dict) and document.get("format") != MANIFEST_FORMAT:
+            raise SettingsMismatchError(
+                f"{out_dir} holds results written by another debategraph version (results "
+                f"format {document.get('format')}, this one writes {MANIFEST_FORMAT}): use "
+                "another --out, or --force to discard those results and start fresh"
+            )
         if (
             isinstance(recorded, dict)
             and recorded.get("items") == wanted.get("items")
@@ -299,7 +309,7 @@ def check_manifest(
                 "discard those results and start over"
             )
         return True
-    text = json.dumps({"format": 1, "settings": wanted}, indent=2, ensure_ascii=False)
+    text = json.dumps({"format": MANIFEST_FORMAT, "settings": wanted}, indent=2, ensure_ascii=False)
     _atomic_write(manifest, (text + "\n").encode())
     return False
 
