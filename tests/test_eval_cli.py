@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from debategraph.cli import app
@@ -80,3 +81,37 @@ def test_killed_eval_resumes_to_the_same_file(tmp_path):
     assert resumed.exit_code == 0, resumed.output
     assert f"{killed_with} resumed" in resumed.stdout
     assert rows(out) == rows(reference)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--limit", "0"], "--limit must be at least 1"),
+        (["--rps", "-1"], "--rps must be a number above 0"),
+        (["--rps", "0"], "--rps must be a number above 0"),
+        (["--prices", "nan,inf"], "--prices takes IN,OUT"),
+        (["--concurrency", "0"], "--concurrency must be at least 1"),
+        (["--model", "openai:"], "bad model spec 'openai:'"),
+        (["--model", "x", "--base-url", "ftp://h/v1"], "base_url must be an http(s) URL"),
+        (["--model", "simulated:skill=abc"], "must be a number"),
+        (["--agents", "500"], "agents must be at most 64"),
+    ],
+)
+def test_user_errors_exit_2_with_one_error_line_before_any_call(tmp_path, args, message):
+    out = CliRunner().invoke(
+        app,
+        ["eval", "--method", "du", "--dataset", "arithmetic", "--limit", "2", "--out",
+         str(tmp_path / "o"), "--quiet", *args],
+    )  # fmt: skip
+    assert out.exit_code == 2, out.output
+    assert message in " ".join(out.stderr.split())
+    assert out.stderr.count("error:") == 1
+    assert not (tmp_path / "o" / "results.jsonl").exists()
+
+
+def test_deeply_nested_json_in_a_question_set_is_a_line_error(tmp_path):
+    path = tmp_path / "q.jsonl"
+    path.write_text('{"id": "1", "question": ' + "[" * 50000 + "]" * 50000 + "}\n")
+    out = CliRunner().invoke(app, ["eval", "--method", "du", "--dataset", "jsonl",
+                                   "--path", str(path), "--quiet"])  # fmt: skip
+    assert out.exit_code == 2 and "line 1: JSON nested too deeply" in out.stderr

@@ -135,3 +135,27 @@ def test_a_retried_request_is_counted_in_the_rows_spend(server, tmp_path, fault)
     assert (row["calls"], row["requests"], row["failed_requests"]) == (1, 2, 1)
     if fault == "empty":  # the empty reply's prompt tokens were paid for and wasted
         assert row["wasted_input_tokens"] > 0
+
+
+def test_an_eval_through_faults_loses_and_duplicates_nothing(server, tmp_path):
+    from debategraph.eval.datasets import arithmetic_items
+    from debategraph.eval.report import write_report
+    from debategraph.eval.runner import Arm, evaluate
+
+    items = arithmetic_items(8, seed=4)
+    arms = [Arm("du", "du", {"agents": 2, "rounds": 1, "model": "sim-0",
+                             "base_url": server.base_url, "timeout": 1})]  # fmt: skip
+    clean = evaluate(items, arms, tmp_path / "clean", dataset="arithmetic")
+    server.reset()
+    server.faults.push("http500", "malformed", "no_choices", "empty", "reset", "http429")
+    server.configure({"retry_after": 0.05})
+    faulty = evaluate(items, arms, tmp_path / "faulty", dataset="arithmetic", concurrency=4)
+    keys = [(r["method"], r["id"]) for r in faulty.rows]
+    assert len(keys) == len(set(keys)) == 8 and faulty.failed == 0
+    spend = ("wall_s", "requests", "failed_requests", "wasted_input_tokens", "wasted_output_tokens")
+    strip = lambda rows: [{k: v for k, v in r.items() if k not in spend} for r in rows]  # noqa: E731
+    assert strip(faulty.rows) == strip(clean.rows)
+    assert sum(r["requests"] for r in faulty.rows) == 8 * 4 + 6
+    assert sum(r["failed_requests"] for r in faulty.rows) == 6
+    report = write_report(tmp_path / "faulty", plots=False).read_text()
+    assert "## Spending on the provider" in report and "| du | 38 | 32 | 6 |" in report

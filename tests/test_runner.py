@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import signal
 from pathlib import Path
@@ -262,3 +263,30 @@ def test_rich_progress_counts_resumed_and_new_rows(tmp_path):
     outcome = evaluate(ITEMS[:2], ARMS[:1], tmp_path, dataset="arithmetic", progress=progress)
     assert (outcome.resumed, outcome.written) == (1, 1)
     assert "2/2" in buffer.getvalue() and "acc" in buffer.getvalue()
+
+
+def test_an_edited_question_set_is_refused_with_the_fix(tmp_path):
+    evaluate(ITEMS[:2], ARMS, tmp_path, dataset="arithmetic")
+    edited = [ITEMS[0], dataclasses.replace(ITEMS[1], reference="999")]
+    with pytest.raises(SettingsMismatchError, match="question set changed.*--force"):
+        evaluate(edited, ARMS, tmp_path, dataset="arithmetic")
+
+
+def test_malformed_rows_are_reported_by_line_and_run_again(tmp_path, reference_run):
+    evaluate(ITEMS, ARMS, tmp_path, dataset="arithmetic")
+    path = tmp_path / RESULTS_FILE
+    rows = path.read_text().splitlines()
+    broken = json.loads(rows[2])
+    del broken["correct"]
+    rows[2] = json.dumps(broken)
+    bad_type = json.loads(rows[4])
+    bad_type["calls"] = "six"
+    rows[4] = json.dumps(bad_type)
+    path.write_text("\n".join(rows) + "\n")
+    outcome = evaluate(ITEMS, ARMS, tmp_path, dataset="arithmetic")
+    assert outcome.written == 2
+    assert outcome.problems == [
+        "results.jsonl, line 3: no 'correct' field (run again)",
+        "results.jsonl, line 5: 'calls' is str, not int (run again)",
+    ]
+    assert without_wall(lines(tmp_path)) == reference_run

@@ -325,6 +325,9 @@ def _read_records(lines: Iterable[str], source: str, *, require_reference: bool)
                 f"{source}, line {number}: not valid JSON ({exc.msg}, column {exc.colno})"
             )
             continue
+        except RecursionError:
+            errors.append(f"{source}, line {number}: JSON nested too deeply to be a record")
+            continue
         except _InvalidRecord as exc:
             errors.append(f"{source}, line {number}: {exc}")
             continue

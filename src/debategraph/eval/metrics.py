@@ -86,6 +86,12 @@ class MethodSummary(TypedDict):
         answer_turns: Answer turns in those rows (``None`` when no row records them).
         fallback_rate: Share of those answer turns whose answer came from the fallback;
             NaN when unknown.
+        requests: Model requests of every row that records them, failed items included
+            (retries count); ``None`` when no row records them.
+        failed_requests: Requests that failed or whose reply was rejected.
+        wasted_tokens: Tokens of replies that arrived but were not used, failed items
+            included.
+        failed_item_tokens: Of those, the tokens spent on items that failed.
         turn_abstention_rate: Share of those answer turns without an answer; NaN when
             unknown.
     """
@@ -121,6 +127,10 @@ class MethodSummary(TypedDict):
     answer_sources: dict[str, int] | None
     answer_sources_rows: int
     answer_turns: int | None
+    requests: int | None
+    failed_requests: int
+    wasted_tokens: int
+    failed_item_tokens: int
     fallback_rate: float
     turn_abstention_rate: float
 
@@ -320,6 +330,11 @@ def summarize_method(
     cost = _cost(input_tokens, output_tokens, prices)
     sources, sources_rows = answer_sources(scored)
     turns = sum(sources.values()) if sources is not None else None
+    spending = [row for row in rows if row.get("requests") is not None]
+
+    def wasted(row: Row) -> int:
+        return int(row.get("wasted_input_tokens") or 0) + int(row.get("wasted_output_tokens") or 0)
+
     return MethodSummary(
         method=method,
         n=n,
@@ -352,6 +367,10 @@ def summarize_method(
         answer_sources=sources,
         answer_sources_rows=sources_rows,
         answer_turns=turns,
+        requests=_total(spending, "requests") if spending else None,
+        failed_requests=_total(spending, "failed_requests"),
+        wasted_tokens=sum(wasted(row) for row in spending),
+        failed_item_tokens=sum(wasted(row) for row in spending if is_failed(row)),
         fallback_rate=_ratio(sources["fallback"], turns) if sources and turns else NAN,
         turn_abstention_rate=_ratio(sources["none"], turns) if sources and turns else NAN,
     )

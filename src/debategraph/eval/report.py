@@ -272,6 +272,28 @@ def _sources_line(groups: Sequence[Group], rows: Sequence[Row]) -> str:
     return f"{line} {_SIMULATED_NOTE}" if "simulated" in counts else line
 
 
+def spending_table(summaries: Mapping[str, MethodSummary]) -> str:
+    """Requests, failed requests and wasted tokens per method (rows that record them)."""
+    body = []
+    for s in summaries.values():
+        if s["requests"] is None:
+            continue
+        body.append(
+            [
+                s["method"],
+                f"{s['requests']:,}",
+                f"{s['calls']:,}",
+                f"{s['failed_requests']:,}",
+                f"{s['wasted_tokens']:,}",
+                f"{s['failed_item_tokens']:,}",
+                str(s["failed"]),
+            ]
+        )
+    header = ["Method", "Requests", "Calls kept", "Failed requests", "Wasted tokens",
+              "of which failed items", "Failed items"]  # fmt: skip
+    return _markdown_table(header, ["left"] + ["right"] * 6, body)
+
+
 def render_markdown(
     groups: Sequence[Group],
     rows: Sequence[Row],
@@ -323,6 +345,18 @@ def render_markdown(
                 "",
                 extraction,
             ]
+    spending = [g for g in groups if any(s["requests"] is not None for s in g.summaries.values())]
+    if spending:
+        out += [
+            "",
+            "## Spending on the provider",
+            "",
+            "Requests include retries; failed requests are errors and rejected replies (e.g. "
+            "empty); wasted tokens are those of replies that arrived but were not used, "
+            "failed items included.",
+        ]
+        for group in spending:
+            out += ["", f"{group.title}:", "", spending_table(group.summaries)]
     if plots:
         out += ["", "## Plots", ""]
         out += [f"![{Path(name).stem.replace('_', ' ')}]({name})" for name in plots]
@@ -409,8 +443,17 @@ def plot_per_round(groups: Sequence[Group], path: Path) -> Path:
     if longest <= 1:
         # Nobody debated: one bar per method for its initial answers, no fake trend.
         names = [label for label, _ in labelled]
-        for axes, key in ((left, "accuracy_by_round"), (right, "consensus_by_round")):
-            values = [100 * s[key][0] if s[key] else 0.0 for _, s in labelled]
+        firsts = [
+            [
+                100 * s["accuracy_by_round"][0] if s["accuracy_by_round"] else 0.0
+                for _, s in labelled
+            ],
+            [
+                100 * s["consensus_by_round"][0] if s["consensus_by_round"] else 0.0
+                for _, s in labelled
+            ],
+        ]
+        for axes, values in zip((left, right), firsts, strict=True):
             axes.bar(range(len(names)), values, color=[f"C{i}" for i in range(len(names))])
             axes.set_xticks(range(len(names)), names, rotation=20, ha="right", fontsize=8)
         for axes, title in zip((left, right), titles, strict=True):

@@ -18,7 +18,7 @@ from debategraph.nodes.method import Method
 from debategraph.nodes.runnable import DualNode
 from debategraph.nodes.view import current_context
 from debategraph.policies.types import TaskKind
-from debategraph.state.context import DebateConfigError, DebateContext
+from debategraph.state.context import MAX_AGENTS, DebateConfigError, DebateContext
 
 
 def check_question(state: Mapping[str, Any]) -> None:
@@ -53,6 +53,11 @@ def check_settings(method: Method, roster: Sequence[Agent], ctx: DebateContext) 
         DebateConfigError: The first problem found, with what to change.
     """
     names = [a.name for a in roster]
+    if len(names) > MAX_AGENTS and not ctx.allow_large:
+        raise DebateConfigError(
+            f"agents must be at most {MAX_AGENTS}, got {len(names)} "
+            "(set allow_large, or --allow-large, to go beyond)"
+        )
     ctx.validate(names, single_model=method.single_model)
     options = method.options_for(ctx)
     try:
