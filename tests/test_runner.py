@@ -268,7 +268,7 @@ def test_rich_progress_counts_resumed_and_new_rows(tmp_path):
 def test_an_edited_question_set_is_refused_with_the_fix(tmp_path):
     evaluate(ITEMS[:2], ARMS, tmp_path, dataset="arithmetic")
     edited = [ITEMS[0], dataclasses.replace(ITEMS[1], reference="999")]
-    with pytest.raises(SettingsMismatchError, match="question set changed.*--force"):
+    with pytest.raises(SettingsMismatchError, match=r"question set changed.*--force"):
         evaluate(edited, ARMS, tmp_path, dataset="arithmetic")
 
 
