@@ -270,8 +270,8 @@ MIT licence), one source per agent, over all {n_real} items, with zero debate ro
   `decision_options={{"weights": [...]}}` with `decision="credibility"`. Two 6B
   votes always outweigh one 175B vote, so the weights only break ties towards 175B.
 - Free-MAD's score at R = 0 is a vote with a uniformly random tie-break, the same draw as the
-  random tie policy (`random.Random(0).choice` over the sorted tied answers), so the two rows
-  agree.
+  random tie policy (`random.Random(derive_seed(0, question)).choice` over the sorted tied
+  answers: seeded per item), so the two rows agree.
 - Ties are frequent with four voters (2-2 and all-different splits). `first` hands them to
   a1, the weakest source (6b_finetuning), which is why it trails the random tie-break.
 
