@@ -39,6 +39,15 @@ class _Tally:
         return {"acc": acc, "tokens": _short_number(self.tokens), "failed": failed}
 
 
+def _resumed(label: str, done: Sequence[Mapping[str, Any]]) -> tuple[_Tally, int]:
+    """The tally of a method's resumed rows, and how many there are."""
+    tally = _Tally()
+    resumed = [row for row in done if row.get("method") == label]
+    for row in resumed:
+        tally.add(row)
+    return tally, len(resumed)
+
+
 def _short_number(n: int) -> str:
     for size, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
         if n >= size:
@@ -70,12 +79,10 @@ class RichProgress:
     def start(self, totals: Mapping[str, int], done: Sequence[Mapping[str, Any]]) -> None:
         """Add one bar per method; count the resumed rows as done."""
         for label, total in totals.items():
-            tally = self._tallies[label] = _Tally()
-            resumed = [row for row in done if row.get("method") == label]
-            for row in resumed:
-                tally.add(row)
+            tally, resumed = _resumed(label, done)
+            self._tallies[label] = tally
             self._tasks[label] = self._progress.add_task(
-                label, total=total, completed=len(resumed), **tally.fields()
+                label, total=total, completed=resumed, **tally.fields()
             )
         self._progress.start()
 
@@ -115,12 +122,9 @@ class TextProgress:
     def start(self, totals: Mapping[str, int], done: Sequence[Mapping[str, Any]]) -> None:
         """Note the totals and count the resumed rows as done."""
         for label, total in totals.items():
-            tally = self._tallies[label] = _Tally()
-            resumed = [row for row in done if row.get("method") == label]
-            for row in resumed:
-                tally.add(row)
-            self._totals[label], self._done[label] = total, len(resumed)
-            self._next[label] = (len(resumed) / total if total else 1.0) + self.every
+            self._tallies[label], resumed = _resumed(label, done)
+            self._totals[label], self._done[label] = total, resumed
+            self._next[label] = (resumed / total if total else 1.0) + self.every
 
     def advance(self, row: Mapping[str, Any]) -> None:
         """Count one finished row; print a line at every ``every`` step."""

@@ -11,36 +11,23 @@ LangChain sees its usage, so it counts as a failed request whose tokens are unkn
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
-from langchain_core.callbacks import BaseCallbackHandler
+from debategraph.nodes.call import UNUSABLE_REPLY_EVENT, UsageTotal
 
 
-class SpendMeter(BaseCallbackHandler):
+class SpendMeter(UsageTotal):
     """Counts model requests, failed requests and the tokens of every reply that arrived."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        super().__init__()
         self.requests = 0
         self.failed = 0
-        self.input_tokens = 0
-        self.output_tokens = 0
 
     def on_chat_model_start(self, serialized: Any, messages: Any, **kwargs: Any) -> None:
         """Count one request."""
         with self._lock:
             self.requests += 1
-
-    def on_llm_end(self, response: Any, **kwargs: Any) -> None:
-        """Add the usage of a reply that arrived."""
-        for generations in response.generations:
-            for generation in generations:
-                usage = getattr(getattr(generation, "message", None), "usage_metadata", None)
-                if usage:
-                    with self._lock:
-                        self.input_tokens += usage["input_tokens"]
-                        self.output_tokens += usage["output_tokens"]
 
     def on_llm_error(self, error: BaseException, **kwargs: Any) -> None:
         """Count one failed request."""
@@ -49,8 +36,6 @@ class SpendMeter(BaseCallbackHandler):
 
     def on_custom_event(self, name: str, data: Any, **kwargs: Any) -> None:
         """Count a reply that arrived but was rejected (e.g. empty) as a failed request."""
-        from debategraph.nodes.call import UNUSABLE_REPLY_EVENT
-
         if name == UNUSABLE_REPLY_EVENT:
             with self._lock:
                 self.failed += 1
