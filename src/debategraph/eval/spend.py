@@ -15,7 +15,34 @@ from langchain_core.callbacks import BaseCallbackHandler
 
 
 class SpendMeter(BaseCallbackHandler):
-    """Counts model requests, failed requests and the tokens of every reply that arrived."""
+    """Counts model requests, failed requests and the tokens of every reply that arrived.
+
+    It runs inline (a few additions under a lock) and listens to model events only: a
+    synchronous handler that does not say so is sent to a thread pool for every event of
+    the run, chain events included.
+    """
+
+    run_inline = True
+
+    @property
+    def ignore_chain(self) -> bool:
+        """Chain events are not counted."""
+        return True
+
+    @property
+    def ignore_agent(self) -> bool:
+        """Agent events are not counted."""
+        return True
+
+    @property
+    def ignore_retriever(self) -> bool:
+        """Retriever events are not counted."""
+        return True
+
+    @property
+    def ignore_custom_event(self) -> bool:
+        """Custom events are not counted."""
+        return True
 
     def __init__(self) -> None:
         self._lock = threading.Lock()

@@ -97,6 +97,7 @@ def make_plan_node(method: Method, speakers: Sequence[str]) -> DualNode:
 
 def make_dispatch(method: Method, roster: Sequence[Agent]) -> DualNode:
     """The conditional edge after ``plan``: one ``Send`` per call, or END with none."""
+    models = Models(roster, single_model=method.single_model)
 
     def dispatch(state: Mapping[str, Any]) -> list[Send] | str:
         calls: list[Call] = state.get("calls") or []
@@ -105,35 +106,39 @@ def make_dispatch(method: Method, roster: Sequence[Agent]) -> DualNode:
         ctx = current_context()
         turns: list[Turn] = state.get("turns") or []
         by_id = {t["id"]: t for t in turns}
+        answers: dict[str, list[Turn]] | None = None  # each speaker's answer turns, in order
         base_kwargs = ctx.generation()
         if ctx.logprobs:
             # top_logprobs=0 too: llama.cpp's server returns no logprobs without it.
             base_kwargs.update(logprobs=True, top_logprobs=0)
         view = view_of(method, state, context=ctx) if method.bind is not None else None
         task: TaskKind = state.get("task") or "number"
-        models = Models(roster, ctx, single_model=method.single_model)
         shared = {
             "method": method.name,
             "base_url": redact_url(ctx.base_url) if ctx.base_url else None,
             "anonymize": ctx.anonymize,
             "options": method.options_for(ctx).to_dict(),
         }
+        keys: dict[str, str] = {}
         sends = []
         for c in calls:
-            missing = [i for i in c["reads"] if i not in by_id]
-            if missing:
-                raise PlanError(f"{method.name}: call {c['id']!r} reads unknown turns {missing}")
-            history = (
-                [
-                    t
-                    for t in turns
-                    if t["agent"] == c["speaker"]
-                    and t["kind"] == "answer"
-                    and t["round"] < c["round"]
-                ]
-                if c["history"]
-                else []
-            )
+            try:
+                reads = [by_id[i] for i in c["reads"]]
+            except KeyError:
+                missing = [i for i in c["reads"] if i not in by_id]
+                raise PlanError(
+                    f"{method.name}: call {c['id']!r} reads unknown turns {missing}"
+                ) from None
+            history: list[Turn] = []
+            if c["history"]:
+                if answers is None:
+                    answers = {}
+                    for t in turns:
+                        if t["kind"] == "answer":
+                            answers.setdefault(t["agent"], []).append(t)
+                history = [t for t in answers.get(c["speaker"], ()) if t["round"] < c["round"]]
+            if c["speaker"] not in keys:
+                keys[c["speaker"]] = _model_key(models.spec_of(c["speaker"], ctx))
             kwargs = dict(base_kwargs)
             if view is not None and method.bind is not None:
                 kwargs.update(method.bind(view, c))
@@ -142,13 +147,13 @@ def make_dispatch(method: Method, roster: Sequence[Agent]) -> DualNode:
                 question=state["question"],
                 task=task,
                 choices=state.get("choices") or None,
-                reads=[by_id[i] for i in c["reads"]],
+                reads=reads,
                 history=history,
                 model_kwargs=kwargs,
                 seed=ctx.seed,
                 identity={
                     **shared,
-                    "model": _model_key(models.spec_of(c["speaker"])),
+                    "model": keys[c["speaker"]],
                     "adversary": ctx.adversaries.get(c["speaker"]),
                 },
             )
