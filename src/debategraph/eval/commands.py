@@ -34,13 +34,7 @@ from debategraph.cli_options import (
     warn,
 )
 from debategraph.eval.datasets import DATASETS, DatasetFormatError, load_dataset
-from debategraph.eval.metrics import summarize
-from debategraph.eval.report import results_table, write_report
-from debategraph.eval.runner import arms_for, run_eval
-from debategraph.eval.store import RESULTS_FILE, OutputBusyError, SettingsMismatchError
 from debategraph.graphs.presets import METHODS
-from debategraph.nodes.runnable import run_sync
-from debategraph.run import DebateConfigError
 
 
 def parse_prices(text: str | None) -> dict[str, float] | None:
@@ -123,6 +117,13 @@ def eval_command(
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
 ) -> None:
     """Evaluate methods on a dataset; resumable (re-run the same command to continue)."""
+    from debategraph.eval.metrics import summarize
+    from debategraph.eval.report import results_table
+    from debategraph.eval.runner import arms_for, run_eval
+    from debategraph.eval.store import RESULTS_FILE, OutputBusyError, SettingsMismatchError
+    from debategraph.nodes.runnable import run_sync
+    from debategraph.run import DebateConfigError
+
     unknown = [m for m in method if m not in METHODS]
     if unknown:
         fail(f"unknown method {unknown[0]!r}; choose one of: {', '.join(METHODS)}")
@@ -218,6 +219,8 @@ def report_command(
     plots: Annotated[bool, typer.Option(help="Draw the PNG plots (needs matplotlib).")] = True,
 ) -> None:
     """Write report.md, summary.json and plots for a results directory."""
+    from debategraph.eval.report import write_report
+
     price = parse_prices(prices)
     try:
         report = write_report(results_dir, out, prices=price, plots=plots)
