@@ -131,14 +131,29 @@ DEFAULT_TIMEOUT_S = 120.0
 
 
 def _openai_settings(timeout: float | None) -> dict[str, Any]:
-    import httpx
-
     return {
         "max_retries": 0,
-        "http_async_client": httpx.AsyncClient(),
+        "http_async_client": _async_http_client(),
         "timeout": DEFAULT_TIMEOUT_S if timeout is None else timeout,
         "stream_usage": True,
     }
+
+
+def _async_http_client() -> Any:
+    """A new async HTTP client for one event loop's model.
+
+    It is the client the ``openai`` package makes for itself (its transport and connection
+    limits): under concurrent calls it costs less CPU per request than a default
+    ``httpx.AsyncClient`` (see ``bench/RESULTS-client.md``). Plain httpx where the package
+    does not offer one.
+    """
+    try:
+        from openai import DefaultAsyncHttpxClient
+    except ImportError:  # pragma: no cover - older openai packages
+        import httpx
+
+        return httpx.AsyncClient()
+    return DefaultAsyncHttpxClient()
 
 
 def resolve_model(

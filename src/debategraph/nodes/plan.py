@@ -22,6 +22,7 @@ from debategraph.nodes.runnable import DualNode
 from debategraph.nodes.view import current_context, view_of
 from debategraph.policies.secrets import redact_url
 from debategraph.policies.types import TaskKind
+from debategraph.state.context import DebateContext
 from debategraph.state.records import Call, CallKind, Turn
 
 
@@ -98,6 +99,18 @@ def make_plan_node(method: Method, speakers: Sequence[str]) -> DualNode:
 def make_dispatch(method: Method, roster: Sequence[Agent]) -> DualNode:
     """The conditional edge after ``plan``: one ``Send`` per call, or END with none."""
     models = Models(roster, single_model=method.single_model)
+    # Each speaker's model key, kept with the spec it was made from (a bound model object
+    # or a spec string) so that it is labelled once, not once per call.
+    keys: dict[str, tuple[object, str]] = {}
+
+    def model_key(speaker: str, ctx: DebateContext) -> str:
+        spec = models.spec_of(speaker, ctx)
+        known = keys.get(speaker)
+        if known is not None and known[0] is spec:
+            return known[1]
+        key = _model_key(spec)
+        keys[speaker] = (spec, key)
+        return key
 
     def dispatch(state: Mapping[str, Any]) -> list[Send] | str:
         calls: list[Call] = state.get("calls") or []
@@ -119,7 +132,6 @@ def make_dispatch(method: Method, roster: Sequence[Agent]) -> DualNode:
             "anonymize": ctx.anonymize,
             "options": method.options_for(ctx).to_dict(),
         }
-        keys: dict[str, str] = {}
         sends = []
         for c in calls:
             try:
@@ -137,8 +149,6 @@ def make_dispatch(method: Method, roster: Sequence[Agent]) -> DualNode:
                         if t["kind"] == "answer":
                             answers.setdefault(t["agent"], []).append(t)
                 history = [t for t in answers.get(c["speaker"], ()) if t["round"] < c["round"]]
-            if c["speaker"] not in keys:
-                keys[c["speaker"]] = _model_key(models.spec_of(c["speaker"], ctx))
             kwargs = dict(base_kwargs)
             if view is not None and method.bind is not None:
                 kwargs.update(method.bind(view, c))
@@ -153,7 +163,7 @@ def make_dispatch(method: Method, roster: Sequence[Agent]) -> DualNode:
                 seed=ctx.seed,
                 identity={
                     **shared,
-                    "model": keys[c["speaker"]],
+                    "model": model_key(c["speaker"], ctx),
                     "adversary": ctx.adversaries.get(c["speaker"]),
                 },
             )
