@@ -11,18 +11,27 @@ engine) go through:
 (d) the engine alone: the same debates on an in-process model that returns the same text.
 
 (c) − (d) is what the client stack costs inside the engine; against (b) it shows whether the
-engine adds to it (a client or binding made per call, blocking work on the loop). CPU time is
-``time.process_time`` of this process per request; each arm runs sequentially (one request in
-flight) and with 16 in flight (debates run concurrently), interleaved, medians.
+engine adds to it (a client or binding made per call, blocking work on the loop). Every arm
+connects as a debate round does (3 calls at once), so the connection pools match. CPU time is
+``time.process_time`` of this process per request, with the heap frozen out of the garbage
+collector after start-up (``gc.freeze``, as the command line does); each arm runs
+sequentially (one request in flight) and with 16 in flight (debates run concurrently),
+interleaved, medians.
+
+With ``--calls`` it counts instead of timing: the Python function calls (cProfile) per
+request of (b), (c) and (d), one request in flight, a measure the machine's load does not
+move.
 
 Usage: PYTHONPATH=src python bench/client.py [--debates 40] [--repeats 5]
        [--out bench/RESULTS-client.md]
+       PYTHONPATH=src python bench/client.py --calls [--debates 30]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import platform
 import statistics
 import sys
@@ -92,7 +101,10 @@ async def bounded(jobs: list[Callable[[], Awaitable[Any]]], in_flight: int) -> N
 async def raw_arm(url: str, requests: list[list[BaseMessage]], in_flight: int) -> float:
     client = openai.AsyncOpenAI(base_url=url, api_key="sk-bench", max_retries=0)
     payloads = [as_dicts(m) for m in requests]
-    await client.chat.completions.create(model=MODEL, messages=payloads[0])  # connect
+    # Connect as a debate round does: its 3 agents' calls at once (3 pooled connections).
+    await asyncio.gather(
+        *(client.chat.completions.create(model=MODEL, messages=payloads[0]) for _ in range(3))
+    )
 
     def job(p: list[dict[str, str]]) -> Callable[[], Awaitable[Any]]:
         async def call() -> None:
@@ -110,7 +122,8 @@ async def raw_arm(url: str, requests: list[list[BaseMessage]], in_flight: int) -
 
 async def chatopenai_arm(url: str, requests: list[list[BaseMessage]], in_flight: int) -> float:
     model = resolve_model(MODEL, base_url=url)
-    await model.ainvoke([HumanMessage("warm up")])
+    # Connect as a debate round does: its 3 agents' calls at once (3 pooled connections).
+    await asyncio.gather(*(model.ainvoke([HumanMessage("warm up")]) for _ in range(3)))
 
     def job(m: list[BaseMessage]) -> Callable[[], Awaitable[Any]]:
         async def call() -> None:
@@ -147,6 +160,10 @@ async def engine_arm(model: Any, url: str | None, debates: int, in_flight: int) 
 
 def measure(debates: int, repeats: int) -> dict[tuple[str, int], list[float]]:
     requests = capture(debates)
+    # As the command line does: the libraries' objects are frozen out of the collector, so a
+    # full collection (tens of ms) does not land in whichever arm crosses its threshold.
+    gc.collect()
+    gc.freeze()
     results: dict[tuple[str, int], list[float]] = {}
     with spawn(responder=[REPLY]) as server:
         url = server.base_url
@@ -161,6 +178,35 @@ def measure(debates: int, repeats: int) -> dict[tuple[str, int], list[float]]:
                 for name, arm in arms.items():
                     results.setdefault((name, k), []).append(asyncio.run(arm))
     return results
+
+
+def call_counts(debates: int) -> None:
+    """Print the Python function calls per request of (b), (c) and (d) (cProfile counts)."""
+    import cProfile
+    import pstats
+
+    requests = capture(debates)
+    counts: dict[str, float] = {}
+    with spawn(responder=[REPLY]) as server:
+        url = server.base_url
+        arms: dict[str, Callable[[], Awaitable[float]]] = {
+            "b": lambda: chatopenai_arm(url, requests, 1),
+            "c": lambda: engine_arm(MODEL, url, debates, 1),
+            "d": lambda: engine_arm(FixedModel(), None, debates, 1),
+        }
+        for name, arm in arms.items():
+            asyncio.run(arm())  # warm up
+            profile = cProfile.Profile()
+            profile.enable()
+            asyncio.run(arm())
+            profile.disable()
+            stats = pstats.Stats(profile).stats  # type: ignore[attr-defined]
+            counts[name] = sum(row[1] for row in stats.values()) / len(requests)
+    print(f"Python function calls per request, one in flight, {len(requests)} requests:")
+    print(f"  (b) ChatOpenAI: {counts['b']:,.0f}")
+    print(f"  (c) engine on the server: {counts['c']:,.0f}")
+    print(f"  (d) engine on a fixed model: {counts['d']:,.0f}")
+    print(f"  (c) - (d) - (b): {counts['c'] - counts['d'] - counts['b']:+,.0f}")
 
 
 def render(results: dict[tuple[str, int], list[float]], cmd: str, debates: int, reps: int) -> str:
@@ -209,7 +255,11 @@ def main() -> None:
     parser.add_argument("--debates", type=int, default=40)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--out", type=Path, default=HERE / "RESULTS-client.md")
+    parser.add_argument("--calls", action="store_true", help="count function calls instead")
     args = parser.parse_args()
+    if args.calls:
+        call_counts(args.debates)
+        return
     results = measure(args.debates, args.repeats)
     cmd = ("PYTHONPATH=src python bench/client.py " + " ".join(sys.argv[1:])).strip()
     text = render(results, cmd, args.debates, args.repeats)

@@ -110,6 +110,8 @@ def measure(src: Path, repeats: int) -> dict[str, dict[str, Any]]:
 
 def render(rows: dict[str, dict[str, Any]], cmd: str, src: Path, repeats: int) -> str:
     floor = rows["floor (bench/coldstart_floor.py)"]["median_s"]
+    if src.resolve().is_relative_to(HERE.parent):
+        src = src.resolve().relative_to(HERE.parent)
     lines = [
         "# Cold-start benchmark",
         "",

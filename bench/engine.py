@@ -11,7 +11,12 @@
 2. A 5-agent, 3-round `du` debate with a fixed 100 ms model latency vs its critical path
    (4 sequential calls = 400 ms).
 
+With ``--stub`` (attribution only, nothing written) the engine runs with prompt rendering
+and answer parsing replaced by constants, with ``gc.disable()``: what is left is the round
+subgraph's own bookkeeping.
+
 Usage: python bench/engine.py [--rounds 4] [--repeats 3] [--out bench/RESULTS.md]
+       python bench/engine.py --stub [--agents 64]
 """
 
 from __future__ import annotations
@@ -170,6 +175,22 @@ def table(rows: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def stub_prompt_and_parse() -> None:
+    """Replace prompt rendering and answer parsing with constants (for attribution)."""
+    from debategraph.nodes import call as node
+    from debategraph.policies.answers import Extraction
+
+    def rendered(*args: Any, **kwargs: Any) -> list[Any]:
+        return [HumanMessage(QUESTION)]
+
+    def parsed(response: str, task: Any, num_choices: Any) -> Extraction:
+        return Extraction("7", "declared")
+
+    node.render = rendered  # type: ignore[assignment]
+    node.PARSERS = {task: parsed for task in node.PARSERS}  # type: ignore[misc]
+    node.read_confidence = lambda text: None  # type: ignore[assignment]
+
+
 def render(
     rows: list[dict[str, Any]],
     quiet: list[dict[str, Any]],
@@ -224,7 +245,16 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "RESULTS.md")
+    parser.add_argument("--stub", action="store_true", help="stub rendering and parsing")
     args = parser.parse_args()
+    if args.stub:
+        stub_prompt_and_parse()
+        for row in asyncio.run(overhead(args.agents, args.rounds, args.repeats, gc_off=True)):
+            print(
+                f"n={row['n']}: floor {row['floor_ms']:.2f} ms/call, engine with rendering "
+                f"and parsing stubbed {row['engine_ms']:.2f} ms/call, {row['ratio']:.2f}x"
+            )
+        return
     rows = asyncio.run(overhead(args.agents, args.rounds, args.repeats))
     quiet = asyncio.run(overhead(args.agents, args.rounds, args.repeats, gc_off=True))
     conc = asyncio.run(concurrency())

@@ -18,7 +18,8 @@ the model calls the server answered, and the server's peak of requests in flight
 ideal is max(3 rounds x latency, calls / 16 x latency).
 
 Usage: PYTHONPATH=src python bench/peers.py [--items 5 50] [--latencies 0.1 0.5]
-       [--out bench/RESULTS-peers.md]
+       [--src src] [--out bench/RESULTS-peers.md]
+       (``--src``: the ``src`` directory whose ``debategraph`` the eval arm runs)
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ AGENTS = 3
 ROUNDS = 2
 CONCURRENCY = 16
 CLI = "import sys; from debategraph.cli import main; sys.argv[0] = 'debategraph'; main()"
+SRC = HERE.parent / "src"
 
 
 def sequential(base_url: str, items: int) -> dict[str, Any]:
@@ -105,7 +107,7 @@ def run_sequential(base_url: str, items: int) -> float:
 
 
 def run_eval(base_url: str, items: int) -> float:
-    env = {**os.environ, "PYTHONPATH": str(HERE.parent / "src")}
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
     models = [arg for k in range(AGENTS) for arg in ("--model", f"sim-{k}")]
     with tempfile.TemporaryDirectory() as out:
         args = ["eval", "--method", "du", "--dataset", "gsm8k", "--limit", str(items)]
@@ -184,8 +186,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--items", type=int, nargs="+", default=[5, 50])
     parser.add_argument("--latencies", type=float, nargs="+", default=[0.1, 0.5])
+    parser.add_argument("--src", type=Path, default=HERE.parent / "src")
     parser.add_argument("--out", type=Path, default=HERE / "RESULTS-peers.md")
     args = parser.parse_args()
+    global SRC
+    SRC = args.src.resolve()
     rows = measure(args.items, args.latencies)
     cmd = ("PYTHONPATH=src python bench/peers.py " + " ".join(sys.argv[1:])).strip()
     text = render(rows, cmd)

@@ -9,6 +9,11 @@
 2. ``run_eval`` throughput at zero latency on the same GSM8K items: ``du`` (3 agents,
    2 rounds) on the default simulated model vs on a fixed-reply model (``bench/zero_model``,
    the runner benchmark's model), interleaved, medians.
+3. The default evaluation as a user runs it, ``debategraph eval --method du`` (every
+   bundled GSM8K item, the simulated model, ``--concurrency 16``; a fresh process, start-up
+   included), against the runner benchmark's figure measured in the same session
+   (``bench/runner.py``'s workload: 1,000 arithmetic items, fixed-reply model, 64
+   concurrent calls, in-process).
 
 Usage: PYTHONPATH=src python bench/simulated.py [--items 200] [--repeats 3]
        [--out bench/RESULTS-simulated.md]
@@ -18,8 +23,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import platform
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -47,11 +54,11 @@ def instrumented() -> Iterator[dict[str, float]]:
     read = simulated.SimulatedDebater._read
 
     def timed(self: Any, messages: Any, top: int = 0) -> Any:
-        start = time.perf_counter()
+        start = time.thread_time()  # CPU time of the event loop's thread
         try:
             return respond(self, messages, top)
         finally:
-            counts["seconds"] += time.perf_counter() - start
+            counts["seconds"] += time.thread_time() - start
             counts["calls"] += 1
             counts["chars"] += sum(len(str(m.content)) for m in messages)
 
@@ -134,7 +141,51 @@ def eval_throughput(n_items: int, repeats: int) -> dict[str, Any]:
     }
 
 
-def render(rows: list[dict[str, Any]], ev: dict[str, Any], cmd: str, repeats: int) -> str:
+CLI = "import sys; from debategraph.cli import main; sys.argv[0] = 'debategraph'; main()"
+
+
+def cli_eval_rate() -> tuple[float, int]:
+    """items/s of ``debategraph eval --method du`` (all bundled GSM8K items), start-up included."""
+    env = {**os.environ, "PYTHONPATH": str(Path(simulated.__file__).resolve().parents[2])}
+    items = len(load_dataset("gsm8k"))
+    with tempfile.TemporaryDirectory() as out:
+        start = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-c", CLI, "eval", "--method", "du", "--out", out, "--quiet"],
+            env=env,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+        return items / (time.perf_counter() - start), items
+
+
+def runner_figure() -> float:
+    """items/s of the runner benchmark's overhead workload (``bench/runner.py``)."""
+    from runner import timed_run
+
+    items = load_dataset("arithmetic", limit=1000)
+    result = asyncio.run(timed_run(items, FixedModel(), 64))
+    return result["items"] / result["wall_s"]
+
+
+def default_eval(repeats: int) -> dict[str, Any]:
+    runner_figure()  # warm up
+    cli, bench = [], []
+    items = 0
+    for _ in range(repeats):
+        bench.append(runner_figure())
+        rate, items = cli_eval_rate()
+        cli.append(rate)
+    return {"items": items, "cli": cli, "bench": bench}
+
+
+def render(
+    rows: list[dict[str, Any]],
+    ev: dict[str, Any],
+    default: dict[str, Any],
+    cmd: str,
+    repeats: int,
+) -> str:
     lines = [
         "# Simulated debater benchmark",
         "",
@@ -143,7 +194,7 @@ def render(rows: list[dict[str, Any]], ev: dict[str, Any], cmd: str, repeats: in
         "",
         "## 1. The simulated model's cost per call, `du` (2 debate rounds), one GSM8K item",
         "",
-        "Time inside the model (`SimulatedDebater._respond`: reading the prompt, deciding, "
+        "CPU time inside the model (`SimulatedDebater._respond`: reading the prompt, deciding, "
         "writing the reply), prompt size per call (system, history and the peers' answers), "
         "and answer parses per call against peer blocks read per call.",
         "",
@@ -175,6 +226,19 @@ def render(rows: list[dict[str, Any]], ev: dict[str, Any], cmd: str, repeats: in
         "",
         f"Simulated / fixed: {ratio:.2f}.",
         "",
+        "## 3. The default evaluation vs the runner benchmark's figure",
+        "",
+        "| measurement | items/s (median) | runs |",
+        "|---|---:|---|",
+        f"| `debategraph eval --method du` ({default['items']:,} GSM8K items, simulated, "
+        f"fresh process) | {statistics.median(default['cli']):.1f} | "
+        + ", ".join(f"{x:.1f}" for x in default["cli"])
+        + " |",
+        "| runner benchmark workload (`bench/runner.py`: 1,000 arithmetic items, fixed "
+        f"reply, 64 concurrent, in-process) | {statistics.median(default['bench']):.1f} | "
+        + ", ".join(f"{x:.1f}" for x in default["bench"])
+        + " |",
+        "",
     ]
     return "\n".join(lines)
 
@@ -189,8 +253,9 @@ def main() -> None:
     question = load_dataset("gsm8k", limit=1, seed=0)[0].question
     rows = model_cost(args.agents, question, args.repeats)
     ev = eval_throughput(args.items, args.repeats)
+    default = default_eval(args.repeats)
     cmd = ("PYTHONPATH=src python bench/simulated.py " + " ".join(sys.argv[1:])).strip()
-    text = render(rows, ev, cmd, args.repeats)
+    text = render(rows, ev, default, cmd, args.repeats)
     args.out.write_text(text)
     print(text)
 

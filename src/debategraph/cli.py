@@ -332,8 +332,9 @@ _COMMAND_MODULES = {
 def _prepare(argv: list[str]) -> None:
     """Load what the command will use, then freeze the heap out of the cyclic collector."""
     command = next((a for a in argv if not a.startswith("-")), None)
-    for module in _COMMAND_MODULES.get(command or "", ()):
-        import_module(module)
+    if "--help" not in argv:
+        for module in _COMMAND_MODULES.get(command or "", ()):
+            import_module(module)
     gc.freeze()
 
 
