@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -36,15 +36,10 @@ from debategraph.cli_options import (
     warn,
 )
 from debategraph.eval.datasets import DATASETS, DatasetFormatError, load_dataset
-from debategraph.eval.metrics import summarize
-from debategraph.eval.report import results_table, write_report
-from debategraph.eval.runner import Arm, arms_for, budget_arms, run_eval
-from debategraph.eval.store import RESULTS_FILE, OutputBusyError, SettingsMismatchError
-from debategraph.eval.sweep import SweepError, load_sweep
 from debategraph.graphs.presets import METHODS
-from debategraph.nodes.runnable import run_sync
-from debategraph.policies.secrets import Redactor
-from debategraph.run import DebateConfigError
+
+if TYPE_CHECKING:
+    from debategraph.eval.runner import Arm
 
 
 def parse_prices(text: str | None) -> dict[str, float] | None:
@@ -134,6 +129,9 @@ def eval_command(
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
 ) -> None:
     """Evaluate methods on a dataset; resumable (re-run the same command to continue)."""
+    from debategraph.eval.runner import arms_for
+    from debategraph.eval.sweep import SweepError, load_sweep
+
     price = parse_prices(prices)
     if config is not None:
         given = {
@@ -229,6 +227,13 @@ def _run_arms(
     price: dict[str, float] | None,
 ) -> None:
     """Load the items, run the arms (resumably) and print the table; exit on any error."""
+    from debategraph.eval.metrics import summarize
+    from debategraph.eval.report import results_table
+    from debategraph.eval.runner import budget_arms, run_eval
+    from debategraph.eval.store import RESULTS_FILE, OutputBusyError, SettingsMismatchError
+    from debategraph.nodes.runnable import run_sync
+    from debategraph.run import DebateConfigError
+
     limit = selection.get("limit")
     if limit is not None and limit < 1:
         fail(f"--limit must be at least 1, got {limit}")
@@ -321,6 +326,9 @@ def report_command(
     ] = None,
 ) -> None:
     """Write report.md, summary.json and plots for a results directory."""
+    from debategraph.eval.report import write_report
+    from debategraph.policies.secrets import Redactor
+
     price = parse_prices(prices)
     try:
         report = write_report(

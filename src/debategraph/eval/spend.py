@@ -17,7 +17,21 @@ from debategraph.nodes.call import UNUSABLE_REPLY_EVENT, UsageTotal
 
 
 class SpendMeter(UsageTotal):
-    """Counts model requests, failed requests and the tokens of every reply that arrived."""
+    """Counts model requests, failed requests and the tokens of every reply that arrived.
+
+    Like :class:`~debategraph.nodes.call.UsageTotal` it runs inline and ignores chain events;
+    it listens to custom events for replies the call node rejected.
+    """
+
+    @property
+    def ignore_agent(self) -> bool:
+        """Agent events are not counted."""
+        return True
+
+    @property
+    def ignore_retriever(self) -> bool:
+        """Retriever events are not counted."""
+        return True
 
     def __init__(self) -> None:
         super().__init__()

@@ -27,29 +27,21 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from debategraph.models.embeddings import resolve_embeddings
 from debategraph.nodes.method import DebateView, Method, Phase, call, decide_by_rule, initial_calls
-from debategraph.policies.graphs import edge_list
-from debategraph.policies.mdm import (
+from debategraph.policies.mdm_scalar import (
     NEUTRAL_CONFIDENCE,
     PAPER_THRESHOLDS,
-    McKinseyState,
     Participation,
     PruneRule,
     Smoothing,
     Thresholds,
-    edge_weights,
-    initial_state,
     label_credibility,
-    partners,
-    prune,
     recalibrate_confidence,
-    update_state,
     validate_thresholds,
 )
 from debategraph.policies.types import Decision
@@ -57,6 +49,14 @@ from debategraph.prompts import cortex as prompts
 from debategraph.state.options import MethodOptions
 from debategraph.state.records import Call, Turn
 from debategraph.state.views import answer_turns
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from debategraph.policies.mdm import McKinseyState
+
+# numpy (and the MDM matrix math) is imported by the hooks that use it, when a cortex debate
+# runs: the method object and its options are built at import and must stay cheap.
 
 EmbeddingsSpec = str | Embeddings
 """``"hashing"``, ``"hashing:<dim>"``, ``"minilm"``, ``"openai:<model>"`` or an object."""
@@ -185,6 +185,10 @@ def dump_state(state: McKinseyState) -> dict[str, Any]:
 
 def load_state(data: dict[str, Any]) -> McKinseyState:
     """The running McKinsey state back from ``dump_state``."""
+    import numpy as np
+
+    from debategraph.policies.mdm import McKinseyState
+
     return McKinseyState(
         round=int(data["round"]),
         reliability=np.asarray(data["reliability"], dtype=np.float64),
@@ -198,6 +202,8 @@ def round_weights(
     state: McKinseyState, credibilities: list[float], options: CortexOptions
 ) -> tuple[np.ndarray, np.ndarray]:
     """The weight matrix of the coming debate round and the edges kept, ``[head, tail]``."""
+    from debategraph.policies.mdm import edge_weights, prune
+
     weights = edge_weights(
         state,
         credibilities,
@@ -220,6 +226,9 @@ def plan_cortex(view: DebateView) -> Phase | list[Call] | None:
         return None
     if view.round == 0:
         return initial_calls(view)
+    from debategraph.policies.graphs import edge_list
+    from debategraph.policies.mdm import partners
+
     options = view.options
     assert isinstance(options, CortexOptions)
     names = list(view.agents)
@@ -244,6 +253,8 @@ def plan_cortex(view: DebateView) -> Phase | list[Call] | None:
 
 def _read_matrix(turns: dict[str, Turn], names: list[str]) -> np.ndarray:
     """``[head, tail]`` is True when tail's turn read head's turn (who actually debated)."""
+    import numpy as np
+
     index = {a: i for i, a in enumerate(names)}
     read = np.zeros((len(names), len(names)), dtype=bool)
     for tail, turn in turns.items():
@@ -260,6 +271,8 @@ async def observe_cortex(view: DebateView) -> dict[str, Any]:
     Confidences are recalibrated (an unparseable one counts as ``NEUTRAL_CONFIDENCE`` and is
     counted); the outputs, without their confidence lines, are embedded for the similarity.
     """
+    from debategraph.policies.mdm import initial_state, update_state
+
     options = view.options
     assert isinstance(options, CortexOptions)
     names = list(view.agents)

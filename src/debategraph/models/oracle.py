@@ -8,8 +8,8 @@ from __future__ import annotations
 import gzip
 import json
 import re
+import threading
 from dataclasses import dataclass, field
-from functools import cache
 from importlib import resources
 from typing import Any
 
@@ -39,9 +39,25 @@ def normalize_question(text: str) -> str:
     return " ".join(text.split())
 
 
-@cache
+_INDEX: dict[str, Known] | None = None
+_INDEX_LOCK = threading.Lock()
+
+
 def gsm8k_index() -> dict[str, Known]:
-    """Bundled GSM8K test items keyed by normalised question text."""
+    """Bundled GSM8K test items keyed by normalised question text (read once per process).
+
+    Concurrent first callers (the agents of a debate, each in a worker thread) wait for one
+    read instead of each reading the file.
+    """
+    global _INDEX
+    if _INDEX is None:
+        with _INDEX_LOCK:
+            if _INDEX is None:
+                _INDEX = _read_index()
+    return _INDEX
+
+
+def _read_index() -> dict[str, Known]:
     path = resources.files("debategraph.data").joinpath("gsm8k_test.jsonl.gz")
     with path.open("rb") as raw, gzip.open(raw, "rt", encoding="utf-8") as lines:
         rows = [json.loads(line) for line in lines]
@@ -51,6 +67,16 @@ def gsm8k_index() -> dict[str, Known]:
         )
         for r in rows
     }
+
+
+def index_loaded() -> bool:
+    """Whether the GSM8K index has been read (a lookup will not touch the file)."""
+    return _INDEX is not None
+
+
+def needs_index(question: str) -> bool:
+    """Whether looking ``question`` up reads the GSM8K index (it is not arithmetic)."""
+    return ARITHMETIC_RE.search(question.replace(" ", "")) is None
 
 
 def lookup(question: str) -> Known | None:

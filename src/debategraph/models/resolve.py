@@ -131,14 +131,29 @@ DEFAULT_TIMEOUT_S = 120.0
 
 
 def _openai_settings(timeout: float | None) -> dict[str, Any]:
-    import httpx
-
     return {
         "max_retries": 0,
-        "http_async_client": httpx.AsyncClient(),
+        "http_async_client": _async_http_client(),
         "timeout": DEFAULT_TIMEOUT_S if timeout is None else timeout,
         "stream_usage": True,
     }
+
+
+def _async_http_client() -> Any:
+    """A new async HTTP client for one event loop's model.
+
+    It is the client the ``openai`` package makes for itself (its transport and connection
+    limits): under concurrent calls it costs less CPU per request than a default
+    ``httpx.AsyncClient`` (see ``bench/RESULTS-client.md``). Plain httpx where the package
+    does not offer one.
+    """
+    try:
+        from openai import DefaultAsyncHttpxClient
+    except ImportError:  # pragma: no cover - older openai packages
+        import httpx
+
+        return httpx.AsyncClient()
+    return DefaultAsyncHttpxClient()
 
 
 def resolve_model(
@@ -187,22 +202,27 @@ class Models:
 
     Args:
         roster: The graph's agents.
-        context: The run's settings.
+        context: The run's settings (the defaults if ``None``); a graph's nodes build one
+            ``Models`` and pass each call's context to :meth:`model` and :meth:`spec_of`.
         single_model: Every agent is a sample of one model (self-consistency): the simulated
             model keeps one profile and varies only its random draws.
     """
 
     def __init__(
-        self, roster: Sequence[Agent], context: DebateContext, *, single_model: bool = False
+        self,
+        roster: Sequence[Agent],
+        context: DebateContext | None = None,
+        *,
+        single_model: bool = False,
     ) -> None:
         self.roster = {a.name: (i, a) for i, a in enumerate(roster)}
         self.first = roster[0].name
-        self.context = context
+        self.context = context if context is not None else DebateContext()
         self.single_model = single_model
 
-    def spec_of(self, speaker: str) -> Any:
+    def spec_of(self, speaker: str, context: DebateContext | None = None) -> Any:
         """The spec or object that ``speaker`` runs on (before resolution)."""
-        ctx = self.context
+        ctx = self.context if context is None else context
         if speaker not in self.roster:
             if speaker in ctx.role_models:
                 return ctx.role_models[speaker]
@@ -213,12 +233,12 @@ class Models:
         specs: Sequence[str] = ctx.models or ("simulated",)
         return specs[0] if len(specs) == 1 else specs[index]
 
-    def model(self, speaker: str) -> Any:
-        """The resolved model of ``speaker`` (an agent or a role)."""
-        ctx = self.context
+    def model(self, speaker: str, context: DebateContext | None = None) -> Any:
+        """The resolved model of ``speaker`` (an agent or a role) under ``context``."""
+        ctx = self.context if context is None else context
         index = self.roster[speaker][0] if speaker in self.roster else 0
         return resolve_model(
-            self.spec_of(speaker),
+            self.spec_of(speaker, ctx),
             index=0 if self.single_model else index,
             agent=speaker,
             seed=ctx.seed,

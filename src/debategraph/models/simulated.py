@@ -18,6 +18,7 @@ import zlib
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property, lru_cache
 from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
@@ -26,7 +27,14 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.messages.ai import UsageMetadata
 from langchain_core.outputs import ChatGeneration, ChatResult
 
-from debategraph.models.oracle import REPLAY_SOURCES, Known, gsm8k_index, lookup
+from debategraph.models.oracle import (
+    REPLAY_SOURCES,
+    Known,
+    gsm8k_index,
+    index_loaded,
+    lookup,
+    needs_index,
+)
 from debategraph.policies.answers import canonical_number, extract_answer
 from debategraph.policies.tokens import _PIECE_RE, estimate_tokens
 from debategraph.policies.types import Answer, TaskKind
@@ -60,6 +68,35 @@ def _stable_seed(*parts: object) -> int:
     return zlib.crc32("\x1f".join(map(str, parts)).encode())
 
 
+@lru_cache(maxsize=8192)
+def _parsed(text: str, task: TaskKind, num_choices: int | None) -> Answer:
+    """``extract_answer``, cached by text: every agent of a round reads the same peer turns."""
+    return extract_answer(text, task, num_choices)
+
+
+def _tokens(text: str) -> int:
+    """``estimate_tokens(text)``, counted line by line with the lines' counts cached.
+
+    No estimated token spans whitespace, so the count of a text is the sum of its lines'
+    counts; the peers' answers (and a history) reappear line for line in many prompts.
+    """
+    return sum(map(_line_tokens, text.split("\n")))
+
+
+@lru_cache(maxsize=65536)
+def _line_tokens(line: str) -> int:
+    return estimate_tokens(line)
+
+
+def _question_of(contents: Sequence[str]) -> str | None:
+    """The last ``Question:`` line of the conversation (the latest message that has one)."""
+    for content in reversed(contents):
+        found = _QUESTION_RE.findall(content)
+        if found:
+            return str(found[-1])
+    return None
+
+
 @dataclass(frozen=True)
 class _Scene:
     prompt: str
@@ -73,6 +110,11 @@ class _Scene:
     own_previous: str | None
     independent: bool
     adversary: str | None
+
+    @cached_property
+    def peer_answers(self) -> list[Answer]:
+        """The answer of every peer block, each parsed once (and cached across calls)."""
+        return [_parsed(block, self.task, self.num_choices) for block in self.peers]
 
 
 class SimulatedDebater(BaseChatModel):
@@ -156,9 +198,11 @@ class SimulatedDebater(BaseChatModel):
     ) -> ChatResult:
         if self.latency_s:
             await asyncio.sleep(self.latency_s)
-        if gsm8k_index.cache_info().currsize == 0:
-            # The first lookup reads the bundled data file: keep that off the event loop.
-            await asyncio.to_thread(gsm8k_index)
+        if not index_loaded():
+            question = _question_of([str(m.content) for m in messages])
+            if needs_index(question or str(messages[-1].content)):
+                # The first lookup reads the bundled data file: keep that off the event loop.
+                await asyncio.to_thread(gsm8k_index)
         return self._respond(messages, int(kwargs.get("top_logprobs") or 0))
 
     def _respond(self, messages: Sequence[BaseMessage], top: int = 0) -> ChatResult:
@@ -173,7 +217,7 @@ class SimulatedDebater(BaseChatModel):
         message = AIMessage(
             content=text,
             usage_metadata=UsageMetadata(
-                input_tokens=(n_in := sum(estimate_tokens(str(m.content)) for m in messages)),
+                input_tokens=(n_in := sum(_tokens(str(m.content)) for m in messages)),
                 output_tokens=(n_out := estimate_tokens(text)),
                 total_tokens=n_in + n_out,
             ),
@@ -186,9 +230,7 @@ class SimulatedDebater(BaseChatModel):
 
     def _read(self, messages: Sequence[BaseMessage]) -> _Scene:
         prompt = str(messages[-1].content)
-        everything = "\n".join(str(m.content) for m in messages)
-        questions = _QUESTION_RE.findall(everything)
-        question = questions[-1] if questions else prompt
+        question = _question_of([str(m.content) for m in messages]) or prompt
         choices = _CHOICE_LINE_RE.findall(prompt)
         if "\\boxed{answer}" in prompt:
             task: TaskKind = "number"
@@ -226,7 +268,7 @@ class SimulatedDebater(BaseChatModel):
         )
 
     def _parse(self, scene: _Scene, text: str) -> Answer:
-        return extract_answer(text, scene.task, scene.num_choices)
+        return _parsed(text, scene.task, scene.num_choices)
 
     def _answer(self, scene: _Scene, rng: random.Random) -> tuple[str, Answer]:
         if rng.random() < self.format_error:
@@ -296,7 +338,7 @@ class SimulatedDebater(BaseChatModel):
         return canonical_number(f"{pick:.10g}") or str(pick)
 
     def _update(self, scene: _Scene, own: Answer, rng: random.Random) -> Answer:
-        peers = [self._parse(scene, block) for block in scene.peers]
+        peers = scene.peer_answers
         support = Counter(a for a in peers if a is not None)
         truth = scene.known.answer if scene.known else None
         pull = self.conformity * (0.3 if scene.independent else 1.0) * (1 - self.stubbornness)
@@ -318,7 +360,7 @@ class SimulatedDebater(BaseChatModel):
         return own
 
     def _revision_text(self, scene: _Scene, own: Answer, new: Answer, reasoning: str) -> str:
-        peers = [self._parse(scene, block) for block in scene.peers]
+        peers = scene.peer_answers
         tally = ", ".join(f"{a} ({n})" for a, n in Counter(p for p in peers if p).most_common())
         seen = f"The other solutions give: {tally}. " if tally else ""
         if new == own:
@@ -351,7 +393,7 @@ class SimulatedDebater(BaseChatModel):
         return "\n".join(lines)
 
     def _summarize(self, scene: _Scene) -> str:
-        answers = Counter(a for a in (self._parse(scene, b) for b in scene.peers) if a)
+        answers = Counter(a for a in scene.peer_answers if a)
         if not answers:
             return "The agents gave no clear answer yet. (none)"
         tally = ", ".join(f"{a} from {n} agent{'s' * (n > 1)}" for a, n in answers.most_common())

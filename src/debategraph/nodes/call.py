@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from langchain_core.callbacks import BaseCallbackHandler
@@ -30,7 +30,6 @@ from debategraph.models.resolve import Models, model_label
 from debategraph.models.roster import Agent
 from debategraph.nodes.method import Method
 from debategraph.nodes.runnable import DualNode
-from debategraph.nodes.view import current_context
 from debategraph.policies.answers import PARSERS, AnswerParser, Extraction
 from debategraph.policies.confidence import read_confidence
 from debategraph.policies.retry import UnusableReplyError, is_transient, retry_after_s
@@ -96,8 +95,22 @@ class CallLimiter:
         self._semaphore.release()
 
 
-def render(method: Method, task: CallTask, ctx: DebateContext) -> list[BaseMessage]:
-    """The messages of a call: system prompt, the speaker's history, then the call's prompt."""
+def exchange(turn: Turn) -> list[BaseMessage]:
+    """A history turn as chat messages: its prompt, then its reply."""
+    return [HumanMessage(turn["prompt"]), AIMessage(turn["text"])]
+
+
+def render(
+    method: Method,
+    task: CallTask,
+    ctx: DebateContext,
+    *,
+    history: Callable[[Turn], list[BaseMessage]] = exchange,
+) -> list[BaseMessage]:
+    """The messages of a call: system prompt, the speaker's history, then the call's prompt.
+
+    ``history`` turns a history turn into its messages (a call node reuses them).
+    """
     c = task["call"]
     view = PromptInput(
         question=task["question"],
@@ -116,7 +129,7 @@ def render(method: Method, task: CallTask, ctx: DebateContext) -> list[BaseMessa
         prompt = f"{prompt}\n\n{ADVERSARY_INSTRUCTION.format(answer=ctx.adversaries[c['speaker']])}"
     messages: list[BaseMessage] = [SystemMessage(method.system)] if method.system else []
     for turn in task["history"]:
-        messages += [HumanMessage(turn["prompt"]), AIMessage(turn["text"])]
+        messages += history(turn)
     messages.append(HumanMessage(prompt))
     return messages
 
@@ -146,8 +159,16 @@ class UsageTotal(BaseCallbackHandler):
     """Sums the token usage of every chat-model call made under it (any model, named or not).
 
     LangChain's ``UsageMetadataCallbackHandler`` keys usage by model name and skips replies
-    that carry none; an agent's debater turn must count every call inside it.
+    that carry none; an agent's debater turn must count every call inside it. It runs inline
+    (no thread-pool hop per event) and ignores chain events.
     """
+
+    run_inline = True
+
+    @property
+    def ignore_chain(self) -> bool:
+        """Chain events carry no usage."""
+        return True
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -316,14 +337,40 @@ def make_call_node(
         parser: How answers are read (default: the method's, else the task's built-in).
     """
     custom = parser or method.parser
+    books = Models(roster, single_model=method.single_model)
+    last_label: list[tuple[Any, str]] = []
 
     def read_answer(response: str, task: TaskKind, num_choices: int | None) -> Extraction:
         return (custom or PARSERS[task])(response, task, num_choices)
 
-    def prepare(task: CallTask) -> tuple[Any, list[BaseMessage]]:
-        ctx = current_context()
-        model = Models(roster, ctx, single_model=method.single_model).model(speaker)
-        return model, render(method, task, ctx)
+    def label_of(model: Any) -> str:
+        # The label of the model the previous call used, if it is the same object.
+        last = last_label[0] if last_label else None
+        if last is not None and last[0] is model:
+            return last[1]
+        label = model_label(model)
+        last_label[:] = [(model, label)]
+        return label
+
+    # The speaker's history is re-sent with every call: its messages are made once per turn
+    # (kept while the turn's prompt and text are the very same strings).
+    exchanges: dict[str, tuple[str, str, list[BaseMessage]]] = {}
+
+    def history(turn: Turn) -> list[BaseMessage]:
+        prompt, text = turn["prompt"], turn["text"]
+        hit = exchanges.get(turn["id"])
+        if hit is not None and hit[0] is prompt and hit[1] is text:
+            return hit[2]
+        messages = exchange(turn)
+        if len(exchanges) >= 256:
+            exchanges.clear()
+        exchanges[turn["id"]] = (prompt, text, messages)
+        return messages
+
+    def prepare(task: CallTask) -> tuple[Any, Any, list[BaseMessage]]:
+        runtime = get_runtime()
+        ctx = DebateContext.of(runtime.context)
+        return runtime, books.model(speaker, ctx), render(method, task, ctx, history=history)
 
     def record(
         task: CallTask,
@@ -332,14 +379,15 @@ def make_call_node(
         messages: list[BaseMessage],
         latency: float,
         model: Any,
+        runtime: Any,
     ) -> dict[str, Any]:
-        turn = to_turn(task, reply, usage, messages, latency, model_label(model), read_answer)
-        info = get_runtime().execution_info
+        turn = to_turn(task, reply, usage, messages, latency, label_of(model), read_answer)
+        info = runtime.execution_info
         turn["attempts"] = info.node_attempt if info is not None else 1
         return {"turns": [turn]}
 
     async def acall(task: CallTask) -> dict[str, Any]:
-        model, messages = prepare(task)
+        runtime, model, messages = prepare(task)
         try:
             async with limiter or contextlib.nullcontext():
                 start = time.perf_counter()
@@ -349,10 +397,10 @@ def make_call_node(
             if is_transient(exc) and (wait := retry_after_s(exc)):
                 await asyncio.sleep(wait)  # the server's Retry-After, before the policy's backoff
             raise
-        return record(task, reply, usage, messages, latency, model)
+        return record(task, reply, usage, messages, latency, model, runtime)
 
     def call(task: CallTask) -> dict[str, Any]:
-        model, messages = prepare(task)
+        runtime, model, messages = prepare(task)
         try:
             start = time.perf_counter()
             reply, usage = invoke_model(model, messages, task["model_kwargs"])
@@ -361,6 +409,6 @@ def make_call_node(
             if is_transient(exc) and (wait := retry_after_s(exc)):
                 time.sleep(wait)
             raise
-        return record(task, reply, usage, messages, latency, model)
+        return record(task, reply, usage, messages, latency, model, runtime)
 
     return DualNode(speaker, call, acall)

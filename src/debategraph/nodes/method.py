@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from debategraph.policies.answers import AnswerParser
@@ -153,7 +154,7 @@ def decide_by_rule(
     if threshold is not None:
         path, groups = group_trajectory(path, threshold, embeddings)
     if rule == "credibility" and "weights" not in options:
-        from debategraph.policies.mdm import label_credibility
+        from debategraph.policies.mdm_scalar import label_credibility
 
         latest = view.latest()
         options["weights"] = [
@@ -270,17 +271,31 @@ class Method:
         Raises:
             DebateConfigError: Unknown keys or bad values; the message names the method.
         """
-        base = self.default_options or self.options()
         given = context.method_options
+        if not given and not isinstance(given, MethodOptions):
+            return self.default_options or self._class_defaults
+        # Every node of every call asks: the last answer is kept while the context's options
+        # are the same object with the same values (options objects are frozen).
+        memo = self.__dict__.get("_options_memo")
+        if memo is not None and memo[0] is given and memo[1] == given:
+            return memo[2]
+        base = self.default_options or self._class_defaults
         try:
             if isinstance(given, MethodOptions):
-                return self.options.coerce(given)
-            if not given:
-                return base
-            self.options.coerce(given)  # unknown keys and bad values, named
-            return dataclasses.replace(base, **dict(given))
+                options = self.options.coerce(given)
+            else:
+                self.options.coerce(given)  # unknown keys and bad values, named
+                options = dataclasses.replace(base, **dict(given))
         except (TypeError, ValueError) as exc:
             raise DebateConfigError(f"{self.name} options: {exc}") from None
+        snapshot = given if isinstance(given, MethodOptions) else dict(given)
+        object.__setattr__(self, "_options_memo", (given, snapshot, options))
+        return options
+
+    @cached_property
+    def _class_defaults(self) -> MethodOptions:
+        """The options class's defaults (options are frozen: one instance serves every call)."""
+        return self.options()
 
     def configure(self, **options: Any) -> Method:
         """This method with other default option values (objects allowed, e.g. embeddings).

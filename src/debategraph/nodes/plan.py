@@ -22,6 +22,7 @@ from debategraph.nodes.runnable import DualNode
 from debategraph.nodes.view import current_context, view_of
 from debategraph.policies.secrets import redact_url
 from debategraph.policies.types import TaskKind
+from debategraph.state.context import DebateContext
 from debategraph.state.records import Call, CallKind, Turn
 
 
@@ -97,6 +98,19 @@ def make_plan_node(method: Method, speakers: Sequence[str]) -> DualNode:
 
 def make_dispatch(method: Method, roster: Sequence[Agent]) -> DualNode:
     """The conditional edge after ``plan``: one ``Send`` per call, or END with none."""
+    models = Models(roster, single_model=method.single_model)
+    # Each speaker's model key, kept with the spec it was made from (a bound model object
+    # or a spec string) so that it is labelled once, not once per call.
+    keys: dict[str, tuple[object, str]] = {}
+
+    def model_key(speaker: str, ctx: DebateContext) -> str:
+        spec = models.spec_of(speaker, ctx)
+        known = keys.get(speaker)
+        if known is not None and known[0] is spec:
+            return known[1]
+        key = _model_key(spec)
+        keys[speaker] = (spec, key)
+        return key
 
     def dispatch(state: Mapping[str, Any]) -> list[Send] | str:
         calls: list[Call] = state.get("calls") or []
@@ -105,13 +119,13 @@ def make_dispatch(method: Method, roster: Sequence[Agent]) -> DualNode:
         ctx = current_context()
         turns: list[Turn] = state.get("turns") or []
         by_id = {t["id"]: t for t in turns}
+        answers: dict[str, list[Turn]] | None = None  # each speaker's answer turns, in order
         base_kwargs = ctx.generation()
         if ctx.logprobs:
             # top_logprobs=0 too: llama.cpp's server returns no logprobs without it.
             base_kwargs.update(logprobs=True, top_logprobs=0)
         view = view_of(method, state, context=ctx) if method.bind is not None else None
         task: TaskKind = state.get("task") or "number"
-        models = Models(roster, ctx, single_model=method.single_model)
         shared = {
             "method": method.name,
             "base_url": redact_url(ctx.base_url) if ctx.base_url else None,
@@ -120,20 +134,21 @@ def make_dispatch(method: Method, roster: Sequence[Agent]) -> DualNode:
         }
         sends = []
         for c in calls:
-            missing = [i for i in c["reads"] if i not in by_id]
-            if missing:
-                raise PlanError(f"{method.name}: call {c['id']!r} reads unknown turns {missing}")
-            history = (
-                [
-                    t
-                    for t in turns
-                    if t["agent"] == c["speaker"]
-                    and t["kind"] == "answer"
-                    and t["round"] < c["round"]
-                ]
-                if c["history"]
-                else []
-            )
+            try:
+                reads = [by_id[i] for i in c["reads"]]
+            except KeyError:
+                missing = [i for i in c["reads"] if i not in by_id]
+                raise PlanError(
+                    f"{method.name}: call {c['id']!r} reads unknown turns {missing}"
+                ) from None
+            history: list[Turn] = []
+            if c["history"]:
+                if answers is None:
+                    answers = {}
+                    for t in turns:
+                        if t["kind"] == "answer":
+                            answers.setdefault(t["agent"], []).append(t)
+                history = [t for t in answers.get(c["speaker"], ()) if t["round"] < c["round"]]
             kwargs = dict(base_kwargs)
             if view is not None and method.bind is not None:
                 kwargs.update(method.bind(view, c))
@@ -142,13 +157,13 @@ def make_dispatch(method: Method, roster: Sequence[Agent]) -> DualNode:
                 question=state["question"],
                 task=task,
                 choices=state.get("choices") or None,
-                reads=[by_id[i] for i in c["reads"]],
+                reads=reads,
                 history=history,
                 model_kwargs=kwargs,
                 seed=ctx.seed,
                 identity={
                     **shared,
-                    "model": _model_key(models.spec_of(c["speaker"])),
+                    "model": model_key(c["speaker"], ctx),
                     "adversary": ctx.adversaries.get(c["speaker"]),
                 },
             )

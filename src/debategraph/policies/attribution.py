@@ -81,6 +81,17 @@ def is_quoted_line(text: str, pos: int) -> bool:
     return text[line_start:pos].lstrip(" \t").startswith(">")
 
 
+def _possessive_from(before: str) -> int:
+    r"""Where a match of ``_POSSESSIVE_END_RE`` in ``before`` can start at the earliest.
+
+    The match is a word of at most five characters ending where the trailing run of
+    ``[ \t*_]`` (then an optional final newline) begins, so searching from there finds the
+    same match as searching the whole window, without trying every position.
+    """
+    core = before[:-1] if before.endswith("\n") else before
+    return max(0, len(core.rstrip(" \t*_")) - 5)
+
+
 def _clause_before(text: str, pos: int) -> tuple[str, str]:
     """The clause that ends at ``pos`` and the head before its colon (``""`` if none)."""
     window = text[max(0, pos - WINDOW) : pos]
@@ -122,7 +133,7 @@ def is_peer_statement(text: str, pos: int) -> bool:
     if is_quoted_line(text, pos):
         return True
     before = text[max(0, pos - WINDOW) : pos]
-    if _POSSESSIVE_END_RE.search(before):
+    if _POSSESSIVE_END_RE.search(before, _possessive_from(before)):
         return True
     clause, head = _clause_before(text, pos)
     tail = clause.rsplit(",", 1)[-1]

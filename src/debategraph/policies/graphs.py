@@ -1,14 +1,18 @@
-"""Weighted debate graphs as networkx digraphs (pure; no LangGraph)."""
+"""Weighted debate graphs as networkx digraphs (pure; no LangGraph).
+
+numpy and networkx are imported by the functions that use them: a debate records its edge
+lists without networkx, and only a caller asking for digraphs loads it.
+"""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import networkx as nx
-import numpy as np
-from numpy.typing import ArrayLike
+if TYPE_CHECKING:
+    import networkx as nx
+    from numpy.typing import ArrayLike
 
 INF = "inf"
 """How an infinite weight is written in a JSON edge list (JSON has no infinity)."""
@@ -31,6 +35,21 @@ def weighted_digraph(
     Returns:
         A ``DiGraph`` whose edges carry ``weight`` (float, may be ``inf``) and ``kept`` (bool).
     """
+    import networkx as nx
+
+    graph = nx.DiGraph()
+    graph.add_nodes_from(agents)
+    for head, tail, weight, kept in _edges(weights, agents, keep):
+        graph.add_edge(head, tail, weight=weight, kept=kept)
+    return graph
+
+
+def _edges(
+    weights: ArrayLike, agents: Sequence[str], keep: ArrayLike | None
+) -> list[tuple[str, str, float, bool]]:
+    """Every edge ``i -> j`` (``i != j``) as ``(head, tail, weight, kept)``, head by head."""
+    import numpy as np
+
     w = np.asarray(weights, dtype=np.float64)
     n = len(agents)
     if w.shape != (n, n):
@@ -38,13 +57,12 @@ def weighted_digraph(
     kept = np.ones((n, n), dtype=bool) if keep is None else np.asarray(keep, dtype=bool)
     if kept.shape != (n, n):
         raise ValueError(f"keep must be ({n}, {n}), got shape {kept.shape}")
-    graph = nx.DiGraph()
-    graph.add_nodes_from(agents)
-    for i, head in enumerate(agents):
-        for j, tail in enumerate(agents):
-            if i != j:
-                graph.add_edge(head, tail, weight=float(w[i, j]), kept=bool(kept[i, j]))
-    return graph
+    return [
+        (head, tail, float(w[i, j]), bool(kept[i, j]))
+        for i, head in enumerate(agents)
+        for j, tail in enumerate(agents)
+        if i != j
+    ]
 
 
 def edge_list(
@@ -61,15 +79,9 @@ def edge_list(
         ``{"head", "tail", "weight", "kept"}`` per edge; an infinite weight is the string
         ``"inf"`` (``INF``).
     """
-    graph = weighted_digraph(weights, agents, keep)
     return [
-        {
-            "head": head,
-            "tail": tail,
-            "weight": INF if math.isinf(data["weight"]) else data["weight"],
-            "kept": data["kept"],
-        }
-        for head, tail, data in graph.edges(data=True)
+        {"head": head, "tail": tail, "weight": INF if math.isinf(weight) else weight, "kept": kept}
+        for head, tail, weight, kept in _edges(weights, agents, keep)
     ]
 
 
@@ -84,6 +96,8 @@ def digraph_from_edges(agents: Sequence[str], edges: Sequence[Mapping[str, Any]]
     Returns:
         A ``DiGraph`` whose edges carry ``weight`` (float), ``kept`` (bool) and the extra keys.
     """
+    import networkx as nx
+
     graph = nx.DiGraph()
     graph.add_nodes_from(agents)
     for e in edges:
@@ -108,6 +122,8 @@ def read_graphs(turns: Sequence[Mapping[str, Any]], agents: Sequence[str]) -> li
     Returns:
         One digraph per round from 1 to the last round.
     """
+    import networkx as nx
+
     speaker = {t["id"]: t["agent"] for t in turns}
     last = max((t["round"] for t in turns), default=0)
     graphs = []

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from debategraph.policies.types import TaskKind
@@ -83,14 +84,22 @@ def fenced(text: str) -> str:
     return f"```\n{body}\n```"
 
 
+@lru_cache(maxsize=4096)
+def _labelled_block(who: str, text: str) -> str:
+    # Every agent of a round shows the same peer turns: each block is made once.
+    return f"{who}:\n{fenced(text)}"
+
+
 def peer_blocks(p: PromptInput, label: str = "Solution") -> str:
     """Each peer turn as a fenced block, labelled anonymously or with the peer's name."""
+    anonymous = f"{label} from another agent"
     blocks = []
     for turn in p.peers:
-        who = f"{label} from another agent" if p.anonymize else f"{label} from {turn['agent']}"
         if turn["kind"] == "summary":
             who = "Summary of the discussion"
-        blocks.append(f"{who}:\n{fenced(turn['text'])}")
+        else:
+            who = anonymous if p.anonymize else f"{label} from {turn['agent']}"
+        blocks.append(_labelled_block(who, turn["text"]))
     return "\n\n".join(blocks)
 
 

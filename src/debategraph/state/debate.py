@@ -38,6 +38,20 @@ def add_turns(old: list[Turn] | None, new: Sequence[Turn]) -> list[Turn]:
     old = old or []
     if not new:
         return old
+    if len(new) == 1:  # one call node's write: compare with the turns of its round only
+        turn = new[0]
+        turn_id, round_ = turn["id"], turn["round"]
+        for seen in reversed(old):
+            if seen["round"] < round_:
+                break
+            if seen["id"] == turn_id:
+                if seen != turn:
+                    raise DuplicateTurnError(
+                        f"two different turns have the id {turn_id!r}: every call a planner "
+                        "issues needs an id of its own"
+                    )
+                return old
+        return [*old, turn]
     earliest = min(t["round"] for t in new)
     recent: dict[str, Turn] = {}
     for turn in reversed(old):

@@ -1,0 +1,99 @@
+"""What ``import debategraph``, ``debategraph --help`` and a simulated ``run`` load.
+
+Behavioural, not timed (``bench/coldstart.py`` times them): each check runs in a fresh
+interpreter and looks at ``sys.modules`` afterwards.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import debategraph
+
+SRC = Path(debategraph.__file__).resolve().parents[1]
+HEAVY = ["numpy", "networkx", "faiss", "openai", "langchain_openai", "sympy", "matplotlib"]
+EVAL = [
+    "debategraph.eval.runner",
+    "debategraph.eval.store",
+    "debategraph.eval.report",
+    "debategraph.eval.metrics",
+]
+ARITH = "What is the result of 3+4*5+6-7*2?"
+
+
+def loaded_after(code: str) -> set[str]:
+    """The top-level and debategraph modules loaded after running ``code`` in a fresh process."""
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    probe = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run(
+        [sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True
+    )
+    return set(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def test_import_debategraph_loads_nothing_heavy():
+    modules = loaded_after("import debategraph")
+    assert not modules & {*HEAVY, "langgraph", "langchain_core", "pydantic", "typer", "rich"}
+
+
+def test_help_loads_neither_langgraph_nor_the_eval_harness():
+    modules = loaded_after(
+        "from typer.testing import CliRunner\n"
+        "from debategraph.cli import app\n"
+        "result = CliRunner().invoke(app, ['--help'])\n"
+        "assert result.exit_code == 0 and 'eval' in result.output, result.output"
+    )
+    assert not modules & {*HEAVY, "langgraph", *EVAL}
+
+
+def test_simulated_run_loads_no_numpy_networkx_or_openai():
+    modules = loaded_after(
+        "import debategraph as dg\n"
+        f"result = dg.run({ARITH!r}, method='du', agents=3, rounds=1)\n"
+        "assert result.answer is not None"
+    )
+    assert "langgraph" in modules  # the debate did run
+    # httpx is not listed: LangGraph itself imports it (langgraph_sdk).
+    assert not modules & {*HEAVY, *EVAL}
+
+
+def test_cli_run_loads_no_eval_harness():
+    modules = loaded_after(
+        "from typer.testing import CliRunner\n"
+        "from debategraph.cli import app\n"
+        f"result = CliRunner().invoke(app, ['run', '--rounds', '1', {ARITH!r}])\n"
+        "assert result.exit_code == 0, result.output"
+    )
+    assert not modules & {*HEAVY, *EVAL}
+
+
+def test_cortex_loads_numpy_when_it_runs():
+    modules = loaded_after("import debategraph as dg\nm = dg.METHODS['cortex']\nm.options()")
+    assert "numpy" not in modules
+    modules = loaded_after(f"import debategraph as dg\ndg.run({ARITH!r}, method='cortex')")
+    assert "numpy" in modules
+
+
+@pytest.mark.parametrize("name", debategraph.__all__)
+def test_every_export_resolves(name):
+    assert getattr(debategraph, name) is not None
+    assert name in dir(debategraph)
+
+
+def test_run_stays_the_function_after_the_submodule_is_imported():
+    import debategraph.run as submodule_or_function  # the package's ``run`` attribute
+    from debategraph import run
+    from debategraph.run import DebateResult
+
+    assert callable(run) and run.__module__ == "debategraph.run"
+    assert debategraph.run is run and submodule_or_function is run
+    assert DebateResult.__module__ == "debategraph.run"
+
+
+def test_unknown_attribute_is_an_attribute_error():
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        debategraph.nope  # noqa: B018
