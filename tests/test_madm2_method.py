@@ -313,9 +313,11 @@ def test_logprobs_flag_reaches_any_method_and_json():
 
 def test_simulated_model_gives_top1_alternatives_when_asked():
     model = SimulatedDebater.for_agent(0, agent="a1")
-    plain = model.invoke(f"Question: {ARITH}\nGive \\boxed{{answer}}.")
+    prompt = f"Question: {ARITH}\nGive \\boxed{{answer}}."
+    assert "logprobs" not in model.invoke(prompt).response_metadata  # only when asked
+    plain = model.bind(logprobs=True).invoke(prompt)
     assert all(t["top_logprobs"] == [] for t in plain.response_metadata["logprobs"]["content"])
-    asked = model.bind(top_logprobs=1).invoke(f"Question: {ARITH}\nGive \\boxed{{answer}}.")
+    asked = model.bind(logprobs=True, top_logprobs=1).invoke(prompt)
     content = asked.response_metadata["logprobs"]["content"]
     assert [t["logprob"] for t in content] == [
         t["logprob"] for t in plain.response_metadata["logprobs"]["content"]

@@ -67,9 +67,18 @@ def test_usage_logprobs_and_confidence_format():
     assert reply.usage_metadata["total_tokens"] == (
         reply.usage_metadata["input_tokens"] + reply.usage_metadata["output_tokens"]
     )
-    content = reply.response_metadata["logprobs"]["content"]
+    assert "logprobs" not in reply.response_metadata  # like OpenAI's API: only when asked
+    asked = model.bind(logprobs=True).invoke(
+        du.initial(PromptInput(question=ARITH, confidence=True))
+    )
+    assert asked.content == reply.content
+    content = asked.response_metadata["logprobs"]["content"]
     assert content and all(tok["logprob"] <= 0 for tok in content)
     assert 0.0 <= extract_confidence(reply.content) <= 1.0
+    always = SimulatedDebater(agent="a1", skill=1.0, logprobs=True)
+    assert "logprobs" in ask(always, "Question: What is 2+2?").response_metadata
+    never = SimulatedDebater(agent="a1", skill=1.0, logprobs=False)
+    assert "logprobs" not in never.bind(logprobs=True).invoke("What is 2+2?").response_metadata
 
 
 def test_choice_and_text_formats():

@@ -133,8 +133,11 @@ class SimulatedDebater(BaseChatModel):
             (``6b_finetuning``, ``6b_verification``, ``175b_finetuning``,
             ``175b_verification``); ``None`` draws answers from ``skill``.
         latency_s: Simulated seconds per call.
-        logprobs: Attach OpenAI-style token logprobs to ``response_metadata``; a call bound
-            with ``top_logprobs=k`` (k >= 1) also gets the top-1 alternative per token.
+        logprobs: Attach OpenAI-style token logprobs to ``response_metadata``: ``None`` (the
+            default) when the call asks for them (``logprobs=True``), as OpenAI's API does;
+            ``True`` always; ``False`` never, even when asked (a model or server without
+            logprobs). A call bound with ``top_logprobs=k`` (k >= 1) also gets the top-1
+            alternative per token.
     """
 
     agent: str = "a1"
@@ -147,7 +150,7 @@ class SimulatedDebater(BaseChatModel):
     format_error: float = 0.0
     replay: str | None = None
     latency_s: float = 0.0
-    logprobs: bool = True
+    logprobs: bool | None = None
 
     @property
     def _llm_type(self) -> str:
@@ -187,7 +190,7 @@ class SimulatedDebater(BaseChatModel):
     ) -> ChatResult:
         if self.latency_s:
             time.sleep(self.latency_s)
-        return self._respond(messages, int(kwargs.get("top_logprobs") or 0))
+        return self._respond(messages, **_logprob_request(kwargs))
 
     async def _agenerate(
         self,
@@ -203,9 +206,11 @@ class SimulatedDebater(BaseChatModel):
             if needs_index(question or str(messages[-1].content)):
                 # The first lookup reads the bundled data file: keep that off the event loop.
                 await asyncio.to_thread(gsm8k_index)
-        return self._respond(messages, int(kwargs.get("top_logprobs") or 0))
+        return self._respond(messages, **_logprob_request(kwargs))
 
-    def _respond(self, messages: Sequence[BaseMessage], top: int = 0) -> ChatResult:
+    def _respond(
+        self, messages: Sequence[BaseMessage], asked: bool = False, top: int = 0
+    ) -> ChatResult:
         scene = self._read(messages)
         rng = random.Random(_stable_seed(self.seed, self.agent, scene.prompt, len(messages)))
         if scene.mode == "summary":
@@ -223,7 +228,7 @@ class SimulatedDebater(BaseChatModel):
             ),
             response_metadata={"model_name": self.model_label, "finish_reason": "stop"},
         )
-        if self.logprobs:
+        if self.logprobs or (self.logprobs is None and asked):
             right = scene.known is not None and answer == scene.known.answer
             message.response_metadata["logprobs"] = self._logprobs(text, right, rng, top)
         return ChatResult(generations=[ChatGeneration(message=message)])
@@ -431,6 +436,11 @@ class SimulatedDebater(BaseChatModel):
                 }
             )
         return {"content": content}
+
+
+def _logprob_request(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """What a call asks of the logprobs: whether it wants them, and how many alternatives."""
+    return {"asked": bool(kwargs.get("logprobs")), "top": int(kwargs.get("top_logprobs") or 0)}
 
 
 def sequence_perplexity(logprobs: Sequence[float]) -> float:
