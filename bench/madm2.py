@@ -36,6 +36,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).parent))
+from debates import debate_all
+
 import debategraph as dg
 from debategraph.eval.datasets import load_gsm8k_bundled
 from debategraph.graphs.madm2 import MAD
@@ -80,16 +83,9 @@ ARMS: list[tuple[str, dict[str, Any]]] = [
 
 async def run_arm(items: Sequence[Any], settings: dict[str, Any]) -> list[dg.DebateResult]:
     """One debate per item, at most ``CONCURRENCY`` at a time."""
-    gate = asyncio.Semaphore(CONCURRENCY)
-    settings = {"agents": 3, **settings}
-
-    async def one(item: Any) -> dg.DebateResult:
-        async with gate:
-            return await dg.arun(
-                item.question, reference=item.reference, rounds=ROUNDS, seed=0, **settings
-            )
-
-    return await asyncio.gather(*(one(i) for i in items))
+    return await debate_all(
+        items, {"agents": 3, "rounds": ROUNDS, "seed": 0, **settings}, concurrency=CONCURRENCY
+    )
 
 
 def measure(results: Sequence[dg.DebateResult]) -> dict[str, Any]:

@@ -34,6 +34,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).parent))
+from debates import debate_all
+
 import debategraph as dg
 from debategraph.eval.datasets import load_gsm8k_bundled
 
@@ -57,15 +60,9 @@ ARMS: list[tuple[str, dict[str, Any]]] = [
 
 async def run_arm(items: Sequence[Any], settings: dict[str, Any]) -> list[dg.DebateResult]:
     """One debate per item, at most ``CONCURRENCY`` at a time."""
-    gate = asyncio.Semaphore(CONCURRENCY)
-
-    async def one(item: Any) -> dg.DebateResult:
-        async with gate:
-            return await dg.arun(
-                item.question, reference=item.reference, agents=AGENTS, seed=0, **settings
-            )
-
-    return await asyncio.gather(*(one(i) for i in items))
+    return await debate_all(
+        items, {"agents": AGENTS, "seed": 0, **settings}, concurrency=CONCURRENCY
+    )
 
 
 def measure(results: Sequence[dg.DebateResult]) -> dict[str, Any]:
