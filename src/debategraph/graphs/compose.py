@@ -26,12 +26,6 @@ from debategraph.policies.accounting import ncomm, usage_totals
 from debategraph.state.context import DebateConfigError, DebateContext
 
 
-def _context(context: DebateContext | Mapping[str, Any] | None) -> DebateContext:
-    if context is None or isinstance(context, DebateContext):
-        return context or DebateContext()
-    return DebateContext(**context)
-
-
 def _inputs(value: object, key: str) -> dict[str, Any]:
     if isinstance(value, str):
         return {"question": value}
@@ -56,7 +50,7 @@ def _prepare(
 
     m = resolve_method(method)
     roster = make_roster(agents, m.default_agents)
-    ctx = _context(context)
+    ctx = DebateContext.of(context)
     check_settings(m, roster, ctx)
     graph = build_debate_graph(m, agents=roster, **components).compile(name=m.name)
     return m, ctx, graph
