@@ -26,12 +26,11 @@ import importlib.util
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.embeddings import Embeddings
 
-from debategraph.models.embeddings import resolve_embeddings
+from debategraph.models.embeddings import embeddings_for, parse_embeddings_spec
 from debategraph.nodes.method import DebateView, Method, Phase, call, decide_by_rule, initial_calls
 from debategraph.policies.mdm_scalar import (
     NEUTRAL_CONFIDENCE,
@@ -115,7 +114,7 @@ class CortexOptions(MethodOptions):
         if self.k < 1:
             raise ValueError(f"k must be an integer of at least 1, got {self.k!r}")
         if not isinstance(self.embeddings, Embeddings):
-            check_embeddings_spec(self.embeddings)
+            parse_embeddings_spec(self.embeddings)
 
     def check_environment(self) -> None:
         """Check, without loading anything, that the embeddings spec can be used here.
@@ -126,7 +125,7 @@ class CortexOptions(MethodOptions):
         """
         if isinstance(self.embeddings, Embeddings):
             return
-        scheme = self.embeddings.strip().partition(":")[0].lower()
+        scheme = parse_embeddings_spec(self.embeddings)[0]
         if scheme == "openai" and not os.environ.get("OPENAI_API_KEY"):
             raise ValueError(f"embeddings {self.embeddings!r} need OPENAI_API_KEY to be set")
         if scheme == "minilm":
@@ -139,37 +138,6 @@ class CortexOptions(MethodOptions):
                 from debategraph.models.embeddings import MINILM_INSTALL_HINT
 
                 raise ValueError(f"{MINILM_INSTALL_HINT} (missing: {', '.join(missing)})")
-
-
-def check_embeddings_spec(spec: object) -> None:
-    """Check the syntax of an embeddings spec (``resolve_embeddings`` accepts it).
-
-    Raises:
-        ValueError: Not one of ``hashing``, ``hashing:<dim>``, ``minilm``, ``openai:<model>``.
-    """
-    if isinstance(spec, str):
-        scheme, sep, arg = spec.strip().partition(":")
-        scheme = scheme.lower()
-        if (
-            (scheme == "hashing" and (not sep or (arg.isdigit() and int(arg) >= 1)))
-            or (scheme == "minilm" and not sep)
-            or (scheme == "openai" and arg.strip())
-        ):
-            return
-    raise ValueError(
-        f"bad embeddings {spec!r}: use 'hashing', 'hashing:<dim>', 'minilm', "
-        "'openai:<model>' or a LangChain Embeddings object"
-    )
-
-
-@lru_cache(maxsize=16)
-def _embeddings_from_spec(spec: str) -> Embeddings:
-    return resolve_embeddings(spec)
-
-
-def embeddings_for(spec: EmbeddingsSpec) -> Embeddings:
-    """The embeddings of an options spec; a string spec is resolved once per process."""
-    return spec if isinstance(spec, Embeddings) else _embeddings_from_spec(spec)
 
 
 def dump_state(state: McKinseyState) -> dict[str, Any]:

@@ -11,6 +11,7 @@ import itertools
 import math
 import re
 import zlib
+from functools import lru_cache
 from typing import Any
 
 from langchain_core.embeddings import Embeddings
@@ -114,6 +115,31 @@ def minilm_embeddings(device: str = "cpu") -> Embeddings:
     return SentenceTransformerEmbeddings(SentenceTransformer(str(path), device=device))
 
 
+def parse_embeddings_spec(spec: object) -> tuple[str, str]:
+    """Check the syntax of an embeddings spec string, loading nothing.
+
+    Returns:
+        The lower-cased scheme (``hashing``, ``minilm`` or ``openai``) and the text after the
+        colon (``""`` when there is none).
+
+    Raises:
+        ValueError: Not one of ``hashing``, ``hashing:<dim>``, ``minilm``, ``openai:<model>``.
+    """
+    if isinstance(spec, str):
+        scheme, sep, arg = spec.strip().partition(":")
+        scheme = scheme.lower()
+        if (
+            (scheme == "hashing" and (not sep or (arg.isdigit() and int(arg) >= 1)))
+            or (scheme == "minilm" and not sep)
+            or (scheme == "openai" and arg.strip())
+        ):
+            return scheme, arg
+    raise ValueError(
+        f"bad embeddings spec {spec!r}: use 'hashing', 'hashing:<positive dim>', 'minilm', "
+        "'openai:<model>' or a LangChain Embeddings object"
+    )
+
+
 def resolve_embeddings(spec: str | Embeddings | None = None) -> Embeddings:
     """Turn an embeddings spec into an ``Embeddings`` object.
 
@@ -134,28 +160,26 @@ def resolve_embeddings(spec: str | Embeddings | None = None) -> Embeddings:
         return HashingEmbeddings()
     if isinstance(spec, Embeddings):
         return spec
-    scheme, sep, arg = spec.strip().partition(":")
-    scheme = scheme.lower()
+    scheme, arg = parse_embeddings_spec(spec)
     if scheme == "hashing":
-        if not sep:
-            return HashingEmbeddings()
-        if not arg.isdigit() or int(arg) < 1:
-            raise ValueError(f"bad embeddings spec {spec!r}: write 'hashing:<positive dim>'")
-        return HashingEmbeddings(dim=int(arg))
-    if scheme == "minilm" and not sep:
+        return HashingEmbeddings(dim=int(arg)) if arg else HashingEmbeddings()
+    if scheme == "minilm":
         return minilm_embeddings()
-    if scheme == "openai":
-        if not arg.strip():
-            raise ValueError(f"bad embeddings spec {spec!r}: write 'openai:<model>'")
-        from langchain_openai import OpenAIEmbeddings
+    from langchain_openai import OpenAIEmbeddings
 
-        try:
-            return OpenAIEmbeddings(model=arg.strip())
-        except Exception as exc:  # openai raises its own error type for a missing key
-            raise ValueError(
-                f"embeddings {spec!r} could not be created ({exc}); set OPENAI_API_KEY"
-            ) from None
-    raise ValueError(
-        f"unknown embeddings spec {spec!r}: use 'hashing', 'hashing:<dim>', 'minilm', "
-        "'openai:<model>' or an Embeddings instance"
-    )
+    try:
+        return OpenAIEmbeddings(model=arg.strip())
+    except Exception as exc:  # openai raises its own error type for a missing key
+        raise ValueError(
+            f"embeddings {spec!r} could not be created ({exc}); set OPENAI_API_KEY"
+        ) from None
+
+
+@lru_cache(maxsize=16)
+def _shared_embeddings(spec: str) -> Embeddings:
+    return resolve_embeddings(spec)
+
+
+def embeddings_for(spec: str | Embeddings) -> Embeddings:
+    """The embeddings of a spec; a string spec is resolved once per process and shared."""
+    return spec if isinstance(spec, Embeddings) else _shared_embeddings(spec)

@@ -185,7 +185,7 @@ def group_trajectory(
     Raises:
         DebateConfigError: A bad threshold or embeddings spec.
     """
-    from debategraph.graphs.cortex import embeddings_for
+    from debategraph.models.embeddings import embeddings_for
     from debategraph.policies.similarity import meaning_groups
 
     if isinstance(threshold, bool) or not isinstance(threshold, int | float):
