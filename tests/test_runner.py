@@ -248,6 +248,16 @@ def test_rate_limiter_is_shared_by_provider_models_only():
     assert settings["model"][1].rate_limiter is limiter
 
 
+def test_rate_limited_provider_models_keep_the_arms_timeout(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    limiter = InMemoryRateLimiter(requests_per_second=5)
+    settings = with_rate_limiter(
+        {"model": "gpt-4o-mini", "base_url": "http://127.0.0.1:9/v1", "timeout": 7.5}, limiter
+    )
+    assert settings["model"].request_timeout == 7.5
+    assert settings["model"].rate_limiter is limiter
+
+
 def test_rich_progress_counts_resumed_and_new_rows(tmp_path):
     import io
 

@@ -432,7 +432,13 @@ def with_rate_limiter(settings: Mapping[str, Any], limiter: InMemoryRateLimiter)
             model = (
                 s
                 if isinstance(s, BaseChatModel)
-                else resolve_model(s, index=0, agent="a1", base_url=settings.get("base_url"))
+                else resolve_model(
+                    s,
+                    index=0,
+                    agent="a1",
+                    base_url=settings.get("base_url"),
+                    timeout=settings.get("timeout"),
+                )
             )
         except ModelConfigError as exc:
             raise DebateConfigError(str(exc)) from None
