@@ -92,3 +92,13 @@ def test_abstentions_never_agree():
     assert not same_answer(None, None)
     assert same_answer("3", "3")
     assert not same_answer("3", "4")
+
+
+@pytest.mark.parametrize(
+    "digits", ["0", "7", "18", "007", "000", "1234567890123", "9" * 400, "9" * 401, "٣"]
+)
+def test_plain_integer_shortcut_reads_as_the_rules_do(digits):
+    from debategraph.policies.numbers import _read_span, read_declared_number
+
+    assert read_declared_number(digits) == _read_span(digits)
+    assert read_declared_number(f"\\boxed{{{digits}}}") == _read_span(f"\\boxed{{{digits}}}")

@@ -161,7 +161,7 @@ def _mantissa(m: re.Match[str]) -> Fraction | None:
         return None
     if m.group("int") is not None:
         digits = _SEP_RE.sub("", m.group("int"))
-        return _fraction(f"{digits}.{m.group('dec')}" if m.group("dec") else digits)
+        return _fraction(f"{digits}.{m.group('dec')}") if m.group("dec") else Fraction(int(digits))
     if m.group("lead") is not None:
         return _fraction("0." + m.group("lead"))
     numerator = _fraction(m.group("fn") or m.group("fn1"))
@@ -295,6 +295,13 @@ def read_declared_number(fragment: str) -> tuple[str | None, bool]:
         declaration without one (``the answer is below``) can be passed over while an
         ambiguous one (``the answer is 3:45``) abstains.
     """
+    if fragment.isascii() and fragment.isdigit() and len(fragment) <= MAX_DIGITS:
+        return str(int(fragment)), True  # the usual boxed integer, as _read_span reads it
+    return _read_span(fragment)
+
+
+def _read_span(fragment: str) -> tuple[str | None, bool]:
+    """:func:`read_declared_number` by its rules, without the plain-integer shortcut."""
     span = declared_span(fragment)
     equals = deque(_EQUALS_RE.finditer(span), maxlen=1)
     if equals:
