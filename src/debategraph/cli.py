@@ -311,7 +311,10 @@ def main() -> None:
     The command's libraries are loaded first and then frozen out of the cyclic garbage
     collector (``gc.freeze``): a full collection then walks only what the command makes
     rather than the whole heap of LangGraph, LangChain and pydantic objects, which an
-    evaluation would otherwise pay every few hundred debates.
+    evaluation would otherwise pay every few hundred debates. The first generation's
+    threshold is raised from 700 to 20,000 objects, so that most short-lived objects of a
+    model call are freed before a collection walks them: in a zero-latency evaluation the
+    collector's time falls from 2.0 s to 0.6 s per 1,000 items (``bench/collector.py``).
     """
     _prepare(sys.argv[1:])
     try:
@@ -343,6 +346,7 @@ def _prepare(argv: list[str]) -> None:
         for module in _COMMAND_MODULES.get(command or "", ()):
             import_module(module)
     gc.freeze()
+    gc.set_threshold(20_000, 10, 10)
 
 
 def _urls_in(argv: list[str]) -> list[str]:
