@@ -30,14 +30,13 @@ import os
 import platform
 import statistics
 import sys
-import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-from debates import debate_all
+from debates import debate_all, run_table
 
 import debategraph as dg
 from debategraph.eval.datasets import load_gsm8k_bundled
@@ -184,17 +183,15 @@ judges in the paper keep more. The simulated accuracy is reported for completene
 
 async def main() -> None:
     """Run every arm, print the table, write the results file."""
-    start = time.perf_counter()
-    items = load_gsm8k_bundled()[:ITEMS]
-    rows = []
-    for label, settings in ARMS:
-        t0 = time.perf_counter()
-        rows.append((label, measure(await run_arm(items, settings))))
-        print(f"{label}: {time.perf_counter() - t0:.1f} s", file=sys.stderr)
-    wall = time.perf_counter() - start
-    print(table(rows))
-    RESULTS.write_text(report(rows, wall), encoding="utf-8")
-    print(f"wall time {wall:.1f} s; wrote {RESULTS}", file=sys.stderr)
+    await run_table(
+        ARMS,
+        load_gsm8k_bundled()[:ITEMS],
+        run_arm=run_arm,
+        measure=measure,
+        table=table,
+        report=report,
+        results=RESULTS,
+    )
 
 
 if __name__ == "__main__":
