@@ -95,7 +95,11 @@ def test_abstentions_never_agree():
 
 
 @pytest.mark.parametrize(
-    "digits", ["0", "7", "18", "007", "000", "1234567890123", "9" * 400, "9" * 401, "٣"]
+    "digits",
+    [
+        *("0", "7", "18", "007", "000", "1234567890123", "9" * 400, "9" * 401, "٣"),
+        *("-15", "-0", "-007", "--5", "-", "- 15", "−15", "-" + "9" * 399, "-" + "9" * 400),
+    ],
 )
 def test_plain_integer_shortcut_reads_as_the_rules_do(digits):
     from debategraph.policies.numbers import _read_span, read_declared_number

@@ -295,8 +295,10 @@ def read_declared_number(fragment: str) -> tuple[str | None, bool]:
         declaration without one (``the answer is below``) can be passed over while an
         ambiguous one (``the answer is 3:45``) abstains.
     """
-    if fragment.isascii() and fragment.isdigit() and len(fragment) <= MAX_DIGITS:
-        return str(int(fragment)), True  # the usual boxed integer, as _read_span reads it
+    # A plain integer, the usual boxed answer, read as _read_span reads it.
+    digits = fragment[1:] if fragment[:1] == "-" else fragment
+    if digits.isascii() and digits.isdigit() and len(fragment) <= MAX_DIGITS:
+        return str(int(fragment)), True
     return _read_span(fragment)
 
 
