@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -30,7 +31,7 @@ def test_eval_resume_refusal_and_report(tmp_path):
     first = runner.invoke(app, [*ARGS, "--out", str(out), "--prices", "0.15,0.60"])
     assert first.exit_code == 0, first.output
     assert "| du | 4 |" in first.stdout and "Cost $/item" in first.stdout
-    assert "0 resumed, 8 new" in first.stdout
+    assert re.search(r"\(0 resumed, 8 new, \d+\.\d s\)", first.stdout)
     again = runner.invoke(app, [*ARGS, "--out", str(out)])
     assert again.exit_code == 0 and "8 resumed, 0 new" in again.stdout
     other = runner.invoke(app, [*ARGS, "--out", str(out), "--seed", "3"])

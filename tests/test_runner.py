@@ -24,6 +24,7 @@ from debategraph.eval.runner import (
     with_rate_limiter,
 )
 from debategraph.eval.store import MANIFEST_FILE, RESULTS_FILE, SettingsMismatchError
+from debategraph.models.simulated import SimulatedDebater
 from debategraph.run import DebateConfigError
 
 ITEMS = load_dataset("arithmetic", limit=6, seed=1)
@@ -154,6 +155,14 @@ def test_failed_item_is_recorded_then_retried(tmp_path):
     second = evaluate(ITEMS, arms, tmp_path, dataset="arithmetic")
     assert (second.resumed, second.written, second.failed) == (5, 1, 0)
     assert [row["id"] for row in lines(tmp_path)] == [item.id for item in ITEMS]
+
+
+def test_wall_time_covers_the_debates_this_call_ran(tmp_path):
+    slow = [Arm("cot", "cot", {"model": SimulatedDebater(latency_s=0.05)})]
+    first = evaluate(ITEMS[:3], slow, tmp_path, dataset="arithmetic", concurrency=1)
+    assert first.wall_s >= 3 * 0.05
+    again = evaluate(ITEMS[:3], slow, tmp_path, dataset="arithmetic", concurrency=1)
+    assert again.written == 0 and again.wall_s < 0.05
 
 
 class Counting(BaseChatModel):

@@ -298,7 +298,7 @@ def _run_arms(
     typer.echo(results_table(summarize(outcome.rows, price), with_cost=price is not None))
     typer.echo(
         f"\n{len(outcome.rows)} rows in {outcome.path} ({outcome.resumed} resumed, "
-        f"{outcome.written} new). Report: debategraph report {out_dir}"
+        f"{outcome.written} new, {outcome.wall_s:.1f} s). Report: debategraph report {out_dir}"
     )
     if outcome.failed:
         fail(

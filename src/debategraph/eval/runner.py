@@ -334,6 +334,8 @@ class EvalOutcome:
         failed: Failed rows in the file (run again next time).
         problems: Malformed lines found on resume, with their line numbers (run again).
         peak_in_flight: Most model calls in flight at once during this call.
+        wall_s: Seconds this call spent running the pending debates (loading and
+            rewriting the file excluded).
     """
 
     path: Path
@@ -343,6 +345,7 @@ class EvalOutcome:
     failed: int
     problems: list[str] = field(default_factory=list)
     peak_in_flight: int = 0
+    wall_s: float = 0.0
 
 
 def run_settings(
@@ -610,9 +613,11 @@ async def run_eval(
         pending = [i for i in items if any((a.label, i.id) not in state.done for a in arms)]
         if progress is not None:
             progress.start({arm.label: len(items) for arm in arms}, kept)
+        start = time.perf_counter()
         try:
             await state.run(pending)
         finally:
+            wall = time.perf_counter() - start
             results.close()
             if progress is not None:
                 progress.stop()
@@ -625,6 +630,7 @@ async def run_eval(
         failed=sum("error" in row for row in rows),
         problems=list(results.problems),
         peak_in_flight=state.limiter.peak,
+        wall_s=wall,
     )
 
 
