@@ -3,6 +3,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from debategraph.models.oracle import lookup
 from debategraph.models.simulated import SimulatedDebater
 from debategraph.policies.answers import extract_answer, extract_confidence
+from debategraph.policies.tokens import estimate_tokens
 from debategraph.prompts import du
 from debategraph.prompts.common import SUMMARY_REQUEST, PromptInput
 
@@ -63,10 +64,15 @@ def test_replays_real_gsm8k_solution_with_its_wrong_answer():
 def test_usage_logprobs_and_confidence_format():
     model = SimulatedDebater(agent="a1", skill=1.0)
     reply = ask(model, du.initial(PromptInput(question=ARITH, confidence=True)))
-    assert reply.usage_metadata["output_tokens"] > 0
+    assert reply.usage_metadata["output_tokens"] == estimate_tokens(reply.text) > 0
     assert reply.usage_metadata["total_tokens"] == (
         reply.usage_metadata["input_tokens"] + reply.usage_metadata["output_tokens"]
     )
+    history = [(du.initial(PromptInput(question=ARITH)), "First\n\n  12 + 3 = 15,\tso 15.")]
+    later = ask(model, "Check it again.\nQuestion: " + ARITH, history)
+    sent = [*history[0], "Check it again.\nQuestion: " + ARITH]
+    assert later.usage_metadata["input_tokens"] == sum(map(estimate_tokens, sent))
+    assert later.usage_metadata["output_tokens"] == estimate_tokens(later.text)
     assert "logprobs" not in reply.response_metadata  # like OpenAI's API: only when asked
     asked = model.bind(logprobs=True).invoke(
         du.initial(PromptInput(question=ARITH, confidence=True))

@@ -223,7 +223,7 @@ class SimulatedDebater(BaseChatModel):
             content=text,
             usage_metadata=UsageMetadata(
                 input_tokens=(n_in := sum(_tokens(str(m.content)) for m in messages)),
-                output_tokens=(n_out := estimate_tokens(text)),
+                output_tokens=(n_out := _tokens(text)),
                 total_tokens=n_in + n_out,
             ),
             response_metadata={"model_name": self.model_label, "finish_reason": "stop"},
