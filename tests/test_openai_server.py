@@ -384,10 +384,12 @@ async def test_64_concurrent_requests_at_100ms_overlap():
         bare = await raw_burst(server.port, 64)
         third = server.stats()
     assert {r.choices[0].message.content for r in replies} == {"ok"}
-    # Serially this takes 6.4 s; what is left above 0.1 s is mostly the openai client's own
-    # CPU time (about 3 ms a request here), which the bare client shows.
-    assert elapsed < 0.9, elapsed
-    assert bare < 0.4, bare
+    # Serially this takes 6.4 s. All 64 in flight at once is the proof of overlap; the wall
+    # times only have to be far from serial (the client's CPU cost per request is measured
+    # in bench/client.py, not here, where a loaded machine would make it flaky).
+    serial = 64 * 0.1
+    assert elapsed < serial / 4, elapsed
+    assert bare < serial / 4, bare
     assert first["peak_in_flight"] == third["peak_in_flight"] == 64
     assert first["completed"] == 64 and first["in_flight"] == 0
     assert second["connections"] == first["connections"]  # keep-alive: the pool is reused
