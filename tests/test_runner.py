@@ -162,7 +162,7 @@ def test_wall_time_covers_the_debates_this_call_ran(tmp_path):
     first = evaluate(ITEMS[:3], slow, tmp_path, dataset="arithmetic", concurrency=1)
     assert first.wall_s >= 3 * 0.05
     again = evaluate(ITEMS[:3], slow, tmp_path, dataset="arithmetic", concurrency=1)
-    assert again.written == 0 and again.wall_s < 0.05
+    assert again.written == 0 and again.wall_s < 0.05 * 3  # no debate ran
 
 
 class Counting(BaseChatModel):
