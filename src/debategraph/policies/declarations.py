@@ -69,6 +69,7 @@ _LABEL_RE = re.compile(
     r"|(?<=[.!?)][ \t])[*_]*+(?:final[ \t]++)?answer[ \t*_]*+[:=]",
     re.IGNORECASE | re.MULTILINE,
 )
+_ANSWER_WORD_RE = re.compile(r"answer", re.IGNORECASE)  # folds as the markers' "answer" does
 _PHRASE_RE = re.compile(
     rf"(?=[tTmMoOfF])(?:\b(?:the|my|our)[ \t]++(?:{_ADJECTIVE}[ \t]++)?answer[ \t*_]*+"
     rf"(?:{_COPULA})|\bfinal[ \t]++answer[ \t*_]*+(?:{_COPULA}))",
@@ -192,10 +193,23 @@ def _last_line(text: str, is_confidence_line: LineFilter) -> list[Declaration]:
     return [Declaration("final", position, position)]
 
 
-def _last_markers(kind: DeclarationKind, pattern: re.Pattern[str], text: str) -> list[Declaration]:
-    """The last :data:`MAX_DECLARATIONS` matches of ``pattern`` (collected at C speed)."""
-    last = deque(pattern.finditer(text), maxlen=MAX_DECLARATIONS)
+def _last_markers(
+    kind: DeclarationKind, pattern: re.Pattern[str], text: str, start: int = 0
+) -> list[Declaration]:
+    """The last :data:`MAX_DECLARATIONS` matches of ``pattern`` from ``start`` (at C speed)."""
+    last = deque(pattern.finditer(text, start), maxlen=MAX_DECLARATIONS)
     return [Declaration(kind, m.start(), m.end()) for m in last]
+
+
+def _answer_line_start(text: str) -> int:
+    """Where the line of the first "answer" in ``text`` starts; -1 without one.
+
+    Every label and phrase marker holds the word "answer" on the line where it starts, so
+    none starts earlier: their (costly) scans begin here, and a long response is read from
+    its declaration on instead of from its first word.
+    """
+    first = _ANSWER_WORD_RE.search(text)
+    return -1 if first is None else text.rfind("\n", 0, first.start()) + 1
 
 
 def find_declarations(
@@ -215,8 +229,10 @@ def find_declarations(
         The markers, sorted by start.
     """
     found = _last_markers("boxed", _BOXED_RE, text)
-    found += _last_markers("label", _LABEL_RE, text)
-    found += _last_markers("phrase", _PHRASE_RE, text)
+    answer_line = _answer_line_start(text)
+    if answer_line >= 0:
+        found += _last_markers("label", _LABEL_RE, text, answer_line)
+        found += _last_markers("phrase", _PHRASE_RE, text, answer_line)
     if choice:
         line_filter = confidence_line or _never
         found += _last_markers("choice", _CHOICE_RE, text)

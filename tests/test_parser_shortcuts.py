@@ -1,8 +1,10 @@
-"""The first-letter lookaheads that open the parsers' word-list patterns change no match.
+"""Shortcuts in the parsers' pattern scans change no match.
 
-A pattern such as ``(?=[tT])\\b(?:the|them)`` is only faster than ``\\b(?:the|them)``: at
-every position of a text both must match the same span or both fail. A letter missing from
-a lookahead (or a case-folding variant such as ``ſ`` for ``s`` left out) would lose matches.
+First-letter lookaheads: a pattern such as ``(?=[tT])\\b(?:the|them)`` is only faster than
+``\\b(?:the|them)``; at every position of a text both must match the same span or both fail.
+A letter missing from a lookahead (or a case-folding variant such as ``ſ`` for ``s`` left out)
+would lose matches. Label and phrase markers are scanned from the line of the first "answer"
+on: none may start earlier.
 """
 
 from __future__ import annotations
@@ -59,3 +61,27 @@ def test_a_lookahead_changes_no_match(name, pattern):
             assert (fast and fast.span()) == (slow and slow.span()), (name, text, pos)
             matched += slow is not None
     assert matched, f"{name}: the snippets exercise no match"
+
+
+ANSWER_PIECES = [
+    "answer", "Answer", "ANSWER", "anſwer", "answers", "final", "Final", "the", "my", "our",
+    "correct", "is", "would be", ":", "=", "**", "_", "#", "-", "*", " ", " ", "\t", "\n", "\n",
+    ".", "!", ")", "(B)", "42", "Agent 2's", "so", "x", "the answer is ", "\nAnswer: ",
+    ". Final answer = ", "my final answer:", "\n**Answer**", "Our ANſWER would be",
+]  # fmt: skip
+
+
+def test_no_label_or_phrase_marker_starts_before_the_first_answer_line():
+    """``find_declarations`` scans label and phrase markers from that line on."""
+    import random
+
+    rng = random.Random(0)
+    marked = 0
+    for _ in range(3000):
+        text = "".join(rng.choice(ANSWER_PIECES) for _ in range(rng.randint(1, 30)))
+        line = declarations._answer_line_start(text)
+        for pattern in (declarations._LABEL_RE, declarations._PHRASE_RE):
+            starts = [m.start() for m in pattern.finditer(text)]
+            assert all(line >= 0 and start >= line for start in starts), (text, line)
+            marked += bool(starts)
+    assert marked > 1000  # the texts hold markers often enough to mean something
