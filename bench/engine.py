@@ -2,8 +2,9 @@
 
 1. Cost per agent call with a zero-latency model, debategraph's `du` debate vs a bare
    LangGraph fan-out of the same shape (plan -> one node per agent, each calling the model
-   -> a deferred collect node, looped R rounds), for n = 5, 20, 64; and the cost per call in
-   each round (must not grow with the round).
+   -> a deferred collect node, looped R rounds), and vs that fan-out doing du's text work
+   (the same prompts, history and answer parsing: a hand-written LangGraph `du`), for
+   n = 5, 20, 64; and the cost per call in each round (must not grow with the round).
    Measured twice: with the garbage collector as it is, and with ``gc.disable()`` around each
    timed run (after a ``gc.collect()``), which shows the engine without the collector's
    pauses (a full collection walks the whole heap, LangGraph's and LangChain's objects
@@ -11,12 +12,10 @@
 2. A 5-agent, 3-round `du` debate with a fixed 100 ms model latency vs its critical path
    (4 sequential calls = 400 ms).
 
-With ``--stub`` (attribution only, nothing written) the engine runs with prompt rendering
-and answer parsing replaced by constants, with ``gc.disable()``: what is left is the round
-subgraph's own bookkeeping.
+The results file is rewritten; notes written by hand below its NOTES line are kept.
 
-Usage: python bench/engine.py [--rounds 4] [--repeats 3] [--out bench/RESULTS.md]
-       python bench/engine.py --stub [--agents 64]
+Usage: python bench/engine.py [--agents 5 20 64] [--rounds 4] [--repeats 3]
+       [--out bench/RESULTS.md]
 """
 
 from __future__ import annotations
@@ -33,7 +32,7 @@ from datetime import date
 from pathlib import Path
 from typing import Annotated, Any, TypedDict
 
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Send
 
@@ -43,6 +42,9 @@ import itertools
 from zero_model import FixedModel
 
 import debategraph as dg
+from debategraph.policies.answers import parse_number
+from debategraph.prompts import du
+from debategraph.prompts.common import PromptInput
 from debategraph.run import compiled_graph, recursion_limit
 
 QUESTION = "What is the result of 3+4*5+6-7*2?"
@@ -50,23 +52,49 @@ QUESTION = "What is the result of 3+4*5+6-7*2?"
 
 class FloorState(TypedDict):
     round: int
-    replies: Annotated[list[str], operator.add]
+    replies: Annotated[list[dict[str, Any]], operator.add]
 
 
-def floor_graph(n: int, rounds: int, model: FixedModel) -> Any:
+def floor_graph(n: int, rounds: int, model: FixedModel, *, du_text: bool = False) -> Any:
     """Bare LangGraph: a plan node, a Send to each of n worker nodes calling the model, a
-    deferred collect node, a loop."""
+    deferred collect node, a loop.
+
+    With ``du_text`` each worker does what a hand-written LangGraph `du` would: it sends its
+    own earlier prompts and replies and du's prompt (rendered with debategraph's template from
+    the other workers' latest replies), and parses the reply with debategraph's parser.
+    """
     names = [f"a{i}" for i in range(1, n + 1)]
 
     def plan(state: FloorState) -> dict[str, Any]:
         return {"round": state.get("round", -1) + 1}
 
     def fan_out(state: FloorState) -> list[Send]:
-        return [Send(name, {"i": name}) for name in names]
+        if not du_text:
+            return [Send(name, {"i": name}) for name in names]
+        own: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
+        for t in state["replies"]:
+            own[t["agent"]].append(t)
+        latest = [own[name][-1] for name in names if own[name]]
+        sends = []
+        for name in names:
+            peers = [t for t in latest if t["agent"] != name]
+            payload = {"i": name, "round": state["round"], "own": own[name], "peers": peers}
+            sends.append(Send(name, payload))
+        return sends
 
-    async def worker(payload: dict[str, str]) -> dict[str, Any]:
-        reply = await model.ainvoke([HumanMessage(f"{QUESTION} agent {payload['i']}")])
-        return {"replies": [reply.text]}
+    async def worker(payload: Any) -> dict[str, Any]:
+        if not du_text:
+            reply = await model.ainvoke([HumanMessage(f"{QUESTION} agent {payload['i']}")])
+            return {"replies": [{"text": reply.text}]}
+        view = PromptInput(question=QUESTION, peers=payload["peers"])
+        prompt = (du.debate if payload["round"] else du.initial)(view)
+        messages: list[BaseMessage] = []
+        for t in payload["own"]:
+            messages += [HumanMessage(t["prompt"]), AIMessage(t["text"])]
+        reply = await model.ainvoke([*messages, HumanMessage(prompt)])
+        turn = {"agent": payload["i"], "round": payload["round"], "kind": "answer"}
+        turn |= {"prompt": prompt, "text": reply.text, "answer": parse_number(reply.text).answer}
+        return {"replies": [turn]}
 
     def loop(state: FloorState) -> str:
         return "plan" if state["round"] < rounds else END
@@ -83,8 +111,8 @@ def floor_graph(n: int, rounds: int, model: FixedModel) -> Any:
     return g.compile()
 
 
-async def time_floor(n: int, rounds: int, model: FixedModel) -> float:
-    graph = floor_graph(n, rounds, model)
+async def time_floor(n: int, rounds: int, model: FixedModel, *, du_text: bool = False) -> float:
+    graph = floor_graph(n, rounds, model, du_text=du_text)
     start = time.perf_counter()
     await graph.ainvoke({"replies": []}, {"recursion_limit": 10 * rounds + 20})
     return time.perf_counter() - start
@@ -114,38 +142,43 @@ async def overhead(
     model = FixedModel()
     await time_engine(5, 1, model)  # warm caches (graph compile, imports)
     await time_floor(5, 1, model)
+    await time_floor(5, 1, model, du_text=True)
     rows = []
     for n in ns:
         await time_engine(n, rounds, model)  # compile this roster's graph outside the timing
         calls = n * (rounds + 1)
-        floors, engines, rounds_ms = [], [], []
+        times: dict[str, list[float]] = {"floor": [], "du_text": [], "engine": []}
+        rounds_ms = []
         for repeat in range(repeats):
-            # Which of the two runs first alternates, so a drift in the machine's speed
-            # favours neither.
-            for engine_turn in (False, True) if repeat % 2 == 0 else (True, False):
+            # The order of the three runs rotates, so a drift in the machine's speed favours
+            # none of them.
+            arms = list(times)
+            for arm in arms[repeat % 3 :] + arms[: repeat % 3]:
                 if gc_off:
                     gc.collect()
                     gc.disable()
-                if engine_turn:
+                if arm == "engine":
                     total, per_round = await time_engine(n, rounds, model)
-                    engines.append(total)
                     rounds_ms.append([1e3 * t / n for t in per_round])
                 else:
-                    floors.append(await time_floor(n, rounds, model))
+                    total = await time_floor(n, rounds, model, du_text=arm == "du_text")
+                times[arm].append(total)
                 gc.enable()
-        floor = statistics.median(floors) / calls * 1e3
-        engine = statistics.median(engines) / calls * 1e3
-        # Each repeat's engine run against its own floor run (adjacent in time), median.
-        paired = statistics.median(e / f for e, f in zip(engines, floors, strict=True))
-        by_round = [statistics.median(col) for col in zip(*rounds_ms, strict=True)]
+        ms = {arm: statistics.median(ts) / calls * 1e3 for arm, ts in times.items()}
+        # Each repeat's engine run against its own floor runs (adjacent in time), median.
+        engines = times["engine"]
         rows.append(
             {
                 "n": n,
                 "calls": calls,
-                "floor_ms": floor,
-                "engine_ms": engine,
-                "ratio": paired,
-                "by_round_ms": by_round,
+                "floor_ms": ms["floor"],
+                "du_text_ms": ms["du_text"],
+                "engine_ms": ms["engine"],
+                "ratio": statistics.median(map(operator.truediv, engines, times["floor"])),
+                "du_text_ratio": statistics.median(
+                    map(operator.truediv, engines, times["du_text"])
+                ),
+                "by_round_ms": [statistics.median(col) for col in zip(*rounds_ms, strict=True)],
             }
         )
     return rows
@@ -165,33 +198,18 @@ async def concurrency(latency: float = 0.1, repeats: int = 3) -> dict[str, float
 
 def table(rows: list[dict[str, Any]]) -> list[str]:
     lines = [
-        "| agents | calls | floor ms/call | engine ms/call | ratio "
+        "| agents | calls | floor ms/call | floor with du's text work ms/call "
+        "| engine ms/call | engine / floor | engine / floor with du's text work "
         "| engine ms/call by round (0..R) |",
-        "|---:|---:|---:|---:|---:|---|",
+        "|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for r in rows:
         by_round = " · ".join(f"{x:.2f}" for x in r["by_round_ms"])
         lines.append(
-            f"| {r['n']} | {r['calls']} | {r['floor_ms']:.2f} | {r['engine_ms']:.2f} | "
-            f"{r['ratio']:.2f}x | {by_round} |"
+            f"| {r['n']} | {r['calls']} | {r['floor_ms']:.2f} | {r['du_text_ms']:.2f} | "
+            f"{r['engine_ms']:.2f} | {r['ratio']:.2f}x | {r['du_text_ratio']:.2f}x | {by_round} |"
         )
     return lines
-
-
-def stub_prompt_and_parse() -> None:
-    """Replace prompt rendering and answer parsing with constants (for attribution)."""
-    from debategraph.nodes import call as node
-    from debategraph.policies.answers import Extraction
-
-    def rendered(*args: Any, **kwargs: Any) -> list[Any]:
-        return [HumanMessage(QUESTION)]
-
-    def parsed(response: str, task: Any, num_choices: Any) -> Extraction:
-        return Extraction("7", "declared")
-
-    node.render = rendered  # type: ignore[assignment]
-    node.PARSERS = {task: parsed for task in node.PARSERS}  # type: ignore[misc]
-    node.read_confidence = lambda text: None  # type: ignore[assignment]
 
 
 def render(
@@ -210,12 +228,15 @@ def render(
         f"## Cost per agent call, zero-latency model, `du` with {rounds} debate rounds",
         "",
         "Floor: a bare LangGraph graph of the same shape (plan node, a `Send` to each of n "
-        "worker nodes that call the same model, a deferred collect node, loop). Engine: "
-        "`debategraph` `du` (call plan, prompt rendering with all peers' answers, own chat "
-        "history, answer parsing, turn records, reducers, round subgraph with a node per "
-        "agent, decision). Each repeat times the floor and the engine back to back, which "
-        "of the two first alternating; ms/call are medians over the repeats, the ratio is "
-        "the median of the repeats' engine/floor ratios. Target: engine ≤ 1.3x floor.",
+        "worker nodes that call the same model, a deferred collect node, loop), each worker "
+        "sending a one-line prompt. Floor with du's text work: the same graph, each worker "
+        "doing what a hand-written LangGraph `du` does: it re-sends its own earlier prompts "
+        "and replies, renders du's prompt from the other workers' latest replies with "
+        "debategraph's template, and parses the reply with debategraph's parser. Engine: "
+        "`debategraph` `du` (that work, plus call plans, turn records, reducers, a round "
+        "subgraph with a node per agent, the decision). Each repeat times the three back to "
+        "back, their order rotating; ms/call are medians over the repeats, a ratio is the "
+        "median of the repeats' ratios. Target: engine ≤ 1.3x floor.",
         "",
         "### Garbage collector as it is",
         "",
@@ -244,28 +265,28 @@ def render(
     return "\n".join(lines)
 
 
+NOTES = "<!-- Notes written by hand below this line; bench/engine.py keeps them. -->"
+
+
+def kept_notes(path: Path) -> str:
+    """The hand-written notes of an earlier results file (from :data:`NOTES` on), if any."""
+    text = path.read_text() if path.exists() else ""
+    return text[text.index(NOTES) :] if NOTES in text else NOTES + "\n"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--agents", type=int, nargs="+", default=[5, 20, 64])
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "RESULTS.md")
-    parser.add_argument("--stub", action="store_true", help="stub rendering and parsing")
     args = parser.parse_args()
-    if args.stub:
-        stub_prompt_and_parse()
-        for row in asyncio.run(overhead(args.agents, args.rounds, args.repeats, gc_off=True)):
-            print(
-                f"n={row['n']}: floor {row['floor_ms']:.2f} ms/call, engine with rendering "
-                f"and parsing stubbed {row['engine_ms']:.2f} ms/call, {row['ratio']:.2f}x"
-            )
-        return
     rows = asyncio.run(overhead(args.agents, args.rounds, args.repeats))
     quiet = asyncio.run(overhead(args.agents, args.rounds, args.repeats, gc_off=True))
     conc = asyncio.run(concurrency())
     cmd = "PYTHONPATH=src python bench/engine.py " + " ".join(sys.argv[1:])
     text = render(rows, quiet, conc, args.rounds, cmd.strip())
-    args.out.write_text(text)
+    args.out.write_text(f"{text}\n{kept_notes(args.out)}")
     print(text)
 
 

@@ -1,6 +1,7 @@
 """The engine's and the simulated model's fast paths give what the slow ones gave."""
 
 import random
+import re
 import threading
 
 import pytest
@@ -9,7 +10,12 @@ import debategraph as dg
 from debategraph.eval.spend import SpendMeter
 from debategraph.models import oracle, simulated
 from debategraph.nodes.call import UsageTotal
-from debategraph.policies.attribution import _POSSESSIVE_END_RE, _possessive_from
+from debategraph.policies.attribution import (
+    _POSSESSIVE_END_RE,
+    WINDOW,
+    _clause_before,
+    _possessive_from,
+)
 from debategraph.policies.graphs import edge_list, weighted_digraph
 from debategraph.policies.tokens import estimate_tokens
 from debategraph.state.context import DebateContext
@@ -82,6 +88,28 @@ def test_possessive_search_from_the_tail_finds_what_the_whole_search_finds():
         assert (whole and whole.span()) == (tail and tail.span()), repr(text)
 
 
+def test_clause_search_from_the_last_boundary_finds_what_the_scan_of_all_finds():
+    boundary = re.compile(r"[!?;\n]|[.:](?=\s|$)")
+
+    def every_boundary(text, pos):
+        window = text[max(0, pos - WINDOW) : pos]
+        cuts = list(boundary.finditer(window))
+        if not cuts:
+            return window, ""
+        clause = window[cuts[-1].end() :]
+        if cuts[-1].group() != ":":
+            return clause, ""
+        previous = cuts[-2].end() if len(cuts) > 1 else 0
+        return clause, window[previous : cuts[-1].start()]
+
+    rng = random.Random(6)
+    alphabet = "ab .:!?;\n\t,x"
+    for _ in range(20000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 200)))
+        pos = rng.randint(0, len(text))
+        assert _clause_before(text, pos) == every_boundary(text, pos), (text, pos)
+
+
 def test_edge_list_matches_the_digraph():
     import numpy as np
 
@@ -110,6 +138,23 @@ def test_add_turns_single_write_fast_path():
         add_turns(old, [turn("r1:a1", 1, text="other")])
     # Only the turns of the new turn's round are searched (ids carry their round).
     assert add_turns(old, [turn("r0:a1", 2)])[-1]["round"] == 2
+
+
+def test_add_turns_hand_back_fast_path():
+    old = [turn("r0:a1", 0), turn("r0:a2", 0), turn("r1:a1", 1)]
+    # A round subgraph hands back the very turn objects it was given, then its new ones.
+    assert add_turns(old, list(old)) is old
+    added = [turn("r1:a2", 1), turn("r2:a1", 2)]
+    assert add_turns(old, [*old, *added]) == [*old, *added]
+    # Its new turns are still checked against the recorded ones.
+    with pytest.raises(DuplicateTurnError, match="r1:a1"):
+        add_turns(old, [*old, turn("r1:a1", 1, text="other")])
+    with pytest.raises(DuplicateTurnError, match="r2:a1"):
+        add_turns(old, [*old, turn("r2:a1", 2), turn("r2:a1", 2, text="other")])
+    # Equal copies (a checkpoint's) take the general path and give the same result.
+    copies = [dict(t) for t in old]
+    assert add_turns(old, [*copies, *added]) == [*old, *added]
+    assert add_turns(old, copies) is old
 
 
 def test_options_follow_the_context_options_even_when_mutated_in_place():

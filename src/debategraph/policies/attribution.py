@@ -32,7 +32,9 @@ import re
 WINDOW = 160
 """How many characters before a candidate are read to attribute it."""
 
-_BOUNDARY_RE = re.compile(r"[!?;\n]|[.:](?=\s|$)")
+_BOUNDARY = r"[!?;\n]|[.:](?=\s|$)"
+_BOUNDARY_RE = re.compile(_BOUNDARY)
+_LAST_BOUNDARY_RE = re.compile(rf"(?s:.*)(?:{_BOUNDARY})")  # greedy: ends at the last one
 # The word lists below open with a lookahead on their words' first letters: the same
 # matches, but most positions fail at once instead of trying every word (3x faster).
 _PEER_RE = re.compile(
@@ -101,15 +103,16 @@ def _possessive_from(before: str) -> int:
 def _clause_before(text: str, pos: int) -> tuple[str, str]:
     """The clause that ends at ``pos`` and the head before its colon (``""`` if none)."""
     window = text[max(0, pos - WINDOW) : pos]
-    cuts = [m for m in _BOUNDARY_RE.finditer(window)]
-    if not cuts:
+    last = _LAST_BOUNDARY_RE.match(window)
+    if last is None:
         return window, ""
-    last = cuts[-1]
     clause = window[last.end() :]
-    if last.group() != ":":
+    colon = last.end() - 1
+    if window[colon] != ":":
         return clause, ""
+    cuts = list(_BOUNDARY_RE.finditer(window))  # the colon is the last of them
     previous = cuts[-2].end() if len(cuts) > 1 else 0
-    return clause, window[previous : last.start()]
+    return clause, window[previous:colon]
 
 
 def _speaker_owns(segment: str) -> bool | None:

@@ -6,6 +6,7 @@ schema on Python 3.11, which LangGraph Studio and ``graph.as_tool()`` need.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from typing import Annotated, Any, NotRequired
 
@@ -52,6 +53,11 @@ def add_turns(old: list[Turn] | None, new: Sequence[Turn]) -> list[Turn]:
                     )
                 return old
         return [*old, turn]
+    # The usual hand-back: the very turn objects of ``old``, then the round's new ones.
+    if len(new) >= len(old) and all(map(operator.is_, old, new)):
+        if len(new) == len(old):
+            return old
+        new = new[len(old) :]
     earliest = min(t["round"] for t in new)
     recent: dict[str, Turn] = {}
     for turn in reversed(old):
@@ -64,7 +70,7 @@ def add_turns(old: list[Turn] | None, new: Sequence[Turn]) -> list[Turn]:
         if seen is None:
             recent[turn["id"]] = turn
             added.append(turn)
-        elif seen != turn:
+        elif seen is not turn and seen != turn:
             raise DuplicateTurnError(
                 f"two different turns have the id {turn['id']!r}: every call a planner issues "
                 "needs an id of its own"
