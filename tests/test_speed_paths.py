@@ -1,7 +1,6 @@
 """The engine's and the simulated model's fast paths give what the slow ones gave."""
 
 import random
-import re
 import threading
 
 import pytest
@@ -11,6 +10,7 @@ from debategraph.eval.spend import SpendMeter
 from debategraph.models import oracle, simulated
 from debategraph.nodes.call import UsageTotal
 from debategraph.policies.attribution import (
+    _BOUNDARY_RE,
     _POSSESSIVE_END_RE,
     WINDOW,
     _clause_before,
@@ -89,11 +89,9 @@ def test_possessive_search_from_the_tail_finds_what_the_whole_search_finds():
 
 
 def test_clause_search_from_the_last_boundary_finds_what_the_scan_of_all_finds():
-    boundary = re.compile(r"[!?;\n]|[.:](?=\s|$)")
-
     def every_boundary(text, pos):
         window = text[max(0, pos - WINDOW) : pos]
-        cuts = list(boundary.finditer(window))
+        cuts = list(_BOUNDARY_RE.finditer(window))
         if not cuts:
             return window, ""
         clause = window[cuts[-1].end() :]
