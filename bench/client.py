@@ -79,7 +79,7 @@ def capture(debates: int) -> list[list[BaseMessage]]:
     Recording.seen = []
     model = Recording()
     for i in range(debates):
-        dg.run(QUESTIONS[i % len(QUESTIONS)], method="du", agents=3, rounds=2, model=model)
+        dg.run(QUESTIONS[i % len(QUESTIONS)], method="du", agents=3, rounds=2, models=model)
     return Recording.seen
 
 
@@ -138,7 +138,7 @@ async def chatopenai_arm(url: str, requests: list[list[BaseMessage]], in_flight:
 
 
 async def engine_arm(model: Any, url: str | None, debates: int, in_flight: int) -> float:
-    settings: dict[str, Any] = {"method": "du", "agents": 3, "rounds": 2, "model": model}
+    settings: dict[str, Any] = {"method": "du", "agents": 3, "rounds": 2, "models": model}
     if url is not None:
         settings["base_url"] = url
     await dg.arun(QUESTIONS[0], **settings)  # warm up: graph, client, connections

@@ -52,7 +52,7 @@ def child(setting: str, n_items: int) -> dict[str, float]:
         else:
             spent[info["generation"]] += time.perf_counter() - started[0]
 
-    arms = [Arm("du", "du", {"agents": 3, "rounds": 2, "model": "simulated"})]
+    arms = [Arm("du", "du", {"agents": 3, "rounds": 2, "models": "simulated"})]
     with tempfile.TemporaryDirectory() as out:
         gc.callbacks.append(timer)
         start = time.perf_counter()

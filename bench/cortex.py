@@ -61,7 +61,7 @@ def measure(results: Sequence[dg.DebateResult]) -> dict[str, Any]:
     turns = [t for r in results for t in r.turns]
     debate = [t for t in turns if t["round"] >= 1]
     opponents = [
-        sum(not i.endswith(f":{t['agent']}") for i in t["read"]) for t in debate
+        sum(not i.endswith(f":{t['agent']}") for i in t["reads"]) for t in debate
     ]  # own output, if shown, is not an opponent
     return {
         "calls": len(turns),

@@ -42,10 +42,10 @@ import itertools
 from zero_model import FixedModel
 
 import debategraph as dg
+from debategraph.api import compiled_graph, recursion_limit
 from debategraph.policies.answers import parse_number
 from debategraph.prompts import du
 from debategraph.prompts.common import PromptInput
-from debategraph.run import compiled_graph, recursion_limit
 
 QUESTION = "What is the result of 3+4*5+6-7*2?"
 
@@ -189,7 +189,7 @@ async def concurrency(latency: float = 0.1, repeats: int = 3) -> dict[str, float
     walls = []
     for _ in range(repeats):
         start = time.perf_counter()
-        await dg.arun(QUESTION, method="du", agents=5, rounds=3, model=model)
+        await dg.arun(QUESTION, method="du", agents=5, rounds=3, models=model)
         walls.append(time.perf_counter() - start)
     wall = statistics.median(walls)
     critical = 4 * latency

@@ -81,7 +81,7 @@ def arm(base_url: str, timeout: float) -> Arm:
     settings = {
         "agents": 3,
         "rounds": 1,
-        "model": ["sim-0", "sim-1", "sim-2"],
+        "models": ["sim-0", "sim-1", "sim-2"],
         "base_url": base_url,
         "timeout": timeout,
     }

@@ -40,8 +40,8 @@ from debates import debate_all, run_table
 
 import debategraph as dg
 from debategraph.eval.datasets import load_gsm8k_bundled
-from debategraph.graphs.madm2 import MAD
-from debategraph.nodes.method import DebateView, call, initial_calls
+from debategraph.methods import DebateView, call, initial_calls
+from debategraph.methods.madm2 import MAD
 from debategraph.policies.topology import ring_reads
 from debategraph.state.records import Call
 
@@ -58,7 +58,7 @@ def plan_sparse(view: DebateView) -> list[Call] | None:
     if view.round == 0:
         return initial_calls(view)
     reads = ring_reads(view.agents, view.latest_ids())
-    return [call(view, a, reads=reads[a], prompt="debate") for a in view.agents]
+    return [call(view, a, reads=reads[a], template="debate") for a in view.agents]
 
 
 SPARSE_MAD = dataclasses.replace(
@@ -101,7 +101,7 @@ def measure(results: Sequence[dg.DebateResult]) -> dict[str, Any]:
         "output": sum(t["output_tokens"] for t in turns),
         "total": sum(r.usage["total_tokens"] for r in results),
         "eval": sum(t["input_tokens"] + t["output_tokens"] for t in evals),
-        "read": statistics.mean(len(t["read"]) for t in debating),
+        "read": statistics.mean(len(t["reads"]) for t in debating),
         "empty": sum(not m["kept"] for m in masks),
         "masks": len(masks),
         "unparsed": sum(r.method_state.get("unparsed_judgements", 0) for r in results),

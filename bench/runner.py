@@ -62,7 +62,7 @@ class CountingModel(FixedModel):
 
 
 def arms(model: FixedModel) -> list[Arm]:
-    return [Arm("du", "du", {"agents": 3, "rounds": 2, "model": model})]
+    return [Arm("du", "du", {"agents": 3, "rounds": 2, "models": model})]
 
 
 async def timed_run(items: list[Any], model: FixedModel, concurrency: int) -> dict[str, float]:
@@ -79,7 +79,7 @@ async def timed_run(items: list[Any], model: FixedModel, concurrency: int) -> di
 async def sequential(items: list[Any], model: FixedModel) -> float:
     start = time.perf_counter()
     for item in items:
-        await dg.arun(item.question, method="du", agents=3, rounds=2, model=model)
+        await dg.arun(item.question, method="du", agents=3, rounds=2, models=model)
     return time.perf_counter() - start
 
 

@@ -6,7 +6,7 @@ def turn(id_, agent, read, tin, tout, kind="answer", est=False):
     return {
         "id": id_,
         "agent": agent,
-        "read": read,
+        "reads": read,
         "input_tokens": tin,
         "output_tokens": tout,
         "kind": kind,

@@ -6,11 +6,11 @@ import pytest
 from typer.testing import CliRunner
 
 import debategraph as dg
+from debategraph.api import DebateConfigError, make_context
 from debategraph.cli import app
-from debategraph.graphs.presets import get_method
+from debategraph.methods import get_method
 from debategraph.policies.attack import choose_cut_off
 from debategraph.prompts.common import ADVERSARY_INSTRUCTION
-from debategraph.run import DebateConfigError, make_context
 from debategraph.state.context import DebateContext
 
 ARITH = "What is the result of 3+4*5+6-7*2?"
@@ -24,10 +24,10 @@ def test_cut_off_agent_reads_nothing_while_others_read_it(method):
     assert r.cut_off == ["a2"]
     for k in (1, 2):
         turns = {t["agent"]: t for t in r.turns if t["round"] == k}
-        assert turns["a2"]["read"] == []
+        assert turns["a2"]["reads"] == []
         assert REFLECT in turns["a2"]["prompt"] and "```" not in turns["a2"]["prompt"]
         for other in ("a1", "a3", "a4"):
-            assert f"r{k - 1}:a2" in turns[other]["read"]
+            assert f"r{k - 1}:a2" in turns[other]["reads"]
             assert REFLECT not in turns[other]["prompt"]
     # Three readers of three peers, in two rounds; a2 reads none.
     assert r.ncomm == 3 * 3 * 2
@@ -35,7 +35,7 @@ def test_cut_off_agent_reads_nothing_while_others_read_it(method):
 
 def test_cut_off_applies_to_ring_neighbours_too():
     r = dg.run(ARITH, method="ring", agents=5, rounds=1, cut_off=["a1"])
-    reads = {t["agent"]: t["read"] for t in r.turns if t["round"] == 1}
+    reads = {t["agent"]: t["reads"] for t in r.turns if t["round"] == 1}
     assert reads["a1"] == [] and "r0:a1" in reads["a2"] and "r0:a1" in reads["a5"]
 
 
@@ -53,7 +53,7 @@ def test_attack_ratio_choice_is_seeded_and_recorded():
     r = dg.run(ARITH, method="freemad-n", attack_ratio=0.5, seed=4)
     assert r.cut_off == choose_cut_off(["a1", "a2", "a3", "a4"], 0.5, 4)
     assert json.loads(json.dumps(r.to_dict()))["cut_off"] == r.cut_off
-    assert all(t["read"] == [] for t in r.turns if t["agent"] in r.cut_off)
+    assert all(t["reads"] == [] for t in r.turns if t["agent"] in r.cut_off)
 
 
 def test_attack_shorthand_cuts_off_one_agent():
@@ -107,7 +107,7 @@ def test_cli_attack_and_adversary_flags():
     assert out.exit_code == 0, out.output
     d = json.loads(out.stdout)
     assert d["cut_off"] == ["a1", "a3"]
-    assert all(t["read"] == [] for t in d["turns"] if t["agent"] in ("a1", "a3"))
+    assert all(t["reads"] == [] for t in d["turns"] if t["agent"] in ("a1", "a3"))
 
     out = cli("--method", "du", "--agents", "4", "--attack-ratio", "0.5", "--seed", "2")
     assert out.exit_code == 0, out.output

@@ -94,10 +94,10 @@ def test_turn_structure_reads_are_the_kept_edges_and_calls_are_stateless():
         # One user message per call: no system prompt and no own chat history.
         assert t["input_tokens"] == estimate_tokens(t["prompt"])
         if t["round"] == 0:
-            assert t["read"] == []
+            assert t["reads"] == []
         else:
-            assert set(t["read"]) == kept_reads(r, t["round"])[t["agent"]]
-            assert t["agent"] not in {i.split(":")[1] for i in t["read"]}
+            assert set(t["reads"]) == kept_reads(r, t["round"])[t["agent"]]
+            assert t["agent"] not in {i.split(":")[1] for i in t["reads"]}
     graphs = r.graphs()
     assert len(graphs) == 3 and all(isinstance(g, nx.DiGraph) for g in graphs)
     assert [g.graph["round"] for g in graphs] == [1, 2, 3]
@@ -120,7 +120,7 @@ def test_prompts_ask_for_three_parts_and_hide_peer_confidence():
         [reply("beta", 2, 0.91), reply("beta", 1, 0.9)],
         [reply("gamma", 3, 0.92), reply("gamma", 1, 0.9)],
     ]
-    r = dg.run("q?", method="cortex", agents=3, rounds=1, model=models(*scripts),
+    r = dg.run("q?", method="cortex", agents=3, rounds=1, models=models(*scripts),
                options={"embeddings": KeywordEmbeddings(VECTORS)})  # fmt: skip
     for t in r.turns:
         assert "explanation" in t["prompt"] and "confidence score between 0 and 1" in t["prompt"]
@@ -143,7 +143,7 @@ def test_round_one_weights_equal_the_hand_computed_mdm():
         [reply("beta", 2, 0.7), reply("beta", 1, 0.9)],
         [reply("gamma", 3, 0.4), reply("gamma", 1, 0.9)],
     ]
-    r = dg.run("q?", method="cortex", agents=3, rounds=1, model=models(*scripts, names=names),
+    r = dg.run("q?", method="cortex", agents=3, rounds=1, models=models(*scripts, names=names),
                options={"embeddings": KeywordEmbeddings(VECTORS)})  # fmt: skip
     c = [credibility(*MODEL_SIZES[n]) for n in names]
     r0 = [0.8, 0.6, 0.4]
@@ -161,7 +161,7 @@ def test_round_one_weights_equal_the_hand_computed_mdm():
     assert kept_reads(r, 1) == {"a1": {"r0:a2"}, "a2": {"r0:a1"}, "a3": {"r0:a1"}}
     assert np.array_equal(prune(weights), prune(expected))
     by_id = {t["id"]: t for t in r.turns}
-    assert by_id["r1:a3"]["read"] == ["r0:a1"]
+    assert by_id["r1:a3"]["reads"] == ["r0:a1"]
     assert r.method_state["credibilities"] == pytest.approx(c)
     assert r.method_state["confidences"][0] == pytest.approx(r0)
     # The state after round 1 counts who read whom (P, "read": in-degree).
@@ -176,7 +176,7 @@ def three_distinct(confidences=(0.95, 0.7, 0.4), rounds=1, **cortex):
         [reply("gamma", 3, confidences[2])] * 2,
     ]
     cortex.setdefault("embeddings", KeywordEmbeddings(VECTORS))
-    return dg.run("q?", method="cortex", agents=3, rounds=rounds, model=models(*scripts),
+    return dg.run("q?", method="cortex", agents=3, rounds=rounds, models=models(*scripts),
                   options=cortex)  # fmt: skip
 
 
@@ -233,7 +233,7 @@ def test_participation_selected_counts_out_degree():
 )
 def test_prune_rules_reach_the_graph(rule, k, reads_per_tail):
     r = three_distinct(prune=rule, k=k)
-    assert all(len(t["read"]) == reads_per_tail for t in r.turns if t["round"] == 1)
+    assert all(len(t["reads"]) == reads_per_tail for t in r.turns if t["round"] == 1)
 
 
 @pytest.mark.parametrize(
@@ -247,7 +247,7 @@ def test_thresholds_recalibrate(thresholds, expected):
 def test_include_own_previous_adds_the_agents_own_output():
     r = three_distinct(include_own_previous=True)
     by_id = {t["id"]: t for t in r.turns}
-    assert by_id["r1:a3"]["read"] == ["r0:a3", "r0:a1"]
+    assert by_id["r1:a3"]["reads"] == ["r0:a3", "r0:a1"]
     assert "Your own answer in the previous round" in by_id["r1:a3"]["prompt"]
     # The own output is not an edge of the debate graph.
     assert r.method_state["mdm"]["reads"] == [1, 1, 1]
@@ -256,11 +256,11 @@ def test_include_own_previous_adds_the_agents_own_output():
 def test_cut_off_agent_rereads_only_its_own_output():
     r = three_distinct(confidences=(0.95, 0.7, 0.4))
     attacked = dg.run("q?", method="cortex", agents=3, rounds=1, cut_off=["a1"],
-                      model=models(*[[reply(w, i, 0.9)] * 2 for i, w in
+                      models=models(*[[reply(w, i, 0.9)] * 2 for i, w in
                                      enumerate(["alpha", "beta", "gamma"])]),
                       options={"embeddings": KeywordEmbeddings(VECTORS)})  # fmt: skip
-    assert r.turns[3]["read"] == ["r0:a2"]
-    assert attacked.turns[3]["read"] == ["r0:a1"]
+    assert r.turns[3]["reads"] == ["r0:a2"]
+    assert attacked.turns[3]["reads"] == ["r0:a1"]
     assert attacked.method_state["mdm"]["reads"][0] == 0
 
 
@@ -273,7 +273,7 @@ def test_consensus_stops_early():
         [reply("beta", 2, 0.9), reply("beta", 7, 0.9)],
         [reply("gamma", 7, 0.9), reply("gamma", 7, 0.9)],
     ]
-    r = dg.run("q?", method="cortex", agents=3, model=models(*scripts),
+    r = dg.run("q?", method="cortex", agents=3, models=models(*scripts),
                options={"embeddings": KeywordEmbeddings(VECTORS)})  # fmt: skip
     assert r.rounds == 1 and r.answer == "7"
     assert len(r.method_state["graphs"]) == 1 and len(r.turns) == 6
@@ -294,7 +294,7 @@ def test_unparseable_confidence_is_neutral_and_counted():
         [reply("beta", 2), reply("beta", 2)],
         [reply("gamma", 3, 0.2), reply("gamma", 3, 0.2)],
     ]
-    r = dg.run("q?", method="cortex", agents=3, rounds=1, model=models(*scripts),
+    r = dg.run("q?", method="cortex", agents=3, rounds=1, models=models(*scripts),
                options={"embeddings": KeywordEmbeddings(VECTORS)})  # fmt: skip
     assert r.method_state["confidences"] == [[0.8, 0.5, 0.3], [0.5, 0.5, 0.3]]
     assert r.method_state["unparsed_confidences"] == 3
@@ -307,7 +307,7 @@ def test_unparseable_confidence_is_neutral_and_counted():
 def test_heterogeneous_credibility_comes_from_the_model_labels():
     names = ("Qwen/Qwen2.5-7B-Instruct", "gemma-2-2b", "llama-3.1-8b")
     r = dg.run("q?", method="cortex", agents=3, rounds=0,
-               model=models(*[[reply(w, 1, 0.9)] for w in VECTORS], names=names),
+               models=models(*[[reply(w, 1, 0.9)] for w in VECTORS], names=names),
                options={"embeddings": KeywordEmbeddings(VECTORS)})  # fmt: skip
     expected = [credibility(*lookup_model_size(n)) for n in names]
     assert r.method_state["credibilities"] == pytest.approx(expected)
@@ -318,7 +318,7 @@ def test_simulated_agents_get_credibility_without_warnings():
     with warnings.catch_warnings():
         warnings.simplefilter("error", UnknownModelSizeWarning)
         replay = dg.run(ARITH, method="cortex", rounds=0)
-        plain = dg.run(ARITH, method="cortex", rounds=0, model="simulated:replay=none")
+        plain = dg.run(ARITH, method="cortex", rounds=0, models="simulated:replay=none")
     six, big = credibility(*MODEL_SIZES["gpt3-6b"]), credibility(*MODEL_SIZES["gpt3-175b"])
     assert replay.method_state["credibilities"] == pytest.approx([six, six, big, big, six])
     assert len(set(plain.method_state["credibilities"])) == 1
@@ -375,8 +375,8 @@ def test_configure_sets_object_valued_defaults_that_the_context_refines():
     options = method.options_for(dg.DebateContext(method_options={"k": 2}))
     assert options.embeddings is embeddings and options.prune == "all" and options.k == 2
     scripts = [[reply(w, i, 0.9)] * 2 for i, w in enumerate(VECTORS)]
-    r = dg.run("q?", method=method, agents=3, rounds=1, model=models(*scripts))
-    assert all(len(t["read"]) == 2 for t in r.turns if t["round"] == 1)
+    r = dg.run("q?", method=method, agents=3, rounds=1, models=models(*scripts))
+    assert all(len(t["reads"]) == 2 for t in r.turns if t["round"] == 1)
 
 
 # --- command line -------------------------------------------------------------------------------

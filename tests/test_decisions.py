@@ -6,10 +6,12 @@ import random
 
 import pytest
 
+from debategraph.methods import PluginError, list_rules
 from debategraph.policies.decisions import (
-    DECISION_RULES,
+    apply_rule,
     credibility_vote,
     decide,
+    reconcile_rule,
     rule_options,
 )
 from debategraph.policies.types import Trajectory
@@ -24,7 +26,7 @@ EXAMPLE_2 = Trajectory(
 
 
 def test_registry_names() -> None:
-    assert set(DECISION_RULES) == {"majority", "freemad", "reconcile", "credibility"}
+    assert {"majority", "freemad", "reconcile", "credibility"} <= set(list_rules())
     assert rule_options("majority") == {"tie_policy", "seed", "no_answer_if_all_differ"}
     assert rule_options("freemad") == {"weights", "decay", "seed"}
     assert rule_options("reconcile") == {"recalibrate"}
@@ -32,7 +34,7 @@ def test_registry_names() -> None:
 
 
 def test_unknown_rule_lists_valid_names() -> None:
-    with pytest.raises(ValueError, match="unknown decision rule") as info:
+    with pytest.raises(PluginError, match="unknown decision rule") as info:
         decide("borda", EXAMPLE_2)
     for name in ("credibility", "freemad", "majority", "reconcile"):
         assert name in str(info.value)
@@ -155,4 +157,10 @@ def test_defaults_and_seed_are_accepted_by_every_rule() -> None:
 
 def test_registry_functions_reject_unknown_keywords() -> None:
     with pytest.raises(TypeError):
-        DECISION_RULES["reconcile"](EXAMPLE_2, tie_policy="random")
+        reconcile_rule(EXAMPLE_2, tie_policy="random")  # type: ignore[call-arg]
+
+
+def test_a_rule_function_applies_like_its_name() -> None:
+    assert apply_rule(reconcile_rule, EXAMPLE_2) == decide("reconcile", EXAMPLE_2)
+    with pytest.raises(ValueError, match="'reconcile_rule' does not take 'tie_policy'"):
+        apply_rule(reconcile_rule, EXAMPLE_2, tie_policy="random")

@@ -6,7 +6,7 @@ from langgraph.graph import StateGraph
 
 import debategraph as dg
 from debategraph import DebateContext, build_debate_graph
-from debategraph.run import DebateConfigError
+from debategraph.api import DebateConfigError
 
 from .helpers import Scripted, Tracker
 
@@ -28,7 +28,7 @@ def test_every_method_runs_with_its_defaults(method, agents, rounds):
 def test_du_turn_structure_who_read_what():
     r = dg.run(ARITH, method="du", agents=3, rounds=2, seed=0)
     assert [t["id"] for t in r.turns if t["round"] == 0] == ["r0:a1", "r0:a2", "r0:a3"]
-    reads = {t["id"]: t["read"] for t in r.turns}
+    reads = {t["id"]: t["reads"] for t in r.turns}
     assert all(reads[f"r0:a{i}"] == [] for i in (1, 2, 3))
     assert reads["r1:a1"] == ["r0:a2", "r0:a3"]
     assert reads["r2:a3"] == ["r1:a1", "r1:a2"]
@@ -39,7 +39,7 @@ def test_du_turn_structure_who_read_what():
 
 def test_ring_reads_neighbours_only():
     r = dg.run(ARITH, method="ring", agents=5, rounds=1)
-    reads = {t["id"]: t["read"] for t in r.turns if t["round"] == 1}
+    reads = {t["id"]: t["reads"] for t in r.turns if t["round"] == 1}
     assert reads["r1:a1"] == ["r0:a5", "r0:a2"]
     assert reads["r1:a3"] == ["r0:a2", "r0:a4"]
 
@@ -64,7 +64,7 @@ def test_accounting_sums_per_turn_values():
     assert d["usage"]["total_tokens"] == d["usage"]["input_tokens"] + d["usage"]["output_tokens"]
     assert d["usage"]["calls"] == len(d["turns"]) == 12
     # 4 agents each read 3 peers in 2 debate rounds.
-    assert d["ncomm"] == 4 * 3 * 2 == sum(len(t["read"]) for t in d["turns"])
+    assert d["ncomm"] == 4 * 3 * 2 == sum(len(t["reads"]) for t in d["turns"])
 
 
 def test_json_contract():
@@ -91,7 +91,7 @@ def test_json_contract():
             "kind",
             "answer",
             "confidence",
-            "read",
+            "reads",
             "input_tokens",
             "output_tokens",
         } <= set(t)
@@ -103,7 +103,7 @@ def test_abstentions_are_excluded_and_counted():
         Scripted(replies=["\\boxed{4}"]),
         Scripted(replies=["\\boxed{4}"]),
     ]
-    r = dg.run("2+2?", method="mav", model=models)
+    r = dg.run("2+2?", method="mav", models=models)
     assert r.answer == "4"
     assert r.abstentions == 1 and r.parse_failures == 1
     assert r.to_dict()["parse_failure_rate"] == pytest.approx(1 / 3)
@@ -113,21 +113,21 @@ def test_abstentions_are_excluded_and_counted():
 
 
 def test_all_abstain_is_no_answer():
-    r = dg.run("2+2?", method="mav", model=Scripted(replies=["hmm"]), agents=2)
+    r = dg.run("2+2?", method="mav", models=Scripted(replies=["hmm"]), agents=2)
     assert r.answer is None and r.correct is None
 
 
 def test_agents_of_a_round_run_concurrently():
     tracker = Tracker()
     models = [Scripted(replies=["\\boxed{1}"], delay=0.05, tracker=tracker) for _ in range(6)]
-    dg.run("q?", method="mav", model=models, agents=6)
+    dg.run("q?", method="mav", models=models, agents=6)
     assert tracker.peak == 6
 
 
 def test_max_concurrency_bounds_in_flight_calls():
     tracker = Tracker()
     models = [Scripted(replies=["\\boxed{1}"], delay=0.02, tracker=tracker) for _ in range(6)]
-    dg.run("q?", method="mav", model=models, agents=6, config={"max_concurrency": 2})
+    dg.run("q?", method="mav", models=models, agents=6, config={"max_concurrency": 2})
     assert tracker.peak == 2
 
 
@@ -163,8 +163,8 @@ def test_graph_shape_agents_are_nodes_of_the_round_subgraph():
         ({"agents": 0}, "agents must be at least 1"),
         ({"rounds": -1}, "rounds must be 0 or more"),
         ({"method": "nope"}, "unknown method"),
-        ({"model": "nosuch:model"}, "unknown model provider"),
-        ({"model": "openai:gpt-4o-mini"}, "OPENAI_API_KEY"),
+        ({"models": "nosuch:model"}, "unknown model provider"),
+        ({"models": "openai:gpt-4o-mini"}, "OPENAI_API_KEY"),
         ({"tie_policy": "coin"}, "tie policy"),
         ({"cut_off": ["a9"]}, "cut-off agents"),
         ({"decision": "dictator"}, "unknown decision rule"),

@@ -1,6 +1,7 @@
 """Engine v2: agents as nodes, a typed call plan in phases, public method hooks."""
 
 import asyncio
+import dataclasses
 import pathlib
 from dataclasses import dataclass
 
@@ -12,11 +13,11 @@ from langgraph.types import CachePolicy
 
 import debategraph as dg
 from debategraph import Agent, DebateContext, Method, MethodOptions, Phase, build_debate_graph
-from debategraph.nodes.method import call, decide_by_rule, initial_calls
+from debategraph.api import compiled_graph, recursion_limit
+from debategraph.methods import call, decide_by_rule, initial_calls
 from debategraph.nodes.plan import PlanError
 from debategraph.policies.types import Decision
 from debategraph.prompts import du
-from debategraph.run import compiled_graph, recursion_limit
 from debategraph.state.debate import DuplicateTurnError, add_turns
 
 from .helpers import Recording, Scripted, ToolCaller
@@ -46,14 +47,14 @@ def plan_summarised(view):
                 kind="summary",
                 id=f"r{view.round}:summary:{a}",
                 reads=[latest[b] for b in view.agents if b != a],
-                prompt="summary",
+                template="summary",
                 vars={"for": a},
             )
             for a in view.agents
         ]
     if view.phase == 1:
         return [
-            call(view, a, reads=[f"r{view.round}:summary:{a}"], prompt="debate", history=True)
+            call(view, a, reads=[f"r{view.round}:summary:{a}"], template="debate", history=True)
             for a in view.agents
         ]
     return None
@@ -77,10 +78,10 @@ def test_a_round_of_phases_with_a_role_node():
     assert len(r.turns) == 3 + 2 * (3 + 3)
     assert kinds[3:6] == [(f"r1:summary:a{i}", "summary") for i in (1, 2, 3)]
     by_id = {t["id"]: t for t in r.turns}
-    assert by_id["r1:summary:a1"]["read"] == ["r0:a2", "r0:a3"]
+    assert by_id["r1:summary:a1"]["reads"] == ["r0:a2", "r0:a3"]
     assert by_id["r1:summary:a1"]["agent"] == "summarizer"
     assert by_id["r1:summary:a1"]["vars"] == {"for": "a1"}
-    assert by_id["r2:a3"]["read"] == ["r2:summary:a3"]
+    assert by_id["r2:a3"]["reads"] == ["r2:summary:a3"]
     # Summary calls are tagged, counted in every total and in NComm.
     kinds_usage = r.to_dict()["usage_by_kind"]
     assert kinds_usage["summary"]["calls"] == 6 and kinds_usage["answer"]["calls"] == 9
@@ -98,7 +99,7 @@ def test_several_calls_of_one_agent_in_a_phase_are_all_recorded():
             return initial_calls(view)
         latest = view.latest_ids()
         return [
-            call(view, "a1", kind="pairwise", id=f"r1:a1<{b}", reads=[latest[b]], prompt="debate")
+            call(view, "a1", kind="pairwise", id=f"r1:a1<{b}", reads=[latest[b]], template="debate")
             for b in ("a2", "a3")
         ]
 
@@ -121,10 +122,10 @@ def test_a_planner_that_repeats_an_id_or_names_a_stranger_is_stopped():
     def twice(view):
         if view.phase:
             return None
-        return [call(view, "a1", prompt="initial"), call(view, "a1", prompt="initial")]
+        return [call(view, "a1", template="initial"), call(view, "a1", template="initial")]
 
     def stranger(view):
-        return None if view.phase else [call(view, "zed", prompt="initial")]
+        return None if view.phase else [call(view, "zed", template="initial")]
 
     for plan, message in ((twice, "two calls of one phase"), (stranger, "neither an agent")):
         method = Method(name="bad", description="", prompts=du.PROMPTS, plan=plan)
@@ -132,13 +133,34 @@ def test_a_planner_that_repeats_an_id_or_names_a_stranger_is_stopped():
             dg.run(ARITH, method=method, agents=2, rounds=0)
 
 
-def test_a_planner_beyond_its_declared_phases_is_stopped():
+def test_the_planner_is_asked_at_most_max_phases_times_a_round():
+    seen = []
+
     def endless(view):
-        return [call(view, "a1", prompt="initial", id=f"r{view.round}:p{view.phase}")]
+        seen.append((view.round, view.phase, view.made))
+        return [call(view, "a1", template="initial", id=f"r{view.round}:p{view.phase}")]
 
     method = Method(name="endless", description="", prompts=du.PROMPTS, plan=endless)
-    with pytest.raises(PlanError, match="max_phases=1"):
-        dg.run(ARITH, method=method, agents=1, rounds=0)
+    r = dg.run(ARITH, method=method, agents=1, rounds=1)
+    assert [t["id"] for t in r.turns] == ["r0:p0", "r1:p0"]
+    assert seen == [(0, 0, ()), (1, 0, ())]
+    seen.clear()
+    three = dataclasses.replace(method, max_phases=3)
+    r = dg.run(ARITH, method=three, agents=1, rounds=0)
+    assert [t["id"] for t in r.turns] == ["r0:p0", "r0:p1", "r0:p2"]
+    assert seen == [(0, 0, ()), (0, 1, ("r0:p0",)), (0, 2, ("r0:p0", "r0:p1"))]
+
+
+def test_a_planner_that_reissues_a_made_call_is_told_which_and_why():
+    def again(view):  # no phase guard: round 1 asks for round 0's calls again
+        return [call(view, "a1", template="initial", id="r0:a1")]
+
+    method = Method(name="again", description="", prompts=du.PROMPTS, plan=again)
+    with pytest.raises(PlanError) as info:
+        dg.run(ARITH, method=method, agents=1, rounds=1)
+    message = str(info.value)
+    assert "call 'r0:a1' again" in message
+    assert "already made in round 0" in message and "view.phase" in message
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -175,7 +197,7 @@ def test_hooks_bind_observe_stop_and_decide_see_the_debate():
         default_rounds=5,
     )
     model = Recording(seen=[])
-    r = dg.run(ARITH, method=method, agents=2, model=model, options={"target": "7", "bonus": 2})
+    r = dg.run(ARITH, method=method, agents=2, models=model, options={"target": "7", "bonus": 2})
     assert seen == [(0, 0), (1, 0)] and r.rounds == 1
     assert r.answer == "7" and r.decision == {"rule": "custom", "evidence": {"bonus": 2.0}}
     assert [c["temperature"] for c in model.seen] == [0.0, 0.0, 0.5, 0.5]
@@ -187,7 +209,7 @@ def test_hooks_bind_observe_stop_and_decide_see_the_debate():
 def test_context_generation_settings_reach_every_call():
     model = Recording(seen=[])
     dg.run(
-        ARITH, method="du", agents=2, rounds=1, model=model, temperature=0.2, max_tokens=64,
+        ARITH, method="du", agents=2, rounds=1, models=model, temperature=0.2, max_tokens=64,
         top_p=0.9, stop=["###"], logprobs=True,
     )  # fmt: skip
     assert len(model.seen) == 4
@@ -257,7 +279,7 @@ def test_bad_settings_fail_the_same_way_everywhere():
         with pytest.raises(dg.DebateConfigError, match=message):
             kwargs = {"options" if k == "method_options" else k: v for k, v in bad.items()}
             models = kwargs.pop("models", None)
-            dg.run(ARITH, method="du", agents=2, model=models, **kwargs)
+            dg.run(ARITH, method="du", agents=2, models=models, **kwargs)
     with pytest.raises(dg.DebateConfigError, match="agents must be at least 1"):
         build_debate_graph("du", agents=0)
     with pytest.raises(dg.DebateConfigError, match="taken by a node"):
@@ -310,7 +332,7 @@ def test_recursion_limit_follows_the_methods_bound():
 @pytest.mark.filterwarnings("ignore::debategraph.policies.mdm.UnknownModelSizeWarning")
 def test_cortex_debates_once_before_it_may_stop_at_consensus():
     scripts = [["\\boxed{7}\nConfidence: 0.9"] * 3 for _ in range(3)]
-    r = dg.run("q?", method="cortex", agents=3, model=[Scripted(replies=s) for s in scripts])
+    r = dg.run("q?", method="cortex", agents=3, models=[Scripted(replies=s) for s in scripts])
     assert r.rounds == 1 and r.answer == "7"
 
 

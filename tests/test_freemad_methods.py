@@ -32,7 +32,7 @@ def test_freemad_methods_run_with_their_defaults(method, agents, rule):
     assert r.decision["rule"] == rule
     assert r.answer is not None
     by_id = {t["id"]: t for t in r.turns}
-    assert by_id["r1:a1"]["read"] == ["r0:a2", "r0:a3", "r0:a4"]
+    assert by_id["r1:a1"]["reads"] == ["r0:a2", "r0:a3", "r0:a4"]
     # Society of mind: agents keep their own history, so round 1 sees round 0's exchange.
     assert by_id["r1:a1"]["input_tokens"] > by_id["r0:a1"]["input_tokens"] + 100
 
@@ -64,7 +64,7 @@ def test_freemad_score_is_over_the_whole_trajectory():
     # a1 keeps 1; a2 and a3 move 2 -> 1; a4 keeps 3. Scores: 1 = 20 + 10 + 2*15, 2 = 40 - 25.
     answers = [["1"], ["2", "1"], ["2", "1"], ["3"]]
     models = [Scripted(replies=[f"\\boxed{{{a}}}" for a in row]) for row in answers]
-    r = dg.run("q?", method="freemad-n", model=models)
+    r = dg.run("q?", method="freemad-n", models=models)
     assert r.decision["evidence"]["scores"] == {"1": 60.0, "2": 15.0, "3": 30.0}
     assert r.answer == "1"
 
@@ -107,10 +107,10 @@ def test_reconcile_prompt_groups_answers_with_counts_including_own():
         Scripted(replies=[confident(7, 0.9)]),
         Scripted(replies=[confident(7, 0.85)]),
     ]
-    r = dg.run("q?", method="reconcile", model=models)
+    r = dg.run("q?", method="reconcile", models=models)
     by_id = {t["id"]: t for t in r.turns}
     first = by_id["r1:a1"]
-    assert first["read"] == ["r0:a1", "r0:a2", "r0:a3"]
+    assert first["reads"] == ["r0:a1", "r0:a2", "r0:a3"]
     prompt = first["prompt"]
     assert prompt.index("2 agents answered 7.") < prompt.index("1 agent answered 9.")
     assert "confidence 0.90" in prompt and "confidence 0.85" in prompt
@@ -128,14 +128,14 @@ def test_reconcile_prompt_groups_answers_with_counts_including_own():
 
 def test_reconcile_stops_at_consensus_after_the_initial_round():
     models = [Scripted(replies=[confident(5, 0.9)]) for _ in range(3)]
-    r = dg.run("q?", method="reconcile", model=models)
+    r = dg.run("q?", method="reconcile", models=models)
     assert r.rounds == 0 and len(r.turns) == 3
     assert all(m.calls == 1 for m in models)
 
 
 def test_reconcile_runs_all_rounds_without_consensus():
     models = [Scripted(replies=[confident(i, 0.9)]) for i in range(3)]
-    r = dg.run("q?", method="reconcile", model=models)
+    r = dg.run("q?", method="reconcile", models=models)
     assert r.rounds == 2 and len(r.turns) == 9
 
 
@@ -143,7 +143,7 @@ def test_reconcile_cut_off_agent_sees_only_its_own_answer():
     r = dg.run(ARITH, method="reconcile", cut_off=["a2"], stop_on_consensus=False, seed=1)
     for k in (1, 2):
         turns = {t["agent"]: t for t in r.turns if t["round"] == k}
-        assert turns["a2"]["read"] == [f"r{k - 1}:a2"]
+        assert turns["a2"]["reads"] == [f"r{k - 1}:a2"]
         assert "Go over your previous answer" in turns["a2"]["prompt"]
-        assert f"r{k - 1}:a2" in turns["a1"]["read"]
+        assert f"r{k - 1}:a2" in turns["a1"]["reads"]
     assert r.ncomm == 2 * 2 * 2

@@ -19,7 +19,7 @@ ARITH = "What is the result of 3+4*5+6-7*2?"
 
 
 def reads(result):
-    return {t["id"]: t["read"] for t in result.turns}
+    return {t["id"]: t["reads"] for t in result.turns}
 
 
 def test_five_agents_groups_3_2_four_rounds_read_exactly_what_the_paper_says():
@@ -113,7 +113,7 @@ def instruction(prompt, **fields):
 def test_measured_tokens_are_the_paper_formula_plus_the_instruction_tokens():
     # Four agents in two groups of two, T = 4, R = 2; answers 12 tokens, summaries 7.
     a, s = 12, 7
-    r = dg.run(ARITH, method="groupdebate", agents=4, rounds=3, model=FixedLength(),
+    r = dg.run(ARITH, method="groupdebate", agents=4, rounds=3, models=FixedLength(),
                options={"num_groups": 2, "shuffle": False})  # fmt: skip
     q = estimate_tokens(ARITH)
     split = r.method_state["paper_tokens"]
@@ -163,7 +163,7 @@ def test_a_group_of_one_reflects_on_its_own_answer():
 
 def test_without_forget_agents_keep_their_history_and_read_only_peers():
     model = FixedLength()
-    r = dg.run(ARITH, method="groupdebate", agents=4, rounds=2, model=model,
+    r = dg.run(ARITH, method="groupdebate", agents=4, rounds=2, models=model,
                options={"forget": False, "shuffle": False})  # fmt: skip
     got = reads(r)
     assert got["r1:a1"] == ["r0:a2"]

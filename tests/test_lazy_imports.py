@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -72,7 +73,7 @@ def test_cli_run_loads_no_eval_harness():
 
 
 def test_cortex_loads_numpy_when_it_runs():
-    modules = loaded_after("import debategraph as dg\nm = dg.METHODS['cortex']\nm.options()")
+    modules = loaded_after("import debategraph as dg\nm = dg.get_method('cortex')\nm.options()")
     assert "numpy" not in modules
     modules = loaded_after(f"import debategraph as dg\ndg.run({ARITH!r}, method='cortex')")
     assert "numpy" in modules
@@ -84,14 +85,15 @@ def test_every_export_resolves(name):
     assert name in dir(debategraph)
 
 
-def test_run_stays_the_function_after_the_submodule_is_imported():
-    import debategraph.run as submodule_or_function  # the package's ``run`` attribute
+def test_run_is_the_function_and_no_module_shadows_it():
+    import debategraph.api
     from debategraph import run
-    from debategraph.run import DebateResult
+    from debategraph.api import DebateResult
 
-    assert callable(run) and run.__module__ == "debategraph.run"
-    assert debategraph.run is run and submodule_or_function is run
-    assert DebateResult.__module__ == "debategraph.run"
+    assert callable(run) and run.__module__ == "debategraph.api"
+    assert debategraph.run is run is debategraph.api.run
+    assert DebateResult.__module__ == "debategraph.result"
+    assert type(debategraph) is types.ModuleType  # no class swap on the package module
 
 
 def test_unknown_attribute_is_an_attribute_error():

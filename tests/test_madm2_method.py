@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 import debategraph as dg
 from debategraph.cli import app
-from debategraph.graphs.madm2 import MissingLogprobsError
+from debategraph.methods.madm2 import MissingLogprobsError
 from debategraph.models.simulated import SimulatedDebater
 
 from .helpers import Scripted
@@ -77,7 +77,7 @@ def three(verdicts=(FAIR, FAIR, FAIR), answers=("15", "16", "7"), logprobs=((), 
 
 
 def reads(result):
-    return {t["id"]: t["read"] for t in result.turns}
+    return {t["id"]: t["reads"] for t in result.turns}
 
 
 def by_id(result):
@@ -97,9 +97,9 @@ def test_defaults_follow_the_paper():
 
 
 def test_subjective_shared_loose_reads_and_ids():
-    r = dg.run(Q, method="madm2-s", model=three())
+    r = dg.run(Q, method="madm2-s", models=three())
     evals = [t for t in r.turns if t["kind"] == "evaluation"]
-    assert [(t["id"], t["agent"], t["read"], t["label"]) for t in evals] == [
+    assert [(t["id"], t["agent"], t["reads"], t["label"]) for t in evals] == [
         ("r1:eval:a1", "evaluator", ["r0:a1"], "keep"),
         ("r1:eval:a2", "evaluator", ["r0:a2"], "unsure"),
         ("r1:eval:a3", "evaluator", ["r0:a3"], "mask"),
@@ -121,19 +121,19 @@ def test_subjective_shared_loose_reads_and_ids():
 
 def test_calls_are_stateless():
     models = three()
-    dg.run(Q, method="madm2-s", model=models)
+    dg.run(Q, method="madm2-s", models=models)
     # One user message per call: no system prompt and no own chat history.
     assert [s["messages"] for m in models for s in m.seen] == [1] * 9
 
 
 def test_strict_masks_unsure():
-    r = dg.run(Q, method="madm2-s", model=three(), options={"strict": True})
+    r = dg.run(Q, method="madm2-s", models=three(), options={"strict": True})
     assert [reads(r)[f"r1:{a}"] for a in ("a1", "a2", "a3")] == [["r0:a1"]] * 3
     assert r.method_state["masks"][0]["rule"] == "subjective, strict: unsure masks"
 
 
 def test_an_unparseable_judgement_is_unsure_and_counted():
-    r = dg.run(Q, method="madm2-s", model=three(answers=("15", "99", "7")))
+    r = dg.run(Q, method="madm2-s", models=three(answers=("15", "99", "7")))
     mask = r.method_state["masks"][0]
     assert mask["kept"] == ["r0:a1", "r0:a2"]  # loose: unsure keeps
     assert mask["memories"][1] == {
@@ -141,7 +141,7 @@ def test_an_unparseable_judgement_is_unsure_and_counted():
         "eval": "r1:eval:a2", "kept": True, "why": "unsure, no label, r1:eval:a2",
     }  # fmt: skip
     assert r.method_state["unparsed_judgements"] == 1
-    strict = dg.run(Q, method="madm2-s", model=three(answers=("15", "99", "7")),
+    strict = dg.run(Q, method="madm2-s", models=three(answers=("15", "99", "7")),
                     options={"strict": True})  # fmt: skip
     assert strict.method_state["masks"][0]["kept"] == ["r0:a1"]
 
@@ -150,7 +150,7 @@ def test_per_agent_evaluation_calls_ids_and_reads():
     harsh = {"15": NO, "16": NO, "7": NO}
     kind = {"15": YES, "16": YES, "7": YES}
     models = three(verdicts=(FAIR, harsh, kind))
-    r = dg.run(Q, method="madm2-s", model=models, options={"evaluation": "per_agent"})
+    r = dg.run(Q, method="madm2-s", models=models, options={"evaluation": "per_agent"})
     evals = [t for t in r.turns if t["kind"] == "evaluation"]
     assert [t["id"] for t in evals] == [
         f"r1:eval:{j}>{m}" for j in ("a1", "a2", "a3") for m in ("a1", "a2", "a3")
@@ -180,7 +180,7 @@ def test_shared_vs_per_agent_call_counts_over_two_rounds():
 
 
 def test_evaluation_tokens_are_counted_everywhere():
-    r = dg.run(Q, method="madm2-s", model=three())
+    r = dg.run(Q, method="madm2-s", models=three())
     kinds = r.to_dict()["usage_by_kind"]
     assert kinds["evaluation"] == {
         "input_tokens": 30, "output_tokens": 6, "total_tokens": 36, "calls": 3,
@@ -195,7 +195,7 @@ def test_evaluation_tokens_are_counted_everywhere():
 def test_objective_keeps_the_lowest_perplexity_first_on_a_tie():
     lps = (([-0.5, -0.5], None),), (([-0.1, -0.3], None),), (([-0.2, -0.2], None),)
     models = three(logprobs=lps)
-    r = dg.run(Q, method="madm2-o", model=models)
+    r = dg.run(Q, method="madm2-o", models=models)
     assert [reads(r)[f"r1:{a}"] for a in ("a1", "a2", "a3")] == [["r0:a2"]] * 3
     (mask,) = r.method_state["masks"]
     assert [m["perplexity"] for m in mask["memories"]] == pytest.approx(
@@ -218,7 +218,7 @@ def test_code_compat_median_rule_and_a_tie_that_keeps_nothing():
         (([-0.2, -0.2], [-0.3, -0.1]),),
     )
     models = three(logprobs=lps)
-    r = dg.run(Q, method="madm2-o", model=models, options={"code_compat": True})
+    r = dg.run(Q, method="madm2-o", models=models, options={"code_compat": True})
     (mask,) = r.method_state["masks"]
     assert mask["kept"] == ["r0:a1"]  # the paper's rule would keep r0:a2
     assert [m["score"] for m in mask["memories"]] == pytest.approx(
@@ -230,23 +230,23 @@ def test_code_compat_median_rule_and_a_tie_that_keeps_nothing():
         (([-0.1, -0.3], [-0.1, -0.1]),),
         (([-0.2, -0.2], [-0.3, -0.3]),),
     )
-    r = dg.run(Q, method="madm2-o", model=three(logprobs=tie), options={"code_compat": True})
+    r = dg.run(Q, method="madm2-o", models=three(logprobs=tie), options={"code_compat": True})
     assert r.method_state["masks"][0]["kept"] == []
     for a in ("a1", "a2", "a3"):
-        assert by_id(r)[f"r1:{a}"]["read"] == []
+        assert by_id(r)[f"r1:{a}"]["reads"] == []
         assert by_id(r)[f"r1:{a}"]["prompt"] == by_id(r)[f"r0:{a}"]["prompt"]
 
 
 def test_a_model_without_logprobs_gets_a_clear_error():
     with pytest.raises(MissingLogprobsError) as info:
-        dg.run(Q, method="madm2-o", model=[Scripted(replies=["\\boxed{1}"]) for _ in range(3)])
+        dg.run(Q, method="madm2-o", models=[Scripted(replies=["\\boxed{1}"]) for _ in range(3)])
     message = str(info.value)
     assert "madm2-o masks memories by perplexity" in message and "r0:a1" in message
     assert "Serve logprobs" in message and "use madm2-s" in message
     assert isinstance(info.value, dg.DebateConfigError)
     sampled_only = three(logprobs=[(([-0.1], None),)] * 3)
     with pytest.raises(MissingLogprobsError, match="top-1 token logprobs \\(code_compat\\)"):
-        dg.run(Q, method="madm2-o", model=sampled_only, options={"code_compat": True})
+        dg.run(Q, method="madm2-o", models=sampled_only, options={"code_compat": True})
     out = runner.invoke(
         app, ["run", "--method", "madm2-o", "--model", "simulated:logprobs=false", ARITH]
     )
@@ -254,7 +254,7 @@ def test_a_model_without_logprobs_gets_a_clear_error():
 
 
 def test_mad_reads_every_memory_its_own_included():
-    r = dg.run(Q, method="mad", model=three())
+    r = dg.run(Q, method="mad", models=three())
     assert [reads(r)[f"r1:{a}"] for a in ("a1", "a2", "a3")] == [["r0:a1", "r0:a2", "r0:a3"]] * 3
     assert r.method_state["masks"][0]["rule"] == "none: keep every memory"
     assert r.usage["calls"] == 6
@@ -273,11 +273,11 @@ def test_options_are_per_method():
 
 
 def test_a_cut_off_agent_rechecks_its_own_memory():
-    r = dg.run(Q, method="madm2-s", model=three(), cut_off=["a3"])
+    r = dg.run(Q, method="madm2-s", models=three(), cut_off=["a3"])
     assert reads(r)["r1:a3"] == ["r0:a3"]
     assert "Your solution from the previous round" in by_id(r)["r1:a3"]["prompt"]
     assert reads(r)["r1:a1"] == ["r0:a1", "r0:a2"]
-    r = dg.run(Q, method="madm2-s", model=three(), cut_off=["a3"],
+    r = dg.run(Q, method="madm2-s", models=three(), cut_off=["a3"],
                options={"evaluation": "per_agent"})  # fmt: skip
     assert [t["id"] for t in r.turns if t["kind"] == "evaluation"] == [
         f"r1:eval:{j}>{m}" for j in ("a1", "a2") for m in ("a1", "a2", "a3")
@@ -307,7 +307,7 @@ def test_logprobs_flag_reaches_any_method_and_json():
     d = json.loads(out.stdout)
     assert all(set(t["logprobs"]) == {"mean", "min", "n"} for t in d["turns"])
     model = Debater(answers=["\\boxed{1}"])
-    dg.run(Q, method="du", agents=2, rounds=0, model=model, logprobs=True)
+    dg.run(Q, method="du", agents=2, rounds=0, models=model, logprobs=True)
     assert [(s["logprobs"], s["top_logprobs"]) for s in model.seen] == [(True, 0)] * 2
 
 

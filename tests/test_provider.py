@@ -24,7 +24,7 @@ def server(loopback, monkeypatch):
 
 
 def run(server, **kwargs):
-    settings = {"method": "du", "agents": 2, "rounds": 1, "model": "sim-0"}
+    settings = {"method": "du", "agents": 2, "rounds": 1, "models": "sim-0"}
     return dg.run(ARITH, base_url=server.base_url, retry_policy=FAST_RETRY, **settings | kwargs)
 
 
@@ -33,7 +33,9 @@ def test_run_twice_and_arun_in_two_loops_against_a_real_server(server):
     assert first.answer == second.answer == "15"
 
     async def once():
-        return await dg.arun(ARITH, method="mav", agents=2, model="sim-0", base_url=server.base_url)
+        return await dg.arun(
+            ARITH, method="mav", agents=2, models="sim-0", base_url=server.base_url
+        )
 
     assert asyncio.run(once()).answer == asyncio.run(once()).answer
     assert server.stats()["chat_requests"] == 4 + 4 + 2 + 2
@@ -110,7 +112,7 @@ def test_a_call_cache_makes_a_rerun_free_without_merging_agents(server, tmp_path
     from debategraph.eval.runner import Arm, evaluate
 
     cache = tmp_path / "calls.sqlite"
-    arms = [Arm("sc", "sc", {"agents": 3, "model": "sim-0", "base_url": server.base_url})]
+    arms = [Arm("sc", "sc", {"agents": 3, "models": "sim-0", "base_url": server.base_url})]
     items = arithmetic_items(4, seed=5)
     first = evaluate(items, arms, tmp_path / "one", dataset="arithmetic", cache=cache)
     calls = server.stats()["chat_requests"]
@@ -129,7 +131,7 @@ def test_a_retried_request_is_counted_in_the_rows_spend(server, tmp_path, fault)
     from debategraph.eval.runner import Arm, evaluate
 
     server.faults.push(fault)
-    arms = [Arm("cot", "cot", {"model": "sim-0", "base_url": server.base_url})]
+    arms = [Arm("cot", "cot", {"models": "sim-0", "base_url": server.base_url})]
     outcome = evaluate(arithmetic_items(1), arms, tmp_path, dataset="arithmetic")
     (row,) = outcome.rows
     assert (row["calls"], row["requests"], row["failed_requests"]) == (1, 2, 1)
@@ -143,7 +145,7 @@ def test_an_eval_through_faults_loses_and_duplicates_nothing(server, tmp_path):
     from debategraph.eval.runner import Arm, evaluate
 
     items = arithmetic_items(8, seed=4)
-    arms = [Arm("du", "du", {"agents": 2, "rounds": 1, "model": "sim-0",
+    arms = [Arm("du", "du", {"agents": 2, "rounds": 1, "models": "sim-0",
                              "base_url": server.base_url, "timeout": 1})]  # fmt: skip
     clean = evaluate(items, arms, tmp_path / "clean", dataset="arithmetic")
     server.reset()

@@ -15,6 +15,7 @@ from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.rate_limiters import InMemoryRateLimiter
 
+from debategraph.api import DebateConfigError
 from debategraph.eval.datasets import load_dataset
 from debategraph.eval.runner import (
     Arm,
@@ -25,7 +26,6 @@ from debategraph.eval.runner import (
 )
 from debategraph.eval.store import MANIFEST_FILE, RESULTS_FILE, SettingsMismatchError
 from debategraph.models.simulated import SimulatedDebater
-from debategraph.run import DebateConfigError
 
 ITEMS = load_dataset("arithmetic", limit=6, seed=1)
 ARMS = [
@@ -143,7 +143,7 @@ class Flaky(BaseChatModel):
 
 
 def test_failed_item_is_recorded_then_retried(tmp_path):
-    arms = [Arm("cot", "cot", {"model": Flaky()})]
+    arms = [Arm("cot", "cot", {"models": Flaky()})]
     Flaky.broken = True
     first = evaluate(ITEMS, arms, tmp_path, dataset="arithmetic")
     assert first.failed == 1
@@ -158,7 +158,7 @@ def test_failed_item_is_recorded_then_retried(tmp_path):
 
 
 def test_wall_time_covers_the_debates_this_call_ran(tmp_path):
-    slow = [Arm("cot", "cot", {"model": SimulatedDebater(latency_s=0.05)})]
+    slow = [Arm("cot", "cot", {"models": SimulatedDebater(latency_s=0.05)})]
     first = evaluate(ITEMS[:3], slow, tmp_path, dataset="arithmetic", concurrency=1)
     assert first.wall_s >= 3 * 0.05
     again = evaluate(ITEMS[:3], slow, tmp_path, dataset="arithmetic", concurrency=1)
@@ -190,7 +190,7 @@ class Counting(BaseChatModel):
 
 def test_in_flight_calls_never_exceed_the_bound(tmp_path):
     items = load_dataset("arithmetic", limit=12)
-    arms = [Arm("du", "du", {"model": Counting(), "agents": 4, "rounds": 1})]
+    arms = [Arm("du", "du", {"models": Counting(), "agents": 4, "rounds": 1})]
     Counting.peak = 0
     evaluate(items, arms, tmp_path, dataset="arithmetic", concurrency=3)
     assert Counting.peak == 3  # 12 items x 4 agents want far more than 3 at once
@@ -213,8 +213,8 @@ def test_replayed_and_provider_answers_are_real_simulated_ones_not(tmp_path):
     arms = [
         Arm("mav", "mav", {"agents": 4, "rounds": 0, "decision": "credibility"}),
         Arm("du", "du", {"agents": 2, "rounds": 1}),
-        Arm("tuned", "mav", {"rounds": 0, "model": "simulated:skill=0.9"}),
-        Arm("provider", "du", {"agents": 2, "rounds": 1, "model": Counting()}),
+        Arm("tuned", "mav", {"rounds": 0, "models": "simulated:skill=0.9"}),
+        Arm("provider", "du", {"agents": 2, "rounds": 1, "models": Counting()}),
     ]
     evaluate(items, arms, tmp_path, dataset="gsm8k")
     sources = {r["method"]: r["source"] for r in lines(tmp_path)}
@@ -252,19 +252,19 @@ def test_describe_error_redacts_and_names_the_node():
 
 def test_rate_limiter_is_shared_by_provider_models_only():
     limiter = InMemoryRateLimiter(requests_per_second=5)
-    settings = with_rate_limiter({"model": ["simulated", Counting()]}, limiter)
-    assert settings["model"][0] == "simulated"
-    assert settings["model"][1].rate_limiter is limiter
+    settings = with_rate_limiter({"models": ["simulated", Counting()]}, limiter)
+    assert settings["models"][0] == "simulated"
+    assert settings["models"][1].rate_limiter is limiter
 
 
 def test_rate_limited_provider_models_keep_the_arms_timeout(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     limiter = InMemoryRateLimiter(requests_per_second=5)
     settings = with_rate_limiter(
-        {"model": "gpt-4o-mini", "base_url": "http://127.0.0.1:9/v1", "timeout": 7.5}, limiter
+        {"models": "gpt-4o-mini", "base_url": "http://127.0.0.1:9/v1", "timeout": 7.5}, limiter
     )
-    assert settings["model"].request_timeout == 7.5
-    assert settings["model"].rate_limiter is limiter
+    assert settings["models"].request_timeout == 7.5
+    assert settings["models"].rate_limiter is limiter
 
 
 def test_rich_progress_counts_resumed_and_new_rows(tmp_path):

@@ -31,14 +31,14 @@ def test_linked_answers_join_one_group_with_the_first_as_representative():
 def test_a_text_vote_counts_answers_that_mean_the_same_once():
     replies = ["Answer: Paris", "Answer: Paris, France", "Answer: Lyon", "Answer: Lyon"]
     models = [Scripted(replies=[r]) for r in replies]
-    plain = dg.run("Capital of France?", method="mav", agents=4, model=models, task="text")
+    plain = dg.run("Capital of France?", method="mav", agents=4, models=models, task="text")
     assert plain.decision["evidence"]["tie"] is False and plain.answer == "lyon"
     grouped = dg.run(
-        "Capital of France?", method="mav", agents=4, model=models, task="text",
+        "Capital of France?", method="mav", agents=4, models=models, task="text",
         decision_options={"group_by_meaning": 0.5},
     )  # fmt: skip
     assert grouped.decision["evidence"]["merged"] == {"paris, france": "paris"}
     assert grouped.decision["evidence"]["votes"] == {"paris": 2, "lyon": 2}
     with pytest.raises(dg.DebateConfigError, match="group_by_meaning"):
-        dg.run("Capital?", method="mav", agents=4, model=models, task="text",
+        dg.run("Capital?", method="mav", agents=4, models=models, task="text",
                decision_options={"group_by_meaning": 2})  # fmt: skip

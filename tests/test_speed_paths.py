@@ -156,7 +156,7 @@ def test_add_turns_hand_back_fast_path():
 
 
 def test_options_follow_the_context_options_even_when_mutated_in_place():
-    method = dg.METHODS["cortex"]
+    method = dg.get_method("cortex")
     ctx = DebateContext(method_options={"k": 2})
     assert method.options_for(ctx).k == 2
     assert method.options_for(ctx) is method.options_for(ctx)

@@ -5,7 +5,9 @@ from pathlib import Path
 import pytest
 from langgraph.graph.state import CompiledStateGraph
 
-from debategraph import METHODS, DebateConfigError
+from debategraph import DebateConfigError
+from debategraph.graphs.studio import studio_config
+from debategraph.methods import method_plugins
 
 ROOT = Path(__file__).parents[1]
 
@@ -14,15 +16,27 @@ def exported():
     config = json.loads((ROOT / "langgraph.json").read_text())
     graphs = {}
     for name, target in config["graphs"].items():
-        path, attr = target.split(":")
+        path, attr = target["path"].split(":")
         module = ".".join(Path(path).with_suffix("").parts[1:])
         graphs[name] = getattr(importlib.import_module(module), attr)
     return graphs
 
 
+def builtin_names():
+    return {p.name for p in method_plugins()[0] if p.builtin}
+
+
+def test_langgraph_json_is_generated_from_the_registry():
+    config = json.loads((ROOT / "langgraph.json").read_text())
+    assert config == studio_config()  # regenerate: python -m debategraph.graphs.studio
+    assert config["python_version"] == "3.11"
+    for name, entry in config["graphs"].items():
+        assert entry["description"].strip(), name
+
+
 def test_every_method_is_exported_compiled_without_checkpointer():
     graphs = exported()
-    assert set(graphs) == set(METHODS)
+    assert set(graphs) == builtin_names()
     for name, graph in graphs.items():
         assert isinstance(graph, CompiledStateGraph)
         assert graph.checkpointer is None

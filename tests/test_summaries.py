@@ -14,7 +14,7 @@ ARITH = "What is the result of 3+4*5+6-7*2?"
 
 
 def reads(result):
-    return {t["id"]: t["read"] for t in result.turns}
+    return {t["id"]: t["reads"] for t in result.turns}
 
 
 def test_du_sum_summarises_the_other_agents_for_each_agent_every_round():
@@ -47,7 +47,7 @@ def instruction(prompt, **fields):
 
 def test_du_sum_tokens_are_eq_3_plus_the_repeated_question_plus_instructions():
     a, s = 12, 7
-    r = dg.run(ARITH, method="du-sum", agents=3, rounds=2, model=FixedLength())
+    r = dg.run(ARITH, method="du-sum", agents=3, rounds=2, models=FixedLength())
     q = estimate_tokens(ARITH)
     split = r.method_state["paper_tokens"]
     # M = T = 3 at fixed lengths: M·T·Q + (M²T − M² + M + (MT² − MT)/2)·a + ((MT² + MT)/2 − M)·s.
@@ -79,7 +79,7 @@ def test_chateval_shares_one_running_summary_per_round():
 
 
 def test_forget_shows_only_the_latest_answer_and_summary():
-    r = dg.run(ARITH, method="du-sum", agents=3, rounds=2, model=FixedLength(),
+    r = dg.run(ARITH, method="du-sum", agents=3, rounds=2, models=FixedLength(),
                options={"forget": True})  # fmt: skip
     got = reads(r)
     assert got["r2:a1"] == ["r1:a1", "r2:summary:a1"]

@@ -13,10 +13,10 @@ from typer.testing import CliRunner
 
 import debategraph as dg
 from debategraph import Agent, SvrOptions
+from debategraph.api import recursion_limit
 from debategraph.cli import app
-from debategraph.graphs.svr import SVR, round_bound
-from debategraph.nodes.method import DebateView
-from debategraph.run import recursion_limit
+from debategraph.methods import DebateView
+from debategraph.methods.svr.method import SVR, round_bound
 from debategraph.state.context import DebateContext
 
 Q = "What is the result of 3+4*5+6-7*2?"
@@ -100,7 +100,7 @@ def test_early_acceptance_after_surviving_two_challengers():
     assert ms["budget"] == {"max": 10, "left": 10, "k": 3, "m": 2}
     assert sequence(r) == [("a1", ["a3", "a5"])]
     assert [t["id"] for t in pairwise(r)] == ["r1:a1<a3", "r1:a1<a5"]
-    assert [t["read"] for t in pairwise(r)] == [["r0:a3"], ["r0:a5"]]
+    assert [t["reads"] for t in pairwise(r)] == [["r0:a3"], ["r0:a5"]]
     assert r.answer == "1" and r.rounds == 1 and r.ncomm == 2
     assert r.decision == {
         "rule": "svr",
@@ -265,8 +265,8 @@ def test_a_model_without_logprobs_gets_a_clear_error_and_the_confidence_prior_wo
     with pytest.raises(dg.DebateConfigError, match=r"svr: the min_ll prior needs token logprobs"):
         dg.run(Q, method="svr", agents=agents)
     with pytest.raises(dg.DebateConfigError, match="prior=confidence"):
-        dg.run(Q, method="svr", model="simulated:logprobs=false", options={"prior": "ppl"})
-    r = dg.run(Q, method="svr", model="simulated:logprobs=false", options={"prior": "confidence"})
+        dg.run(Q, method="svr", models="simulated:logprobs=false", options={"prior": "ppl"})
+    r = dg.run(Q, method="svr", models="simulated:logprobs=false", options={"prior": "confidence"})
     assert r.method_state["unparsed_confidences"] == 0
     assert r.method_state["priors"] == [t["confidence"] for t in r.turns if t["round"] == 0]
 
@@ -287,12 +287,12 @@ def test_the_confidence_prior_asks_for_a_confidence_and_binds_no_logprobs():
 
 def test_cut_off_receiver_gets_no_message_but_is_still_scored():
     r = dg.run(Q, method="svr", agents=team(ANSWERS, PRIORS), cut_off=["a1"])
-    assert [(t["id"], t["read"]) for t in pairwise(r)] == [("r1:a1<a3", []), ("r1:a1<a5", [])]
+    assert [(t["id"], t["reads"]) for t in pairwise(r)] == [("r1:a1<a3", []), ("r1:a1<a5", [])]
     assert r.ncomm == 0 and r.answer == "1"  # the attack inflates a1's survival
     assert [e["kept"] for e in r.method_state["graphs"][0]["edges"]] == [False, False]
     # A cut-off challenger is still read by others.
     r = dg.run(Q, method="svr", agents=team(ANSWERS, PRIORS), cut_off=["a3"])
-    assert [t["read"] for t in pairwise(r)] == [["r0:a3"], ["r0:a5"]]
+    assert [t["reads"] for t in pairwise(r)] == [["r0:a3"], ["r0:a5"]]
 
 
 def test_named_decision_rules_read_each_agents_post_debate_vote():
@@ -366,7 +366,7 @@ def test_round_bound_and_recursion_limit():
 def test_simulated_default_run_is_deterministic_and_counts_every_pairwise_call():
     a = dg.run(Q, method="svr", seed=4)
     b = dg.run(Q, method="svr", seed=4)
-    for field in ("id", "text", "answer", "read", "input_tokens", "output_tokens"):
+    for field in ("id", "text", "answer", "reads", "input_tokens", "output_tokens"):
         assert [t[field] for t in a.turns] == [t[field] for t in b.turns]
     assert a.method_state == b.method_state and a.decision == b.decision
     assert len(a.agents) == 6

@@ -56,7 +56,10 @@ def test_a_sweep_runs_its_arms_and_resumes(tmp_path):
         ("limit = 3\n[arms.du]\nmethod='du'", "'dataset' is required"),
         ("dataset='gsm8k'", "add at least one arm"),
         ("dataset='gsm8k'\nlimits=3\n[arms.du]\nmethod='du'", "unknown key(s) limits"),
-        ("dataset='gsm8k'\n[arms.x]\nmethod='nope'", "arms.x.method must be one of"),
+        (
+            "dataset='gsm8k'\n[arms.x]\nmethod='nope'",
+            "arms.x.method: unknown method 'nope'; choose one of",
+        ),
         ("dataset='gsm8k'\n[arms.x]\nmethod='du'\nround=2", "unknown setting(s) round"),
         ("dataset='gsm8k'\n[arms.x]\nmethod='cortex'\noptions={prune='best'}", "prune must be"),
         ("dataset='gsm8k'\nlimit='ten'\n[arms.x]\nmethod='du'", "limit must be int"),

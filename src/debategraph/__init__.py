@@ -2,34 +2,44 @@
 
 The names below are loaded on first use (PEP 562), so ``import debategraph`` is cheap and a
 program pays only for what it touches: listing methods loads no LangGraph, a simulated
-debate loads no numpy, networkx or OpenAI client. ``from debategraph import run`` and
-``debategraph.run(...)`` work as before.
+debate loads no numpy, networkx or OpenAI client.
 """
 
 from __future__ import annotations
 
-import sys as _sys
-import types as _types
-from importlib import import_module as _import_module
+import warnings
+from importlib import import_module
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from debategraph.api import DebateConfigError, arun, run
     from debategraph.graphs.compose import debate_node, debate_tool
-    from debategraph.graphs.cortex import CortexOptions
     from debategraph.graphs.debate import build_debate_graph, build_round_graph
-    from debategraph.graphs.groupdebate import GroupDebateOptions
-    from debategraph.graphs.madm2 import MadM2OOptions, MadM2SOptions
-    from debategraph.graphs.presets import METHODS, get_method
-    from debategraph.graphs.svr import SvrOptions
+    from debategraph.methods import (
+        DebateView,
+        Method,
+        Phase,
+        get_method,
+        get_rule,
+        list_methods,
+        list_rules,
+        register_method,
+        register_rule,
+    )
+    from debategraph.methods.cortex import CortexOptions
+    from debategraph.methods.groupdebate import GroupDebateOptions
+    from debategraph.methods.madm2 import MadM2OOptions, MadM2SOptions
+    from debategraph.methods.svr import SvrOptions
     from debategraph.models.roster import Agent
     from debategraph.models.simulated import SimulatedDebater
     from debategraph.nodes.call import CallLimiter
-    from debategraph.nodes.method import DebateView, Method, Phase
-    from debategraph.run import DebateConfigError, DebateResult, arun, run
+    from debategraph.result import DebateResult
     from debategraph.state import Call, DebateContext, DebateState, MethodOptions, Turn
 
+__version__ = "0.2.0"
+
 __all__ = [
-    "METHODS",
     "Agent",
     "Call",
     "CallLimiter",
@@ -54,30 +64,40 @@ __all__ = [
     "debate_node",
     "debate_tool",
     "get_method",
+    "get_rule",
+    "list_methods",
+    "list_rules",
+    "register_method",
+    "register_rule",
     "run",
 ]
 
 _HOMES = {
-    "METHODS": "debategraph.graphs.presets",
-    "get_method": "debategraph.graphs.presets",
+    "run": "debategraph.api",
+    "arun": "debategraph.api",
+    "DebateConfigError": "debategraph.api",
+    "DebateResult": "debategraph.result",
     "build_debate_graph": "debategraph.graphs.debate",
     "build_round_graph": "debategraph.graphs.debate",
     "debate_node": "debategraph.graphs.compose",
     "debate_tool": "debategraph.graphs.compose",
-    "CortexOptions": "debategraph.graphs.cortex",
-    "GroupDebateOptions": "debategraph.graphs.groupdebate",
-    "MadM2OOptions": "debategraph.graphs.madm2",
-    "MadM2SOptions": "debategraph.graphs.madm2",
-    "SvrOptions": "debategraph.graphs.svr",
+    "DebateView": "debategraph.methods",
+    "Method": "debategraph.methods",
+    "Phase": "debategraph.methods",
+    "get_method": "debategraph.methods",
+    "get_rule": "debategraph.methods",
+    "list_methods": "debategraph.methods",
+    "list_rules": "debategraph.methods",
+    "register_method": "debategraph.methods",
+    "register_rule": "debategraph.methods",
+    "CortexOptions": "debategraph.methods.cortex",
+    "GroupDebateOptions": "debategraph.methods.groupdebate",
+    "MadM2OOptions": "debategraph.methods.madm2",
+    "MadM2SOptions": "debategraph.methods.madm2",
+    "SvrOptions": "debategraph.methods.svr",
     "Agent": "debategraph.models.roster",
     "SimulatedDebater": "debategraph.models.simulated",
     "CallLimiter": "debategraph.nodes.call",
-    "DebateView": "debategraph.nodes.method",
-    "Method": "debategraph.nodes.method",
-    "Phase": "debategraph.nodes.method",
-    "DebateConfigError": "debategraph.run",
-    "DebateResult": "debategraph.run",
-    "arun": "debategraph.run",
     "Call": "debategraph.state",
     "DebateContext": "debategraph.state",
     "DebateState": "debategraph.state",
@@ -87,36 +107,23 @@ _HOMES = {
 
 
 def __getattr__(name: str) -> Any:
+    if name == "METHODS":
+        warnings.warn(
+            "debategraph.METHODS is read-only and deprecated: use list_methods() / "
+            "get_method(name), and register_method() to add one; removed in 0.3",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        from debategraph.methods import list_methods
+
+        return MappingProxyType({m.name: m for m in list_methods()})
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(_import_module(home), name)
+    value = getattr(import_module(home), name)
     globals()[name] = value
     return value
 
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *__all__})
-
-
-class _Package(_types.ModuleType):
-    """The package module, with ``run`` the function rather than the submodule.
-
-    Importing ``debategraph.run`` binds the submodule as the package's ``run`` attribute; the
-    eager package used to rebind the function over it. Here ``run`` is always the function
-    (loaded on first use), as ``from debategraph import run`` has always given.
-    """
-
-    @property
-    def run(self) -> Any:
-        from debategraph.run import run
-
-        return run
-
-    @run.setter
-    def run(self, value: Any) -> None:
-        # The import system binds the ``debategraph.run`` submodule here; keep the function.
-        pass
-
-
-_sys.modules[__name__].__class__ = _Package

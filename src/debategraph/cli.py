@@ -14,7 +14,7 @@ import traceback
 from collections.abc import Callable
 from importlib import import_module
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -47,12 +47,13 @@ from debategraph.cli_options import (
     warn,
 )
 from debategraph.eval.commands import eval_command, report_command
-from debategraph.graphs.presets import METHODS
+from debategraph.methods.registry import PluginError, get_method, method_plugins
 from debategraph.policies.secrets import Redactor
 from debategraph.state.options import MethodOptions
 
 if TYPE_CHECKING:
-    from debategraph.run import DebateResult
+    from debategraph.methods import Method
+    from debategraph.result import DebateResult
 
 app = typer.Typer(
     help="Multi-agent debate on LangGraph. Offline by default (simulated debaters).",
@@ -73,15 +74,23 @@ def parse_adversaries(values: list[str] | None) -> dict[str, str]:
     return adversaries
 
 
-def parse_method_options(method: str, pairs: list[str] | None) -> MethodOptions | None:
+def method_or_exit(spec: str) -> Method[Any]:
+    """The method a name or ``package.module:ATTR`` names; exits with status 2 if none."""
+    try:
+        return get_method(spec)
+    except PluginError as exc:
+        fail(str(exc))
+
+
+def parse_method_options(method: Method[Any], pairs: list[str] | None) -> MethodOptions | None:
     """``--option`` values as the method's typed options; exits with status 2 on a bad one."""
     if not pairs:
         return None
-    m = METHODS[method]
     try:
-        return m.options.from_pairs(pairs)
+        options: MethodOptions = method.options.from_pairs(pairs)
     except ValueError as exc:
-        fail(f"--option: {method} options: {exc}")
+        fail(f"--option: {method.name} options: {exc}")
+    return options
 
 
 def parse_decision_options(pairs: list[str] | None) -> dict[str, object]:
@@ -125,7 +134,7 @@ def print_transcript(
             table.add_column(col)
         turns = [t for t in result.turns if t["round"] == r]
         for t in turns:
-            read = ", ".join(i.split(":", 1)[-1] for i in t["read"]) or "-"
+            read = ", ".join(i.split(":", 1)[-1] for i in t["reads"]) or "-"
             conf = "-" if t["confidence"] is None else f"{t['confidence']:.2f}"
             if t["kind"] == "evaluation":
                 answer = escape(str(t.get("label")))
@@ -184,7 +193,10 @@ def print_transcript(
 @app.command("run")
 def run_command(
     question: Annotated[str, typer.Argument(help="The question to debate.")],
-    method: Annotated[str, typer.Option(help=f"One of: {', '.join(METHODS)}.")] = "du",
+    method: Annotated[
+        str,
+        typer.Option(help="A registered method (see debategraph methods) or package.module:ATTR."),
+    ] = "du",
     agents: Agents = None,
     rounds: Rounds = None,
     model: Models = None,
@@ -234,30 +246,29 @@ def run_command(
     ] = False,
 ) -> None:
     """Run one debate and print its transcript (or JSON)."""
-    if method not in METHODS:
-        fail(f"unknown method {method!r}; choose one of: {', '.join(METHODS)}")
-    if method == "cot" and agents is not None and agents > 1:
+    m = method_or_exit(method)
+    if m.name == "cot" and agents is not None and agents > 1:
         warn(
             f"cot is a single agent's chain of thought; with --agents {agents} it is a "
             f"{agents}-agent vote (use --method mav or sc to say so)"
         )
     adversaries = parse_adversaries(adversary)
-    options = parse_method_options(method, option)
+    options = parse_method_options(m, option)
     if simulated(model):
         from debategraph.models.oracle import lookup
 
         if question.strip() and lookup(question) is None:
             warn(SIMULATOR_BLIND)
     redactor = Redactor.from_environment(urls=[base_url])
-    from debategraph.run import DebateConfigError, run
+    from debategraph.api import DebateConfigError, run
 
     try:
         result = run(
             question,
-            method=method,
+            method=m,
             agents=agents,
             rounds=rounds,
-            model=model or None,
+            models=model or None,
             base_url=base_url,
             task=task,
             choices=choice,
@@ -293,10 +304,21 @@ def run_command(
 
 
 @app.command("methods")
-def methods_command() -> None:
-    """List the built-in methods."""
-    for name, m in METHODS.items():
-        typer.echo(f"{name:12} {m.description}")
+def methods_command(
+    sources: Annotated[
+        bool, typer.Option("--source", help="Say where each method comes from.")
+    ] = False,
+) -> None:
+    """List the registered methods: the built-ins, then installed plugins."""
+    plugins, broken = method_plugins()
+    width = max([len(p.name) for p in plugins] + [12])
+    for p in plugins:
+        line = f"{p.name:{width}} {p.value.description}"
+        if sources or not p.builtin:
+            line += f"  [{'built-in' if p.builtin else p.source}]"
+        typer.echo(line)
+    for problem in broken:
+        warn(f"plugin not loaded: {problem}")
 
 
 app.command("eval")(eval_command)
@@ -333,8 +355,8 @@ def main() -> None:
 
 
 _COMMAND_MODULES = {
-    "run": ("debategraph.run",),
-    "eval": ("debategraph.run", "debategraph.eval.runner"),
+    "run": ("debategraph.api",),
+    "eval": ("debategraph.api", "debategraph.eval.runner"),
 }
 """What each command imports when it runs (loaded before the heap is frozen)."""
 

@@ -36,7 +36,6 @@ from debategraph.cli_options import (
     warn,
 )
 from debategraph.eval.datasets import DATASETS, DatasetFormatError, load_dataset
-from debategraph.graphs.presets import METHODS
 
 if TYPE_CHECKING:
     from debategraph.eval.runner import Arm
@@ -66,7 +65,10 @@ def _ids(value: str | None) -> str | list[str] | None:
 def eval_command(
     method: Annotated[
         list[str] | None,
-        typer.Option(help=f"A method to evaluate; repeat. One of: {', '.join(METHODS)}."),
+        typer.Option(
+            help="A method to evaluate (a registered name, see debategraph methods, or "
+            "package.module:ATTR); repeat."
+        ),
     ] = None,
     config: Annotated[
         Path | None,
@@ -166,13 +168,17 @@ def eval_command(
         return
     if not method:
         fail("give a method to evaluate (--method du, repeat for more), or a sweep --config")
-    unknown = [m for m in method if m not in METHODS]
-    if unknown:
-        fail(f"unknown method {unknown[0]!r}; choose one of: {', '.join(METHODS)}")
+    from debategraph.methods.registry import PluginError, get_method
+
+    try:
+        for spec in method:
+            get_method(spec)
+    except PluginError as exc:
+        fail(str(exc))
     settings: dict[str, Any] = {
         "agents": agents,
         "rounds": rounds,
-        "model": (model[0] if len(model) == 1 else list(model)) if model else None,
+        "models": (model[0] if len(model) == 1 else list(model)) if model else None,
         "base_url": base_url,
         "seed": seed,
         "tie_policy": tie_policy,
@@ -227,12 +233,12 @@ def _run_arms(
     price: dict[str, float] | None,
 ) -> None:
     """Load the items, run the arms (resumably) and print the table; exit on any error."""
+    from debategraph.api import DebateConfigError
     from debategraph.eval.metrics import summarize
     from debategraph.eval.report import results_table
     from debategraph.eval.runner import budget_arms, run_eval
     from debategraph.eval.store import RESULTS_FILE, OutputBusyError, SettingsMismatchError
     from debategraph.nodes.runnable import run_sync
-    from debategraph.run import DebateConfigError
 
     limit = selection.get("limit")
     if limit is not None and limit < 1:
@@ -321,7 +327,8 @@ def report_command(
         list[str] | None,
         typer.Option(
             help="Re-decide the stored debates with this rule, no model call (majority, "
-            "freemad, reconcile, credibility); repeat to compare rules side by side."
+            "freemad, reconcile, credibility, a plugin's, or package.module:ATTR); repeat to "
+            "compare rules side by side."
         ),
     ] = None,
 ) -> None:

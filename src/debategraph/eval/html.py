@@ -7,7 +7,7 @@ from html import escape
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from debategraph.run import DebateResult
+    from debategraph.result import DebateResult
 
 _STYLE = "border-collapse:collapse;font-size:90%;margin:4px 0 10px 0"
 _CELL = "border:1px solid #ddd;padding:2px 6px;text-align:left;vertical-align:top"
@@ -46,7 +46,7 @@ def result_html(result: DebateResult) -> str:
                 f'<pre style="white-space:pre-wrap">{escape(t["text"])}</pre></details>'
             )
             conf = "" if t["confidence"] is None else f"{t['confidence']:.2f}"
-            read = ", ".join(i.split(":", 1)[-1] for i in t["read"])
+            read = ", ".join(i.split(":", 1)[-1] for i in t["reads"])
             rows.append(
                 [
                     escape(t["id"]),

@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from debategraph.methods.registry import get_rule
 from debategraph.policies.answers import answers_match
-from debategraph.policies.decisions import DECISION_RULES
-from debategraph.policies.decisions import decide as apply_rule
+from debategraph.policies.decisions import apply_rule, rule_options
 from debategraph.policies.types import TaskKind, Trajectory
 from debategraph.policies.voting import derive_seed
 
@@ -59,7 +59,8 @@ def rescore(
 
     Args:
         rows: Result rows; failed rows are passed through unchanged.
-        rule: A decision rule name (``majority``, ``freemad``, ``reconcile``, ``credibility``).
+        rule: A registered decision rule (``majority``, ``freemad``, ``reconcile``,
+            ``credibility``, or a plugin's) or a ``"package.module:ATTR"`` string.
         tie_policy: The majority rule's tie policy.
         seed: The run's seed; random tie-breaks use ``derive_seed(seed, row id)``.
         label: The new rows' ``method``: ``"{label}"`` formatted with ``method`` and ``rule``
@@ -74,8 +75,8 @@ def rescore(
     Raises:
         ValueError: An unknown rule, a bad option, or a row without a stored trajectory.
     """
-    if rule not in DECISION_RULES:
-        raise ValueError(f"unknown decision rule {rule!r}; valid: {', '.join(DECISION_RULES)}")
+    fn = get_rule(rule)
+    takes = rule_options(fn)
     pattern = label or "{method} [{rule}]"
     out: list[dict[str, Any]] = []
     for row in rows:
@@ -84,7 +85,7 @@ def rescore(
         if "error" not in row:
             path = trajectory_of(row)
             kwargs = dict(options)
-            if rule == "majority":
+            if "tie_policy" in takes:
                 kwargs.setdefault("tie_policy", tie_policy)
             if rule == "credibility" and "weights" not in kwargs:
                 kwargs["weights"] = _credibilities(row, len(path.agents))

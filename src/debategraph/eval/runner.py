@@ -34,6 +34,7 @@ from typing import Any, Protocol
 from langchain_core.language_models import BaseChatModel
 from langchain_core.rate_limiters import InMemoryRateLimiter
 
+from debategraph.api import DebateConfigError, arun, prepare
 from debategraph.eval.datasets import Item
 from debategraph.eval.spend import SpendMeter
 from debategraph.eval.store import (
@@ -44,16 +45,16 @@ from debategraph.eval.store import (
     check_manifest,
     row_key,
 )
+from debategraph.methods.contract import Method
 from debategraph.models.oracle import REPLAY_SOURCES
 from debategraph.models.resolve import SIMULATED, ModelConfigError, model_label, resolve_model
 from debategraph.models.simulated import SimulatedDebater
 from debategraph.nodes.call import CallLimiter
-from debategraph.nodes.method import Method
 from debategraph.nodes.runnable import run_sync
 from debategraph.policies.accounting import usage_by_kind
 from debategraph.policies.failures import describe_error as _describe_error
 from debategraph.policies.secrets import Redactor, redact_url
-from debategraph.run import DebateConfigError, DebateResult, arun, prepare
+from debategraph.result import DebateResult
 
 REAL_DATASETS = frozenset({"gsm8k"})
 """Datasets whose items the simulated model answers with replayed real model solutions."""
@@ -65,17 +66,28 @@ class Arm:
 
     Attributes:
         label: Row label, unique in a run (``du``, ``sc@du``, ``mav-freemad``).
-        method: A built-in method name or a ``Method``.
+        method: A registered method name, a ``"package.module:ATTR"`` string or a
+            ``Method``.
         settings: Keyword settings of :func:`debategraph.arun` (``agents``, ``rounds``,
-            ``model``, ``base_url``, ``seed``, ``tie_policy``, ``decision``, ``options``...).
+            ``models``, ``base_url``, ``seed``, ``tie_policy``, ``decision``, ``options``...).
+            The old key ``model`` is read as ``models``, with a warning.
         budget_of: Label of the arm whose model calls on an item set this arm's ``agents``
             on that item (budget-matched self-consistency); ``None`` otherwise.
     """
 
     label: str
-    method: str | Method
+    method: str | Method[Any]
     settings: dict[str, Any] = field(default_factory=dict)
     budget_of: str | None = None
+
+    def __post_init__(self) -> None:
+        if "model" in self.settings:
+            from debategraph.api import models_argument
+
+            settings = dict(self.settings)
+            model = settings.pop("model")
+            settings["models"] = models_argument(settings.get("models"), model)
+            object.__setattr__(self, "settings", settings)
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready description for ``run.json`` (model objects become their labels)."""
@@ -137,7 +149,7 @@ def budget_arms(arms: Sequence[Arm]) -> list[Arm]:
     Raises:
         ValueError: Every arm is self-consistency: nothing to match.
     """
-    keep = {"model", "base_url", "seed", "tie_policy", "temperature", "top_p", "max_tokens"}
+    keep = {"models", "base_url", "seed", "tie_policy", "temperature", "top_p", "max_tokens"}
     keep |= {"stop", "timeout"}
     matched = [
         Arm(
@@ -156,7 +168,7 @@ def budget_arms(arms: Sequence[Arm]) -> list[Arm]:
 
 def _typed_options(method: str, options: Mapping[str, str]) -> dict[str, Any]:
     """``--option`` strings as the method's typed values (JSON-safe), or a ValueError."""
-    from debategraph.graphs.presets import get_method
+    from debategraph.methods.registry import get_method
 
     cls = get_method(method).options
     try:
@@ -195,7 +207,7 @@ def row_source(dataset: str, arm: Arm, result: DebateResult) -> str:
     Returns:
         ``"real"`` or ``"simulated"``.
     """
-    models = arm.settings.get("model")
+    models = arm.settings.get("models")
     specs = list(models) if isinstance(models, list | tuple) else [models]
     replays = (
         dataset in REAL_DATASETS
@@ -422,7 +434,7 @@ def with_rate_limiter(settings: Mapping[str, Any], limiter: InMemoryRateLimiter)
     Raises:
         DebateConfigError: A model spec that cannot be resolved.
     """
-    spec = settings.get("model")
+    spec = settings.get("models")
     if spec is None:
         return dict(settings)
     specs = list(spec) if isinstance(spec, list | tuple) else [spec]
@@ -447,7 +459,7 @@ def with_rate_limiter(settings: Mapping[str, Any], limiter: InMemoryRateLimiter)
             raise DebateConfigError(str(exc)) from None
         limited.append(model.model_copy(update={"rate_limiter": limiter}))
     model_setting = limited if isinstance(spec, list | tuple) else limited[0]
-    return {**settings, "model": model_setting}
+    return {**settings, "models": model_setting}
 
 
 class _Run:

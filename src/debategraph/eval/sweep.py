@@ -11,7 +11,7 @@
 
     [settings]                   # shared by every arm (any setting of debategraph.run)
     rounds = 2
-    model = "simulated"
+    models = "simulated"
 
     [arms.du]                    # one table per arm; its name labels the arm's rows
     method = "du"
@@ -52,7 +52,7 @@ RUN_KEYS = {
 }
 """Top-level keys of a sweep file besides ``settings`` and ``arms``, with their types."""
 
-ARM_KEYS = frozenset({"agents", "model", "options"})
+ARM_KEYS = frozenset({"agents", "models", "model", "options"})
 """Arm (and shared) settings that are not ``DebateContext`` fields."""
 
 
@@ -92,7 +92,7 @@ def _setting_names() -> set[str]:
 
 
 def _arm_settings(where: str, method: str, values: Mapping[str, Any]) -> dict[str, Any]:
-    from debategraph.graphs.presets import get_method
+    from debategraph.methods.registry import PluginError, get_method
 
     unknown = sorted(set(values) - _setting_names())
     if unknown:
@@ -107,6 +107,8 @@ def _arm_settings(where: str, method: str, values: Mapping[str, Any]) -> dict[st
             raise SweepError(f"{where}.options must be a table, got {options!r}")
         try:
             typed = get_method(method).options.coerce(dict(options)).to_dict()
+        except PluginError as exc:
+            raise SweepError(f"{where}.method: {exc}") from None
         except ValueError as exc:
             raise SweepError(f"{where}.options: {method} options: {exc}") from None
         settings["options"] = {k: typed[k] for k in options}
@@ -126,7 +128,7 @@ def load_sweep(path: str | Path) -> Sweep:
         SweepError: Unreadable TOML, a missing or unknown key, a value of the wrong type,
             an unknown method, or a bad option; the message names the file and the key.
     """
-    from debategraph.graphs.presets import METHODS
+    from debategraph.methods.registry import PluginError, get_method
 
     file = Path(path)
     try:
@@ -158,8 +160,14 @@ def load_sweep(path: str | Path) -> Sweep:
         if not isinstance(spec, Mapping):
             raise SweepError(f"{where} must be a table")
         method = spec.get("method")
-        if method not in METHODS:
-            raise SweepError(f"{where}.method must be one of: {', '.join(METHODS)}; got {method!r}")
+        if not isinstance(method, str):
+            raise SweepError(
+                f"{where}.method must be a method name or 'package.module:ATTR', got {method!r}"
+            )
+        try:
+            get_method(method)
+        except PluginError as exc:
+            raise SweepError(f"{where}.method: {exc}") from None
         values = {**shared, **{k: v for k, v in spec.items() if k != "method"}}
         arms.append(Arm(label, method, _arm_settings(where, method, values)))
     selection = {k: data.get(k) for k in ("limit", "seed", "ids", "path")}

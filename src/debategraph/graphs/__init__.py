@@ -1,7 +1,7 @@
-"""Graph wiring: the round subgraph, the debate loop, method presets.
+"""Graph wiring: the round subgraph, the debate loop, composition, and Studio exports.
 
-``METHODS`` and ``get_method`` come from :mod:`debategraph.graphs.presets`, which builds the
-method objects without LangGraph; the graph builders load LangGraph when first asked for.
+The methods themselves live in :mod:`debategraph.methods`; the builders load LangGraph when
+first asked for.
 """
 
 from __future__ import annotations
@@ -10,16 +10,16 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from debategraph.graphs.compose import debate_node, debate_tool
     from debategraph.graphs.debate import build_debate_graph, build_round_graph
-    from debategraph.graphs.presets import METHODS, get_method
 
-__all__ = ["METHODS", "build_debate_graph", "build_round_graph", "get_method"]
+__all__ = ["build_debate_graph", "build_round_graph", "debate_node", "debate_tool"]
 
 _HOMES = {
-    "METHODS": "debategraph.graphs.presets",
-    "get_method": "debategraph.graphs.presets",
     "build_debate_graph": "debategraph.graphs.debate",
     "build_round_graph": "debategraph.graphs.debate",
+    "debate_node": "debategraph.graphs.compose",
+    "debate_tool": "debategraph.graphs.compose",
 }
 
 

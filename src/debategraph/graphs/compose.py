@@ -19,8 +19,8 @@ from typing import Any
 
 from langchain_core.tools import BaseTool, StructuredTool
 
+from debategraph.methods.contract import Method
 from debategraph.models.roster import AgentsSpec
-from debategraph.nodes.method import Method
 from debategraph.nodes.runnable import DualNode
 from debategraph.policies.accounting import ncomm, usage_totals
 from debategraph.state.context import DebateConfigError, DebateContext
@@ -38,11 +38,11 @@ def _inputs(value: object, key: str) -> dict[str, Any]:
 
 
 def _prepare(
-    method: str | Method,
+    method: str | Method[Any],
     agents: AgentsSpec,
     context: DebateContext | Mapping[str, Any] | None,
     components: Mapping[str, Any],
-) -> tuple[Method, DebateContext, Any]:
+) -> tuple[Method[Any], DebateContext, Any]:
     """The method, the checked context and the compiled debate graph."""
     from debategraph.graphs.debate import build_debate_graph, resolve_method
     from debategraph.models.roster import make_roster

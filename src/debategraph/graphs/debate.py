@@ -8,17 +8,18 @@ from langgraph.cache.base import BaseCache
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import CachePolicy, RetryPolicy
 
+from debategraph.methods.contract import Method
+from debategraph.methods.registry import get_method
 from debategraph.models.roster import Agent, AgentsSpec, make_roster
 from debategraph.nodes.call import CallTask, make_call_node
 from debategraph.nodes.decide import make_decide_node
-from debategraph.nodes.method import Method
 from debategraph.nodes.observe import make_observe_node
 from debategraph.nodes.plan import make_dispatch, make_plan_node
 from debategraph.nodes.retry import MODEL_RETRY
 from debategraph.nodes.route import make_router
 from debategraph.nodes.start import make_start_node
 from debategraph.policies.answers import AnswerParser
-from debategraph.state.context import DebateContext
+from debategraph.state.context import DebateConfigError, DebateContext
 from debategraph.state.debate import (
     DebateInput,
     DebateOutput,
@@ -29,37 +30,34 @@ from debategraph.state.debate import (
 )
 
 
-def resolve_method(method: str | Method) -> Method:
-    """A ``Method``, looked up by name if a name is given.
+def resolve_method(method: str | Method[Any]) -> Method[Any]:
+    """A ``Method``: a registered name or a ``"package.module:ATTR"`` string is looked up.
 
     Raises:
-        ValueError: Unknown name; the message lists the valid ones.
+        PluginError: Unknown name (the message lists the valid ones) or a broken plugin.
     """
-    if isinstance(method, Method):
-        return method
-    from debategraph.graphs.presets import get_method
-
     return get_method(method)
 
 
 def build_round_graph(
-    method: str | Method,
+    method: str | Method[Any],
     *,
     agents: AgentsSpec = None,
     call_limiter: Any = None,
     retry_policy: RetryPolicy | None = MODEL_RETRY,
-    cache_policy: CachePolicy | None = None,
+    cache_policy: CachePolicy[Any] | None = None,
     parser: AnswerParser | None = None,
-) -> StateGraph:
-    """One debate round: ``plan`` -> the phase's calls, one node per speaker -> ``observe``.
+) -> StateGraph[RoundState, DebateContext, RoundInput, RoundOutput]:
+    """One debate round: plan -> the phase's calls, one node per speaker -> ``observe``.
 
-    ``plan`` asks the method for the next phase; its conditional edge sends each call to the
-    node named by its speaker (``a1``, ``a2``, ... and the method's roles, such as
-    ``summarizer``); ``observe`` runs once all calls of the phase are in and loops back to
-    ``plan``, until the planner ends the round.
+    The plan node (named after what the method computes there: ``plan``, ``mdm``, ``svr``,
+    ``mask``, ``groups``) asks the method for the next phase; its conditional edge sends each
+    call to the node named by its speaker (``a1``, ``a2``, ... and the method's roles, such as
+    ``summarizer``); ``observe`` runs once all calls of the phase are in and loops back to the
+    plan node, until the planner ends the round.
 
     Args:
-        method: A method name or ``Method``.
+        method: A registered method name, a ``"package.module:ATTR"`` string or a ``Method``.
         agents: The roster: a count, names, or :class:`~debategraph.models.roster.Agent`
             specs (the method's default count if ``None``).
         call_limiter: Bounds in-flight model calls across every graph sharing it.
@@ -73,13 +71,17 @@ def build_round_graph(
     m = resolve_method(method)
     roster = make_roster(agents, m.default_agents)
     speakers = [a.name for a in roster] + list(m.roles)
-    graph: StateGraph[Any, Any, Any, Any] = StateGraph(
+    if m.plan_node in speakers:
+        raise DebateConfigError(
+            f"an agent is named {m.plan_node!r}, the name of {m.name}'s plan node: rename it"
+        )
+    graph: StateGraph[RoundState, DebateContext, RoundInput, RoundOutput] = StateGraph(
         RoundState,
         context_schema=DebateContext,
         input_schema=RoundInput,
         output_schema=RoundOutput,
     )
-    graph.add_node("plan", make_plan_node(m, speakers))
+    graph.add_node(m.plan_node, make_plan_node(m, speakers))
     for speaker in speakers:
         graph.add_node(
             speaker,
@@ -90,22 +92,22 @@ def build_round_graph(
         )
         graph.add_edge(speaker, "observe")
     graph.add_node("observe", make_observe_node(m), defer=True)
-    graph.add_edge(START, "plan")
-    graph.add_conditional_edges("plan", make_dispatch(m, roster), [*speakers, END])
-    graph.add_edge("observe", "plan")
+    graph.add_edge(START, m.plan_node)
+    graph.add_conditional_edges(m.plan_node, make_dispatch(m, roster), [*speakers, END])
+    graph.add_edge("observe", m.plan_node)
     return graph
 
 
 def build_debate_graph(
-    method: str | Method,
+    method: str | Method[Any],
     *,
     agents: AgentsSpec = None,
     call_limiter: Any = None,
     retry_policy: RetryPolicy | None = MODEL_RETRY,
-    cache_policy: CachePolicy | None = None,
-    cache: BaseCache | None = None,
+    cache_policy: CachePolicy[Any] | None = None,
+    cache: BaseCache[Any] | None = None,
     parser: AnswerParser | None = None,
-) -> StateGraph:
+) -> StateGraph[DebateState, DebateContext, DebateInput, DebateOutput]:
     """The whole debate: ``start``, rounds in a loop until the method stops, then ``decide``.
 
     The graph is returned uncompiled so that callers choose checkpointer, store and cache::
@@ -114,7 +116,8 @@ def build_debate_graph(
         out = graph.invoke({"question": q}, config, context=DebateContext(rounds=2))
 
     Args:
-        method: A method name (see ``debategraph.METHODS``) or a ``Method``.
+        method: A registered method name (``debategraph methods`` lists them), a
+            ``"package.module:ATTR"`` string or a ``Method``.
         agents: The roster: a count, agent names, or ``Agent(name, model)`` specs binding a
             chat model or an agent runnable to a debater. The method's default count if
             ``None``.
@@ -131,8 +134,8 @@ def build_debate_graph(
         An uncompiled ``StateGraph`` over ``DebateState`` with ``DebateContext`` as context.
 
     Raises:
-        DebateConfigError: A bad roster (no agents, a bad or repeated name).
-        ValueError: An unknown method name.
+        DebateConfigError: A bad roster (no agents, a bad or repeated name), or an unknown
+            method (``PluginError``, a subclass).
     """
     m = resolve_method(method)
     roster: tuple[Agent, ...] = make_roster(agents, m.default_agents)
@@ -144,7 +147,7 @@ def build_debate_graph(
         cache_policy=cache_policy,
         parser=parser,
     ).compile(name="round", cache=cache)
-    graph: StateGraph[Any, Any, Any, Any] = StateGraph(
+    graph: StateGraph[DebateState, DebateContext, DebateInput, DebateOutput] = StateGraph(
         DebateState,
         context_schema=DebateContext,
         input_schema=DebateInput,

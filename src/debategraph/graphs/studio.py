@@ -1,26 +1,85 @@
 """Compiled, checkpointer-free graphs for ``langgraph.json`` (LangGraph Studio / ``langgraph dev``).
 
-Each graph is built for its method's default roster (``a1`` .. ``aN``). A run whose context
-asks for another number of agents is refused with a message saying how to build a graph for
-it. Library users should call ``build_debate_graph`` and compile it themselves; these exist so
-that the server, which brings its own persistence, can load every built-in method.
+There is one graph per registered method, built for the method's default roster (``a1`` ..
+``aN``) and named after the method: ``studio.du``, ``studio.freemad_n`` (dashes become
+underscores), or ``studio.graph("freemad-n")``. They are module attributes built at import,
+because the server reads them from the module's namespace. A run whose context asks for
+another number of agents is refused with a message saying how to build a graph for it.
+Library users should call ``build_debate_graph`` and compile it themselves; these exist so
+that the server, which brings its own persistence, can load every method.
+
+The repository's ``langgraph.json`` is :func:`studio_config` of the built-in methods
+(``python -m debategraph.graphs.studio`` prints it; a test keeps the two equal). A plugin's
+methods get their graphs here too: list them in your own ``langgraph.json``.
 """
 
-from debategraph.graphs.debate import build_debate_graph
+from __future__ import annotations
 
-cot = build_debate_graph("cot").compile(name="cot")
-sc = build_debate_graph("sc").compile(name="sc")
-mav = build_debate_graph("mav").compile(name="mav")
-du = build_debate_graph("du").compile(name="du")
-ring = build_debate_graph("ring").compile(name="ring")
-freemad_n = build_debate_graph("freemad-n").compile(name="freemad-n")
-freemad_c = build_debate_graph("freemad-c").compile(name="freemad-c")
-reconcile = build_debate_graph("reconcile").compile(name="reconcile")
-cortex = build_debate_graph("cortex").compile(name="cortex")
-svr = build_debate_graph("svr").compile(name="svr")
-groupdebate = build_debate_graph("groupdebate").compile(name="groupdebate")
-du_sum = build_debate_graph("du-sum").compile(name="du-sum")
-chateval = build_debate_graph("chateval").compile(name="chateval")
-madm2_s = build_debate_graph("madm2-s").compile(name="madm2-s")
-madm2_o = build_debate_graph("madm2-o").compile(name="madm2-o")
-mad = build_debate_graph("mad").compile(name="mad")
+import json
+from typing import Any
+
+from langgraph.graph.state import CompiledStateGraph
+
+from debategraph.graphs.debate import build_debate_graph
+from debategraph.methods.registry import get_method, method_names, method_plugins
+
+STUDIO_FILE = "./src/debategraph/graphs/studio.py"
+"""Where ``langgraph.json`` finds this module, relative to the repository root."""
+
+PYTHON_VERSION = "3.11"
+"""The Python version ``langgraph.json`` pins (the project's floor)."""
+
+_BUILT: dict[str, CompiledStateGraph[Any, Any, Any, Any]] = {}
+
+
+def attribute(name: str) -> str:
+    """The module attribute of a method's graph: its name with dashes as underscores."""
+    return name.replace("-", "_")
+
+
+def graph(name: str) -> CompiledStateGraph[Any, Any, Any, Any]:
+    """The compiled Studio graph of a registered method (built once, on first use).
+
+    Raises:
+        PluginError: An unknown method.
+    """
+    method = get_method(name)
+    built = _BUILT.get(method.name)
+    if built is None:
+        built = _BUILT[method.name] = build_debate_graph(method).compile(name=method.name)
+    return built
+
+
+for _name in method_names():
+    globals()[attribute(_name)] = graph(_name)
+
+
+def studio_config(*, builtin_only: bool = True) -> dict[str, Any]:
+    """The ``langgraph.json`` content that exports a Studio graph per registered method.
+
+    Args:
+        builtin_only: Only debategraph's own methods (the repository's file); ``False``
+            adds every installed plugin's.
+
+    Returns:
+        The configuration, ready for ``json.dump``.
+    """
+    plugins, _ = method_plugins()
+    graphs = {
+        p.name: {
+            "path": f"{STUDIO_FILE}:{attribute(p.name)}",
+            "description": p.value.description,
+        }
+        for p in plugins
+        if p.builtin or not builtin_only
+    }
+    return {
+        "$schema": "https://langgra.ph/schema.json",
+        "dependencies": ["."],
+        "python_version": PYTHON_VERSION,
+        "graphs": graphs,
+    }
+
+
+if __name__ == "__main__":
+    print(json.dumps(studio_config(), indent=2, ensure_ascii=False))

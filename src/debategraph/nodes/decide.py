@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from debategraph.nodes.method import Method
+from debategraph.methods.contract import Method
 from debategraph.nodes.runnable import DualNode
 from debategraph.nodes.view import view_of
 
 
-def make_decide_node(method: Method) -> DualNode:
+def make_decide_node(method: Method[Any]) -> DualNode:
     """Decision node for ``method`` (its ``decide`` hook; a named rule by default)."""
 
     def decide(state: Mapping[str, Any]) -> dict[str, Any]:

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from debategraph.nodes.method import Method
+from debategraph.methods.contract import Method
 from debategraph.nodes.runnable import DualNode, resolve, resolve_sync
 from debategraph.nodes.view import view_of
 
 
-def make_observe_node(method: Method) -> DualNode:
+def make_observe_node(method: Method[Any]) -> DualNode:
     """Observe node for ``method``: merges what its ``observe`` hook returns (sync or async)."""
     hook = method.observe
 

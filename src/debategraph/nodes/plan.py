@@ -1,9 +1,10 @@
 """The plan node and its conditional edge: which calls the next phase makes, and where they go.
 
 The plan node asks the method's planner for the next phase of the current round (a new round
-starts when the last one ended) and keeps the calls in state. Its conditional edge turns each
-call into a ``Send`` to the node named by the call's speaker, with everything the call needs:
-the turns it reads, the speaker's own history and the model-call arguments.
+starts when the last one ended; a round ends when the planner returns nothing or after
+``max_phases`` phases) and keeps the calls in state. Its conditional edge turns each call into
+a ``Send`` to the node named by the call's speaker, with everything the call needs: the turns
+it reads, the speaker's own history and the model-call arguments.
 """
 
 from __future__ import annotations
@@ -14,20 +15,18 @@ from typing import Any, get_args
 from langgraph.graph import END
 from langgraph.types import Send
 
+from debategraph.methods.contract import Method, Phase, PlanError
 from debategraph.models.resolve import Models, model_label
 from debategraph.models.roster import Agent
 from debategraph.nodes.call import CallTask
-from debategraph.nodes.method import Method, Phase
 from debategraph.nodes.runnable import DualNode
 from debategraph.nodes.view import current_context, view_of
 from debategraph.policies.secrets import redact_url
 from debategraph.policies.types import TaskKind
 from debategraph.state.context import DebateContext
-from debategraph.state.records import Call, CallKind, Turn
+from debategraph.state.records import Call, CallKind, Turn, upgrade_call
 
-
-class PlanError(RuntimeError):
-    """A method's planner returned calls the engine cannot run (a bug in the method)."""
+__all__ = ["PlanError", "check_calls", "make_dispatch", "make_plan_node"]
 
 
 def _as_phase(result: object) -> Phase | None:
@@ -40,17 +39,40 @@ def _as_phase(result: object) -> Phase | None:
     raise PlanError(f"a planner returns a Phase, a list of calls or None, got {result!r}")
 
 
-def check_calls(method: Method, calls: Sequence[Call], speakers: set[str], round_: int) -> None:
+def check_calls(
+    method: Method[Any],
+    calls: Sequence[Call],
+    speakers: set[str],
+    round_: int,
+    made: Mapping[str, tuple[int, str]] | None = None,
+) -> None:
     """Check a phase's calls before any is sent.
 
+    Args:
+        method: The method that planned them.
+        calls: The phase's calls.
+        speakers: The agent and role node names.
+        round_: The round being planned.
+        made: Every call already made in the debate: its id, with its round and kind.
+
     Raises:
-        PlanError: A repeated id, an unknown speaker, kind or prompt, or a call of another round.
+        PlanError: A repeated or already-made id, an unknown speaker, kind or template, or a
+            call of another round.
     """
     ids: set[str] = set()
     for c in calls:
         if c["id"] in ids:
             raise PlanError(f"{method.name}: two calls of one phase have the id {c['id']!r}")
         ids.add(c["id"])
+        if made and c["id"] in made:
+            when, kind = made[c["id"]]
+            raise PlanError(
+                f"{method.name}: the planner issued call {c['id']!r} again, but that {kind} "
+                f"call was already made in round {when}. The planner is asked before every "
+                "phase of a round (at most max_phases times): return None once the round's "
+                "calls are made (view.phase is the phase index, view.made the ids made this "
+                "round), and give every call an id of its own"
+            )
         if c["speaker"] not in speakers:
             raise PlanError(
                 f"{method.name}: call {c['id']!r} has speaker {c['speaker']!r}, which is neither "
@@ -58,8 +80,11 @@ def check_calls(method: Method, calls: Sequence[Call], speakers: set[str], round
             )
         if c["kind"] not in get_args(CallKind):
             raise PlanError(f"{method.name}: call {c['id']!r} has unknown kind {c['kind']!r}")
-        if c["prompt"] not in method.prompts:
-            raise PlanError(f"{method.name}: call {c['id']!r} uses unknown prompt {c['prompt']!r}")
+        if c["template"] not in method.prompts:
+            raise PlanError(
+                f"{method.name}: call {c['id']!r} uses template {c['template']!r}, which is not "
+                f"among the method's prompts ({', '.join(method.prompts)})"
+            )
         if c["round"] != round_:
             raise PlanError(f"{method.name}: call {c['id']!r} is for round {c['round']}")
 
@@ -68,8 +93,11 @@ def _model_key(spec: object) -> str:
     return spec if isinstance(spec, str) else model_label(spec)
 
 
-def make_plan_node(method: Method, speakers: Sequence[str]) -> DualNode:
-    """Plan node for ``method``; ``speakers`` are the agent and role node names."""
+def make_plan_node(method: Method[Any], speakers: Sequence[str]) -> DualNode:
+    """Plan node for ``method``; ``speakers`` are the agent and role node names.
+
+    The node is named after the method's ``plan_node`` (``mdm``, ``svr``, ``mask``, ...).
+    """
     known = set(speakers)
 
     def plan(state: Mapping[str, Any]) -> dict[str, Any]:
@@ -77,6 +105,8 @@ def make_plan_node(method: Method, speakers: Sequence[str]) -> DualNode:
             round_, phase = state["round"] + 1, 0
         else:
             round_, phase = state["round"], state["phase"] + 1
+        if phase >= method.max_phases:
+            return {"round": round_, "phase": None, "calls": []}
         view = view_of(method, state, round_=round_, phase=phase)
         planned = _as_phase(method.plan(view))
         update: dict[str, Any] = {"round": round_}
@@ -84,19 +114,16 @@ def make_plan_node(method: Method, speakers: Sequence[str]) -> DualNode:
             update["method_state"] = dict(planned.method_state)
         if planned is None or not planned.calls:
             return {**update, "phase": None, "calls": []}
-        if phase >= method.max_phases:
-            raise PlanError(
-                f"{method.name}: planned phase {phase + 1} of round {round_}, but the method "
-                f"declares max_phases={method.max_phases}"
-            )
-        calls = list(planned.calls)
-        check_calls(method, calls, known, round_)
+        calls = [upgrade_call(c) for c in planned.calls]
+        turns: Sequence[Turn] = state.get("turns") or ()
+        made = {t["id"]: (t["round"], t["kind"]) for t in turns}
+        check_calls(method, calls, known, round_, made)
         return {**update, "phase": phase, "calls": calls}
 
-    return DualNode("plan", plan)
+    return DualNode(method.plan_node, plan)
 
 
-def make_dispatch(method: Method, roster: Sequence[Agent]) -> DualNode:
+def make_dispatch(method: Method[Any], roster: Sequence[Agent]) -> DualNode:
     """The conditional edge after ``plan``: one ``Send`` per call, or END with none."""
     models = Models(roster, single_model=method.single_model)
     # Each speaker's model key, kept with the spec it was made from (a bound model object

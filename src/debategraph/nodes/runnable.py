@@ -17,7 +17,7 @@ import concurrent.futures
 import contextvars
 import inspect
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.runnables.config import var_child_runnable_config
@@ -103,5 +103,5 @@ async def resolve(value: T | Awaitable[T]) -> T:
 def resolve_sync(value: T | Awaitable[T]) -> T:
     """``value``, waited for with :func:`run_sync` if it is awaitable."""
     if inspect.isawaitable(value):
-        return run_sync(value)
+        return cast(T, run_sync(value))
     return value

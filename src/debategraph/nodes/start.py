@@ -12,9 +12,9 @@ from typing import Any, get_args
 
 from langgraph.types import Overwrite
 
+from debategraph.methods.contract import Method
 from debategraph.models.resolve import ModelConfigError, Models
 from debategraph.models.roster import Agent
-from debategraph.nodes.method import Method
 from debategraph.nodes.runnable import DualNode
 from debategraph.nodes.view import current_context
 from debategraph.policies.types import TaskKind
@@ -46,7 +46,7 @@ def check_question(state: Mapping[str, Any]) -> None:
         raise DebateConfigError("choices must be a list of at most 26 non-empty strings")
 
 
-def check_settings(method: Method, roster: Sequence[Agent], ctx: DebateContext) -> None:
+def check_settings(method: Method[Any], roster: Sequence[Agent], ctx: DebateContext) -> None:
     """Check a context against a method and a roster, resolving every model once.
 
     Raises:
@@ -76,7 +76,7 @@ def check_settings(method: Method, roster: Sequence[Agent], ctx: DebateContext) 
         raise DebateConfigError(str(exc)) from None
 
 
-def make_start_node(method: Method, roster: Sequence[Agent]) -> DualNode:
+def make_start_node(method: Method[Any], roster: Sequence[Agent]) -> DualNode:
     """Start node for ``method`` with ``roster``: check, then reset the debate state."""
     names = [a.name for a in roster]
 

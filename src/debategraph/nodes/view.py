@@ -7,7 +7,7 @@ from typing import Any
 
 from langgraph.runtime import get_runtime
 
-from debategraph.nodes.method import DebateView, Method
+from debategraph.methods.contract import DebateView, Method
 from debategraph.state.context import DebateContext
 
 
@@ -17,7 +17,7 @@ def current_context() -> DebateContext:
 
 
 def view_of(
-    method: Method,
+    method: Method[Any],
     state: Mapping[str, Any],
     *,
     round_: int | None = None,

@@ -34,7 +34,7 @@ def ncomm(turns: Sequence[Mapping[str, Any]]) -> int:
     count.
     """
     speaker = {t["id"]: t["agent"] for t in turns}
-    return sum(1 for t in turns for r in t["read"] if speaker.get(r) != t["agent"])
+    return sum(1 for t in turns for r in t["reads"] if speaker.get(r) != t["agent"])
 
 
 def answer_sources(turns: Sequence[Mapping[str, Any]]) -> dict[str, int]:

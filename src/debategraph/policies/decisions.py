@@ -1,17 +1,20 @@
-"""Every decision rule by name, so that any method can end with any rule.
+"""The built-in decision rules, and how any rule is applied with its options.
 
-``DECISION_RULES`` maps a name to a function ``rule(trajectory, **options) -> Decision``;
-:func:`decide` looks the name up and passes the options that rule takes:
+A decision rule is a function ``rule(trajectory, **options) -> Decision``. The built-ins are
+registered by name in the ``debategraph.rules`` entry-point group, as any plugin's rules are
+(see :mod:`debategraph.methods.registry`):
 
-* ``majority`` (``Decision.rule`` ``"majority"``): ``tie_policy``, ``seed``,
-  ``no_answer_if_all_differ``;
-* ``freemad`` (``"freemad_score"``): ``weights`` (W), ``decay``, ``seed``;
-* ``reconcile`` (``"reconcile_weighted"``): ``recalibrate``;
-* ``credibility`` (``"weighted_vote"``): ``weights`` (one per agent, required),
-  ``no_answer_if_all_differ``.
+* ``majority`` (:func:`majority_rule`, ``Decision.rule`` ``"majority"``): ``tie_policy``,
+  ``seed``, ``no_answer_if_all_differ``;
+* ``freemad`` (:func:`freemad_rule`, ``"freemad_score"``): ``weights`` (W), ``decay``,
+  ``seed``;
+* ``reconcile`` (:func:`reconcile_rule`, ``"reconcile_weighted"``): ``recalibrate``;
+* ``credibility`` (:func:`credibility_rule`, ``"weighted_vote"``): ``weights`` (one per agent,
+  required), ``no_answer_if_all_differ``.
 
-An option that the chosen rule does not take is an error, never silently dropped. The one
-exception is ``seed``: every run has one, so deterministic rules accept it and do not use it.
+:func:`apply_rule` passes a rule the options it takes: an option that the rule does not take
+is an error, never silently dropped. The one exception is ``seed``: every run has one, so
+deterministic rules accept it and do not use it.
 """
 
 from __future__ import annotations
@@ -93,7 +96,11 @@ def credibility_vote(
     return Decision(tied[0], "weighted_vote", {**evidence, "tie": len(tied) > 1, "tied": tied})
 
 
-def _majority_rule(
+RuleFn = Callable[..., Decision]
+"""A decision rule: ``rule(trajectory, **options) -> Decision``."""
+
+
+def majority_rule(
     trajectory: Trajectory,
     *,
     tie_policy: TiePolicy = "first",
@@ -114,7 +121,7 @@ def _majority_rule(
     )
 
 
-def _freemad_rule(
+def freemad_rule(
     trajectory: Trajectory,
     *,
     weights: Sequence[float] | None = None,
@@ -130,12 +137,12 @@ def _freemad_rule(
     )
 
 
-def _reconcile_rule(trajectory: Trajectory, *, recalibrate: bool = True) -> Decision:
+def reconcile_rule(trajectory: Trajectory, *, recalibrate: bool = True) -> Decision:
     """RECONCILE's recalibrated-confidence vote over the final round."""
     return reconcile_decision(trajectory, recalibrate=recalibrate)
 
 
-def _credibility_rule(
+def credibility_rule(
     trajectory: Trajectory,
     *,
     weights: Sequence[float] | None = None,
@@ -149,20 +156,20 @@ def _credibility_rule(
     )
 
 
-DECISION_RULES: dict[str, Callable[..., Decision]] = {
-    "majority": _majority_rule,
-    "freemad": _freemad_rule,
-    "reconcile": _reconcile_rule,
-    "credibility": _credibility_rule,
-}
-"""Decision rules by name; each is called as ``rule(trajectory, **options)``."""
+def _resolve(rule: str | RuleFn) -> RuleFn:
+    """A rule function, looked up in the registry when given by name."""
+    if callable(rule):
+        return rule
+    from debategraph.methods.registry import get_rule
+
+    return get_rule(rule)
 
 
-def rule_options(rule: str) -> frozenset[str]:
-    """Names of the keyword options that a registered rule takes.
+def rule_options(rule: str | RuleFn) -> frozenset[str]:
+    """Names of the keyword options that a rule takes.
 
     Args:
-        rule: A key of ``DECISION_RULES``.
+        rule: A rule function, a registered rule name or a ``module:ATTR`` string.
 
     Returns:
         The option names (``seed`` included only where the rule uses it).
@@ -170,20 +177,10 @@ def rule_options(rule: str) -> frozenset[str]:
     Raises:
         ValueError: ``rule`` is not registered.
     """
-    return frozenset(_accepted(_lookup(rule)))
+    return frozenset(_accepted(_resolve(rule)))
 
 
-def _lookup(rule: str) -> Callable[..., Decision]:
-    """The registered rule, or a ValueError that lists the valid names."""
-    try:
-        return DECISION_RULES[rule]
-    except KeyError:
-        raise ValueError(
-            f"unknown decision rule {rule!r}; valid: {', '.join(sorted(DECISION_RULES))}"
-        ) from None
-
-
-def _accepted(fn: Callable[..., Decision]) -> set[str]:
+def _accepted(fn: RuleFn) -> set[str]:
     """Keyword options of ``fn`` (everything after the trajectory)."""
     params = list(inspect.signature(fn).parameters.values())[1:]
     return {
@@ -193,8 +190,8 @@ def _accepted(fn: Callable[..., Decision]) -> set[str]:
     }
 
 
-def decide(
-    rule: str,
+def apply_rule(
+    rule: str | RuleFn,
     trajectory: Trajectory,
     *,
     tie_policy: TiePolicy = "first",
@@ -203,7 +200,7 @@ def decide(
     weights: Sequence[float] | None = None,
     **options: Any,
 ) -> Decision:
-    """Decide a debate's answer with the rule named ``rule``.
+    """Decide a debate's answer with a rule, passing it the options it takes.
 
     The common options are passed to the rules that take them. Giving a rule a common
     option it does not take, with a value other than the default, is an error; so is any
@@ -211,17 +208,17 @@ def decide(
     otherwise accepted without effect.
 
     Args:
-        rule: A key of ``DECISION_RULES``: ``majority``, ``freemad``, ``reconcile`` or
-            ``credibility``.
+        rule: A rule function, a registered rule name (``majority``, ``freemad``,
+            ``reconcile``, ``credibility``, or a plugin's) or a ``module:ATTR`` string.
         trajectory: Every agent's answer (and confidence) in every round.
-        tie_policy: ``majority`` only: ``first``, ``random`` or ``confidence``.
+        tie_policy: ``majority``: ``first``, ``random`` or ``confidence``.
         seed: Seed of randomised tie-breaks (``majority`` with ``random``, ``freemad``).
         no_answer_if_all_differ: ``majority`` and ``credibility``: "no answer" when two or
             more final answers all differ.
         weights: ``freemad``: ``W = (w1, w2, w3, w4)`` (default ``(20, 25, 30, 20)``);
             ``credibility``: one weight per agent (required).
         **options: Rule-specific options: ``decay`` (``freemad``), ``recalibrate``
-            (``reconcile``).
+            (``reconcile``), or a plugin rule's own.
 
     Returns:
         The rule's decision.
@@ -230,20 +227,21 @@ def decide(
         ValueError: Unknown rule (the message lists the valid names), an option the rule
             does not take, or an invalid option value.
     """
-    fn = _lookup(rule)
+    fn = _resolve(rule)
     accepted = _accepted(fn)
+    name = rule if isinstance(rule, str) else getattr(fn, "__name__", "this rule")
     common: dict[str, tuple[object, object]] = {
         "tie_policy": (tie_policy, "first"),
         "no_answer_if_all_differ": (no_answer_if_all_differ, False),
         "weights": (weights, None),
     }
     kwargs: dict[str, Any] = {}
-    for name, (value, default) in common.items():
-        if name in accepted:
-            kwargs[name] = value
+    for key, (value, default) in common.items():
+        if key in accepted:
+            kwargs[key] = value
         elif (value is not None) if default is None else (value != default):
             raise ValueError(
-                f"decision rule {rule!r} does not take {name!r}; it takes: "
+                f"decision rule {name!r} does not take {key!r}; it takes: "
                 f"{', '.join(sorted(accepted)) or 'no options'}"
             )
     if "seed" in accepted:
@@ -251,8 +249,15 @@ def decide(
     unknown = sorted(set(options) - accepted)
     if unknown:
         raise ValueError(
-            f"decision rule {rule!r} does not take {', '.join(map(repr, unknown))}; it takes: "
+            f"decision rule {name!r} does not take {', '.join(map(repr, unknown))}; it takes: "
             f"{', '.join(sorted(accepted)) or 'no options'}"
         )
     kwargs.update(options)
-    return fn(trajectory, **kwargs)
+    decision = fn(trajectory, **kwargs)
+    if not isinstance(decision, Decision):
+        raise TypeError(f"decision rule {name!r} returned {decision!r}, not a Decision")
+    return decision
+
+
+decide = apply_rule
+"""The name :func:`apply_rule` had before plugins (``decide("majority", trajectory)``)."""

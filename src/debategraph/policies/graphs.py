@@ -133,7 +133,7 @@ def read_graphs(turns: Sequence[Mapping[str, Any]], agents: Sequence[str]) -> li
         for t in turns:
             if t["round"] != r:
                 continue
-            for read in t["read"]:
+            for read in t["reads"]:
                 head = speaker.get(read)
                 if head is None or head == t["agent"]:
                     continue

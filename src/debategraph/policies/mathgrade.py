@@ -37,7 +37,8 @@ def _math_verify() -> ModuleType:
         raise MathExtraMissingError(
             f"Grading 'math' answers needs the math-verify library: {INSTALL_HINT}"
         ) from exc
-    return math_verify
+    module: ModuleType = math_verify
+    return module
 
 
 def require_math_extra() -> None:

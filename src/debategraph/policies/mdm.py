@@ -110,7 +110,8 @@ def cosine_matrix(vectors: ArrayLike) -> FloatArray:
         raise ValueError(f"vectors must be 2-D (n, dim), got shape {matrix.shape}")
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     unit = np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
-    return np.clip(unit @ unit.T, -1.0, 1.0)
+    clipped: NDArray[np.float64] = np.clip(unit @ unit.T, -1.0, 1.0)
+    return clipped
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:

@@ -112,7 +112,7 @@ def chinchilla_loss(n_params: float, n_tokens: float) -> float:
     """
     if not (n_params > 0 and n_tokens > 0):
         raise ValueError(f"n_params and n_tokens must be positive, got {n_params}, {n_tokens}")
-    return 406.4 / n_params**0.34 + 410.7 / n_tokens**0.28 + 1.69
+    return float(406.4 / n_params**0.34 + 410.7 / n_tokens**0.28 + 1.69)
 
 
 def credibility(n_params: float, n_tokens: float) -> float:

@@ -59,8 +59,8 @@ class DebateContext:
     tie_policy: TiePolicy = "first"
     """How majority-vote ties are broken: ``first``, ``random`` or ``confidence``."""
     decision: str | None = None
-    """A decision rule by name (``majority``, ``freemad``, ``reconcile``, ``credibility``),
-    overriding the method's own."""
+    """A decision rule by name (``majority``, ``freemad``, ``reconcile``, ``credibility``, a
+    plugin's, or ``package.module:ATTR``), overriding the method's own."""
     decision_options: dict[str, Any] = field(default_factory=dict)
     """Options of the decision rule, e.g. Free-MAD's ``weights``."""
     method_options: dict[str, Any] | MethodOptions = field(default_factory=dict)
@@ -116,13 +116,13 @@ class DebateContext:
                 f"tie policy must be first, random or confidence, got {self.tie_policy!r}"
             )
         if self.decision is not None:
-            from debategraph.policies.decisions import DECISION_RULES
-
-            if self.decision not in DECISION_RULES:
+            if not isinstance(self.decision, str) or not self.decision.strip():
                 raise DebateConfigError(
-                    f"unknown decision rule {self.decision!r}; "
-                    f"choose one of: {', '.join(DECISION_RULES)}"
+                    f"decision must be a rule name or 'package.module:ATTR', got {self.decision!r}"
                 )
+            from debategraph.methods.registry import get_rule
+
+            get_rule(self.decision)  # an unknown rule is refused with the valid names
         for name in ("decision_options", "role_models", "adversaries"):
             if not isinstance(getattr(self, name), Mapping):
                 raise DebateConfigError(f"{name} must be a mapping, got {getattr(self, name)!r}")

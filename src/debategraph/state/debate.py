@@ -13,7 +13,7 @@ from typing import Annotated, Any, NotRequired
 from typing_extensions import TypedDict
 
 from debategraph.policies.types import TaskKind
-from debategraph.state.records import Call, Turn
+from debategraph.state.records import Call, Turn, upgrade_turn
 
 
 class DuplicateTurnError(ValueError):
@@ -40,7 +40,7 @@ def add_turns(old: list[Turn] | None, new: Sequence[Turn]) -> list[Turn]:
     if not new:
         return old
     if len(new) == 1:  # one call node's write: compare with the turns of its round only
-        turn = new[0]
+        turn = upgrade_turn(new[0])
         turn_id, round_ = turn["id"], turn["round"]
         for seen in reversed(old):
             if seen["round"] < round_:
@@ -65,7 +65,7 @@ def add_turns(old: list[Turn] | None, new: Sequence[Turn]) -> list[Turn]:
             break
         recent[turn["id"]] = turn
     added: list[Turn] = []
-    for turn in new:
+    for turn in map(upgrade_turn, new):
         seen = recent.get(turn["id"])
         if seen is None:
             recent[turn["id"]] = turn

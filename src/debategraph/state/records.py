@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired
+import warnings
+from collections.abc import Mapping
+from typing import Any, Literal, NotRequired, cast
 
 from typing_extensions import TypedDict
 
@@ -28,7 +30,8 @@ class Call(TypedDict):
             (``summarizer``, ``evaluator``); the call is sent to the node of that name.
         round: The round the call belongs to (0 is the initial round).
         reads: Ids of the turns shown to the speaker, in the order they are shown.
-        prompt: Name of the method's prompt template to render.
+        template: Name of the method's prompt template to render (the rendered text is the
+            turn's ``prompt``).
         vars: Extra prompt variables (JSON-safe), e.g. which summary is the reader's own group.
         history: Show the speaker its own earlier answer turns as chat history.
     """
@@ -38,7 +41,7 @@ class Call(TypedDict):
     speaker: str
     round: int
     reads: list[str]
-    prompt: str
+    template: str
     vars: dict[str, Any]
     history: bool
 
@@ -52,11 +55,11 @@ class Turn(TypedDict):
         round: 0 is the initial, independent round; debate rounds count from 1.
         kind: ``answer``, ``summary``, ``evaluation`` or ``pairwise``.
         text: The raw model response.
-        prompt: The last user message the model was given.
+        prompt: The last user message the model was given (the call's rendered template).
         answer: Canonical parsed answer; ``None`` means no answer could be read (abstention).
         answer_source: ``declared``, ``fallback`` or ``none`` (how ``answer`` was found).
         confidence: Self-reported confidence in [0, 1], if one could be read.
-        read: Ids of the other turns shown to this call (peers' answers, summaries).
+        reads: Ids of the other turns shown to this call (peers' answers, summaries).
         input_tokens: Prompt tokens of the call.
         output_tokens: Completion tokens of the call.
         usage_estimated: True when the model reported no usage and tokens were estimated.
@@ -79,7 +82,7 @@ class Turn(TypedDict):
     answer: str | None
     answer_source: AnswerSource
     confidence: float | None
-    read: list[str]
+    reads: list[str]
     input_tokens: int
     output_tokens: int
     usage_estimated: bool
@@ -90,3 +93,31 @@ class Turn(TypedDict):
     vars: NotRequired[dict[str, Any]]
     attempts: NotRequired[int]
     confidence_unparsed: NotRequired[bool]
+
+
+def _renamed(record: str, old: str, new: str) -> None:
+    warnings.warn(
+        f"a {record} record's {old!r} key is now {new!r}; {old!r} is accepted until 0.3",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+
+
+def upgrade_call(call: Mapping[str, Any]) -> Call:
+    """A call record in today's vocabulary (``prompt`` is read as ``template``, with a warning)."""
+    if "template" in call or "prompt" not in call:
+        return cast(Call, call)
+    _renamed("call", "prompt", "template")
+    fixed = {k: v for k, v in call.items() if k != "prompt"}
+    fixed["template"] = call["prompt"]
+    return cast(Call, fixed)
+
+
+def upgrade_turn(turn: Mapping[str, Any]) -> Turn:
+    """A turn record in today's vocabulary (``read`` is read as ``reads``, with a warning)."""
+    if "reads" in turn or "read" not in turn:
+        return cast(Turn, turn)
+    _renamed("turn", "read", "reads")
+    fixed = {k: v for k, v in turn.items() if k != "read"}
+    fixed["reads"] = turn["read"]
+    return cast(Turn, fixed)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
+import warnings
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from threading import Lock
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.cache.base import BaseCache
@@ -16,221 +17,32 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import CachePolicy, RetryPolicy
 
 from debategraph.graphs.debate import build_debate_graph, resolve_method
+from debategraph.methods.contract import DebateView, Method
 from debategraph.models.resolve import Models, model_label
 from debategraph.models.roster import Agent, AgentsSpec, make_roster
-from debategraph.nodes.method import DebateView, Method
 from debategraph.nodes.retry import MODEL_RETRY
 from debategraph.nodes.runnable import run_sync
 from debategraph.nodes.start import check_question, check_settings
-from debategraph.policies.accounting import (
-    answer_sources,
-    mean_input_tokens_per_call,
-    ncomm,
-    usage_by_kind,
-    usage_totals,
-)
-from debategraph.policies.answers import AnswerParser, Normalizer, answers_match, parser_for
+from debategraph.policies.answers import AnswerParser, Normalizer, parser_for
 from debategraph.policies.types import TaskKind
+from debategraph.result import DebateResult
 from debategraph.state.context import DebateConfigError, DebateContext
 from debategraph.state.options import MethodOptions
-from debategraph.state.records import Turn
-from debategraph.state.views import answer_turns
-
-if TYPE_CHECKING:
-    import networkx as nx
 
 __all__ = [
+    "CacheSpec",
     "DebateConfigError",
     "DebateResult",
     "Prepared",
     "arun",
+    "call_cache",
     "compiled_graph",
     "make_context",
     "prepare",
+    "recursion_limit",
     "run",
+    "settings_record",
 ]
-
-TURN_FIELDS = (
-    "id",
-    "agent",
-    "round",
-    "kind",
-    "answer",
-    "answer_source",
-    "confidence",
-    "read",
-    "input_tokens",
-    "output_tokens",
-    "usage_estimated",
-    "latency_s",
-    "model",
-    "label",
-    "logprobs",
-    "text",
-)
-
-
-@dataclass
-class DebateResult:
-    """What a debate produced.
-
-    Attributes:
-        method: Method name.
-        question: The question asked.
-        answer: The decided canonical answer, or ``None`` for "no answer".
-        decision: ``rule`` and ``evidence`` (votes or scores, ties, abstentions).
-        rounds: Debate rounds run after the initial round.
-        agents: Each agent's name and model label.
-        turns: Every turn record, in order.
-        cut_off: Agents that received no peer turns (communication attack).
-        adversaries: Adversarial agents and the wrong answer each argued for.
-        method_state: Method-specific state (e.g. per-round graphs).
-        reference: The reference answer, if given (for evaluation).
-        settings: The settings the debate ran with (JSON-safe).
-        task: The answer kind (grading of ``math`` answers is symbolic).
-    """
-
-    method: str
-    question: str
-    answer: str | None
-    decision: dict[str, Any]
-    rounds: int
-    agents: list[dict[str, str]]
-    turns: list[Turn]
-    cut_off: list[str] = field(default_factory=list)
-    adversaries: dict[str, str] = field(default_factory=dict)
-    method_state: dict[str, Any] = field(default_factory=dict)
-    reference: str | None = None
-    settings: dict[str, Any] = field(default_factory=dict)
-    task: TaskKind = "number"
-
-    @property
-    def usage(self) -> dict[str, int]:
-        """Input, output and total tokens, model calls, and calls with estimated usage."""
-        return usage_totals(self.turns)
-
-    @property
-    def ncomm(self) -> int:
-        """Peer turns delivered to debating agents (pairwise communications)."""
-        return ncomm(self.turns)
-
-    @property
-    def abstentions(self) -> int:
-        """Agents whose last answer was unparseable."""
-        return int(self.decision.get("evidence", {}).get("abstentions", 0))
-
-    @property
-    def parse_failures(self) -> int:
-        """Answer turns, in any round, whose response had no parseable answer."""
-        return sum(t["answer"] is None for t in answer_turns(self.turns))
-
-    @property
-    def answer_sources(self) -> dict[str, int]:
-        """How the answer turns' answers were found: ``declared``, ``fallback``, ``none``."""
-        return answer_sources(self.turns)
-
-    @property
-    def correct(self) -> bool | None:
-        """Whether the answer matches the reference (``None`` without a reference).
-
-        ``math`` answers are graded by symbolic equivalence, every other kind by equality of
-        canonical forms; "no answer" is never correct.
-        """
-        if self.reference is None:
-            return None
-        return answers_match(self.answer, self.reference, self.task)
-
-    def round_answers(self) -> list[list[str | None]]:
-        """Per round, every agent's answer (agents that did not speak carry theirs)."""
-        from debategraph.state.views import trajectory
-
-        path = trajectory(self.turns, [a["name"] for a in self.agents])
-        return [list(col) for col in zip(*path.answers, strict=True)] if path.answers else []
-
-    def round_confidences(self) -> list[list[float | None]]:
-        """Per round, every agent's stated confidence (``None`` where none was read)."""
-        from debategraph.state.views import trajectory
-
-        path = trajectory(self.turns, [a["name"] for a in self.agents])
-        if not path.confidences:
-            return []
-        return [list(col) for col in zip(*path.confidences, strict=True)]
-
-    def graphs(self) -> list[nx.DiGraph]:
-        """Per debate round, who read whom, as networkx digraphs.
-
-        Methods that weigh their graph (``cortex``) give every candidate edge with its
-        ``weight`` and ``kept`` (the tail read the head), ``svr`` its communication graph so
-        far with each debate's outcome; for the others an edge ``head -> tail`` means the
-        tail's call read the head's turn, with the turn ids in ``turns``.
-        ``graph.graph["round"]`` is the debate round; a stored graph's other keys (such as
-        ``receiver`` and ``title``) are graph attributes too.
-        """
-        from debategraph.policies.graphs import digraph_from_edges, read_graphs
-
-        stored = self.method_state.get("graphs")
-        if not stored:
-            return read_graphs(self.turns, [a["name"] for a in self.agents])
-        graphs = []
-        for entry in stored:
-            graph = digraph_from_edges(entry["agents"], entry["edges"])
-            graph.graph.update({k: v for k, v in entry.items() if k not in ("agents", "edges")})
-            graphs.append(graph)
-        return graphs
-
-    def __repr__(self) -> str:
-        answer = "no answer" if self.answer is None else repr(self.answer)
-        return (
-            f"DebateResult(method={self.method!r}, answer={answer}, rule="
-            f"{self.decision.get('rule')!r}, agents={len(self.agents)}, rounds={self.rounds}, "
-            f"calls={self.usage['calls']}, tokens={self.usage['total_tokens']})"
-        )
-
-    def _repr_html_(self) -> str:
-        """A notebook view: the decision, then one table of turns per round."""
-        from debategraph.eval.html import result_html
-
-        return result_html(self)
-
-    def to_dict(
-        self, *, include_text: bool = False, include_prompts: bool = False
-    ) -> dict[str, Any]:
-        """A JSON-ready dict; model responses and prompts only on request."""
-        fields = [f for f in TURN_FIELDS if include_text or f != "text"]
-        turns = []
-        for t in self.turns:
-            row: dict[str, Any] = {f: t.get(f) for f in fields if f in t}
-            if include_prompts:
-                row["prompt"] = t["prompt"]
-            turns.append(row)
-        answers = answer_turns(self.turns)
-        return {
-            "method": self.method,
-            "question": self.question,
-            "task": self.task,
-            "answer": self.answer,
-            "reference": self.reference,
-            "correct": self.correct,
-            "decision": self.decision,
-            "rounds": self.rounds,
-            "agents": self.agents,
-            "cut_off": self.cut_off,
-            "adversaries": self.adversaries,
-            "settings": self.settings,
-            "turns": turns,
-            "usage": self.usage,
-            "usage_by_kind": usage_by_kind(self.turns),
-            "ncomm": self.ncomm,
-            "mean_input_tokens_per_call": mean_input_tokens_per_call(self.turns),
-            "abstentions": self.abstentions,
-            "parse_failures": self.parse_failures,
-            "parse_failure_rate": self.parse_failures / len(answers) if answers else 0.0,
-            "answer_sources": self.answer_sources,
-            "round_answers": self.round_answers(),
-            "round_confidences": self.round_confidences(),
-            "method_state": self.method_state,
-        }
-
 
 _GRAPHS: OrderedDict[tuple[Any, ...], tuple[Any, CompiledStateGraph[Any, Any, Any, Any]]] = (
     OrderedDict()
@@ -240,7 +52,7 @@ _GRAPHS_MAX = 64
 
 
 def compiled_graph(
-    method: str | Method,
+    method: str | Method[Any],
     agents: AgentsSpec = None,
     *,
     call_limiter: Any = None,
@@ -315,14 +127,29 @@ def call_cache(cache: CacheSpec) -> BaseCache[Any] | None:
         return _SQLITE_CACHES[str(path)]
 
 
+def models_argument(models: Any, model: Any) -> Any:
+    """``models=``, or the deprecated ``model=`` (with a warning); both is an error."""
+    if model is None:
+        return models
+    if models is not None:
+        raise DebateConfigError("give models= only (model= is its old name)")
+    warnings.warn(
+        "model= is now models= (as in DebateContext): one spec or object for every agent, "
+        "or a list with one per agent; model= is accepted until 0.3",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return model
+
+
 def _roster_and_models(
-    method: Method, agents: AgentsSpec, model: Any
+    method: Method[Any], agents: AgentsSpec, given: Any
 ) -> tuple[tuple[Agent, ...], list[str] | None]:
     """The roster, with model objects bound to it, and the string specs for the context."""
     roster = make_roster(agents, method.default_agents)
-    if model is None:
+    if given is None:
         return roster, None
-    models = list(model) if isinstance(model, list | tuple) else [model]
+    models = list(given) if isinstance(given, list | tuple) else [given]
     if all(isinstance(m, str) for m in models):
         return roster, models
     if len(models) not in (1, len(roster)):
@@ -336,7 +163,7 @@ def _roster_and_models(
 
 
 def make_context(
-    method: str | Method = "du",
+    method: str | Method[Any] = "du",
     *,
     options: Mapping[str, Any] | MethodOptions | None = None,
     models: list[str] | None = None,
@@ -369,7 +196,7 @@ def make_context(
     return ctx
 
 
-def recursion_limit(method: Method, ctx: DebateContext, agents: Sequence[str]) -> int:
+def recursion_limit(method: Method[Any], ctx: DebateContext, agents: Sequence[str]) -> int:
     """LangGraph steps the debate may take, from the method's own bounds.
 
     The outer loop takes one step to start, one per round (the initial round included) and
@@ -393,7 +220,7 @@ def recursion_limit(method: Method, ctx: DebateContext, agents: Sequence[str]) -
 class Prepared:
     """A debate's method, roster and checked context, ready to run."""
 
-    method: Method
+    method: Method[Any]
     roster: tuple[Agent, ...]
     context: DebateContext
 
@@ -405,10 +232,11 @@ class Prepared:
 
 def prepare(
     *,
-    method: str | Method = "du",
+    method: str | Method[Any] = "du",
     agents: AgentsSpec = None,
-    model: Any = None,
+    models: Any = None,
     options: Mapping[str, Any] | MethodOptions | None = None,
+    model: Any = None,
     **settings: Any,
 ) -> Prepared:
     """Check a debate's settings against its method and roster, resolving every model once.
@@ -418,11 +246,8 @@ def prepare(
     Raises:
         DebateConfigError: The first problem found, with what to change.
     """
-    try:
-        m = resolve_method(method)
-    except ValueError as exc:
-        raise DebateConfigError(str(exc)) from None
-    roster, specs = _roster_and_models(m, agents, model)
+    m = resolve_method(method)
+    roster, specs = _roster_and_models(m, agents, models_argument(models, model))
     ctx = make_context(m, options=options, models=specs, **settings)
     check_settings(m, roster, ctx)
     return Prepared(m, roster, ctx)
@@ -431,12 +256,12 @@ def prepare(
 async def arun(
     question: str,
     *,
-    method: str | Method = "du",
+    method: str | Method[Any] = "du",
     agents: AgentsSpec = None,
     task: TaskKind = "number",
     choices: Sequence[str] | None = None,
     reference: str | None = None,
-    model: Any = None,
+    models: Any = None,
     options: Mapping[str, Any] | MethodOptions | None = None,
     config: RunnableConfig | None = None,
     call_limiter: Any = None,
@@ -445,20 +270,22 @@ async def arun(
     retry_policy: RetryPolicy | None = MODEL_RETRY,
     cache: CacheSpec = None,
     item_id: str | None = None,
+    model: Any = None,
     **settings: Any,
 ) -> DebateResult:
     """Run one debate and return its result.
 
     Args:
         question: The question, verbatim.
-        method: A built-in method name (``debategraph.METHODS``) or a ``Method``.
+        method: A registered method name (``debategraph methods``), a
+            ``"package.module:ATTR"`` string, or a ``Method``.
         agents: A count, agent names, or ``Agent(name, model)`` specs (the method's default
             count if ``None``).
         task: Answer kind: ``number``, ``choice``, ``math`` or ``text``.
         choices: Options of a multiple-choice question.
         reference: The right answer, kept for evaluation and never shown to agents.
-        model: A model spec string, a chat model or agent runnable, or a list with one per
-            agent (strings go to the context; objects are bound to the roster).
+        models: A model spec string, a chat model or agent runnable, or a list with one per
+            agent (strings go to the context's ``models``; objects are bound to the roster).
         options: The method's options (a dict, or its options object).
         config: LangGraph run config (callbacks, ``max_concurrency``, tags).
         call_limiter: Bounds in-flight model calls across debates sharing it.
@@ -471,6 +298,7 @@ async def arun(
             debate with the same settings makes no model call. See :func:`call_cache`.
         item_id: The question's id in its dataset; it seeds the item's random tie-breaks
             (the question text does without it).
+        model: Deprecated name of ``models``.
         **settings: Any other ``DebateContext`` field: ``rounds``, ``base_url``, ``seed``,
             ``tie_policy``, ``decision``, ``decision_options``, ``anonymize``,
             ``stop_on_consensus``, ``cut_off``, ``attack``, ``attack_ratio``, ``adversaries``,
@@ -492,7 +320,13 @@ async def arun(
             parser = parser_for(task, parser, normalize)
         except ValueError as exc:
             raise DebateConfigError(str(exc)) from None
-    p = prepare(method=method, agents=agents, model=model, options=options, **settings)
+    p = prepare(
+        method=method,
+        agents=agents,
+        models=models_argument(models, model),
+        options=options,
+        **settings,
+    )
     m, ctx = p.method, p.context
     run_config: RunnableConfig = {"recursion_limit": recursion_limit(m, ctx, p.names)}
     run_config.update(config or {})
@@ -524,7 +358,7 @@ async def arun(
     )
 
 
-def settings_record(method: Method, ctx: DebateContext) -> dict[str, Any]:
+def settings_record(method: Method[Any], ctx: DebateContext) -> dict[str, Any]:
     """The settings a debate ran with, JSON-safe (what a result row records)."""
     options = method.options_for(ctx).to_dict()
     record: dict[str, Any] = {
