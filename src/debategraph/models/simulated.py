@@ -10,7 +10,6 @@ solutions as initial GSM8K answers. It is a simulation: no accuracy claim rests 
 from __future__ import annotations
 
 import asyncio
-import math
 import random
 import re
 import time
@@ -441,9 +440,3 @@ class SimulatedDebater(BaseChatModel):
 def _logprob_request(kwargs: dict[str, Any]) -> dict[str, Any]:
     """What a call asks of the logprobs: whether it wants them, and how many alternatives."""
     return {"asked": bool(kwargs.get("logprobs")), "top": int(kwargs.get("top_logprobs") or 0)}
-
-
-def sequence_perplexity(logprobs: Sequence[float]) -> float:
-    """exp(-mean logprob) of sampled tokens; ``inf`` with no tokens."""
-    finite = [lp for lp in logprobs if math.isfinite(lp)]
-    return math.exp(-sum(finite) / len(finite)) if finite else math.inf

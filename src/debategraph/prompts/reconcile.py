@@ -9,6 +9,7 @@ confidence.
 from __future__ import annotations
 
 from debategraph.policies.types import Answer
+from debategraph.prompts import du
 from debategraph.prompts.common import PromptInput, answer_format, fenced, question_block
 from debategraph.state.records import Turn
 
@@ -67,11 +68,7 @@ def debate(p: PromptInput) -> str:
 def reflect(p: PromptInput) -> str:
     """A round without the others' answers (cut off): re-check one's own last answer."""
     own = "".join(f"Your answer in the last round was:\n{fenced(t['text'])}\n\n" for t in p.peers)
-    return (
-        f"{own}Go over your previous answer once more and check every step. Restate your "
-        "answer, corrected if you find a mistake.\n\n"
-        f"{question_block(p)}\n\n{answer_format(p)}"
-    )
+    return f"{own}{du.reflect(p)}"
 
 
 PROMPTS = {"initial": initial, "debate": debate, "reflect": reflect}

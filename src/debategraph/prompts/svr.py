@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from debategraph.prompts import du
 from debategraph.prompts.common import PromptInput, answer_format, fenced, question_block
 from debategraph.prompts.cortex import strip_confidence
 
@@ -47,13 +48,6 @@ def pairwise(p: PromptInput) -> str:
     )
 
 
-def reflect(p: PromptInput) -> str:
-    """A challenge that never arrived (the receiver is cut off): re-check one's own answer."""
-    return (
-        "Go over your previous answer once more and check every step. Restate your answer, "
-        "corrected if you find a mistake.\n\n"
-        f"{question_block(p)}\n\n{answer_format(p)}"
-    )
-
-
-PROMPTS = {"initial": initial, "pairwise": pairwise, "reflect": reflect}
+PROMPTS = {"initial": initial, "pairwise": pairwise, "reflect": du.reflect}
+"""A challenge that never arrived (the receiver is cut off) re-checks its own answer, as in
+``du``."""

@@ -21,14 +21,6 @@ def latest_by_agent(turns: Sequence[Turn]) -> dict[str, Turn]:
     return latest
 
 
-def by_agent(turns: Sequence[Turn]) -> dict[str, list[Turn]]:
-    """Each agent's answer turns in round order."""
-    grouped: dict[str, list[Turn]] = {}
-    for turn in answer_turns(turns):
-        grouped.setdefault(turn["agent"], []).append(turn)
-    return grouped
-
-
 def trajectory(turns: Sequence[Turn], agents: Sequence[str]) -> Trajectory:
     """Answers and confidences per agent and round; a silent agent carries its last answer."""
     last_round = max((t["round"] for t in answer_turns(turns)), default=0)

@@ -1,0 +1,5 @@
+"""``python -m debategraph``: the command line."""
+
+from debategraph.cli import main
+
+main()
