@@ -199,7 +199,7 @@ def eval_command(
         arms,
         dataset=dataset,
         selection={"limit": limit, "seed": seed, "ids": ids, "path": path},
-        out_dir=out or Path("results") / f"{dataset}-{'-'.join(method)}",
+        out_dir=out or Path("results") / f"{dataset}-{'-'.join(arm.label for arm in arms)}",
         concurrency=concurrency,
         rps=rps,
         cache=cache,

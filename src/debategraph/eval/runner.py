@@ -110,7 +110,8 @@ def arms_for(
     """One arm per method with shared settings, plus ``sc@M`` arms when matching budgets.
 
     Args:
-        methods: Method names, in order; each at most once.
+        methods: Method names or ``"package.module:ATTR"`` strings, in order; each at most
+            once. An arm is labelled with its method's name.
         settings: :func:`debategraph.arun` settings shared by every arm (``None`` values are
             left out, so methods keep their defaults).
         match_budget: Add, after each method ``M`` other than ``sc``, an arm ``sc@M``: self-
@@ -125,16 +126,19 @@ def arms_for(
         ValueError: A repeated method, an option a method does not know, or
             ``match_budget`` with nothing to match.
     """
-    repeated = sorted({m for m in methods if list(methods).count(m) > 1})
+    from debategraph.methods.registry import get_method
+
+    labels = [get_method(m).name if ":" in m else m for m in methods]
+    repeated = sorted({m for m in labels if labels.count(m) > 1})
     if repeated:
         raise ValueError(f"method(s) given more than once: {', '.join(repeated)}")
     shared = {k: v for k, v in settings.items() if v is not None}
     arms = []
-    for m in methods:
+    for label, m in zip(labels, methods, strict=True):
         arm_settings = dict(shared)
         if options:
             arm_settings["options"] = _typed_options(m, options)
-        arms.append(Arm(m, m, arm_settings))
+        arms.append(Arm(label, m, arm_settings))
     if match_budget:
         arms += budget_arms(arms)
     return arms

@@ -160,6 +160,13 @@ class SimulatedDebater(BaseChatModel):
         """Readable label for transcripts."""
         return f"simulated:{self.replay}" if self.replay else "simulated"
 
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> SimulatedDebater:
+        """The simulated debater with tools: it takes them and never calls one.
+
+        So a tool-using agent (``langchain.agents.create_agent``) runs offline on it.
+        """
+        return self
+
     @classmethod
     def for_agent(
         cls, index: int, *, agent: str, seed: int = 0, **overrides: Any

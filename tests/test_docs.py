@@ -1,0 +1,50 @@
+"""Every Python block of the README and docs/ runs as written (on the simulated debaters).
+
+A file's blocks run top to bottom in one namespace, as a reader would paste them, in a
+temporary working directory. A block that starts with ``# not run:`` is shown, not run (it
+needs a key or a server); the reason follows on that line.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parents[1]
+BLOCK_RE = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
+FILES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+MODULE_TAG = "# debate_review/__init__.py\n"
+
+
+def blocks(path: Path) -> list[str]:
+    return BLOCK_RE.findall(path.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("path", [p for p in FILES if blocks(p)], ids=lambda p: p.name)
+def test_python_blocks_run_as_written(path, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    module = types.ModuleType(f"doc_{path.stem.replace('-', '_')}")
+    monkeypatch.setitem(sys.modules, module.__name__, module)  # dataclasses look it up
+    for k, code in enumerate(blocks(path)):
+        if code.startswith("# not run:"):
+            continue
+        try:
+            exec(compile(code, f"{path.name}[block {k}]", "exec"), module.__dict__)
+        except Exception as exc:
+            raise AssertionError(f"{path.name}, block {k} failed: {exc!r}\n{code}") from exc
+
+
+def test_the_method_guide_shows_the_example_module_as_it_is():
+    module = (ROOT / "examples/review_plugin/debate_review/__init__.py").read_text()
+    shown = [b for b in blocks(ROOT / "docs/writing-a-method.md") if b.startswith(MODULE_TAG)]
+    assert len(shown) >= 5
+    for code in shown:
+        assert code.removeprefix(MODULE_TAG) in module
+    pyproject = (ROOT / "examples/review_plugin/pyproject.toml").read_text()
+    guide = (ROOT / "docs/writing-a-method.md").read_text()
+    for line in ('review = "debate_review:REVIEW"', 'supermajority = "debate_review:supermajority"'):
+        assert line in pyproject and line in guide
