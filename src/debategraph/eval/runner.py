@@ -34,8 +34,10 @@ from typing import Any, Protocol
 from langchain_core.language_models import BaseChatModel
 from langchain_core.rate_limiters import InMemoryRateLimiter
 
-from debategraph.api import DebateConfigError, arun, prepare
+from debategraph.api import DebateConfigError, arun
+from debategraph.eval.arms import Arm, arms_for, budget_arms, check_arms
 from debategraph.eval.datasets import Item
+from debategraph.eval.rows import describe_error, error_row, result_row, row_source
 from debategraph.eval.spend import SpendMeter
 from debategraph.eval.store import (
     RESULTS_FILE,
@@ -45,284 +47,27 @@ from debategraph.eval.store import (
     check_manifest,
     row_key,
 )
-from debategraph.methods.contract import Method
-from debategraph.models.oracle import REPLAY_SOURCES
-from debategraph.models.resolve import SIMULATED, ModelConfigError, model_label, resolve_model
-from debategraph.models.simulated import SimulatedDebater
+from debategraph.models.resolve import SIMULATED, ModelConfigError, resolve_model
 from debategraph.nodes.call import CallLimiter
 from debategraph.nodes.runnable import run_sync
-from debategraph.policies.accounting import usage_by_kind
-from debategraph.policies.failures import describe_error as _describe_error
-from debategraph.policies.secrets import Redactor, redact_url
-from debategraph.result import DebateResult
+from debategraph.policies.secrets import Redactor
 
-REAL_DATASETS = frozenset({"gsm8k"})
-"""Datasets whose items the simulated model answers with replayed real model solutions."""
-
-
-@dataclass(frozen=True)
-class Arm:
-    """One evaluated configuration: its rows carry ``label`` as their ``method``.
-
-    Attributes:
-        label: Row label, unique in a run (``du``, ``sc@du``, ``mav-freemad``).
-        method: A registered method name, a ``"package.module:ATTR"`` string or a
-            ``Method``.
-        settings: Keyword settings of :func:`debategraph.arun` (``agents``, ``rounds``,
-            ``models``, ``base_url``, ``seed``, ``tie_policy``, ``decision``, ``options``...).
-            The old key ``model`` is read as ``models``, with a warning.
-        budget_of: Label of the arm whose model calls on an item set this arm's ``agents``
-            on that item (budget-matched self-consistency); ``None`` otherwise.
-    """
-
-    label: str
-    method: str | Method[Any]
-    settings: dict[str, Any] = field(default_factory=dict)
-    budget_of: str | None = None
-
-    def __post_init__(self) -> None:
-        if "model" in self.settings:
-            from debategraph.api import models_argument
-
-            settings = dict(self.settings)
-            model = settings.pop("model")
-            settings["models"] = models_argument(settings.get("models"), model)
-            object.__setattr__(self, "settings", settings)
-
-    def to_json(self) -> dict[str, Any]:
-        """JSON-ready description for ``run.json`` (model objects become their labels)."""
-        settings = {k: _jsonable(v, k) for k, v in sorted(self.settings.items())}
-        return {
-            "label": self.label,
-            "method": self.method if isinstance(self.method, str) else self.method.name,
-            "settings": settings,
-            "budget_of": self.budget_of,
-        }
-
-
-def arms_for(
-    methods: Sequence[str],
-    settings: Mapping[str, Any],
-    *,
-    match_budget: bool = False,
-    options: Mapping[str, str] | None = None,
-) -> list[Arm]:
-    """One arm per method with shared settings, plus ``sc@M`` arms when matching budgets.
-
-    Args:
-        methods: Method names or ``"package.module:ATTR"`` strings, in order; each at most
-            once. An arm is labelled with its method's name.
-        settings: :func:`debategraph.arun` settings shared by every arm (``None`` values are
-            left out, so methods keep their defaults).
-        match_budget: Add, after each method ``M`` other than ``sc``, an arm ``sc@M``: self-
-            consistency with as many samples as ``M`` made model calls on the same item.
-        options: Method options as ``key -> value`` strings (``--option``), read with each
-            method's option types; every method must know every key.
-
-    Returns:
-        The arms.
-
-    Raises:
-        ValueError: A repeated method, an option a method does not know, or
-            ``match_budget`` with nothing to match.
-    """
-    from debategraph.methods.registry import get_method
-
-    labels = [get_method(m).name if ":" in m else m for m in methods]
-    repeated = sorted({m for m in labels if labels.count(m) > 1})
-    if repeated:
-        raise ValueError(f"method(s) given more than once: {', '.join(repeated)}")
-    shared = {k: v for k, v in settings.items() if v is not None}
-    arms = []
-    for label, m in zip(labels, methods, strict=True):
-        arm_settings = dict(shared)
-        if options:
-            arm_settings["options"] = _typed_options(m, options)
-        arms.append(Arm(label, m, arm_settings))
-    if match_budget:
-        arms += budget_arms(arms)
-    return arms
-
-
-def budget_arms(arms: Sequence[Arm]) -> list[Arm]:
-    """An ``sc@L`` arm for every arm ``L`` that is not self-consistency already.
-
-    ``sc@L`` samples the same model as many times as ``L`` made model calls on each item, with
-    ``L``'s model, seed and generation settings.
-
-    Raises:
-        ValueError: Every arm is self-consistency: nothing to match.
-    """
-    keep = {"models", "base_url", "seed", "tie_policy", "temperature", "top_p", "max_tokens"}
-    keep |= {"stop", "timeout"}
-    matched = [
-        Arm(
-            f"sc@{arm.label}",
-            "sc",
-            {k: v for k, v in arm.settings.items() if k in keep} | {"rounds": 0},
-            budget_of=arm.label,
-        )
-        for arm in arms
-        if (arm.method if isinstance(arm.method, str) else arm.method.name) != "sc"
-    ]
-    if not matched:
-        raise ValueError("--match-budget needs a method other than sc to match")
-    return matched
-
-
-def _typed_options(method: str, options: Mapping[str, str]) -> dict[str, Any]:
-    """``--option`` strings as the method's typed values (JSON-safe), or a ValueError."""
-    from debategraph.methods.registry import get_method
-
-    cls = get_method(method).options
-    try:
-        parsed = cls.from_pairs([f"{k}={v}" for k, v in options.items()]).to_dict()
-    except ValueError as exc:
-        raise ValueError(f"--option: {method} options: {exc}") from None
-    return {k: parsed[k] for k in options}
-
-
-def describe_error(exc: BaseException, redact: Redactor | None = None) -> str:
-    """``Type: message — what to do (in node round > a1)``: one line, secrets redacted.
-
-    Args:
-        exc: The exception that ended a debate.
-        redact: The run's redactor; key-shaped strings are redacted without one.
-
-    Returns:
-        The text of a failed row's ``error`` field.
-    """
-    return _describe_error(exc, redact or Redactor())
-
-
-def row_source(dataset: str, arm: Arm, result: DebateResult) -> str:
-    """``"real"`` when every answer is a real model's output, else ``"simulated"``.
-
-    Answers of provider models are real. Answers of the simulated debater are real only
-    where it replays real GPT-3 solutions: initial-round answers on the bundled GSM8K items,
-    with the plain ``"simulated"`` spec (no overrides) and no adversary. So a zero-round
-    ``mav`` on ``gsm8k`` is real, and a simulated debate's rows are simulated.
-
-    Args:
-        dataset: The dataset name.
-        arm: The arm that produced the result.
-        result: The debate's result.
-
-    Returns:
-        ``"real"`` or ``"simulated"``.
-    """
-    models = arm.settings.get("models")
-    specs = list(models) if isinstance(models, list | tuple) else [models]
-    replays = (
-        dataset in REAL_DATASETS
-        and not result.adversaries
-        and all(_plain_or_provider(spec) for spec in specs)
-    )
-
-    def real(turn: Mapping[str, Any]) -> bool:
-        label = str(turn["model"])
-        if label.split(":")[0] not in SIMULATED:
-            return True
-        return (
-            replays
-            and turn["kind"] == "answer"
-            and turn["round"] == 0
-            and label.removeprefix("simulated:") in REPLAY_SOURCES
-        )
-
-    return "real" if all(real(t) for t in result.turns) else "simulated"
-
-
-def _plain_or_provider(spec: Any) -> bool:
-    """A spec that is not a customised simulated model."""
-    if spec is None or isinstance(spec, BaseChatModel):
-        return not isinstance(spec, SimulatedDebater)
-    text = str(spec).strip()
-    return text in SIMULATED or text.split(":")[0] not in SIMULATED
-
-
-def result_row(
-    arm: Arm,
-    item: Item,
-    result: DebateResult,
-    *,
-    wall_s: float,
-    dataset: str,
-    spend: SpendMeter | None = None,
-) -> dict[str, Any]:
-    """The JSONL row of one finished debate (schema in :mod:`debategraph.eval.metrics`).
-
-    Args:
-        arm: The arm (its label is the row's ``method``).
-        item: The question.
-        result: The debate's result.
-        wall_s: Wall time of the debate, seconds.
-        dataset: The dataset name.
-        spend: What the debate's requests cost, failed and retried ones included.
-
-    Returns:
-        The row.
-    """
-    usage = result.usage
-    row = {
-        "method": arm.label,
-        "id": item.id,
-        "dataset": dataset,
-        "source": row_source(dataset, arm, result),
-        "answer": result.answer,
-        "reference": item.reference,
-        "correct": bool(result.correct),
-        "abstained": result.answer is None,
-        "input_tokens": usage["input_tokens"],
-        "output_tokens": usage["output_tokens"],
-        "calls": usage["calls"],
-        "ncomm": result.ncomm,
-        "rounds": result.rounds,
-        "agents": len(result.agents),
-        "parse_failures": result.parse_failures,
-        "wall_s": round(wall_s, 4),
-        "round_answers": result.round_answers(),
-        "round_confidences": result.round_confidences(),
-        "agent_models": [a["model"] for a in result.agents],
-        "tokens_by_kind": {
-            kind: {"input_tokens": u["input_tokens"], "output_tokens": u["output_tokens"]}
-            for kind, u in usage_by_kind(result.turns).items()
-        },
-        "task": item.task,
-        "answer_sources": result.answer_sources,
-        "settings": result.settings,
-    }
-    if spend is not None:
-        used = {"used_input": usage["input_tokens"], "used_output": usage["output_tokens"]}
-        row.update(spend.record(**used))
-    return row
-
-
-def error_row(
-    arm: Arm,
-    item: Item,
-    error: str,
-    *,
-    wall_s: float,
-    dataset: str,
-    spend: SpendMeter | None = None,
-) -> dict[str, Any]:
-    """The row of a failed debate: counted as failed, run again on the next run.
-
-    With ``spend`` it records what the failed debate's requests cost (every token of every
-    reply that arrived counts as wasted).
-    """
-    row = {
-        "method": arm.label,
-        "id": item.id,
-        "dataset": dataset,
-        "reference": item.reference,
-        "error": error,
-        "wall_s": round(wall_s, 4),
-    }
-    if spend is not None:
-        row.update(spend.record())
-    return row
+__all__ = [
+    "Arm",
+    "EvalOutcome",
+    "Progress",
+    "arms_for",
+    "budget_arms",
+    "check_arms",
+    "describe_error",
+    "error_row",
+    "evaluate",
+    "result_row",
+    "row_source",
+    "run_eval",
+    "run_settings",
+    "with_rate_limiter",
+]
 
 
 class Progress(Protocol):
@@ -392,40 +137,6 @@ def run_settings(
         "items_sha256": digest[:16],
         "arms": [arm.to_json() for arm in arms],
     }
-
-
-def _jsonable(value: Any, key: str = "") -> Any:
-    if isinstance(value, BaseChatModel):
-        return model_label(value)
-    if key == "base_url" and isinstance(value, str):
-        return redact_url(value)
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v, str(k)) for k, v in value.items()}
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    return repr(value)
-
-
-def check_arms(arms: Sequence[Arm]) -> None:
-    """Validate every arm's method and settings before any model call.
-
-    Raises:
-        DebateConfigError: Unknown method, bad settings, repeated labels, or a
-            ``budget_of`` that names no earlier arm.
-    """
-    labels: list[str] = []
-    for arm in arms:
-        if arm.label in labels:
-            raise DebateConfigError(f"two arms are labelled {arm.label!r}")
-        if arm.budget_of is not None and arm.budget_of not in labels:
-            raise DebateConfigError(f"{arm.label}: budget_of {arm.budget_of!r} is no earlier arm")
-        labels.append(arm.label)
-        settings = dict(arm.settings)
-        if arm.budget_of is not None:
-            settings["agents"] = 1
-        prepare(method=arm.method, **settings)
 
 
 def with_rate_limiter(settings: Mapping[str, Any], limiter: InMemoryRateLimiter) -> dict[str, Any]:

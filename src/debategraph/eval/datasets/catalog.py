@@ -1,0 +1,82 @@
+"""Every named question set, and :func:`load_dataset`, which picks an evaluation's items."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from debategraph.eval.datasets.arc import ARC_CHALLENGE
+from debategraph.eval.datasets.arithmetic import ARITHMETIC
+from debategraph.eval.datasets.gsm8k import GSM8K, GSM8K_HUB
+from debategraph.eval.datasets.items import Item, load_jsonl
+from debategraph.eval.datasets.math500 import MATH500
+from debategraph.eval.datasets.mmlu import MMLU, MMLU_PRO
+from debategraph.eval.datasets.source import DatasetInfo, Selection, read_ids, select_items
+from debategraph.eval.datasets.strategyqa import STRATEGYQA
+
+
+def load_own_jsonl(selection: Selection) -> list[Item]:
+    """Your own question set: the JSONL file at ``path``, then the selection."""
+    if selection.path is None:
+        raise ValueError("dataset 'jsonl' needs path=<your question set .jsonl>")
+    items = load_jsonl(selection.path)
+    return select_items(items, limit=selection.limit, seed=selection.seed, ids=selection.ids)
+
+
+JSONL = DatasetInfo(
+    "your own question set in the JSONL format (needs path)", "number", offline=True,
+    load=load_own_jsonl,
+)  # fmt: skip
+
+DATASETS: dict[str, DatasetInfo] = {
+    "gsm8k": GSM8K,
+    "arithmetic": ARITHMETIC,
+    "jsonl": JSONL,
+    "gsm8k-hub": GSM8K_HUB,
+    "mmlu": MMLU,
+    "mmlu-pro": MMLU_PRO,
+    "arc-challenge": ARC_CHALLENGE,
+    "math500": MATH500,
+    "strategyqa": STRATEGYQA,
+}
+"""Every dataset name :func:`load_dataset` accepts."""
+
+
+def load_dataset(
+    name: str,
+    *,
+    limit: int | None = None,
+    seed: int = 0,
+    ids: Sequence[str] | str | os.PathLike[str] | None = None,
+    path: str | os.PathLike[str] | None = None,
+) -> list[Item]:
+    """Load a named dataset and pick the evaluation subset (see :func:`select_items`).
+
+    For ``arithmetic`` the items are generated: ``limit`` (default 100) items from ``seed``;
+    ``ids`` such as ``"arith-3-7"`` regenerate exactly those items.
+
+    Args:
+        name: A key of :data:`DATASETS`.
+        limit: Sample size (all items when ``None``).
+        seed: Sample seed; the same seed gives every method the same items.
+        ids: Exactly these ids in this order (a list, or a file with one id per line).
+        path: The question-set file, for ``jsonl`` only.
+
+    Returns:
+        The selected items.
+
+    Raises:
+        ValueError: Unknown dataset name, a missing or misplaced ``path``, unknown ids.
+        DatasetFormatError: The ``jsonl`` file is malformed.
+        ImportError: A hub dataset without the ``datasets`` extra installed.
+    """
+    if name not in DATASETS:
+        raise ValueError(f"unknown dataset {name!r}; valid names: {', '.join(DATASETS)}")
+    if ids is not None and limit is not None:
+        raise ValueError("give either ids or limit, not both")
+    if path is not None and name != "jsonl":
+        raise ValueError(f"path is only used by dataset 'jsonl', not {name!r}")
+    wanted = None
+    if ids is not None:
+        wanted = read_ids(ids) if isinstance(ids, str | os.PathLike) else list(ids)
+    return DATASETS[name].load(Selection(limit=limit, seed=seed, ids=wanted, path=path))

@@ -1,0 +1,133 @@
+"""What every question set offers: a :class:`DatasetInfo` that loads a :class:`Selection`.
+
+Sampling
+--------
+:func:`load_dataset` picks items the same way for every method: ``ids`` selects exactly
+those items in that order; otherwise ``limit`` with ``seed`` draws a seeded sample without
+replacement (the first ``limit`` items of a ``random.Random(seed)`` permutation), returned in
+the dataset's original order. With the same dataset, ``limit`` and ``seed``, every method is
+evaluated on the same items; raising ``limit`` keeps the items of a smaller sample.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from debategraph.eval.datasets.items import Item
+from debategraph.policies.types import TaskKind
+
+_MAX_SHOWN = 20
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which items of a dataset an evaluation asks for.
+
+    Attributes:
+        limit: Sample size (every item when ``None``).
+        seed: Sample seed; the same seed gives every method the same items.
+        ids: Exactly these ids, in this order (excludes ``limit``).
+        path: The question-set file (``jsonl`` only).
+    """
+
+    limit: int | None = None
+    seed: int = 0
+    ids: list[str] | None = None
+    path: str | os.PathLike[str] | None = None
+
+
+@dataclass(frozen=True)
+class DatasetInfo:
+    """A named question set of :func:`~debategraph.eval.datasets.load_dataset`.
+
+    Attributes:
+        description: One line for ``--help`` and docs.
+        task: The answer kind of its items.
+        offline: Whether it loads without network access.
+        load: The items a selection picks (the one loader contract of every source).
+    """
+
+    description: str
+    task: TaskKind
+    offline: bool
+    load: Callable[[Selection], list[Item]]
+
+
+def pooled(pool: Callable[[], list[Item]]) -> Callable[[Selection], list[Item]]:
+    """The loader of a fixed question set: every item, then :func:`select_items`."""
+
+    def load(selection: Selection) -> list[Item]:
+        return select_items(pool(), limit=selection.limit, seed=selection.seed, ids=selection.ids)
+
+    return load
+
+
+def read_ids(path: str | os.PathLike[str]) -> list[str]:
+    """Read an id list: one id per line; blank lines and ``#`` comments are skipped.
+
+    Args:
+        path: The id file.
+
+    Returns:
+        The ids, in file order.
+    """
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+
+
+def select_items(
+    items: Sequence[Item],
+    *,
+    limit: int | None = None,
+    seed: int = 0,
+    ids: Sequence[str] | str | os.PathLike[str] | None = None,
+) -> list[Item]:
+    """Pick the evaluation subset, identically for every method.
+
+    Args:
+        items: The whole dataset, in its original order.
+        limit: Sample size; ``None`` (or at least ``len(items)``) keeps every item.
+        seed: Seed of the sample: the first ``limit`` entries of a ``random.Random(seed)``
+            permutation, returned in original order.
+        ids: Exactly these items, in this order: a list of ids, or the path of a file with
+            one id per line. Excludes ``limit``.
+
+    Returns:
+        The selected items.
+
+    Raises:
+        ValueError: Unknown or repeated ids, both ``ids`` and ``limit``, or a negative limit.
+    """
+    if ids is not None:
+        if limit is not None:
+            raise ValueError("give either ids or limit, not both")
+        wanted = read_ids(ids) if isinstance(ids, str | os.PathLike) else list(ids)
+        return select_ids(items, wanted)
+    if limit is None or limit >= len(items):
+        return list(items)
+    if limit < 0:
+        raise ValueError(f"limit must be >= 0, got {limit}")
+    order = list(range(len(items)))
+    random.Random(seed).shuffle(order)
+    return [items[i] for i in sorted(order[:limit])]
+
+
+def select_ids(items: Sequence[Item], wanted: list[str]) -> list[Item]:
+    """Exactly the ``wanted`` items, in that order; unknown or repeated ids are refused."""
+    by_id = {item.id: item for item in items}
+    repeated = sorted(i for i, count in Counter(wanted).items() if count > 1)
+    if repeated:
+        raise ValueError(f"ids repeated in the id list: {', '.join(repeated)}")
+    unknown = [i for i in wanted if i not in by_id]
+    if unknown:
+        shown = ", ".join(repr(i) for i in unknown[:_MAX_SHOWN])
+        extra = len(unknown) - _MAX_SHOWN
+        more = f" and {extra} more" if extra > 0 else ""
+        example = f" (ids look like {items[0].id!r})" if items else ""
+        raise ValueError(f"{len(unknown)} unknown id(s): {shown}{more}{example}")
+    return [by_id[i] for i in wanted]

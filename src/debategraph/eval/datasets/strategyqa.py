@@ -1,0 +1,63 @@
+"""StrategyQA from the hub (yes/no answers)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from debategraph.eval.datasets.hub import hub_rows, require_fields
+from debategraph.eval.datasets.items import Item
+from debategraph.eval.datasets.source import DatasetInfo, pooled
+
+
+def strategyqa_row_to_item(row: Mapping[str, Any], index: int) -> Item:
+    """Convert a StrategyQA row (``ChilleD/StrategyQA``): ``qid``, ``question``, ``answer``.
+
+    Args:
+        row: The hub row; ``answer`` is a bool (``"yes"``/``"true"`` strings are accepted).
+        index: Position in the split (used when ``qid`` is missing).
+
+    Returns:
+        A ``text`` item with reference ``"yes"`` or ``"no"`` and id ``strategyqa-<qid>``;
+        metadata holds ``qid`` and, when present, ``term``, ``description`` and ``facts``.
+
+    Raises:
+        ValueError: The row lacks a field or its answer is not yes/no.
+    """
+    where = f"StrategyQA row {index}"
+    require_fields(row, ("question", "answer"), where)
+    answer = row["answer"]
+    if isinstance(answer, str) and answer.strip().lower() in {"yes", "true", "no", "false"}:
+        answer = answer.strip().lower() in {"yes", "true"}
+    if not isinstance(answer, bool):
+        raise ValueError(f"{where}: answer {answer!r} is not a yes/no value")
+    qid = row.get("qid", str(index))
+    keep = ("term", "description", "facts")
+    return Item(
+        id=f"strategyqa-{qid}",
+        question=row["question"],
+        reference="yes" if answer else "no",
+        task="text",
+        metadata={"qid": qid, **{k: row[k] for k in keep if k in row}},
+    )
+
+
+def load_strategyqa(split: str = "test") -> list[Item]:
+    """StrategyQA yes/no questions (``ChilleD/StrategyQA``).
+
+    Args:
+        split: ``"test"`` or ``"train"``.
+
+    Returns:
+        The items.
+    """
+    rows = hub_rows("ChilleD/StrategyQA", None, split)
+    return [strategyqa_row_to_item(row, i) for i, row in enumerate(rows)]
+
+
+STRATEGYQA = DatasetInfo(
+    "StrategyQA test, yes/no (ChilleD/StrategyQA)",
+    "text",
+    offline=False,
+    load=pooled(load_strategyqa),
+)

@@ -1,0 +1,165 @@
+"""The JSONL row of one evaluated debate: a finished debate's, or a failed one's."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+
+from debategraph.eval.arms import Arm
+from debategraph.eval.datasets import Item
+from debategraph.eval.spend import SpendMeter
+from debategraph.models.oracle import REPLAY_SOURCES
+from debategraph.models.resolve import SIMULATED
+from debategraph.models.simulated import SimulatedDebater
+from debategraph.policies.accounting import usage_by_kind
+from debategraph.policies.failures import describe_error as _describe_error
+from debategraph.policies.secrets import Redactor
+from debategraph.result import DebateResult
+
+REAL_DATASETS = frozenset({"gsm8k"})
+"""Datasets whose items the simulated model answers with replayed real model solutions."""
+
+
+def describe_error(exc: BaseException, redact: Redactor | None = None) -> str:
+    """``Type: message — what to do (in node round > a1)``: one line, secrets redacted.
+
+    Args:
+        exc: The exception that ended a debate.
+        redact: The run's redactor; key-shaped strings are redacted without one.
+
+    Returns:
+        The text of a failed row's ``error`` field.
+    """
+    return _describe_error(exc, redact or Redactor())
+
+
+def row_source(dataset: str, arm: Arm, result: DebateResult) -> str:
+    """``"real"`` when every answer is a real model's output, else ``"simulated"``.
+
+    Answers of provider models are real. Answers of the simulated debater are real only
+    where it replays real GPT-3 solutions: initial-round answers on the bundled GSM8K items,
+    with the plain ``"simulated"`` spec (no overrides) and no adversary. So a zero-round
+    ``mav`` on ``gsm8k`` is real, and a simulated debate's rows are simulated.
+
+    Args:
+        dataset: The dataset name.
+        arm: The arm that produced the result.
+        result: The debate's result.
+
+    Returns:
+        ``"real"`` or ``"simulated"``.
+    """
+    models = arm.settings.get("models")
+    specs = list(models) if isinstance(models, list | tuple) else [models]
+    replays = (
+        dataset in REAL_DATASETS
+        and not result.adversaries
+        and all(_plain_or_provider(spec) for spec in specs)
+    )
+
+    def real(turn: Mapping[str, Any]) -> bool:
+        label = str(turn["model"])
+        if label.split(":")[0] not in SIMULATED:
+            return True
+        return (
+            replays
+            and turn["kind"] == "answer"
+            and turn["round"] == 0
+            and label.removeprefix("simulated:") in REPLAY_SOURCES
+        )
+
+    return "real" if all(real(t) for t in result.turns) else "simulated"
+
+
+def _plain_or_provider(spec: Any) -> bool:
+    """A spec that is not a customised simulated model."""
+    if spec is None or isinstance(spec, BaseChatModel):
+        return not isinstance(spec, SimulatedDebater)
+    text = str(spec).strip()
+    return text in SIMULATED or text.split(":")[0] not in SIMULATED
+
+
+def result_row(
+    arm: Arm,
+    item: Item,
+    result: DebateResult,
+    *,
+    wall_s: float,
+    dataset: str,
+    spend: SpendMeter | None = None,
+) -> dict[str, Any]:
+    """The JSONL row of one finished debate (schema in :mod:`debategraph.eval.metrics`).
+
+    Args:
+        arm: The arm (its label is the row's ``method``).
+        item: The question.
+        result: The debate's result.
+        wall_s: Wall time of the debate, seconds.
+        dataset: The dataset name.
+        spend: What the debate's requests cost, failed and retried ones included.
+
+    Returns:
+        The row.
+    """
+    usage = result.usage
+    row = {
+        "method": arm.label,
+        "id": item.id,
+        "dataset": dataset,
+        "source": row_source(dataset, arm, result),
+        "answer": result.answer,
+        "reference": item.reference,
+        "correct": bool(result.correct),
+        "abstained": result.answer is None,
+        "input_tokens": usage["input_tokens"],
+        "output_tokens": usage["output_tokens"],
+        "calls": usage["calls"],
+        "ncomm": result.ncomm,
+        "rounds": result.rounds,
+        "agents": len(result.agents),
+        "parse_failures": result.parse_failures,
+        "wall_s": round(wall_s, 4),
+        "round_answers": result.round_answers(),
+        "round_confidences": result.round_confidences(),
+        "agent_models": [a["model"] for a in result.agents],
+        "tokens_by_kind": {
+            kind: {"input_tokens": u["input_tokens"], "output_tokens": u["output_tokens"]}
+            for kind, u in usage_by_kind(result.turns).items()
+        },
+        "task": item.task,
+        "answer_sources": result.answer_sources,
+        "settings": result.settings,
+    }
+    if spend is not None:
+        used = {"used_input": usage["input_tokens"], "used_output": usage["output_tokens"]}
+        row.update(spend.record(**used))
+    return row
+
+
+def error_row(
+    arm: Arm,
+    item: Item,
+    error: str,
+    *,
+    wall_s: float,
+    dataset: str,
+    spend: SpendMeter | None = None,
+) -> dict[str, Any]:
+    """The row of a failed debate: counted as failed, run again on the next run.
+
+    With ``spend`` it records what the failed debate's requests cost (every token of every
+    reply that arrived counts as wasted).
+    """
+    row = {
+        "method": arm.label,
+        "id": item.id,
+        "dataset": dataset,
+        "reference": item.reference,
+        "error": error,
+        "wall_s": round(wall_s, 4),
+    }
+    if spend is not None:
+        row.update(spend.record())
+    return row

@@ -1,0 +1,258 @@
+"""The report's Markdown: tables in the papers' shape, and the whole ``report.md``.
+
+The results table per (source, dataset) group, the per-round table, the answer-extraction
+table and the spending table.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from debategraph.eval.metrics import MethodSummary, Row, group_by, is_failed
+from debategraph.eval.results import SIMULATED_NOTE, SOURCE_TITLES, Group
+
+_COLUMNS = (
+    ("Method", "left"),
+    ("n", "right"),
+    ("Accuracy % (95% CI)", "right"),
+    ("Abstain %", "right"),
+    ("Tokens/item", "right"),
+    ("Input tok/call", "right"),
+    ("Calls/item", "right"),
+    ("NComm/item", "right"),
+    ("Rounds", "right"),
+    ("Wall s/item", "right"),
+    ("Failed", "right"),
+)
+
+
+def _fmt(value: float | None, spec: str, scale: float = 1.0) -> str:
+    if value is None or math.isnan(value):
+        return "—"
+    return format(value * scale, spec)
+
+
+def _accuracy_cell(s: MethodSummary) -> str:
+    if s["n"] == 0:
+        return "—"
+    low, high = _fmt(s["ci_low"], ".1f", 100), _fmt(s["ci_high"], ".1f", 100)
+    return f"{_fmt(s['accuracy'], '.1f', 100)} ({low}–{high})"
+
+
+def table_row(s: MethodSummary, *, with_cost: bool = False) -> list[str]:
+    """The cells of one method's line of the results table.
+
+    Args:
+        s: The method's summary.
+        with_cost: Whether to append the cost per item column.
+
+    Returns:
+        Cells in the order of the table header.
+    """
+    cells = [
+        s["method"],
+        str(s["n"]),
+        _accuracy_cell(s),
+        _fmt(s["abstention_rate"], ".1f", 100),
+        _fmt(s["total_tokens_per_item"], ",.0f"),
+        _fmt(s["input_tokens_per_call"], ",.1f"),
+        _fmt(s["calls_per_item"], ".1f"),
+        _fmt(s["ncomm_per_item"], ".1f"),
+        _fmt(s["rounds_mean"], ".2f"),
+        _fmt(s["wall_s_mean"], ".2f"),
+        str(s["failed"]),
+    ]
+    if with_cost:
+        cells.append(_fmt(s["cost_per_item"], ".5f"))
+    return cells
+
+
+def _markdown_table(header: Sequence[str], aligns: Sequence[str], body: list[list[str]]) -> str:
+    rule = ["---:" if align == "right" else "---" for align in aligns]
+    lines = [header, rule, *body]
+    return "\n".join("| " + " | ".join(cells) + " |" for cells in lines)
+
+
+def results_table(summaries: Mapping[str, MethodSummary], *, with_cost: bool = False) -> str:
+    """The Markdown table comparing methods (one line per method).
+
+    Args:
+        summaries: Method -> summary.
+        with_cost: Whether to add a ``Cost $/item`` column.
+
+    Returns:
+        The table.
+    """
+    header = [name for name, _ in _COLUMNS]
+    aligns = [align for _, align in _COLUMNS]
+    if with_cost:
+        header.append("Cost $/item")
+        aligns.append("right")
+    body = [table_row(s, with_cost=with_cost) for s in summaries.values()]
+    return _markdown_table(header, aligns, body)
+
+
+def per_round_table(summaries: Mapping[str, MethodSummary]) -> str:
+    """Markdown table of majority-vote accuracy and consensus per round, per method.
+
+    Args:
+        summaries: Method -> summary.
+
+    Returns:
+        The table, or ``""`` when no method recorded per-round answers.
+    """
+    width = max((len(s["accuracy_by_round"]) for s in summaries.values()), default=0)
+    if width == 0:
+        return ""
+    header = ["Method", "Metric", *(f"Round {k}" for k in range(width))]
+    body = []
+    for s in summaries.values():
+        for label, values in (
+            ("accuracy %", s["accuracy_by_round"]),
+            ("consensus %", s["consensus_by_round"]),
+        ):
+            cells = [_fmt(v, ".1f", 100) for v in values] + ["—"] * (width - len(values))
+            body.append([s["method"], label, *cells])
+    return _markdown_table(header, ["left", "left", *["right"] * width], body)
+
+
+def extraction_table(summaries: Mapping[str, MethodSummary]) -> str:
+    """Markdown table of how answers were found, per method.
+
+    Columns: answer turns, the share declared, the share from the fallback (a guess such as
+    the last number), the share without an answer, and how many rows record it. A method
+    whose rows do not record ``answer_sources`` shows ``—`` (unknown, not zero).
+
+    Args:
+        summaries: Method -> summary.
+
+    Returns:
+        The table, or ``""`` when no method records answer sources.
+    """
+    if all(s["answer_sources"] is None for s in summaries.values()):
+        return ""
+    header = ["Method", "Answer turns", "Declared %", "Fallback %", "No answer %", "Rows known"]
+    body = []
+    for s in summaries.values():
+        sources, turns = s["answer_sources"], s["answer_turns"]
+        declared = sources["declared"] / turns if sources and turns else None
+        body.append(
+            [
+                s["method"],
+                "—" if turns is None else f"{turns:,}",
+                _fmt(declared, ".1f", 100),
+                _fmt(s["fallback_rate"], ".1f", 100),
+                _fmt(s["turn_abstention_rate"], ".1f", 100),
+                f"{s['answer_sources_rows']}/{s['n']}",
+            ]
+        )
+    return _markdown_table(header, ["left", *["right"] * 5], body)
+
+
+def _sources_line(groups: Sequence[Group], rows: Sequence[Row]) -> str:
+    counts = {source: len(r) for source, r in group_by(rows, "source").items()}
+    if set(counts) == {""}:
+        return "Rows do not say whether they come from simulated models or real outputs."
+    parts = []
+    for source, count in counts.items():
+        methods = sorted({m for g in groups if g.source == source for m in g.summaries})
+        title = SOURCE_TITLES.get(source, source).lower()
+        parts.append(f"{title}: {count} rows ({', '.join(methods)})")
+    line = "Rows by source: " + "; ".join(parts) + "."
+    return f"{line} {SIMULATED_NOTE}" if "simulated" in counts else line
+
+
+def spending_table(summaries: Mapping[str, MethodSummary]) -> str:
+    """Requests, failed requests and wasted tokens per method (rows that record them)."""
+    body = []
+    for s in summaries.values():
+        if s["requests"] is None:
+            continue
+        body.append(
+            [
+                s["method"],
+                f"{s['requests']:,}",
+                f"{s['calls']:,}",
+                f"{s['failed_requests']:,}",
+                f"{s['wasted_tokens']:,}",
+                f"{s['failed_item_tokens']:,}",
+                str(s["failed"]),
+            ]
+        )
+    header = ["Method", "Requests", "Calls kept", "Failed requests", "Wasted tokens",
+              "of which failed items", "Failed items"]  # fmt: skip
+    return _markdown_table(header, ["left"] + ["right"] * 6, body)
+
+
+def render_markdown(
+    groups: Sequence[Group],
+    rows: Sequence[Row],
+    *,
+    files: Sequence[str],
+    problems: Sequence[str],
+    plots: Sequence[str],
+    with_cost: bool = False,
+) -> str:
+    """The whole ``report.md`` text.
+
+    Args:
+        groups: Summaries per (source, dataset).
+        rows: All rows read (for the source counts).
+        files: Names of the results files read.
+        problems: Unreadable lines that were skipped.
+        plots: File names of the plots written next to the report.
+        with_cost: Whether tables get a cost column.
+
+    Returns:
+        Markdown text.
+    """
+    failed = sum(is_failed(row) for row in rows)
+    out = [
+        "# Evaluation report",
+        "",
+        f"{len(rows)} result rows from {len(files)} file(s): {', '.join(files)}. "
+        f"{failed} failed item(s) are counted in *Failed* and left out of every other column.",
+        "",
+        _sources_line(groups, rows),
+        "",
+        "Accuracy counts abstentions as wrong; the interval is the 95% Wilson interval. "
+        "Tokens/item is input + output tokens of every call (agents, summaries, evaluators); "
+        "Input tok/call is total input tokens / calls; NComm counts pairwise context "
+        "transfers; Rounds follows each method's own convention.",
+    ]
+    for group in groups:
+        out += ["", f"## {group.title}", "", results_table(group.summaries, with_cost=with_cost)]
+        rounds = per_round_table(group.summaries)
+        if rounds:
+            out += ["", "Per round (majority vote, first-seen tie-break; consensus = all agree):"]
+            out += ["", rounds]
+        extraction = extraction_table(group.summaries)
+        if extraction:
+            out += [
+                "",
+                "Answer extraction (per answer turn: declared answer, fallback guess such as "
+                "the last number, or no answer; — = not recorded):",
+                "",
+                extraction,
+            ]
+    spending = [g for g in groups if any(s["requests"] is not None for s in g.summaries.values())]
+    if spending:
+        out += [
+            "",
+            "## Spending on the provider",
+            "",
+            "Requests include retries; failed requests are errors and rejected replies (e.g. "
+            "empty); wasted tokens are those of replies that arrived but were not used, "
+            "failed items included.",
+        ]
+        for group in spending:
+            out += ["", f"{group.title}:", "", spending_table(group.summaries)]
+    if plots:
+        out += ["", "## Plots", ""]
+        out += [f"![{Path(name).stem.replace('_', ' ')}]({name})" for name in plots]
+    if problems:
+        out += ["", f"## Skipped lines ({len(problems)})", ""]
+        out += [f"- {problem}" for problem in problems]
+    return "\n".join(out) + "\n"
