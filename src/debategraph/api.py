@@ -20,6 +20,7 @@ from debategraph.graphs.debate import build_debate_graph, resolve_method
 from debategraph.methods.contract import DebateView, Method
 from debategraph.models.resolve import Models, model_label
 from debategraph.models.roster import Agent, AgentsSpec, make_roster
+from debategraph.nodes.cache import call_cache_key, open_sqlite_cache
 from debategraph.nodes.retry import MODEL_RETRY
 from debategraph.nodes.runnable import run_sync
 from debategraph.nodes.start import check_question, check_settings
@@ -89,7 +90,7 @@ def compiled_graph(
         call_limiter=call_limiter,
         parser=parser,
         retry_policy=retry_policy,
-        cache_policy=CachePolicy() if store is not None else None,
+        cache_policy=CachePolicy(key_func=call_cache_key) if store is not None else None,
         cache=store,
     ).compile(name=m.name)
     with _GRAPHS_LOCK:
@@ -107,23 +108,25 @@ _SQLITE_CACHES: dict[str, BaseCache[Any]] = {}
 
 
 def call_cache(cache: CacheSpec) -> BaseCache[Any] | None:
-    """The node cache behind a cache spec; one ``SqliteCache`` per file, opened once.
+    """The node cache behind a cache spec; one SQLite cache per file, opened once.
 
-    Every model call is cached under its whole call: the agent, the round, the turns it
-    read, the method, the model and the generation settings. A call-level key matters: two
-    agents (or self-consistency samples) sending the same prompt to the same model are
-    different draws and must not share one cached reply, which an LLM-level cache keyed on
-    the prompt and the model would do.
+    Every model call is cached under its whole call (see :mod:`debategraph.nodes.cache`):
+    the agent, the round, the text of the turns it reads, the method, the model and the
+    generation settings, so every round of a repeated debate is served from the cache. A
+    call-level key matters: two agents (or self-consistency samples) sending the same prompt
+    to the same model are different draws and must not share one cached reply, which an
+    LLM-level cache keyed on the prompt and the model would do. A SQLite file stores replies
+    with their secrets redacted.
+
+    Raises:
+        DebateConfigError: The path is a directory, not a SQLite file, or not writable.
     """
     if cache is None or isinstance(cache, BaseCache):
         return cache
-    from langgraph.cache.sqlite import SqliteCache
-
     path = Path(cache).expanduser().resolve()
     with _GRAPHS_LOCK:
         if str(path) not in _SQLITE_CACHES:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            _SQLITE_CACHES[str(path)] = SqliteCache(path=str(path))
+            _SQLITE_CACHES[str(path)] = open_sqlite_cache(path)
         return _SQLITE_CACHES[str(path)]
 
 

@@ -34,7 +34,7 @@ from typing import Any, Protocol
 from langchain_core.language_models import BaseChatModel
 from langchain_core.rate_limiters import InMemoryRateLimiter
 
-from debategraph.api import DebateConfigError, arun
+from debategraph.api import DebateConfigError, arun, call_cache
 from debategraph.eval.arms import Arm, arms_for, budget_arms, check_arms
 from debategraph.eval.datasets import Item
 from debategraph.eval.rows import describe_error, error_row, result_row, row_source
@@ -319,6 +319,7 @@ async def run_eval(
     if rps is not None and (not math.isfinite(rps) or rps <= 0):
         raise ValueError(f"rps must be a number above 0 (requests per second), got {rps}")
     check_arms(arms)
+    call_cache(cache)  # a cache path that cannot be used fails here, before any call
     out = Path(out_dir)
     redact = Redactor.from_environment(urls=[arm.settings.get("base_url") for arm in arms])
     settings = run_settings(items, arms, dataset=dataset, selection=selection)
