@@ -659,6 +659,8 @@ FAULTS = (
     "no_choices",
     "empty",
     "huge",
+    "non_utf8",
+    "trickle",
 )
 """Fault kinds, applied to chat-completions requests only."""
 
@@ -774,8 +776,9 @@ class FaultEffect:
         error: OpenAI error object, for the HTTP error faults.
         headers: Extra header fields (``Retry-After``).
         content: Content that replaces the responder's (``empty``, ``huge``).
-        sabotage: ``"hang"``, ``"reset"``, ``"malformed"`` or ``"no_choices"``: the wire
-            itself is broken.
+        sabotage: ``"hang"``, ``"reset"``, ``"malformed"``, ``"no_choices"``, ``"non_utf8"``
+            (the reply's bytes are not UTF-8) or ``"trickle"`` (the body arrives one byte per
+            ``trickle_delay`` seconds): the wire itself is broken.
     """
 
     kind: str
@@ -868,7 +871,7 @@ def fault_effect(
         return FaultEffect(kind, content="")
     if kind == "huge":
         return FaultEffect(kind, content=huge_text(huge_bytes))
-    if kind in ("hang", "reset", "malformed", "no_choices"):
+    if kind in ("hang", "reset", "malformed", "no_choices", "non_utf8", "trickle"):
         return FaultEffect(kind, sabotage=kind)
     raise ValueError(f"unknown fault {kind!r}")
 
@@ -944,6 +947,7 @@ class Server:
         seed: Seed of the simulated debaters and of the drawn logprobs.
         latency: Seconds every chat request waits (without blocking others) before its answer.
         chunk_delay: Seconds between streamed chunks.
+        trickle_delay: Seconds between the bytes of a ``trickle`` fault's body.
         faults: Faults for the next chat requests, in order (see :class:`FaultPlan`).
         fault_rates: Probability of each fault kind per chat request.
         fault_seed: Seed of the random faults (default: ``seed``).
@@ -967,6 +971,7 @@ class Server:
         seed: int = 0,
         latency: float = 0.0,
         chunk_delay: float = 0.0,
+        trickle_delay: float = 1.0,
         faults: Sequence[str | None] = (),
         fault_rates: Mapping[str, float] | None = None,
         fault_seed: int | None = None,
@@ -982,6 +987,7 @@ class Server:
         self.seed = seed
         self.latency = float(latency)
         self.chunk_delay = float(chunk_delay)
+        self.trickle_delay = float(trickle_delay)
         self.retry_after = float(retry_after)
         self.echo_secrets = echo_secrets
         self.huge_bytes = huge_bytes
@@ -1084,6 +1090,7 @@ class Server:
         return {
             "latency": self.latency,
             "chunk_delay": self.chunk_delay,
+            "trickle_delay": self.trickle_delay,
             "retry_after": self.retry_after,
             "echo_secrets": self.echo_secrets,
             "faults": self.faults.snapshot(),
@@ -1093,7 +1100,8 @@ class Server:
         """Change settings at run time.
 
         Args:
-            settings: Any of ``latency``, ``chunk_delay``, ``retry_after``, ``echo_secrets``,
+            settings: Any of ``latency``, ``chunk_delay``, ``trickle_delay``, ``retry_after``,
+                ``echo_secrets``,
                 ``faults`` (a list queued after the pending ones), ``fault_rates`` (replace
                 the rates), ``clear_faults`` (true: drop queue and rates first).
 
@@ -1103,6 +1111,7 @@ class Server:
         unknown = set(settings) - {
             "latency",
             "chunk_delay",
+            "trickle_delay",
             "retry_after",
             "echo_secrets",
             "faults",
@@ -1113,7 +1122,7 @@ class Server:
             raise ValueError(f"unknown settings: {sorted(unknown)}")
         if settings.get("clear_faults"):
             self.faults.clear()
-        for name in ("latency", "chunk_delay", "retry_after"):
+        for name in ("latency", "chunk_delay", "trickle_delay", "retry_after"):
             if name in settings:
                 setattr(self, name, float(settings[name]))
         if "echo_secrets" in settings:
@@ -1321,6 +1330,17 @@ class Server:
             data = json.dumps(reply.completion_json()).encode()
         if sabotage == "malformed":
             data = data[: max(len(data) // 2, 1)]
+        if sabotage == "non_utf8":
+            data = data.replace(b"This reply", b"This \xff\xfe reply", 1)
+        if sabotage == "trickle":
+            fields = [("Content-Type", "application/json"), ("Content-Length", str(len(data)))]
+            writer.write(_head(200, [*fields, *headers]))
+            for byte in data:
+                await writer.drain()
+                await asyncio.sleep(self.trickle_delay)
+                writer.write(bytes([byte]))
+            await writer.drain()
+            return http.keep_alive
         if sabotage == "reset":
             fields = [("Content-Type", "application/json"), ("Content-Length", str(len(data)))]
             writer.write(_head(200, [*fields, *headers]) + data[: len(data) // 2])

@@ -125,7 +125,7 @@ def test_a_call_cache_makes_a_rerun_free_without_merging_agents(server, tmp_path
     ]  # same rows; no request reached the provider
 
 
-@pytest.mark.parametrize("fault", ["empty", "http500", "malformed"])
+@pytest.mark.parametrize("fault", ["empty", "http500", "malformed", "no_choices", "non_utf8"])
 def test_a_retried_request_is_counted_in_the_rows_spend(server, tmp_path, fault):
     from debategraph.eval.datasets import arithmetic_items
     from debategraph.eval.runner import Arm, evaluate
@@ -135,8 +135,9 @@ def test_a_retried_request_is_counted_in_the_rows_spend(server, tmp_path, fault)
     outcome = evaluate(arithmetic_items(1), arms, tmp_path, dataset="arithmetic")
     (row,) = outcome.rows
     assert (row["calls"], row["requests"], row["failed_requests"]) == (1, 2, 1)
-    if fault == "empty":  # the empty reply's prompt tokens were paid for and wasted
+    if fault in ("empty", "no_choices", "non_utf8"):  # a reply arrived: its tokens are wasted
         assert row["wasted_input_tokens"] > 0
+        assert (row["wasted_output_tokens"] > 0) == (fault != "empty")
 
 
 def test_an_eval_through_faults_loses_and_duplicates_nothing(server, tmp_path):
@@ -161,3 +162,34 @@ def test_an_eval_through_faults_loses_and_duplicates_nothing(server, tmp_path):
     assert sum(r["failed_requests"] for r in faulty.rows) == 6
     report = write_report(tmp_path / "faulty", plots=False).read_text()
     assert "## Spending on the provider" in report and "| du | 38 | 32 | 6 |" in report
+
+
+def test_timeout_bounds_the_whole_call_even_when_the_body_trickles(server):
+    server.configure({"trickle_delay": 1.0})
+    server.faults.push("trickle")  # about 600 bytes at one byte a second
+    start = time.perf_counter()
+    r = dg.run(ARITH, method="cot", models="sim-0", base_url=server.base_url, timeout=1.5,
+               retry_backoff=0.01)  # fmt: skip
+    took = time.perf_counter() - start
+    assert r.answer == "15" and r.turns[0]["attempts"] == 2
+    assert took < 1.5 + 2.5, f"the trickled attempt ran {took:.1f} s past its deadline"
+
+
+def test_the_default_retries_survive_a_fifth_of_requests_failing(server, tmp_path):
+    from debategraph.eval.datasets import arithmetic_items
+    from debategraph.eval.runner import Arm, evaluate
+
+    server.configure({"fault_rates": {"http500": 0.2}})
+    arms = [Arm("du", "du", {"models": "sim-0", "base_url": server.base_url,
+                             "retry_backoff": 0.001})]  # fmt: skip
+    outcome = evaluate(arithmetic_items(20, seed=3), arms, tmp_path, dataset="arithmetic",
+                       concurrency=1)  # fmt: skip
+    assert outcome.failed == 0 and len(outcome.rows) == 20
+    assert sum(r["failed_requests"] for r in outcome.rows) > 20  # the faults did happen
+
+
+def test_retry_settings_are_checked_before_any_call(server):
+    for bad, message in (({"max_attempts": 0}, "1 to 20"), ({"retry_backoff": -1}, "0 or more")):
+        with pytest.raises(dg.DebateConfigError, match=message):
+            dg.run(ARITH, method="cot", models="sim-0", base_url=server.base_url, **bad)
+    assert server.stats()["chat_requests"] == 0

@@ -21,7 +21,7 @@ from debategraph.methods.contract import DebateView, Method
 from debategraph.models.resolve import Models, model_label
 from debategraph.models.roster import Agent, AgentsSpec, make_roster
 from debategraph.nodes.cache import call_cache_key, open_sqlite_cache
-from debategraph.nodes.retry import MODEL_RETRY
+from debategraph.nodes.retry import DEFAULT_ATTEMPTS, DEFAULT_BACKOFF_S, MODEL_RETRY, model_retry
 from debategraph.nodes.runnable import run_sync
 from debategraph.nodes.start import check_question, check_settings
 from debategraph.policies.answers import AnswerParser, Normalizer, parser_for
@@ -41,6 +41,7 @@ __all__ = [
     "make_context",
     "prepare",
     "recursion_limit",
+    "retry_settings",
     "run",
     "settings_record",
 ]
@@ -128,6 +129,18 @@ def call_cache(cache: CacheSpec) -> BaseCache[Any] | None:
         if str(path) not in _SQLITE_CACHES:
             _SQLITE_CACHES[str(path)] = open_sqlite_cache(path)
         return _SQLITE_CACHES[str(path)]
+
+
+def retry_settings(max_attempts: int | None, retry_backoff: float | None) -> RetryPolicy:
+    """The model-call retry policy of these settings (defaults where ``None``).
+
+    Raises:
+        DebateConfigError: An attempt count or backoff out of range.
+    """
+    return model_retry(
+        DEFAULT_ATTEMPTS if max_attempts is None else max_attempts,
+        DEFAULT_BACKOFF_S if retry_backoff is None else retry_backoff,
+    )
 
 
 def models_argument(models: Any, model: Any) -> Any:
@@ -271,6 +284,8 @@ async def arun(
     parser: AnswerParser | None = None,
     normalize: Normalizer | None = None,
     retry_policy: RetryPolicy | None = MODEL_RETRY,
+    max_attempts: int | None = None,
+    retry_backoff: float | None = None,
     cache: CacheSpec = None,
     item_id: str | None = None,
     model: Any = None,
@@ -295,8 +310,11 @@ async def arun(
         parser: How answers are read, ``(response, task, num_choices) -> Extraction``.
         normalize: A DSPy-style ``normalize(declared fragment) -> str | None`` instead of a
             whole parser (the engine still finds the declarations; see ``parser_for``).
-        retry_policy: Retry policy of every model call (default: transient failures, three
-            attempts); ``None`` for no retries.
+        retry_policy: Retry policy of every model call (default: transient failures, six
+            attempts, 1 s backoff doubling; see :mod:`debategraph.nodes.retry`); ``None`` for
+            no retries.
+        max_attempts: Attempts per model call, instead of the default policy's six.
+        retry_backoff: The first wait between attempts in seconds, instead of 1 s.
         cache: Cache model calls in this SQLite file (or LangGraph ``BaseCache``): a repeated
             debate with the same settings makes no model call. See :func:`call_cache`.
         item_id: The question's id in its dataset; it seeds the item's random tie-breaks
@@ -323,6 +341,10 @@ async def arun(
             parser = parser_for(task, parser, normalize)
         except ValueError as exc:
             raise DebateConfigError(str(exc)) from None
+    if max_attempts is not None or retry_backoff is not None:
+        if retry_policy is not MODEL_RETRY:
+            raise DebateConfigError("give retry_policy, or max_attempts / retry_backoff, not both")
+        retry_policy = retry_settings(max_attempts, retry_backoff)
     p = prepare(
         method=method,
         agents=agents,

@@ -99,7 +99,19 @@ TopP = Annotated[float | None, typer.Option(help="Nucleus-sampling top-p of ever
 MaxTokens = Annotated[int | None, typer.Option(help="Most tokens generated per call.")]
 Stop = Annotated[list[str] | None, typer.Option(help="A stop sequence; repeat.")]
 Timeout = Annotated[
-    float | None, typer.Option(help="Seconds a model request may take before it is retried.")
+    float | None,
+    typer.Option(
+        help="Seconds one model call may take, its whole reply included, before it fails "
+        "and is retried."
+    ),
+]
+MaxAttempts = Annotated[
+    int | None,
+    typer.Option(help="Attempts per model call on transient failures (default 6, 1 to 20)."),
+]
+RetryBackoff = Annotated[
+    float | None,
+    typer.Option(help="Seconds before the first retry (default 1; doubles, with jitter)."),
 ]
 Logprobs = Annotated[bool, typer.Option(help="Ask every call for token logprobs.")]
 AllowLarge = Annotated[bool, typer.Option(help="Allow more than 64 agents or 20 rounds.")]

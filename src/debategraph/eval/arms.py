@@ -13,7 +13,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from debategraph.api import DebateConfigError, prepare
+from debategraph.api import DebateConfigError, prepare, retry_settings
 from debategraph.methods.contract import Method
 from debategraph.models.resolve import model_label
 from debategraph.policies.secrets import redact_url
@@ -113,7 +113,7 @@ def budget_arms(arms: Sequence[Arm]) -> list[Arm]:
         ValueError: Every arm is self-consistency: nothing to match.
     """
     keep = {"models", "base_url", "seed", "tie_policy", "temperature", "top_p", "max_tokens"}
-    keep |= {"stop", "timeout"}
+    keep |= {"stop", "timeout", "max_attempts", "retry_backoff"}
     matched = [
         Arm(
             f"sc@{arm.label}",
@@ -173,4 +173,5 @@ def check_arms(arms: Sequence[Arm]) -> None:
         settings = dict(arm.settings)
         if arm.budget_of is not None:
             settings["agents"] = 1
+        retry_settings(settings.pop("max_attempts", None), settings.pop("retry_backoff", None))
         prepare(method=arm.method, **settings)

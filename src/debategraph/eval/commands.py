@@ -18,9 +18,11 @@ from debategraph.cli_options import (
     DecisionOption,
     DecisionRule,
     Logprobs,
+    MaxAttempts,
     MaxTokens,
     MethodOption,
     Models,
+    RetryBackoff,
     Rounds,
     Stop,
     Temperature,
@@ -101,6 +103,8 @@ def eval_command(
     max_tokens: MaxTokens = None,
     stop: Stop = None,
     timeout: Timeout = None,
+    max_attempts: MaxAttempts = None,
+    retry_backoff: RetryBackoff = None,
     logprobs: Logprobs = False,
     allow_large: AllowLarge = False,
     cache: CachePath = None,
@@ -141,6 +145,7 @@ def eval_command(
             "--rounds": rounds, "--decision": decision, "--option": option,
             "--decision-option": decision_option, "--temperature": temperature,
             "--top-p": top_p, "--max-tokens": max_tokens, "--stop": stop, "--timeout": timeout,
+            "--max-attempts": max_attempts, "--retry-backoff": retry_backoff,
             "--ids": ids, "--path": path,
         }  # fmt: skip
         clashes = [flag for flag, value in given.items() if value]
@@ -189,6 +194,8 @@ def eval_command(
         or None,
         "logprobs": logprobs or None,
         "allow_large": allow_large or None,
+        "max_attempts": max_attempts,
+        "retry_backoff": retry_backoff,
         **generation_settings(temperature, top_p, max_tokens, stop, timeout),
     }
     try:

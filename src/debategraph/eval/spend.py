@@ -5,15 +5,16 @@ handler attached to the debate's run) also sees the requests that failed or were
 a result row can say how many requests were made and how many tokens went to replies that
 arrived but could not be used, and a failed item's row can say what it cost before it failed.
 
-One gap remains: a reply without ``choices`` is rejected inside the OpenAI client before
-LangChain sees its usage, so it counts as a failed request whose tokens are unknown.
+A reply without ``choices`` (or not UTF-8) is rejected inside the OpenAI client before
+LangChain sees its usage; the usage it states is reported by the call node
+(:data:`~debategraph.nodes.call.REJECTED_USAGE_EVENT`) and counted as wasted.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from debategraph.nodes.call import UNUSABLE_REPLY_EVENT, UsageTotal
+from debategraph.nodes.call import REJECTED_USAGE_EVENT, UNUSABLE_REPLY_EVENT, UsageTotal
 
 
 class SpendMeter(UsageTotal):
@@ -49,10 +50,18 @@ class SpendMeter(UsageTotal):
             self.failed += 1
 
     def on_custom_event(self, name: str, data: Any, **kwargs: Any) -> None:
-        """Count a reply that arrived but was rejected (e.g. empty) as a failed request."""
+        """Count rejected replies.
+
+        A reply the call node rejected (e.g. empty) is a failed request; the tokens of
+        replies the client rejected (no choices, not UTF-8) are spent.
+        """
         if name == UNUSABLE_REPLY_EVENT:
             with self._lock:
                 self.failed += 1
+        elif name == REJECTED_USAGE_EVENT:
+            with self._lock:
+                self.input_tokens += int(data["input_tokens"])
+                self.output_tokens += int(data["output_tokens"])
 
     def record(self, *, used_input: int = 0, used_output: int = 0) -> dict[str, int]:
         """The row fields: requests, failed requests, and tokens spent beyond the used ones.

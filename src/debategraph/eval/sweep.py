@@ -52,7 +52,7 @@ RUN_KEYS = {
 }
 """Top-level keys of a sweep file besides ``settings`` and ``arms``, with their types."""
 
-ARM_KEYS = frozenset({"agents", "models", "model", "options"})
+ARM_KEYS = frozenset({"agents", "models", "model", "options", "max_attempts", "retry_backoff"})
 """Arm (and shared) settings that are not ``DebateContext`` fields."""
 
 

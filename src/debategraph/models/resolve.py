@@ -146,15 +146,19 @@ def _async_http_client() -> Any:
     It is the client the ``openai`` package makes for itself (its transport and connection
     limits): under concurrent calls it costs less CPU per request than a default
     ``httpx.AsyncClient`` (see ``bench/RESULTS-client.md``). Plain httpx where the package
-    does not offer one.
+    does not offer one. Its response hook notes the usage of replies the client will reject
+    (:mod:`debategraph.models.wire`).
     """
+    from debategraph.models.wire import audit_reply
+
+    hooks = {"response": [audit_reply]}
     try:
         from openai import DefaultAsyncHttpxClient
     except ImportError:  # pragma: no cover - older openai packages
         import httpx
 
-        return httpx.AsyncClient()
-    return DefaultAsyncHttpxClient()
+        return httpx.AsyncClient(event_hooks=hooks)
+    return DefaultAsyncHttpxClient(event_hooks=hooks)
 
 
 def resolve_model(

@@ -10,7 +10,9 @@ the call's id and kind, its tokens and latency. A speaker may be a chat model or
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
+import contextvars
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -29,6 +31,7 @@ from typing_extensions import TypedDict
 from debategraph.methods.contract import Method
 from debategraph.models.resolve import Models, model_label
 from debategraph.models.roster import Agent
+from debategraph.models.wire import REJECTED_USAGE
 from debategraph.nodes.runnable import DualNode
 from debategraph.policies.answers import PARSERS, AnswerParser, Extraction
 from debategraph.policies.confidence import read_confidence
@@ -217,6 +220,9 @@ def _agent_reply(output: Any) -> AIMessage:
 UNUSABLE_REPLY_EVENT = "debategraph_unusable_reply"
 """Custom callback event sent when a reply arrived but was rejected (so spend meters see it)."""
 
+REJECTED_USAGE_EVENT = "debategraph_rejected_usage"
+"""Custom callback event with the token usage of replies the provider's client rejected."""
+
 
 def _usable(reply: AIMessage) -> AIMessage:
     """``reply``, or :class:`UnusableReplyError` (retried) when it carries no text."""
@@ -229,37 +235,90 @@ def _usable(reply: AIMessage) -> AIMessage:
 
 
 def _unusable(exc: Exception) -> Exception:
-    """A provider's complaint about a reply without choices, as a retryable error."""
+    """A reply without choices, or not UTF-8, as a retryable error; others as they are."""
+    if isinstance(exc, UnicodeDecodeError):
+        return UnusableReplyError(f"the model's reply was not valid UTF-8 ({exc.reason})")
     if isinstance(exc, TypeError | KeyError) and "choices" in str(exc):
         return UnusableReplyError(f"the model's reply had no choices ({exc})")
     return exc
 
 
+def _report_rejected(usage: list[dict[str, int]]) -> None:
+    """Tell spend meters what the replies the client rejected cost (when they said)."""
+    if usage:
+        total = {k: sum(u[k] for u in usage) for k in ("input_tokens", "output_tokens")}
+        with contextlib.suppress(RuntimeError):  # outside a runnable nobody listens
+            dispatch_custom_event(REJECTED_USAGE_EVENT, total)
+
+
 async def ainvoke_model(
-    model: Any, messages: list[BaseMessage], kwargs: dict[str, Any]
+    model: Any,
+    messages: list[BaseMessage],
+    kwargs: dict[str, Any],
+    deadline: float | None = None,
 ) -> tuple[AIMessage, UsageMetadata | None]:
     """Ask a chat model (or an agent runnable) and return its reply and token usage.
 
+    Args:
+        model: A chat model or agent runnable.
+        messages: The call's messages.
+        kwargs: Model-call keyword arguments to bind.
+        deadline: Seconds the whole call may take, its body included (``None``: no bound).
+
     Raises:
-        UnusableReplyError: The reply arrived without choices or with empty content.
+        UnusableReplyError: The reply arrived without choices, not UTF-8, or empty.
+        TimeoutError: The call took longer than ``deadline``.
     """
+    rejected: list[dict[str, int]] = []
+    token = REJECTED_USAGE.set(rejected)
     try:
-        if isinstance(model, BaseChatModel):
-            bound = model.bind(**kwargs) if kwargs else model
-            reply = _agent_reply(await bound.ainvoke(messages))
-            return _usable(reply), reply.usage_metadata
-        handler = UsageTotal()
-        config = merge_configs(ensure_config(), {"callbacks": [handler]})
-        reply = _agent_reply(await model.ainvoke(_agent_input(model, messages), config))
-        return _usable(reply), handler.usage()
-    except (TypeError, KeyError) as exc:
+        async with asyncio.timeout(deadline):
+            if isinstance(model, BaseChatModel):
+                bound = model.bind(**kwargs) if kwargs else model
+                reply = _agent_reply(await bound.ainvoke(messages))
+                return _usable(reply), reply.usage_metadata
+            handler = UsageTotal()
+            config = merge_configs(ensure_config(), {"callbacks": [handler]})
+            reply = _agent_reply(await model.ainvoke(_agent_input(model, messages), config))
+            return _usable(reply), handler.usage()
+    except TimeoutError:
+        if deadline is None:
+            raise
+        raise TimeoutError(f"the model call took longer than its {deadline:g} s deadline") from None
+    except (TypeError, KeyError, UnicodeDecodeError) as exc:
+        _report_rejected(rejected)
         raise _unusable(exc) from exc
+    finally:
+        REJECTED_USAGE.reset(token)
+
+
+_DEADLINE_POOL = concurrent.futures.ThreadPoolExecutor(32, thread_name_prefix="debategraph-call")
 
 
 def invoke_model(
+    model: Any,
+    messages: list[BaseMessage],
+    kwargs: dict[str, Any],
+    deadline: float | None = None,
+) -> tuple[AIMessage, UsageMetadata | None]:
+    """Synchronous :func:`ainvoke_model`.
+
+    With a ``deadline`` the call runs on a worker thread, and the caller stops waiting when
+    the deadline passes (the abandoned request ends at the client's own read timeout).
+    """
+    if deadline is None:
+        return _invoke_model(model, messages, kwargs)
+    context = contextvars.copy_context()
+    future = _DEADLINE_POOL.submit(context.run, _invoke_model, model, messages, kwargs)
+    try:
+        return future.result(timeout=deadline)
+    except concurrent.futures.TimeoutError:
+        raise TimeoutError(f"the model call took longer than its {deadline:g} s deadline") from None
+
+
+def _invoke_model(
     model: Any, messages: list[BaseMessage], kwargs: dict[str, Any]
 ) -> tuple[AIMessage, UsageMetadata | None]:
-    """Synchronous :func:`ainvoke_model`."""
     try:
         if isinstance(model, BaseChatModel):
             bound = model.bind(**kwargs) if kwargs else model
@@ -269,7 +328,7 @@ def invoke_model(
         config = merge_configs(ensure_config(), {"callbacks": [handler]})
         reply = _agent_reply(model.invoke(_agent_input(model, messages), config))
         return _usable(reply), handler.usage()
-    except (TypeError, KeyError) as exc:
+    except (TypeError, KeyError, UnicodeDecodeError) as exc:
         raise _unusable(exc) from exc
 
 
@@ -367,10 +426,11 @@ def make_call_node(
         exchanges[turn["id"]] = (prompt, text, messages)
         return messages
 
-    def prepare(task: CallTask) -> tuple[Any, Any, list[BaseMessage]]:
+    def prepare(task: CallTask) -> tuple[Any, DebateContext, Any, list[BaseMessage]]:
         runtime = get_runtime()
         ctx = DebateContext.of(runtime.context)
-        return runtime, books.model(speaker, ctx), render(method, task, ctx, history=history)
+        messages = render(method, task, ctx, history=history)
+        return runtime, ctx, books.model(speaker, ctx), messages
 
     def record(
         task: CallTask,
@@ -387,11 +447,13 @@ def make_call_node(
         return {"turns": [turn]}
 
     async def acall(task: CallTask) -> dict[str, Any]:
-        runtime, model, messages = prepare(task)
+        runtime, ctx, model, messages = prepare(task)
         try:
             async with limiter or contextlib.nullcontext():
                 start = time.perf_counter()
-                reply, usage = await ainvoke_model(model, messages, task["model_kwargs"])
+                reply, usage = await ainvoke_model(
+                    model, messages, task["model_kwargs"], ctx.timeout
+                )
                 latency = time.perf_counter() - start
         except Exception as exc:
             if is_transient(exc) and (wait := retry_after_s(exc)):
@@ -400,10 +462,10 @@ def make_call_node(
         return record(task, reply, usage, messages, latency, model, runtime)
 
     def call(task: CallTask) -> dict[str, Any]:
-        runtime, model, messages = prepare(task)
+        runtime, ctx, model, messages = prepare(task)
         try:
             start = time.perf_counter()
-            reply, usage = invoke_model(model, messages, task["model_kwargs"])
+            reply, usage = invoke_model(model, messages, task["model_kwargs"], ctx.timeout)
             latency = time.perf_counter() - start
         except Exception as exc:
             if is_transient(exc) and (wait := retry_after_s(exc)):
