@@ -51,6 +51,7 @@ from debategraph.cli_options import (
 from debategraph.eval.commands import eval_command, report_command
 from debategraph.methods.registry import PluginError, get_method, method_plugins
 from debategraph.policies.secrets import Redactor
+from debategraph.policies.terminal import visible
 from debategraph.state.options import MethodOptions
 
 if TYPE_CHECKING:
@@ -115,7 +116,7 @@ def print_transcript(
     from rich.table import Table
 
     def escape(text: str) -> str:
-        return rich_escape(redact(text))
+        return rich_escape(visible(redact(text)))
 
     console.print(
         f"[bold]{escape(result.method)}[/] · {len(result.agents)} agents · "
@@ -322,7 +323,7 @@ def methods_command(
         line = f"{p.name:{width}} {p.value.description}"
         if sources or not p.builtin:
             line += f"  [{'built-in' if p.builtin else p.source}]"
-        typer.echo(line)
+        typer.echo(visible(line))
     for problem in broken:
         warn(f"plugin not loaded: {problem}")
 
@@ -354,9 +355,8 @@ def main() -> None:
         if os.environ.get("DEBATEGRAPH_DEBUG"):
             trace = "".join(traceback.format_exception(exc))
             sys.stderr.write(redactor(trace))
-        err.print(
-            f"[bold red]error:[/] {rich_escape(describe_error(exc, redactor))}", soft_wrap=True
-        )
+        message = visible(describe_error(exc, redactor))
+        err.print(f"[bold red]error:[/] {rich_escape(message)}", soft_wrap=True)
         sys.exit(1)
 
 

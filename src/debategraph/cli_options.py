@@ -11,19 +11,25 @@ from rich.console import Console
 from rich.markup import escape
 
 from debategraph.policies.secrets import redact
+from debategraph.policies.terminal import visible
 
 err = Console(stderr=True)
 
 
+def shown(text: str) -> str:
+    """Text for the terminal: secrets redacted, control sequences visible, markup-safe."""
+    return escape(visible(redact(text)))
+
+
 def fail(message: str, code: int = 2) -> NoReturn:
-    """Print ``error: message`` to stderr (markup-safe, secrets redacted) and exit with ``code``."""
-    err.print(f"[bold red]error:[/] {escape(redact(message))}", soft_wrap=True)
+    """Print ``error: message`` to stderr (see :func:`shown`) and exit with ``code``."""
+    err.print(f"[bold red]error:[/] {shown(message)}", soft_wrap=True)
     raise typer.Exit(code)
 
 
 def warn(message: str) -> None:
-    """Print ``warning: message`` to stderr (markup-safe, secrets redacted)."""
-    err.print(f"[bold yellow]warning:[/] {escape(redact(message))}", soft_wrap=True)
+    """Print ``warning: message`` to stderr (see :func:`shown`)."""
+    err.print(f"[bold yellow]warning:[/] {shown(message)}", soft_wrap=True)
 
 
 SIMULATOR_BLIND = (

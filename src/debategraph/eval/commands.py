@@ -38,6 +38,7 @@ from debategraph.cli_options import (
     warn,
 )
 from debategraph.eval.datasets import DATASETS, DatasetFormatError, load_dataset
+from debategraph.policies.terminal import visible
 
 if TYPE_CHECKING:
     from debategraph.eval.runner import Arm
@@ -308,7 +309,8 @@ def _run_arms(
         raise typer.Exit(130) from None
     for problem in outcome.problems:
         warn(problem)
-    typer.echo(results_table(summarize(outcome.rows, price), with_cost=price is not None))
+    table = results_table(summarize(outcome.rows, price), with_cost=price is not None)
+    typer.echo(visible(table))
     typer.echo(
         f"\n{len(outcome.rows)} rows in {outcome.path} ({outcome.resumed} resumed, "
         f"{outcome.written} new, {outcome.wall_s:.1f} s). Report: debategraph report {out_dir}"
