@@ -125,7 +125,7 @@ def test_report_per_round_and_skipped_lines(results: Path) -> None:
     section = report.split("Per round", 1)[1]
     assert "| du | consensus % | 0.0 | 80.0 |" in section
     assert "| cot | accuracy % | 50.0 | — |" in section
-    assert "## Skipped lines (1)" in report
+    assert "## Lines left out (1)" in report
     assert "du.jsonl, line 12: not valid JSON" in report
 
 
@@ -144,7 +144,7 @@ def test_summary_json_and_cost_column(results: Path, tmp_path: Path) -> None:
     assert "Cost $/item" in text
     # du: 1000 * 1e-6 + 200 * 2e-6 = 0.0014 $ per item
     assert table_line(text, "du", "## Simulated")[-1] == "0.00140"
-    summary = json.loads((report.parent / "summary.json").read_text())
+    summary = json.loads((report.parent / "summary.json").read_text())["groups"]
     assert summary[0]["source"] == "simulated"
     assert summary[0]["methods"]["du"]["correct"] == 8
 
@@ -186,10 +186,44 @@ def test_report_shows_fallback_and_abstention_rates(tmp_path: Path) -> None:
         "du", "10", "80.0", "10.0", "10.0", "2/2",
     ]  # fmt: skip
     assert table_line(report, "cot", "Answer extraction") == ["cot", "—", "—", "—", "—", "0/1"]
-    summary = json.loads((folder / "summary.json").read_text())
+    summary = json.loads((folder / "summary.json").read_text())["groups"]
     assert summary[0]["methods"]["du"]["fallback_rate"] == 0.1
     assert summary[0]["methods"]["cot"]["fallback_rate"] is None
 
 
 def test_report_without_answer_sources_has_no_extraction_table(results: Path) -> None:
     assert "Answer extraction" not in write_report(results, plots=False).read_text("utf-8")
+
+
+def test_rows_are_checked_against_the_runs_question_set(tmp_path: Path) -> None:
+    from debategraph.eval.datasets import arithmetic_items
+    from debategraph.eval.runner import Arm, evaluate
+
+    out = tmp_path / "run"
+    evaluate(arithmetic_items(3, seed=1), [Arm("cot", "cot")], out, dataset="arithmetic")
+    lines = (out / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    first = json.loads(lines[0])
+    wrong = {**first, "id": "arith-1-1", "calls": "two"}
+    extra = [
+        json.dumps({**first, "correct": True}),  # a duplicate that would raise accuracy
+        json.dumps({**first, "id": "foreign-7"}),
+        json.dumps({**first, "method": "ghost"}),
+        json.dumps(wrong),
+    ]
+    with (out / "results.jsonl").open("ab") as f:
+        f.write(("\n".join(extra) + "\n").encode() + b"\xff\xfe not utf-8\n")
+    report = write_report(out, plots=False).read_text(encoding="utf-8")
+    assert "The figures rest on 3 row(s); 5 line(s) were left out" in report
+    for where in ("line 4: cot/arith-1-0 repeats results.jsonl, line 1",
+                  "line 5: item 'foreign-7' is not in this run",
+                  "line 6: method 'ghost' is not an arm",
+                  "line 7: 'calls' is str, not int",
+                  "line 8: not UTF-8 text"):  # fmt: skip
+        assert f"results.jsonl, {where}" in report
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["rows"]["used"] == 3
+    assert summary["rows"]["left_out"] == {
+        "duplicate": 1, "foreign id": 1, "foreign method": 1, "malformed": 1, "not utf-8": 1,
+    }  # fmt: skip
+    (row_,) = [r for r in summary["groups"][0]["methods"].values()]
+    assert row_["n"] == 3

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from debategraph.eval.plots import plot_accuracy_vs_tokens, plot_per_round, plot_token_breakdown
-from debategraph.eval.results import Group, build_groups, read_results
+from debategraph.eval.results import Group, build_groups, load_rows, read_results
 from debategraph.eval.tables import render_markdown, results_table
 
 __all__ = ["PLOT_NAMES", "REPORT_NAME", "Group", "build_groups", "read_results", "results_table",
@@ -80,7 +80,8 @@ def write_report(
     files = sorted(file.name for file in source.glob("*.jsonl"))
     if not files:
         raise FileNotFoundError(f"no *.jsonl result files in {source}")
-    rows, problems = read_results(source)
+    loaded = load_rows(source)
+    rows, problems = loaded.rows, loaded.problems
     if not rows:
         raise ValueError(f"no readable result rows in {source}: " + "; ".join(problems[:5]))
     if decisions:
@@ -96,10 +97,21 @@ def write_report(
         plot_per_round(groups, target / PLOT_NAMES[1])
         plot_token_breakdown(groups, target / PLOT_NAMES[2])
         plot_files = list(PLOT_NAMES)
-    summary = [{"source": g.source, "dataset": g.dataset, "methods": g.summaries} for g in groups]
+    summary = {
+        "rows": {"used": len(loaded.rows), "left_out": loaded.excluded, "problems": problems},
+        "groups": [
+            {"source": g.source, "dataset": g.dataset, "methods": g.summaries} for g in groups
+        ],
+    }
     (target / "summary.json").write_text(redact(json.dumps(_jsonable(summary), indent=2)) + "\n")
     text = render_markdown(
-        groups, rows, files=files, problems=problems, plots=plot_files, with_cost=prices is not None
+        groups,
+        rows,
+        files=files,
+        problems=problems,
+        plots=plot_files,
+        with_cost=prices is not None,
+        rows_line=loaded.describe(),
     )
     report = target / REPORT_NAME
     report.write_text(redact(text), encoding="utf-8")

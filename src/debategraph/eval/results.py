@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -50,41 +50,101 @@ class Group:
         return "/".join(part for part in (self.source, self.dataset) if part)
 
 
-def read_results(results_dir: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], list[str]]:
-    """Read every ``*.jsonl`` file of a directory (not recursive), in name order.
+@dataclass
+class LoadedRows:
+    """The rows of a results directory that a report may rest on, and what was left out.
+
+    Attributes:
+        rows: The rows used, in file order.
+        problems: One line per line left out, with its file and line number and why.
+        excluded: How many lines were left out, by reason (``malformed``, ``not utf-8``,
+            ``foreign id``, ``foreign method``, ``duplicate``).
+    """
+
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    excluded: dict[str, int] = field(default_factory=dict)
+
+    def leave_out(self, where: str, reason: str, detail: str) -> None:
+        """Record a line left out."""
+        self.problems.append(f"{where}: {detail}")
+        self.excluded[reason] = self.excluded.get(reason, 0) + 1
+
+    def describe(self) -> str:
+        """One sentence: how many rows the figures rest on, and what was left out."""
+        text = f"The figures rest on {len(self.rows)} row(s)"
+        if not self.excluded:
+            return text + "."
+        parts = ", ".join(f"{n} {reason}" for reason, n in self.excluded.items())
+        return f"{text}; {sum(self.excluded.values())} line(s) were left out ({parts})."
+
+
+def load_rows(results_dir: str | os.PathLike[str]) -> LoadedRows:
+    """Read every ``*.jsonl`` file of a directory (not recursive, name order), checked.
+
+    Lines that are not UTF-8, not JSON, or not a well-formed row are left out and listed. A
+    row whose ``(method, id)`` was seen before (in the same source and dataset) is a
+    duplicate: the first one counts. When the
+    directory's ``run.json`` names the run's items and arms, the rows of ``results.jsonl``
+    must belong to them: rows of other items or methods are left out and listed.
 
     Args:
         results_dir: The results directory.
 
     Returns:
-        The rows, and one message per unreadable line (bad JSON, not an object, no
-        ``method``); those lines are skipped, e.g. a line cut short by an interrupted run.
+        The rows used, and what was left out.
     """
-    rows: list[dict[str, Any]] = []
-    problems: list[str] = []
-    for file in sorted(Path(results_dir).glob("*.jsonl")):
-        with file.open(encoding="utf-8") as lines:
-            for number, line in enumerate(lines, start=1):
-                if not line.strip():
-                    continue
-                row, problem = _parse_row(line)
-                if problem:
-                    problems.append(f"{file.name}, line {number}: {problem}")
-                else:
-                    rows.append(row)
-    return rows, problems
+    from debategraph.eval.store import RESULTS_FILE, read_manifest, row_key, row_problem
+
+    folder = Path(results_dir)
+    manifest = read_manifest(folder)
+    item_ids = set(manifest.get("item_ids") or ()) or None
+    labels = {a.get("label") for a in manifest.get("settings", {}).get("arms", ())} or None
+    loaded = LoadedRows()
+    seen: dict[tuple[str, ...], str] = {}
+    for file in sorted(folder.glob("*.jsonl")):
+        own = file.name == RESULTS_FILE
+        for number, raw in enumerate(file.read_bytes().splitlines(), start=1):
+            where = f"{file.name}, line {number}"
+            if not raw.strip():
+                continue
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                loaded.leave_out(where, "not utf-8", "not UTF-8 text")
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                loaded.leave_out(where, "malformed", f"not valid JSON ({exc.msg})")
+                continue
+            except RecursionError:
+                loaded.leave_out(where, "malformed", "JSON nested too deeply")
+                continue
+            problem = row_problem(row)
+            if problem is not None:
+                loaded.leave_out(where, "malformed", problem)
+                continue
+            key = row_key(row)
+            if own and item_ids is not None and key[1] not in item_ids:
+                loaded.leave_out(where, "foreign id", f"item {key[1]!r} is not in this run")
+                continue
+            if own and labels is not None and key[0] not in labels:
+                loaded.leave_out(where, "foreign method", f"method {key[0]!r} is not an arm")
+                continue
+            identity = (str(row.get("source", "")), str(row.get("dataset", "")), *key)
+            if identity in seen:
+                loaded.leave_out(where, "duplicate", f"{key[0]}/{key[1]} repeats {seen[identity]}")
+                continue
+            seen[identity] = where
+            loaded.rows.append(row)
+    return loaded
 
 
-def _parse_row(line: str) -> tuple[dict[str, Any], str]:
-    try:
-        row = json.loads(line)
-    except json.JSONDecodeError as exc:
-        return {}, f"not valid JSON ({exc.msg})"
-    if not isinstance(row, dict):
-        return {}, "not a JSON object"
-    if "method" not in row:
-        return {}, "no 'method' key"
-    return row, ""
+def read_results(results_dir: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The checked rows of a directory and one line per line left out (see :func:`load_rows`)."""
+    loaded = load_rows(results_dir)
+    return loaded.rows, loaded.problems
 
 
 def build_groups(rows: Sequence[Row], prices: Mapping[str, float] | None = None) -> list[Group]:

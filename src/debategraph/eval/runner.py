@@ -324,7 +324,7 @@ async def run_eval(
     redact = Redactor.from_environment(urls=[arm.settings.get("base_url") for arm in arms])
     settings = run_settings(items, arms, dataset=dataset, selection=selection)
     with OutputLock(out):
-        check_manifest(out, settings, force=force, redact=redact)
+        check_manifest(out, settings, force=force, redact=redact, item_ids=[i.id for i in items])
         results = ResultsFile(out / RESULTS_FILE, fsync=fsync, redact=redact)
         kept, _ = results.load()
         state = _Run(
@@ -349,14 +349,22 @@ async def run_eval(
             results.close()
             if progress is not None:
                 progress.stop()
-        rows = results.finalize(_plan_order(items, arms))
+        written = results.finalize(_plan_order(items, arms))
+    planned = {(arm.label, item.id) for arm in arms for item in items}
+    rows = [row for row in written if row_key(row) in planned]
+    problems = list(results.problems)
+    if len(rows) < len(written):
+        problems.append(
+            f"{len(written) - len(rows)} row(s) of {results.path.name} belong to no item and "
+            "method of this run: left out of the summary (the report lists them)"
+        )
     return EvalOutcome(
         path=results.path,
         rows=rows,
         resumed=len(kept),
         written=state.written,
         failed=sum("error" in row for row in rows),
-        problems=list(results.problems),
+        problems=problems,
         peak_in_flight=state.limiter.peak,
         wall_s=wall,
     )

@@ -128,12 +128,17 @@ def encode_row(row: Mapping[str, Any], redact: Callable[[str], str] = str) -> by
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` all at once; a failed write leaves no temporary file."""
     tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    try:
+        with tmp.open("wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 class ResultsFile:
@@ -214,6 +219,10 @@ class ResultsFile:
     def finalize(self, order: Callable[[Key], Any]) -> list[dict[str, Any]]:
         """Rewrite the file sorted by ``order(row_key(row))`` (atomic), and return its rows.
 
+        Repeated keys are dropped as :meth:`load` drops them (the first is kept). A file
+        that is already as it should be is not rewritten (a finished run on read-only media
+        has nothing to do).
+
         Args:
             order: Sort key of a row's key, e.g. (method index, item index) in the plan.
 
@@ -221,9 +230,18 @@ class ResultsFile:
             The rows, sorted.
         """
         self.close()
-        rows = [row for line in self.path.read_bytes().splitlines() if (row := _parse(line))]
+        data = self.path.read_bytes() if self.path.exists() else b""
+        rows: list[dict[str, Any]] = []
+        seen: set[Key] = set()
+        for line in data.splitlines():
+            row = _parse(line)
+            if row is not None and row_key(row) not in seen:
+                seen.add(row_key(row))
+                rows.append(row)
         rows.sort(key=lambda row: order(row_key(row)))
-        _atomic_write(self.path, b"".join(encode_row(row, self.redact) for row in rows))
+        final = b"".join(encode_row(row, self.redact) for row in rows)
+        if final != data:
+            _atomic_write(self.path, final)
         return rows
 
 
@@ -242,12 +260,36 @@ def _parse_checked(line: bytes) -> tuple[dict[str, Any] | None, str | None]:
     return (None, problem) if problem is not None else (row, None)
 
 
+def read_manifest(out_dir: Path) -> dict[str, Any]:
+    """The ``run.json`` of a results directory (``{}`` when it is missing or unreadable)."""
+    try:
+        document = json.loads((out_dir / MANIFEST_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return document if isinstance(document, dict) else {}
+
+
+def _upgraded(settings: Any) -> Any:
+    """Recorded settings in today's vocabulary (an arm's ``model`` is ``models`` since 0.2)."""
+    if not isinstance(settings, dict) or not isinstance(settings.get("arms"), list):
+        return settings
+    arms = []
+    for arm in settings["arms"]:
+        given = arm.get("settings") if isinstance(arm, dict) else None
+        if isinstance(given, dict) and "model" in given and "models" not in given:
+            given = {("models" if k == "model" else k): v for k, v in given.items()}
+            arm = {**arm, "settings": dict(sorted(given.items()))}
+        arms.append(arm)
+    return {**settings, "arms": arms}
+
+
 def check_manifest(
     out_dir: Path,
     settings: Mapping[str, Any],
     *,
     force: bool = False,
     redact: Callable[[str], str] = str,
+    item_ids: list[str] | None = None,
 ) -> bool:
     """Make ``out_dir`` ready for a run with ``settings``; say whether it resumes one.
 
@@ -260,6 +302,7 @@ def check_manifest(
         settings: JSON-ready settings that shape the rows (dataset, items, methods, models).
         force: Discard earlier results written with other settings.
         redact: Applied to the manifest before it is written or compared.
+        item_ids: The ids of the run's items, recorded so that reports can check rows.
 
     Returns:
         Whether earlier results with the same settings are resumed.
@@ -279,12 +322,15 @@ def check_manifest(
                 f"{out_dir} holds {RESULTS_FILE} but no {MANIFEST_FILE}, so its settings are "
                 "unknown: use another --out, or --force to discard those results"
             )
-        try:
-            document = json.loads(manifest.read_text(encoding="utf-8"))
-            recorded = document.get("settings")
-        except (json.JSONDecodeError, AttributeError, UnicodeDecodeError):
-            document, recorded = {}, None
-        if isinstance(document, dict) and document.get("format") != MANIFEST_FORMAT:
+        document = read_manifest(out_dir)
+        if not document:
+            raise SettingsMismatchError(
+                f"{out_dir / MANIFEST_FILE} is unreadable (not a JSON object), so the settings "
+                f"of the results in {out_dir} are unknown: use another --out, or --force to "
+                "discard those results"
+            )
+        recorded = _upgraded(document.get("settings"))
+        if document.get("format") != MANIFEST_FORMAT:
             raise SettingsMismatchError(
                 f"{out_dir} holds results written by another debategraph version (results "
                 f"format {document.get('format')}, this one writes {MANIFEST_FORMAT}): use "
@@ -308,10 +354,18 @@ def check_manifest(
                 f"({_differences(recorded, wanted)}): use another --out, or --force to "
                 "discard those results and start over"
             )
+        if document.get("settings") != wanted or (item_ids and "item_ids" not in document):
+            _write_manifest(manifest, wanted, item_ids or document.get("item_ids"))
         return True
-    text = json.dumps({"format": MANIFEST_FORMAT, "settings": wanted}, indent=2, ensure_ascii=False)
-    _atomic_write(manifest, (text + "\n").encode())
+    _write_manifest(manifest, wanted, item_ids)
     return False
+
+
+def _write_manifest(path: Path, settings: Any, item_ids: list[str] | None) -> None:
+    document: dict[str, Any] = {"format": MANIFEST_FORMAT, "settings": settings}
+    if item_ids:
+        document["item_ids"] = item_ids
+    _atomic_write(path, (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode())
 
 
 def _differences(old: Any, new: Mapping[str, Any]) -> str:

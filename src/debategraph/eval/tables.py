@@ -194,6 +194,7 @@ def render_markdown(
     problems: Sequence[str],
     plots: Sequence[str],
     with_cost: bool = False,
+    rows_line: str = "",
 ) -> str:
     """The whole ``report.md`` text.
 
@@ -204,6 +205,7 @@ def render_markdown(
         problems: Unreadable lines that were skipped.
         plots: File names of the plots written next to the report.
         with_cost: Whether tables get a cost column.
+        rows_line: A sentence saying how many rows the figures rest on.
 
     Returns:
         Markdown text.
@@ -213,7 +215,8 @@ def render_markdown(
         "# Evaluation report",
         "",
         f"{len(rows)} result rows from {len(files)} file(s): {', '.join(files)}. "
-        f"{failed} failed item(s) are counted in *Failed* and left out of every other column.",
+        f"{failed} failed item(s) are counted in *Failed* and left out of every other column."
+        + (f" {rows_line}" if rows_line else ""),
         "",
         _sources_line(groups, rows),
         "",
@@ -253,6 +256,6 @@ def render_markdown(
         out += ["", "## Plots", ""]
         out += [f"![{Path(name).stem.replace('_', ' ')}]({name})" for name in plots]
     if problems:
-        out += ["", f"## Skipped lines ({len(problems)})", ""]
+        out += ["", f"## Lines left out ({len(problems)})", ""]
         out += [f"- {problem}" for problem in problems]
     return "\n".join(out) + "\n"
