@@ -1,6 +1,6 @@
-"""Text shown on a terminal: a model's or a server's words never control it.
+r"""Text shown on a terminal: a model's or a server's words never control it.
 
-A reply can carry escape sequences (``\\x1b[2J`` clears the screen, OSC sequences retitle
+A reply can carry escape sequences (``\x1b[2J`` clears the screen, OSC sequences retitle
 the window) and bidirectional overrides that make text read other than it is. Everything
 debategraph prints from a model, a server or a results file passes through :func:`visible`;
 JSON output and files keep the exact text.
@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import re
 
-_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_CONTROL_RE = re.compile(
+    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+)
 
 
 def visible(text: str) -> str:
