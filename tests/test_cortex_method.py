@@ -390,7 +390,7 @@ def test_cli_graph_png_writes_one_picture_per_round_and_json_has_edges(tmp_path)
     assert out.exit_code == 0, out.output
     d = json.loads(out.stdout)
     pngs = sorted(p.name for p in tmp_path.iterdir())
-    assert d["rounds"] == 2 and pngs == ["round-1.png", "round-2.png"]
+    assert d["rounds"] == 2 and pngs == ["cortex-round-1.png", "cortex-round-2.png"]
     assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in tmp_path.iterdir())
     graphs = d["method_state"]["graphs"]
     assert [g["round"] for g in graphs] == [1, 2] and len(graphs[0]["edges"]) == 20

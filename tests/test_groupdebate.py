@@ -266,4 +266,5 @@ def test_graph_png_draws_the_read_graphs_with_the_summarizer(tmp_path):
     args = ["run", "--method", "groupdebate", "--rounds", "3", "--graph-png", str(tmp_path), ARITH]
     out = CliRunner().invoke(app, args)
     assert out.exit_code == 0, out.output
-    assert sorted(p.name for p in tmp_path.iterdir()) == [f"round-{d}.png" for d in (1, 2, 3)]
+    expected = [f"groupdebate-round-{d}.png" for d in (1, 2, 3)]
+    assert sorted(p.name for p in tmp_path.iterdir()) == expected

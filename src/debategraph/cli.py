@@ -40,6 +40,7 @@ from debategraph.cli_options import (
     Ties,
     Timeout,
     TopP,
+    check_output_folder,
     err,
     fail,
     generation_settings,
@@ -188,6 +189,12 @@ def print_transcript(
     unparsed = result.method_state.get("unparsed_confidences")
     if unparsed is not None:
         console.print(f"unparsed confidences: {unparsed} (each counted as 0.5)")
+    defaults = result.method_state.get("default_sizes")
+    if defaults:
+        console.print(
+            f"credibility: the default model size (7B parameters, 2T tokens) stands in for "
+            f"{escape(', '.join(defaults))}, whose size is unknown"
+        )
     unlabelled = result.method_state.get("unparsed_judgements")
     if unlabelled is not None:
         console.print(f"unparseable judgements: {unlabelled} (each counted as unsure)")
@@ -259,6 +266,8 @@ def run_command(
         )
     adversaries = parse_adversaries(adversary)
     options = parse_method_options(m, option)
+    if graph_png is not None:
+        check_output_folder(graph_png, "--graph-png", needs="matplotlib")
     if simulated(model):
         from debategraph.models.oracle import lookup
 
@@ -299,7 +308,7 @@ def run_command(
         from debategraph.eval.graph_plots import write_graph_pngs
 
         try:
-            files = write_graph_pngs(result.graphs(), graph_png)
+            files = write_graph_pngs(result.graphs(), graph_png, prefix=m.name)
         except ImportError as exc:
             fail(str(exc))
         err.print(f"wrote {len(files)} graph picture(s) to {rich_escape(str(graph_png))}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -14,6 +15,24 @@ from debategraph.policies.secrets import redact
 from debategraph.policies.terminal import visible
 
 err = Console(stderr=True)
+
+
+def check_output_folder(folder: Path, flag: str, *, needs: str | None = None) -> None:
+    """Make sure ``folder`` can be written (creating it) before any model is called.
+
+    Exits with status 2 and one line when it cannot, or when the optional package ``needs``
+    is not installed.
+    """
+    import importlib.util
+
+    if needs is not None and importlib.util.find_spec(needs) is None:
+        fail(f"{flag} needs {needs}: pip install 'debategraph[plots]'")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        fail(f"{flag}: cannot create {folder}: {exc.strerror or exc}")
+    if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
+        fail(f"{flag}: {folder} is not a writable folder")
 
 
 def shown(text: str) -> str:

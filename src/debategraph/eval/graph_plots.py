@@ -111,14 +111,18 @@ def draw_graph(graph: nx.DiGraph, path: str | Path, title: str = "") -> Path:
     return out
 
 
-def write_graph_pngs(graphs: list[nx.DiGraph], directory: str | Path) -> list[Path]:
-    """One PNG per debate round, ``round-1.png``, ``round-2.png``, ..., in ``directory``.
+def write_graph_pngs(
+    graphs: list[nx.DiGraph], directory: str | Path, prefix: str = ""
+) -> list[Path]:
+    """One PNG per debate round, ``{prefix}-round-1.png``, ... (``round-1.png`` without one).
 
     Args:
         graphs: Per debate round, the weighted graph (``DebateResult.graphs()``); a graph's
             ``graph["round"]`` names its file, else its position (from 1), and its
             ``graph["title"]``, if any, its title.
         directory: Created if missing.
+        prefix: Starts every file name (the method's name, so that debates of several
+            methods can share a directory).
 
     Returns:
         The files written, in round order.
@@ -133,5 +137,6 @@ def write_graph_pngs(graphs: list[nx.DiGraph], directory: str | Path) -> list[Pa
         d = graph.graph.get("round", position)
         legend = " (solid: kept, dashed: pruned)" if graph.graph.get("weighted", True) else ""
         title = graph.graph.get("title") or f"debate round {d}{legend}"
-        written.append(draw_graph(graph, out / f"round-{d}.png", title))
+        name = f"{prefix}-round-{d}.png" if prefix else f"round-{d}.png"
+        written.append(draw_graph(graph, out / name, title))
     return written

@@ -202,6 +202,61 @@ def decide_by_rule(
     return decision
 
 
+GROUPING_OPTIONS = ("group_by_meaning", "embeddings")
+"""Decision options that every rule takes: they merge answers that mean the same first."""
+
+
+def check_rule_settings(method: Method[Any], agents: Sequence[str], ctx: DebateContext) -> None:
+    """Check the decision rule in force and its options before any call.
+
+    The rule is tried on a trajectory in which every agent gives the same answer, with the
+    options :func:`decide_by_rule` would pass, so unknown options and bad values fail here.
+    A method whose own decision is not a registered rule (``svr``) checks its options itself.
+
+    Raises:
+        DebateConfigError: An unknown rule, an option it does not take, or a bad value.
+    """
+    from debategraph.methods.registry import get_rule, list_rules
+
+    name = ctx.decision or method.decision
+    if ctx.decision is None and name not in list_rules():
+        return
+    rule = get_rule(name)
+    options = dict(ctx.decision_options)
+    threshold = options.pop("group_by_meaning", None)
+    embeddings = options.pop("embeddings", None)
+    if threshold is not None and (
+        isinstance(threshold, bool)
+        or not isinstance(threshold, int | float)
+        or not 0 < threshold <= 1
+    ):
+        raise DebateConfigError(f"group_by_meaning must be a number in (0, 1], got {threshold!r}")
+    if embeddings is not None:
+        from debategraph.models.embeddings import parse_embeddings_spec
+
+        try:
+            parse_embeddings_spec(embeddings)
+        except ValueError as exc:
+            raise DebateConfigError(f"decision option embeddings: {exc}") from None
+    accepted = rule_options(rule)
+    unknown = sorted(set(options) - accepted)
+    if unknown:
+        takes = sorted(accepted - {"seed"}) + list(GROUPING_OPTIONS)
+        raise DebateConfigError(
+            f"decision rule {name!r} does not take {', '.join(map(repr, unknown))}; it takes: "
+            f"{', '.join(takes)}"
+        )
+    engine = {"tie_policy": ctx.tie_policy, "no_answer_if_all_differ": False}
+    given = {k: v for k, v in engine.items() if k in accepted} | options
+    if name == "credibility" and "weights" not in given:
+        given["weights"] = [1.0] * len(agents)
+    same = Trajectory(list(agents), [["a"]] * len(agents), [[0.5]] * len(agents))
+    try:
+        apply_rule(name, same, seed=ctx.seed, **given)
+    except (TypeError, ValueError) as exc:
+        raise DebateConfigError(f"decision rule {name!r}: {exc}") from None
+
+
 def group_trajectory(
     path: Trajectory, threshold: object, embeddings: object
 ) -> tuple[Trajectory, dict[str, str]]:

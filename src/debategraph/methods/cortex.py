@@ -15,6 +15,8 @@ on, as Algorithm 1 does) or after ``D`` rounds, and the last round is put to a m
 * ``mdm``: the running state (``round``, ``reliability``, ``similarity``, ``reads``,
   ``selections``) after the last observed round;
 * ``credibilities``: ``C`` per agent, from its model label;
+* ``default_sizes``: model labels not in ``MODEL_SIZES``, whose credibility uses the default
+  size (the transcript says so);
 * ``confidences``: per round, the recalibrated confidence of every agent;
 * ``unparsed_confidences``: how many confidences could not be parsed (each counted as 0.5);
 * ``cortex_options``: the options in force.
@@ -53,6 +55,7 @@ from debategraph.policies.mdm_scalar import (
     Thresholds,
     label_credibility,
     recalibrate_confidence,
+    size_is_known,
     validate_thresholds,
 )
 from debategraph.policies.types import Decision
@@ -254,9 +257,9 @@ async def observe_cortex(view: DebateView[CortexOptions]) -> dict[str, Any]:
         + sum(h is None for h in raw),
     }
     if d == 0:
-        update["credibilities"] = [
-            label_credibility(spoke[a]["model"] if a in spoke else "simulated") for a in names
-        ]
+        labels = [spoke[a]["model"] if a in spoke else "simulated" for a in names]
+        update["credibilities"] = [label_credibility(label) for label in labels]
+        update["default_sizes"] = sorted({x for x in labels if not size_is_known(x)})
         update["cortex_options"] = options.to_dict()
     return update
 

@@ -132,9 +132,12 @@ DEFAULT_TIMEOUT_S = 120.0
 
 
 def _openai_settings(timeout: float | None) -> dict[str, Any]:
+    # No socket options: langchain-openai would otherwise put its own transport on the sync
+    # client, which bypasses the environment's proxy settings and says so on stderr.
     return {
         "max_retries": 0,
         "http_async_client": _async_http_client(),
+        "http_socket_options": (),
         "timeout": DEFAULT_TIMEOUT_S if timeout is None else timeout,
         "stream_usage": True,
     }

@@ -12,7 +12,7 @@ from typing import Any, get_args
 
 from langgraph.types import Overwrite
 
-from debategraph.methods.contract import Method
+from debategraph.methods.contract import Method, check_rule_settings
 from debategraph.models.resolve import ModelConfigError, Models
 from debategraph.models.roster import Agent
 from debategraph.nodes.runnable import DualNode
@@ -59,6 +59,7 @@ def check_settings(method: Method[Any], roster: Sequence[Agent], ctx: DebateCont
             "(set allow_large, or --allow-large, to go beyond)"
         )
     ctx.validate(names, single_model=method.single_model)
+    check_rule_settings(method, names, ctx)
     options = method.options_for(ctx)
     try:
         options.check_environment()

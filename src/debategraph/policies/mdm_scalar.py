@@ -230,8 +230,26 @@ def _match(key: list[str], name: list[str]) -> tuple[int, bool] | None:
     return len(key), contiguous
 
 
+def _find_size(
+    model_name: str, sizes: Mapping[str, tuple[float, float]]
+) -> tuple[float, float] | None:
+    tokens = _name_tokens(model_name)
+    for alias, target in MODEL_ALIASES.items():
+        if tokens == _name_tokens(alias) and target in sizes:
+            return sizes[target]
+    best: tuple[tuple[int, bool], str] | None = None
+    for key in sizes:
+        score = _match(_name_tokens(key), tokens)
+        if score is not None and (best is None or score > best[0]):
+            best = (score, key)
+    return sizes[best[1]] if best is not None else None
+
+
 def lookup_model_size(
-    model_name: str, table: Mapping[str, tuple[float, float]] | None = None
+    model_name: str,
+    table: Mapping[str, tuple[float, float]] | None = None,
+    *,
+    warn: bool = True,
 ) -> tuple[float, float]:
     """``(N, M)`` of a model, matched leniently by name.
 
@@ -244,6 +262,7 @@ def lookup_model_size(
     Args:
         model_name: Any spelling of the model's name.
         table: Sizes to search; defaults to ``MODEL_SIZES``.
+        warn: Warn when the default size is used (the engine records it instead).
 
     Returns:
         ``(n_params, n_tokens)``; ``DEFAULT_MODEL_SIZE`` for an unknown name.
@@ -251,19 +270,12 @@ def lookup_model_size(
     Warns:
         UnknownModelSizeWarning: When the name matches nothing and the default is used.
     """
-    sizes = MODEL_SIZES if table is None else table
-    tokens = _name_tokens(model_name)
-    for alias, target in MODEL_ALIASES.items():
-        if tokens == _name_tokens(alias) and target in sizes:
-            return sizes[target]
-    best: tuple[tuple[int, bool], str] | None = None
-    for key in sizes:
-        score = _match(_name_tokens(key), tokens)
-        if score is not None and (best is None or score > best[0]):
-            best = (score, key)
-    if best is not None:
-        return sizes[best[1]]
+    found = _find_size(model_name, MODEL_SIZES if table is None else table)
+    if found is not None:
+        return found
     n_params, n_tokens = DEFAULT_MODEL_SIZE
+    if not warn:
+        return DEFAULT_MODEL_SIZE
     warnings.warn(
         f"unknown model size for {model_name!r}: using the default of {n_params:.3g} "
         f"parameters and {n_tokens:.3g} pre-training tokens (credibility "
@@ -280,12 +292,18 @@ def model_credibility(model_name: str) -> float:
 
 
 def label_credibility(label: str) -> float:
-    """Credibility ``C`` of an agent from the model label of its turns.
+    """Credibility ``C`` of an agent from the model label of its turns (no warning).
 
     A simulated agent replaying a GSM8K source (``"simulated:175b_finetuning"``) gets the size
     of that source's model; a plain ``"simulated"`` agent gets the default size, so simulated
-    agents are equally credible and never warn about an unknown model.
+    agents are equally credible. An unknown model gets the default size silently: the
+    engine records which labels did (:func:`size_is_known`).
     """
     if label in ("simulated", "sim"):
         return credibility(*DEFAULT_MODEL_SIZE)
-    return model_credibility(label)
+    return credibility(*lookup_model_size(label, warn=False))
+
+
+def size_is_known(label: str) -> bool:
+    """Whether a model label matches ``MODEL_SIZES`` (plain simulated agents count as known)."""
+    return label in ("simulated", "sim") or _find_size(label, MODEL_SIZES) is not None

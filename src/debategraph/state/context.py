@@ -27,6 +27,9 @@ MAX_AGENTS = 64
 MAX_ROUNDS = 20
 """Most debate rounds a debate may have unless ``allow_large`` is set."""
 
+MAX_TEMPERATURE = 2.0
+"""Highest sampling temperature unless ``allow_large`` is set (OpenAI's own bound)."""
+
 
 class DebateConfigError(ValueError):
     """Invalid debate settings, caught before any model is called; the message says what to fix."""
@@ -90,7 +93,7 @@ class DebateContext:
     logprobs: bool = False
     """Ask every model call for token logprobs (methods that need them ask on their own)."""
     allow_large: bool = False
-    """Allow more than 64 agents or 20 rounds."""
+    """Allow more than 64 agents or 20 rounds, and a temperature above 2."""
 
     def __post_init__(self) -> None:
         _check_int("agents", self.agents, minimum=1, none_ok=True, message="at least 1")
@@ -153,17 +156,39 @@ class DebateContext:
                 raise DebateConfigError(
                     f"adversary {agent} needs a non-empty answer, got {target!r}"
                 )
+        self._check_generation()
+
+    def _check_generation(self) -> None:
+        """Generation settings in the ranges providers accept (checked before any call)."""
         for name in ("temperature", "top_p", "timeout"):
             value = getattr(self, name)
             if value is not None and (
-                isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0
+                isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or not math.isfinite(value)
             ):
-                raise DebateConfigError(f"{name} must be a number >= 0, got {value!r}")
-        if self.timeout is not None and self.timeout == 0:
-            raise DebateConfigError("timeout must be more than 0 seconds")
+                raise DebateConfigError(f"{name} must be a finite number, got {value!r}")
+        if self.temperature is not None and not (
+            0 <= self.temperature <= MAX_TEMPERATURE or (self.allow_large and self.temperature >= 0)
+        ):
+            raise DebateConfigError(
+                f"temperature must be between 0 and {MAX_TEMPERATURE:g}, got {self.temperature} "
+                "(set allow_large, or --allow-large, for a server that takes more)"
+            )
+        if self.top_p is not None and not 0 < self.top_p <= 1:
+            raise DebateConfigError(f"top_p must be above 0 and at most 1, got {self.top_p}")
+        if self.timeout is not None and self.timeout <= 0:
+            raise DebateConfigError(f"timeout must be more than 0 seconds, got {self.timeout}")
         _check_int("max_tokens", self.max_tokens, minimum=1, none_ok=True, message="at least 1")
         if self.stop is not None:
-            self.stop = _names("stop", self.stop, allow_blank=True)
+            if isinstance(self.stop, str) or not isinstance(self.stop, Sequence):
+                raise DebateConfigError(f"stop must be a list of strings, got {self.stop!r}")
+            if not all(isinstance(s, str) and s for s in self.stop):
+                raise DebateConfigError(
+                    f"stop sequences must be non-empty strings, got {list(self.stop)!r} (an "
+                    "empty one would end every reply before it starts)"
+                )
+            self.stop = list(self.stop)
 
     @classmethod
     def of(cls, value: object) -> DebateContext:
@@ -236,12 +261,12 @@ def _check_int(
         raise DebateConfigError(f"{name} must be {message}, got {value}")
 
 
-def _names(field_name: str, value: object, *, allow_blank: bool = False) -> list[str]:
+def _names(field_name: str, value: object) -> list[str]:
     if isinstance(value, str) or not isinstance(value, Sequence):
         raise DebateConfigError(f"{field_name} must be a list of strings, got {value!r}")
     names = list(value)
     for name in names:
-        if not isinstance(name, str) or (not allow_blank and not name.strip()):
+        if not isinstance(name, str) or not name.strip():
             raise DebateConfigError(f"{field_name} must be a list of strings, got {value!r}")
     return names
 
