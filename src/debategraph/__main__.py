@@ -1,5 +1,5 @@
 """``python -m debategraph``: the command line."""
 
-from debategraph.cli import main
+from debategraph.entry import main
 
 main()

@@ -6,9 +6,11 @@ for ``run``, the evaluation harness for ``eval`` and ``report``) when it runs.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import os
+import signal
 import sys
 import traceback
 from collections.abc import Callable
@@ -19,6 +21,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 from rich.markup import escape as rich_escape
+from typer.exceptions import TyperException
 
 from debategraph.cli_options import (
     SIMULATOR_BLIND,
@@ -44,6 +47,7 @@ from debategraph.cli_options import (
     err,
     fail,
     generation_settings,
+    interruptible,
     parse_loose,
     parse_pairs,
     simulated,
@@ -201,6 +205,7 @@ def print_transcript(
 
 
 @app.command("run")
+@interruptible
 def run_command(
     question: Annotated[str, typer.Argument(help="The question to debate.")],
     method: Annotated[
@@ -320,6 +325,7 @@ def run_command(
 
 
 @app.command("methods")
+@interruptible
 def methods_command(
     sources: Annotated[
         bool, typer.Option("--source", help="Say where each method comes from.")
@@ -337,8 +343,8 @@ def methods_command(
         warn(f"plugin not loaded: {problem}")
 
 
-app.command("eval")(eval_command)
-app.command("report")(report_command)
+app.command("eval")(interruptible(eval_command))
+app.command("report")(interruptible(report_command))
 
 
 def main() -> None:
@@ -354,9 +360,20 @@ def main() -> None:
     model call are freed before a collection walks them: in a zero-latency evaluation the
     collector's time falls from 2.0 s to 0.6 s per 1,000 items (``bench/collector.py``).
     """
-    _prepare(sys.argv[1:])
+    # Ctrl-C must work even where the parent ignored SIGINT (a script's background job).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        app()
+        _prepare(sys.argv[1:])
+        code = app(standalone_mode=False)
+    except (KeyboardInterrupt, typer.Abort):
+        code = _interrupted()
+    except TyperException as exc:  # a usage mistake: one line, not a usage box
+        err.print(
+            f"[bold red]error:[/] {rich_escape(visible(exc.format_message()))}", soft_wrap=True
+        )
+        code = exc.exit_code
+    except typer.Exit as exc:
+        code = exc.exit_code
     except Exception as exc:
         from debategraph.policies.failures import describe_error
 
@@ -366,7 +383,15 @@ def main() -> None:
             sys.stderr.write(redactor(trace))
         message = visible(describe_error(exc, redactor))
         err.print(f"[bold red]error:[/] {rich_escape(message)}", soft_wrap=True)
-        sys.exit(1)
+        code = 1
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _interrupted() -> int:
+    """Say, in one line, that Ctrl-C ended the command; the exit status is 130."""
+    with contextlib.suppress(BaseException):
+        err.print("interrupted")
+    return 130
 
 
 _COMMAND_MODULES = {

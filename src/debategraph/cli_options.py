@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any, NoReturn, TypeVar, cast
 
 import typer
 from rich.console import Console
@@ -15,6 +17,28 @@ from debategraph.policies.secrets import redact
 from debategraph.policies.terminal import visible
 
 err = Console(stderr=True)
+
+
+CommandT = TypeVar("CommandT", bound=Callable[..., Any])
+
+
+def interruptible(command: CommandT) -> CommandT:
+    """A command that answers Ctrl-C with one line, ``interrupted``, and exit status 130.
+
+    Ctrl-C raises ``KeyboardInterrupt`` (an evaluation's event loop first cancels its work, so
+    finished rows stay written); the command-line framework would otherwise print a blank
+    line and ``Aborted!`` and exit with status 1.
+    """
+
+    @functools.wraps(command)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except KeyboardInterrupt:
+            err.print("interrupted")
+            raise typer.Exit(130) from None
+
+    return cast(CommandT, run)
 
 
 def check_output_folder(folder: Path, flag: str, *, needs: str | None = None) -> None:

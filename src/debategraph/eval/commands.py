@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import math
 import sys
 from pathlib import Path
@@ -300,11 +301,17 @@ def _run_arms(
     except (DebateConfigError, SettingsMismatchError, OutputBusyError, ValueError) as exc:
         fail(str(exc))
     except OSError as exc:
+        if exc.errno == errno.EMFILE:
+            fail(
+                "too many open files: raise the limit (ulimit -n) or lower --concurrency; "
+                "finished rows are saved, run the same command again to resume"
+            )
         fail(f"cannot write results to {out_dir}: {exc.strerror or exc}")
     except KeyboardInterrupt:
         err.print(
             f"interrupted: finished rows are saved in {out_dir / RESULTS_FILE}; "
-            "run the same command again to resume"
+            "run the same command again to resume",
+            soft_wrap=True,
         )
         raise typer.Exit(130) from None
     for problem in outcome.problems:

@@ -296,9 +296,17 @@ def _model_specs(value: object) -> list[str]:
 def _check_base_url(url: object) -> None:
     if not isinstance(url, str):
         raise DebateConfigError(f"base_url must be a string, got {url!r}")
-    parts = urlsplit(url.strip())
+    shown = redact_url(url)
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        raise DebateConfigError(
+            f"base_url {shown!r} has a bad port: a port is a number from 1 to 65535"
+        ) from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise DebateConfigError(
-            f"base_url must be an http(s) URL such as http://127.0.0.1:8080/v1, got "
-            f"{redact_url(url)!r}"
+            f"base_url must be an http(s) URL such as http://127.0.0.1:8080/v1, got {shown!r}"
         )
+    if port == 0:
+        raise DebateConfigError(f"base_url {shown!r} has port 0: use the server's port")

@@ -11,6 +11,9 @@ from debategraph.eval.datasets.source import DatasetInfo, Selection, select_ids
 ARITHMETIC_DEFAULT_SIZE = 100
 """Items generated for ``arithmetic`` when no ``limit`` is given (Du et al. used 100)."""
 
+ARITHMETIC_MAX = 1_000_000
+"""Most items ``arithmetic`` generates: a larger ``limit`` is refused at once."""
+
 
 def arithmetic_items(n: int, seed: int = 0) -> list[Item]:
     """Du et al.'s arithmetic task: ``a+b*c+d-e*f`` with six integers drawn from [0, 30).
@@ -56,12 +59,25 @@ def arithmetic_pool(limit: int | None, seed: int, wanted: list[str] | None) -> l
         match = re.fullmatch(r"arith-(-?\d+)-(\d+)", item_id)
         if match:
             item_seed, index = int(match.group(1)), int(match.group(2))
+            if index >= ARITHMETIC_MAX:
+                raise ValueError(
+                    f"arithmetic item {item_id!r} is beyond the {ARITHMETIC_MAX:,} items it "
+                    "generates"
+                )
             needed[item_seed] = max(needed.get(item_seed, 0), index + 1)
     return [item for s, n in needed.items() for item in arithmetic_items(n, s)]
 
 
 def load_arithmetic(selection: Selection) -> list[Item]:
-    """``limit`` (default 100) items of ``seed``, or exactly the ``ids`` (of any seed)."""
+    """``limit`` (default 100) items of ``seed``, or exactly the ``ids`` (of any seed).
+
+    Raises:
+        ValueError: A ``limit`` above :data:`ARITHMETIC_MAX`.
+    """
+    if selection.limit is not None and selection.limit > ARITHMETIC_MAX:
+        raise ValueError(
+            f"arithmetic generates at most {ARITHMETIC_MAX:,} items, got limit {selection.limit:,}"
+        )
     pool = arithmetic_pool(selection.limit, selection.seed, selection.ids)
     return pool if selection.ids is None else select_ids(pool, selection.ids)
 
