@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import os
 import signal
 from pathlib import Path
 from typing import Any, ClassVar
@@ -309,3 +310,39 @@ def test_malformed_rows_are_reported_by_line_and_run_again(tmp_path, reference_r
         "results.jsonl, line 5: 'calls' is str, not int (run again)",
     ]
     assert without_wall(lines(tmp_path)) == reference_run
+
+
+def test_a_finished_run_on_read_only_media_has_nothing_to_do(tmp_path, monkeypatch):
+    from debategraph.eval import runner
+
+    items = load_dataset("arithmetic", limit=3, seed=2)
+    folder = tmp_path / "ro"
+    first = evaluate(items, [Arm("cot", "cot")], folder, dataset="arithmetic")
+    # Read-only media, as os.access sees them (root may write anywhere, so it is simulated).
+    monkeypatch.setattr(runner.os, "access", lambda path, mode: not mode & os.W_OK)
+    before = {p.name: p.stat().st_mtime_ns for p in folder.iterdir()}
+    again = evaluate(items, [Arm("cot", "cot")], folder, dataset="arithmetic")
+    assert again.written == 0 and again.rows == first.rows
+    assert {p.name: p.stat().st_mtime_ns for p in folder.iterdir()} == before
+    with pytest.raises(SettingsMismatchError, match="cannot be written and holds no finished"):
+        evaluate(load_dataset("arithmetic", limit=4, seed=2), [Arm("cot", "cot")], folder,
+                 dataset="arithmetic")  # fmt: skip
+
+
+def test_a_failed_final_rewrite_leaves_no_temporary_file(tmp_path, monkeypatch):
+    from debategraph.eval import store
+
+    results = store.ResultsFile(tmp_path / "results.jsonl")
+    rows = [{"method": "cot", "id": f"q{k}", "error": "boom"} for k in (2, 1)]
+    for row in rows:
+        results.append(row)
+    before = (tmp_path / "results.jsonl").read_bytes()
+
+    def full_disk(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(store.os, "replace", full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        results.finalize(lambda key: key[1])  # q1 before q2: a rewrite is needed
+    assert not list(tmp_path.glob("*.tmp"))
+    assert (tmp_path / "results.jsonl").read_bytes() == before  # the rows are safe

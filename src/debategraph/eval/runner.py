@@ -25,6 +25,7 @@ import asyncio
 import hashlib
 import json
 import math
+import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -45,6 +46,7 @@ from debategraph.eval.store import (
     OutputLock,
     ResultsFile,
     check_manifest,
+    finished_rows,
     row_key,
 )
 from debategraph.models.resolve import SIMULATED, ModelConfigError, resolve_model
@@ -323,6 +325,12 @@ async def run_eval(
     out = Path(out_dir)
     redact = Redactor.from_environment(urls=[arm.settings.get("base_url") for arm in arms])
     settings = run_settings(items, arms, dataset=dataset, selection=selection)
+    if out.is_dir() and not os.access(out, os.W_OK):
+        planned = {(arm.label, item.id) for arm in arms for item in items}
+        done = finished_rows(out, settings, planned, redact=redact)
+        done.sort(key=lambda row: _plan_order(items, arms)(row_key(row)))
+        return EvalOutcome(path=out / RESULTS_FILE, rows=done, resumed=len(done), written=0,
+                           failed=0)  # fmt: skip
     with OutputLock(out):
         check_manifest(out, settings, force=force, redact=redact, item_ids=[i.id for i in items])
         results = ResultsFile(out / RESULTS_FILE, fsync=fsync, redact=redact)

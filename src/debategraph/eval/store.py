@@ -395,3 +395,38 @@ def _arm_differences(before: list[Any], after: list[Any]) -> list[str]:
 def _short(value: Any, limit: int = 160) -> str:
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def finished_rows(
+    out_dir: Path,
+    settings: Mapping[str, Any],
+    planned: set[Key],
+    *,
+    redact: Callable[[str], str] = str,
+) -> list[dict[str, Any]]:
+    """The rows of a finished run in a directory that cannot be written (read-only media).
+
+    Such a directory can be reported on but not resumed: if its ``run.json`` has these
+    settings and every planned row is finished, there is nothing to do.
+
+    Raises:
+        SettingsMismatchError: The directory holds another run, or the run is not finished
+            (it needs a writable copy to go on).
+    """
+    document = read_manifest(out_dir)
+    wanted = json.loads(redact(json.dumps(settings)))
+    if _upgraded(document.get("settings")) != wanted:
+        raise SettingsMismatchError(
+            f"{out_dir} cannot be written and holds no finished run with these settings: "
+            "use another --out"
+        )
+    path = out_dir / RESULTS_FILE
+    rows = [row for line in path.read_bytes().splitlines() if (row := _parse(line))]
+    done = {row_key(row) for row in rows if "error" not in row}
+    missing = len(planned - done)
+    if missing:
+        raise SettingsMismatchError(
+            f"{out_dir} cannot be written and {missing} row(s) of its run are not finished: "
+            "copy it somewhere writable to resume, or use another --out"
+        )
+    return [row for row in rows if row_key(row) in planned]
