@@ -242,7 +242,7 @@ def test_a_model_without_logprobs_gets_a_clear_error():
         dg.run(Q, method="madm2-o", models=[Scripted(replies=["\\boxed{1}"]) for _ in range(3)])
     message = str(info.value)
     assert "madm2-o masks memories by perplexity" in message and "r0:a1" in message
-    assert "Serve logprobs" in message and "use madm2-s" in message
+    assert "--logprobs" in message and "use madm2-s" in message
     assert isinstance(info.value, dg.DebateConfigError)
     sampled_only = three(logprobs=[(([-0.1], None),)] * 3)
     with pytest.raises(MissingLogprobsError, match="top-1 token logprobs \\(code_compat\\)"):

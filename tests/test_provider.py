@@ -193,3 +193,30 @@ def test_retry_settings_are_checked_before_any_call(server):
         with pytest.raises(dg.DebateConfigError, match=message):
             dg.run(ARITH, method="cot", models="sim-0", base_url=server.base_url, **bad)
     assert server.stats()["chat_requests"] == 0
+
+
+def test_an_openai_compatible_server_gets_max_tokens_in_the_form_it_honours(server):
+    r = dg.run(ARITH, method="cot", models="sim-0", base_url=server.base_url, max_tokens=20)
+    body = server.requests[-1].body
+    assert body["max_tokens"] == 20 and "max_completion_tokens" not in body
+    assert r.turns[0]["output_tokens"] <= 20
+
+
+def test_openais_own_api_gets_its_current_field(monkeypatch):
+    from langchain_core.messages import HumanMessage
+
+    from debategraph.models.resolve import resolve_model
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-sent")
+    model = resolve_model("openai:gpt-4o-mini")
+    payload = model.bind(max_tokens=20)._get_request_payload([HumanMessage("hi")], max_tokens=20)
+    assert payload["max_completion_tokens"] == 20 and "max_tokens" not in payload
+
+
+def test_every_method_asks_for_logprobs_the_one_way_llama_cpp_needs(server):
+    for method in ("svr", "madm2-o"):
+        dg.run(ARITH, method=method, models="sim-0", base_url=server.base_url)
+        asked = [r.body for r in server.requests if r.body.get("logprobs")]
+        assert asked and all("top_logprobs" in body for body in asked), method
+    dg.run(ARITH, method="cot", models="sim-0", base_url=server.base_url, logprobs=True)
+    assert server.requests[-1].body["top_logprobs"] == 0

@@ -11,6 +11,7 @@ package, one module per method or family, and use nothing but what this module e
 """
 
 from debategraph.methods.contract import (
+    LOGPROBS_HELP,
     Binder,
     DebateView,
     Decider,
@@ -30,6 +31,7 @@ from debategraph.methods.contract import (
     default_stop,
     group_trajectory,
     initial_calls,
+    logprob_request,
 )
 from debategraph.methods.registry import (
     METHOD_GROUP,
@@ -77,6 +79,7 @@ from debategraph.state.views import answer_turns, latest_by_agent, trajectory
 __all__ = [
     "CONFIDENCE_REQUEST",
     "FORMATS",
+    "LOGPROBS_HELP",
     "MAX_ROUNDS",
     "METHOD_GROUP",
     "RULE_GROUP",
@@ -128,6 +131,7 @@ __all__ = [
     "list_methods",
     "list_rules",
     "load_object",
+    "logprob_request",
     "majority_vote",
     "method_names",
     "method_plugins",

@@ -430,6 +430,25 @@ class Method(Generic[OptionsT]):
         return self.round_bound(view) if self.round_bound is not None else view.rounds
 
 
+def logprob_request(top: int = 0) -> dict[str, Any]:
+    """The model-call arguments that ask for token logprobs, the one way every method asks.
+
+    ``top_logprobs`` is always sent (0 unless alternatives are wanted): llama.cpp's server
+    returns no logprobs without it, and OpenAI and vLLM accept 0.
+
+    Args:
+        top: How many alternatives per token (0: the sampled token's only).
+    """
+    return {"logprobs": True, "top_logprobs": top}
+
+
+LOGPROBS_HELP = (
+    "serve a model that returns token logprobs (OpenAI, vLLM and llama.cpp's server do when "
+    "asked; --logprobs, or logprobs=True, asks every call)"
+)
+"""What to say when a method that needs token logprobs got none."""
+
+
 def call(
     view: DebateView[Any],
     speaker: str,

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from debategraph.methods import (
+    LOGPROBS_HELP,
     Call,
     DebateConfigError,
     DebateView,
@@ -42,6 +43,7 @@ from debategraph.methods import (
     answer_turns,
     call,
     initial_calls,
+    logprob_request,
 )
 from debategraph.policies.masking import (
     Verdict,
@@ -128,11 +130,11 @@ def keep_all(view: DebateView[Any], mems: Sequence[Turn]) -> dict[str, Any]:
     return _entry(view, "all", "none: keep every memory", items)
 
 
-def _missing(view: DebateView[Any], memory: Turn, what: str, fix: str) -> MissingLogprobsError:
+def _missing(view: DebateView[Any], memory: Turn, what: str) -> MissingLogprobsError:
     return MissingLogprobsError(
         f"{view.method.name} masks memories by {what}, but answer {memory['id']} (model "
-        f"{memory['model']!r}) came back without them. {fix}, or use madm2-s (subjective "
-        "masking), which needs no logprobs."
+        f"{memory['model']!r}) came back without them, though it asked: {LOGPROBS_HELP}; or "
+        "use madm2-s (subjective masking), which needs no logprobs"
     )
 
 
@@ -148,11 +150,7 @@ def objective_mask(view: DebateView[MadM2OOptions], mems: Sequence[Turn]) -> dic
         for m in mems:
             stats = m.get("logprobs") or {}
             if "top1_mean" not in stats:
-                raise _missing(
-                    view, m, "the top-1 token logprobs (code_compat)",
-                    "Serve logprobs with top_logprobs (an OpenAI-compatible server such as "
-                    "vLLM or llama.cpp's), turn code_compat off",
-                )  # fmt: skip
+                raise _missing(view, m, "the top-1 token logprobs (code_compat)")
             scores.append(top1_score(stats["top1_mean"]))
         threshold = median_threshold(scores)
         items = []
@@ -167,11 +165,7 @@ def objective_mask(view: DebateView[MadM2OOptions], mems: Sequence[Turn]) -> dic
     for m in mems:
         sampled = m.get("logprobs")
         if not sampled:
-            raise _missing(
-                view, m, "perplexity from token logprobs",
-                "Serve logprobs (an OpenAI-compatible server with logprobs=True such as vLLM "
-                "or llama.cpp's; the simulated model without logprobs=false)",
-            )  # fmt: skip
+            raise _missing(view, m, "perplexity from token logprobs")
         ppl.append(perplexity(sampled["mean"]))
     mask = lowest_perplexity_mask(ppl)
     lowest = min(ppl) if ppl else float("nan")
@@ -308,14 +302,10 @@ def observe_subjective(view: DebateView[Any]) -> dict[str, Any] | None:
 
 
 def bind_objective(view: DebateView[MadM2OOptions], c: Call) -> dict[str, Any]:
-    """Answers of ``madm2-o`` ask for logprobs (and the top-1 alternative in code_compat).
-
-    ``top_logprobs`` is always sent (0 for the paper's rule): llama.cpp's server returns no
-    logprobs without it, and OpenAI and vLLM accept 0.
-    """
+    """Answers of ``madm2-o`` ask for logprobs (and the top-1 alternative in code_compat)."""
     if c["kind"] != "answer":
         return {}
-    return {"logprobs": True, "top_logprobs": 1 if view.options.code_compat else 0}
+    return logprob_request(1 if view.options.code_compat else 0)
 
 
 _COMMON: dict[str, Any] = {

@@ -96,10 +96,10 @@ def _provider(spec: str, base_url: str | None, timeout: float | None) -> BaseCha
 
 def _new_provider(spec: str, base_url: str | None, timeout: float | None) -> BaseChatModel:
     if base_url:
-        from langchain_openai import ChatOpenAI
+        from debategraph.models.compatible import CompatibleChatOpenAI
 
         key = os.environ.get("OPENAI_API_KEY", "not-needed")
-        return ChatOpenAI(
+        return CompatibleChatOpenAI(
             model=spec, base_url=base_url, api_key=SecretStr(key), **_openai_settings(timeout)
         )
     from langchain.chat_models import init_chat_model

@@ -15,7 +15,7 @@ from typing import Any, get_args
 from langgraph.graph import END
 from langgraph.types import Send
 
-from debategraph.methods.contract import Method, Phase, PlanError
+from debategraph.methods.contract import Method, Phase, PlanError, logprob_request
 from debategraph.models.resolve import Models, model_label
 from debategraph.models.roster import Agent
 from debategraph.nodes.call import CallTask
@@ -149,8 +149,7 @@ def make_dispatch(method: Method[Any], roster: Sequence[Agent]) -> DualNode:
         answers: dict[str, list[Turn]] | None = None  # each speaker's answer turns, in order
         base_kwargs = ctx.generation()
         if ctx.logprobs:
-            # top_logprobs=0 too: llama.cpp's server returns no logprobs without it.
-            base_kwargs.update(logprobs=True, top_logprobs=0)
+            base_kwargs.update(logprob_request())
         view = view_of(method, state, context=ctx) if method.bind is not None else None
         task: TaskKind = state.get("task") or "number"
         shared = {

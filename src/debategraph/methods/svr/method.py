@@ -30,6 +30,7 @@ from debategraph.methods import (
     call,
     decide_by_rule,
     initial_calls,
+    logprob_request,
 )
 from debategraph.methods.svr.options import SvrOptions
 from debategraph.methods.svr.state import initial_turns, observe_svr, pair_id
@@ -87,7 +88,7 @@ def round_bound(view: View) -> int:
 def bind_svr(view: View, c: Call) -> dict[str, Any]:
     """Ask the first answers for token logprobs when the prior is computed from them."""
     if c["round"] == 0 and c["kind"] == "answer" and view.options.prior in NEEDS_LOGPROBS:
-        return {"logprobs": True}
+        return logprob_request()
     return {}
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from debategraph.methods import DebateConfigError, DebateView, Turn, unanimous
+from debategraph.methods import LOGPROBS_HELP, DebateConfigError, DebateView, Turn, unanimous
 from debategraph.methods.svr.options import SvrOptions
 from debategraph.policies.survival import (
     MissingLogprobs,
@@ -51,10 +51,9 @@ def _priors(view: View, first: dict[str, Turn]) -> tuple[list[float], int]:
         except MissingLogprobs:
             raise DebateConfigError(
                 f"svr: the {kind} prior needs token logprobs, but the model of {agent} "
-                f"({turn['model']}) returned none with its first answer. Serve a model that "
-                "returns logprobs (for an OpenAI-compatible server, one that honours "
-                "logprobs=true), or use the confidence prior: --option prior=confidence "
-                "(options={'prior': 'confidence'} in Python)"
+                f"({turn['model']}) returned none with its first answer, though svr asked for "
+                f"them: {LOGPROBS_HELP}; or use the confidence prior: --option "
+                "prior=confidence (options={'prior': 'confidence'} in Python)"
             ) from None
     return priors, unparsed
 
