@@ -264,7 +264,7 @@ def test_a_model_without_logprobs_gets_a_clear_error_and_the_confidence_prior_wo
     agents = team(ANSWERS, [None] * 6)
     with pytest.raises(dg.DebateConfigError, match=r"svr: the min_ll prior needs token logprobs"):
         dg.run(Q, method="svr", agents=agents)
-    with pytest.raises(dg.DebateConfigError, match="--logprobs.*prior=confidence"):
+    with pytest.raises(dg.DebateConfigError, match=r"--logprobs.*prior=confidence"):
         dg.run(Q, method="svr", models="simulated:logprobs=false", options={"prior": "ppl"})
     r = dg.run(Q, method="svr", models="simulated:logprobs=false", options={"prior": "confidence"})
     assert r.method_state["unparsed_confidences"] == 0
