@@ -27,7 +27,7 @@ from debategraph.nodes.start import check_question, check_settings
 from debategraph.policies.answers import AnswerParser, Normalizer, parser_for
 from debategraph.policies.types import TaskKind
 from debategraph.result import DebateResult
-from debategraph.state.context import DebateConfigError, DebateContext
+from debategraph.state.context import DebateConfigError, DebateContext, unknown_keys
 from debategraph.state.options import MethodOptions
 
 __all__ = [
@@ -194,12 +194,7 @@ def make_context(
         DebateConfigError: Bad values, unknown settings or options.
     """
     m = resolve_method(method)
-    unknown = sorted(set(settings) - set(DebateContext.__dataclass_fields__))
-    if unknown:
-        raise DebateConfigError(
-            f"unknown setting(s) {', '.join(unknown)}; valid: "
-            f"{', '.join(sorted(DebateContext.__dataclass_fields__))}"
-        )
+    unknown_keys(settings)
     if options is not None:
         settings["method_options"] = options
     if models is not None:

@@ -8,6 +8,7 @@ Python, Studio and the command line reject bad settings with the same message.
 
 from __future__ import annotations
 
+import difflib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -94,6 +95,15 @@ class DebateContext:
     """Ask every model call for token logprobs (methods that need them ask on their own)."""
     allow_large: bool = False
     """Allow more than 64 agents or 20 rounds, and a temperature above 2."""
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> DebateContext:
+        """Refuse a misspelt setting before the dataclass sees it.
+
+        LangGraph makes a run's context from a dict with ``DebateContext(**dict)``: an
+        unknown key gets the setting it was likely meant as, not a ``TypeError``.
+        """
+        unknown_keys(kwargs)
+        return super().__new__(cls)
 
     def __post_init__(self) -> None:
         _check_int("agents", self.agents, minimum=1, none_ok=True, message="at least 1")
@@ -196,6 +206,10 @@ class DebateContext:
 
         A graph run without a context (or inside a parent app whose context is another type)
         uses the defaults; a dict, as LangGraph Studio sends it, is read as field values.
+
+        Raises:
+            DebateConfigError: A dict with a key that is no setting (a misspelt one is named
+                with the setting it was likely meant as), or a bad value.
         """
         if isinstance(value, cls):
             return value
@@ -248,6 +262,25 @@ class DebateContext:
             "stop": self.stop,
         }
         return {k: v for k, v in settings.items() if v is not None}
+
+
+def unknown_keys(given: Mapping[str, Any]) -> None:
+    """Refuse keys that are no :class:`DebateContext` setting, naming the likely one meant.
+
+    Raises:
+        DebateConfigError: The unknown keys, close matches, and every valid key.
+    """
+    fields = DebateContext.__dataclass_fields__
+    unknown = [k for k in given if k not in fields]
+    if not unknown:
+        return
+    hints = []
+    for key in unknown:
+        close = difflib.get_close_matches(str(key), fields, n=1)
+        hints.append(f"{key!r} (did you mean {close[0]!r}?)" if close else repr(key))
+    raise DebateConfigError(
+        f"unknown context key(s) {', '.join(hints)}; valid keys: {', '.join(sorted(fields))}"
+    )
 
 
 def _check_int(
