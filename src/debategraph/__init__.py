@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from debategraph.methods.cortex import CortexOptions
     from debategraph.methods.groupdebate import GroupDebateOptions
     from debategraph.methods.madm2 import MadM2OOptions, MadM2SOptions
+    from debategraph.methods.s2mad import S2MadOptions
     from debategraph.methods.svr import SvrOptions
     from debategraph.models.roster import Agent
     from debategraph.models.simulated import SimulatedDebater
@@ -55,6 +56,7 @@ __all__ = [
     "Method",
     "MethodOptions",
     "Phase",
+    "S2MadOptions",
     "SimulatedDebater",
     "SvrOptions",
     "Turn",
@@ -95,6 +97,7 @@ _HOMES = {
     "MadM2OOptions": "debategraph.methods.madm2",
     "MadM2SOptions": "debategraph.methods.madm2",
     "SvrOptions": "debategraph.methods.svr",
+    "S2MadOptions": "debategraph.methods.s2mad",
     "Agent": "debategraph.models.roster",
     "SimulatedDebater": "debategraph.models.simulated",
     "CallLimiter": "debategraph.nodes.call",
