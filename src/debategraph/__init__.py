@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from debategraph.methods.groupdebate import GroupDebateOptions
     from debategraph.methods.madm2 import MadM2OOptions, MadM2SOptions
     from debategraph.methods.s2mad import S2MadOptions
+    from debategraph.methods.sid_et import SidEtOptions
     from debategraph.methods.svr import SvrOptions
     from debategraph.models.roster import Agent
     from debategraph.models.simulated import SimulatedDebater
@@ -57,6 +58,7 @@ __all__ = [
     "MethodOptions",
     "Phase",
     "S2MadOptions",
+    "SidEtOptions",
     "SimulatedDebater",
     "SvrOptions",
     "Turn",
@@ -98,6 +100,7 @@ _HOMES = {
     "MadM2SOptions": "debategraph.methods.madm2",
     "SvrOptions": "debategraph.methods.svr",
     "S2MadOptions": "debategraph.methods.s2mad",
+    "SidEtOptions": "debategraph.methods.sid_et",
     "Agent": "debategraph.models.roster",
     "SimulatedDebater": "debategraph.models.simulated",
     "CallLimiter": "debategraph.nodes.call",
