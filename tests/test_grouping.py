@@ -3,6 +3,7 @@
 import pytest
 
 from debategraph.policies.grouping import (
+    assign_groups,
     default_group_count,
     even_sizes,
     group_sizes,
@@ -73,3 +74,11 @@ def test_stages_and_round_kinds_follow_the_paper():
     assert stage_schedule(1, 2) == [[0]]
     with pytest.raises(ValueError, match="at least 1"):
         stage_count(3, 0)
+
+
+def test_assign_groups_sizes_then_splits():
+    assert assign_groups(FIVE, count=2) == [["a1", "a2", "a3"], ["a4", "a5"]]
+    assert assign_groups(FIVE, sizes=(1, 4)) == [["a1"], ["a2", "a3", "a4", "a5"]]
+    assert assign_groups(FIVE, seed=0) == split_groups(FIVE, (3, 2), seed=0)
+    with pytest.raises(ValueError, match="add up to 4, but there are 5 agents"):
+        assign_groups(FIVE, sizes=(2, 2))

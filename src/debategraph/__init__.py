@@ -18,8 +18,11 @@ if TYPE_CHECKING:
     from debategraph.graphs.debate import build_debate_graph, build_round_graph
     from debategraph.methods import (
         DebateView,
+        GateRule,
         Method,
         Phase,
+        gate_from_text,
+        gated,
         get_method,
         get_rule,
         list_methods,
@@ -30,6 +33,8 @@ if TYPE_CHECKING:
     from debategraph.methods.cortex import CortexOptions
     from debategraph.methods.groupdebate import GroupDebateOptions
     from debategraph.methods.madm2 import MadM2OOptions, MadM2SOptions
+    from debategraph.methods.s2mad import S2MadOptions
+    from debategraph.methods.sid_et import SidEtOptions
     from debategraph.methods.svr import SvrOptions
     from debategraph.models.roster import Agent
     from debategraph.models.simulated import SimulatedDebater
@@ -49,12 +54,15 @@ __all__ = [
     "DebateResult",
     "DebateState",
     "DebateView",
+    "GateRule",
     "GroupDebateOptions",
     "MadM2OOptions",
     "MadM2SOptions",
     "Method",
     "MethodOptions",
     "Phase",
+    "S2MadOptions",
+    "SidEtOptions",
     "SimulatedDebater",
     "SvrOptions",
     "Turn",
@@ -63,6 +71,8 @@ __all__ = [
     "build_round_graph",
     "debate_node",
     "debate_tool",
+    "gate_from_text",
+    "gated",
     "get_method",
     "get_rule",
     "list_methods",
@@ -84,6 +94,9 @@ _HOMES = {
     "DebateView": "debategraph.methods",
     "Method": "debategraph.methods",
     "Phase": "debategraph.methods",
+    "GateRule": "debategraph.methods",
+    "gate_from_text": "debategraph.methods",
+    "gated": "debategraph.methods",
     "get_method": "debategraph.methods",
     "get_rule": "debategraph.methods",
     "list_methods": "debategraph.methods",
@@ -95,6 +108,8 @@ _HOMES = {
     "MadM2OOptions": "debategraph.methods.madm2",
     "MadM2SOptions": "debategraph.methods.madm2",
     "SvrOptions": "debategraph.methods.svr",
+    "S2MadOptions": "debategraph.methods.s2mad",
+    "SidEtOptions": "debategraph.methods.sid_et",
     "Agent": "debategraph.models.roster",
     "SimulatedDebater": "debategraph.models.simulated",
     "CallLimiter": "debategraph.nodes.call",

@@ -93,6 +93,7 @@ __all__ = [
     "Decider",
     "Decision",
     "EmbeddingsSpec",
+    "GateRule",
     "Method",
     "MethodOptions",
     "NoOptions",
@@ -123,6 +124,8 @@ __all__ = [
     "embeddings_for",
     "fenced",
     "full_reads",
+    "gate_from_text",
+    "gated",
     "get_method",
     "get_rule",
     "group_trajectory",
@@ -149,3 +152,6 @@ __all__ = [
     "unregister_method",
     "unregister_rule",
 ]
+
+# Last: the gate wraps methods with the kit above (it imports from this module).
+from debategraph.methods.gate import GateRule, gate_from_text, gated

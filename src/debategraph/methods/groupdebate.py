@@ -42,9 +42,8 @@ from debategraph.methods import (
     initial_calls,
 )
 from debategraph.policies.grouping import (
-    group_sizes,
+    assign_groups,
     round_kind,
-    split_groups,
     stage_count,
     stage_of,
     stage_schedule,
@@ -110,12 +109,11 @@ def make_groups(view: View) -> list[list[str]]:
         DebateConfigError: Sizes that do not fit the number of agents.
     """
     options = view.options
+    seed = view.context.seed if options.shuffle else None
     try:
-        sizes = group_sizes(len(view.agents), sizes=options.groups, count=options.num_groups)
+        return assign_groups(view.agents, sizes=options.groups, count=options.num_groups, seed=seed)
     except ValueError as exc:
         raise DebateConfigError(f"groupdebate options: {exc}") from None
-    seed = view.context.seed if options.shuffle else None
-    return split_groups(view.agents, sizes, seed=seed)
 
 
 def _label(round_: int, stage_rounds: int) -> str:

@@ -105,6 +105,30 @@ def split_groups(
     return groups
 
 
+def assign_groups(
+    agents: Sequence[str],
+    *,
+    sizes: Sequence[int] | None = None,
+    count: int | None = None,
+    seed: int | None = None,
+) -> list[list[str]]:
+    """The groups of a debate: :func:`group_sizes`, then :func:`split_groups`.
+
+    Args:
+        agents: Agent names, in agent order.
+        sizes: Explicit group sizes adding up to ``len(agents)``.
+        count: Number of groups when no sizes are given (default ``ceil(M / 3)``).
+        seed: Seed of the shuffle, or ``None`` to fill the groups in agent order.
+
+    Returns:
+        The groups, each a list of agent names in agent order.
+
+    Raises:
+        ValueError: Sizes or a count that do not fit the agents.
+    """
+    return split_groups(agents, group_sizes(len(agents), sizes=sizes, count=count), seed=seed)
+
+
 def stage_count(total_rounds: int, stage_rounds: int) -> int:
     """``S = ceil(T / R)`` stages for ``T`` total rounds of which ``R`` per stage.
 

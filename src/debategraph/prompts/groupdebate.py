@@ -14,22 +14,15 @@ that the summariser would also receive.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from debategraph.prompts import du
-from debategraph.prompts.common import (
-    PromptInput,
-    answer_format,
-    fenced,
-    peer_blocks,
-    question_block,
+from debategraph.prompts.common import PromptInput, answer_format, peer_blocks, question_block
+from debategraph.prompts.summary import (
+    group_summary_blocks,
+    own_section,
+    reflect,
+    summarize,
+    without_own,
 )
-from debategraph.prompts.summary import own_section, own_turns, reflect, summarize
-
-
-def _others(p: PromptInput) -> PromptInput:
-    own = {t["id"] for t in own_turns(p)}
-    return replace(p, peers=[t for t in p.peers if t["id"] not in own])
 
 
 def intra(p: PromptInput) -> str:
@@ -37,7 +30,7 @@ def intra(p: PromptInput) -> str:
     return (
         f"{own_section(p)}"
         "Here are the latest solutions of the other members of your debate group:\n\n"
-        f"{peer_blocks(_others(p))}\n\n"
+        f"{peer_blocks(without_own(p))}\n\n"
         "Use them carefully as additional advice. Examine your solution and theirs step by "
         "step, then give an updated answer.\n\n"
         f"{question_block(p)}\n\n{answer_format(p)}"
@@ -46,21 +39,11 @@ def intra(p: PromptInput) -> str:
 
 def inter(p: PromptInput) -> str:
     """The first round of a later stage: every group's summary, the reader's own first."""
-    mine = p.vars.get("group")
-    summaries = [t for t in p.peers if t["kind"] == "summary"]
-    own = [t for t in summaries if (t.get("vars") or {}).get("group") == mine]
-    others = [t for t in summaries if t not in own]
-    blocks = [f"Your group's summary:\n{fenced(t['text'])}" for t in own]
-    blocks += [
-        f"Summary of group {(t.get('vars') or {}).get('group', '?')}:\n{fenced(t['text'])}"
-        for t in others
-    ]
     return (
         f"{own_section(p)}"
         "The debaters were split into groups, and each group's discussion has been "
-        "summarised for everyone.\n\n"
-        + "\n\n".join(blocks)
-        + "\n\nUse the reasoning of all groups as additional advice. Examine your solution "
+        f"summarised for everyone.\n\n{group_summary_blocks(p)}\n\n"
+        "Use the reasoning of all groups as additional advice. Examine your solution "
         "and theirs step by step, then give an updated answer.\n\n"
         f"{question_block(p)}\n\n{answer_format(p)}"
     )

@@ -11,6 +11,8 @@ other agents' answers, Du et al.'s variant) and ``chateval`` (one shared summary
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from debategraph.prompts import du
 from debategraph.prompts.common import (
     SUMMARY_REQUEST,
@@ -31,6 +33,26 @@ def own_turns(p: PromptInput) -> list[Turn]:
 def own_section(p: PromptInput) -> str:
     """The speaker's own latest answer as a block followed by a blank line, or nothing."""
     return "".join(f"{own_answer_block(t)}\n\n" for t in own_turns(p))
+
+
+def without_own(p: PromptInput) -> PromptInput:
+    """The prompt input with the speaker's own earlier answer left out of the turns read."""
+    own = {t["id"] for t in own_turns(p)}
+    return replace(p, peers=[t for t in p.peers if t["id"] not in own])
+
+
+def group_summary_blocks(p: PromptInput) -> str:
+    """The group summaries read, the reader's own group's first (``vars["group"]``)."""
+    mine = p.vars.get("group")
+    summaries = [t for t in p.peers if t["kind"] == "summary"]
+    own = [t for t in summaries if (t.get("vars") or {}).get("group") == mine]
+    others = [t for t in summaries if t not in own]
+    blocks = [f"Your group's summary:\n{fenced(t['text'])}" for t in own]
+    blocks += [
+        f"Summary of group {(t.get('vars') or {}).get('group', '?')}:\n{fenced(t['text'])}"
+        for t in others
+    ]
+    return "\n\n".join(blocks)
 
 
 def summarize(p: PromptInput) -> str:
