@@ -205,10 +205,10 @@ def test_an_openai_compatible_server_gets_max_tokens_in_the_form_it_honours(serv
 def test_openais_own_api_gets_its_current_field(monkeypatch):
     from langchain_core.messages import HumanMessage
 
-    from debategraph.models.resolve import resolve_model
+    from debategraph.models.resolve import _new_provider
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-sent")
-    model = resolve_model("openai:gpt-4o-mini")
+    model = _new_provider("openai:gpt-4o-mini", None, None)  # uncached: the key is this test's
     payload = model.bind(max_tokens=20)._get_request_payload([HumanMessage("hi")], max_tokens=20)
     assert payload["max_completion_tokens"] == 20 and "max_tokens" not in payload
 
