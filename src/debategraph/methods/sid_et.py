@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from debategraph.methods import (
+    LOGPROBS_HELP,
     Call,
     DebateConfigError,
     DebateView,
@@ -35,6 +36,7 @@ from debategraph.methods import (
     decide_by_rule,
     default_stop,
     full_reads,
+    logprob_request,
 )
 from debategraph.prompts import du
 
@@ -90,12 +92,9 @@ def plan_sid_et(view: View) -> list[Call] | None:
 
 
 def bind_sid_et(view: View, c: Call) -> dict[str, Any]:
-    """Token logprobs for the first agent's first answer, and for no other call.
-
-    ``top_logprobs=0`` is sent too: llama.cpp's server returns no logprobs without it.
-    """
+    """Token logprobs for the first agent's first answer, and for no other call."""
     if c["round"] == 0 and c["speaker"] == first_agent(view) and c["kind"] == "answer":
-        return {"logprobs": True, "top_logprobs": 0}
+        return logprob_request()
     return {}
 
 
@@ -114,10 +113,7 @@ def observe_sid_et(view: View) -> dict[str, Any] | None:
         raise DebateConfigError(
             f"sid-et reads the first agent's confidence from the token log-likelihoods of its "
             f"first answer, but the model of {agent} ({turn['model']}) returned no token "
-            "logprobs although sid-et asked for them (logprobs=true, as --logprobs does for "
-            "every call). Serve a model that returns logprobs: an OpenAI-compatible server "
-            "that honours logprobs=true (vLLM, llama.cpp's server, OpenAI chat models), or "
-            "the simulated model"
+            f"logprobs although sid-et asked for them: {LOGPROBS_HELP}"
         )
     options = view.options
     confident = float(stats["min"]) > options.threshold
