@@ -103,3 +103,14 @@ class ToolCaller(BaseChatModel):
                 usage_metadata=usage,
             )
         return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+def without_timings(rows: list[dict], also: tuple[str, ...] = ()) -> list[dict]:
+    """Result rows less the wall-clock fields (and ``also``), which differ from run to run."""
+    kept = []
+    for row in rows:
+        row = {k: v for k, v in row.items() if k != "wall_s" and k not in also}
+        if "turns" in row:
+            row["turns"] = [{k: v for k, v in t.items() if k != "latency_s"} for t in row["turns"]]
+        kept.append(row)
+    return kept

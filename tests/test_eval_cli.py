@@ -16,6 +16,8 @@ from typer.testing import CliRunner
 
 from debategraph.cli import app
 
+from .helpers import without_timings
+
 runner = CliRunner()
 ARGS = ["eval", "--method", "du", "--method", "cot", "--dataset", "arithmetic", "--limit", "4"]
 ARGS += ["--agents", "2", "--rounds", "1", "--quiet"]
@@ -23,7 +25,7 @@ ARGS += ["--agents", "2", "--rounds", "1", "--quiet"]
 
 def rows(out: Path) -> list[dict]:
     lines = (out / "results.jsonl").read_text().splitlines()
-    return [{k: v for k, v in json.loads(line).items() if k != "wall_s"} for line in lines]
+    return without_timings([json.loads(line) for line in lines])
 
 
 def test_eval_resume_refusal_and_report(tmp_path):
@@ -116,3 +118,32 @@ def test_deeply_nested_json_in_a_question_set_is_a_line_error(tmp_path):
     out = CliRunner().invoke(app, ["eval", "--method", "du", "--dataset", "jsonl",
                                    "--path", str(path), "--quiet"])  # fmt: skip
     assert out.exit_code == 2 and "line 1: JSON nested too deeply" in out.stderr
+
+
+def test_show_prints_a_stored_debate_as_run_does(tmp_path):
+    out = tmp_path / "r"
+    args = ["eval", "--method", "du", "--method", "cortex", "--dataset", "arithmetic",
+            "--limit", "2", "--out", str(out), "--quiet"]  # fmt: skip
+    assert runner.invoke(app, args).exit_code == 0
+    row = json.loads((out / "results.jsonl").read_text().splitlines()[0])
+    shown = runner.invoke(app, ["show", str(out), row["id"], "--method", "du", "--show-text"])
+    assert shown.exit_code == 0, shown.output
+    text = shown.stdout
+    assert "du · 3 agents · 2 debate rounds" in text and row["question"][:30] in text
+    assert "round 2" in text and "r1:a1" in text and "answer:" in text
+    assert row["turns"][0]["text"].splitlines()[0][:40] in text  # a reply's own words
+    both = runner.invoke(app, ["show", str(out), row["id"]])
+    assert both.stdout.count("agents ·") == 2  # du's and cortex's debates of the item
+    missing = runner.invoke(app, ["show", str(out), "no-such-item"])
+    assert missing.exit_code == 2 and "no stored debate of item 'no-such-item'" in missing.stderr
+
+
+def test_rows_without_texts_still_show_the_debate(tmp_path):
+    out = tmp_path / "r"
+    args = ["eval", "--method", "du", "--dataset", "arithmetic", "--limit", "1", "--out",
+            str(out), "--quiet", "--no-texts"]  # fmt: skip
+    assert runner.invoke(app, args).exit_code == 0
+    row = json.loads((out / "results.jsonl").read_text())
+    assert "text" not in row["turns"][0] and row["turns"][0]["answer"] is not None
+    shown = runner.invoke(app, ["show", str(out), row["id"], "--show-text"])
+    assert shown.exit_code == 0 and "(reply text not kept)" in shown.stdout

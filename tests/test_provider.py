@@ -10,6 +10,7 @@ import debategraph as dg
 from debategraph import DebateContext, build_debate_graph
 from debategraph.policies.retry import is_transient
 
+from .helpers import without_timings
 from .openai_server import serve
 
 ARITH = "What is the result of 3+4*5+6-7*2?"
@@ -119,9 +120,8 @@ def test_a_call_cache_makes_a_rerun_free_without_merging_agents(server, tmp_path
     assert calls == 4 * 3  # three samples of one model with one prompt: three requests each
     again = evaluate(items, arms, tmp_path / "two", dataset="arithmetic", cache=cache)
     assert server.stats()["chat_requests"] == calls  # the rerun made no model call
-    strip = lambda rows: [{k: v for k, v in r.items() if k != "wall_s"} for r in rows]  # noqa: E731
-    assert strip(again.rows) == [
-        {**r, "requests": 0} for r in strip(first.rows)
+    assert without_timings(again.rows) == [
+        {**r, "requests": 0} for r in without_timings(first.rows)
     ]  # same rows; no request reached the provider
 
 
@@ -155,9 +155,8 @@ def test_an_eval_through_faults_loses_and_duplicates_nothing(server, tmp_path):
     faulty = evaluate(items, arms, tmp_path / "faulty", dataset="arithmetic", concurrency=4)
     keys = [(r["method"], r["id"]) for r in faulty.rows]
     assert len(keys) == len(set(keys)) == 8 and faulty.failed == 0
-    spend = ("wall_s", "requests", "failed_requests", "wasted_input_tokens", "wasted_output_tokens")
-    strip = lambda rows: [{k: v for k, v in r.items() if k not in spend} for r in rows]  # noqa: E731
-    assert strip(faulty.rows) == strip(clean.rows)
+    spend = ("requests", "failed_requests", "wasted_input_tokens", "wasted_output_tokens")
+    assert without_timings(faulty.rows, spend) == without_timings(clean.rows, spend)
     assert sum(r["requests"] for r in faulty.rows) == 8 * 4 + 6
     assert sum(r["failed_requests"] for r in faulty.rows) == 6
     report = write_report(tmp_path / "faulty", plots=False).read_text()

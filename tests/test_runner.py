@@ -28,6 +28,8 @@ from debategraph.eval.runner import (
 from debategraph.eval.store import MANIFEST_FILE, RESULTS_FILE, SettingsMismatchError
 from debategraph.models.simulated import SimulatedDebater
 
+from .helpers import without_timings
+
 ITEMS = load_dataset("arithmetic", limit=6, seed=1)
 ARMS = [
     Arm("du", "du", {"agents": 2, "rounds": 1}),
@@ -38,7 +40,8 @@ SCHEMA = {
     "input_tokens", "output_tokens", "calls", "ncomm", "rounds", "agents", "parse_failures",
     "wall_s", "round_answers", "tokens_by_kind", "answer_sources", "settings", "requests",
     "failed_requests", "wasted_input_tokens", "wasted_output_tokens", "task",
-    "round_confidences", "agent_models",
+    "round_confidences", "agent_models", "question", "choices", "agent_names", "cut_off",
+    "adversaries", "decision", "turns", "method_state",
 }  # fmt: skip
 
 
@@ -46,15 +49,11 @@ def lines(out: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (out / RESULTS_FILE).read_text().splitlines()]
 
 
-def without_wall(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{k: v for k, v in row.items() if k != "wall_s"} for row in rows]
-
-
 @pytest.fixture(scope="module")
 def reference_run(tmp_path_factory) -> list[dict[str, Any]]:
     out = tmp_path_factory.mktemp("reference")
     evaluate(ITEMS, ARMS, out, dataset="arithmetic", concurrency=4)
-    return without_wall(lines(out))
+    return without_timings(lines(out))
 
 
 def test_rows_follow_the_schema_in_plan_order(reference_run):
@@ -107,7 +106,7 @@ def test_resume_after_interrupt_matches_an_uninterrupted_run(tmp_path, reference
     outcome = evaluate(ITEMS, ARMS, tmp_path, dataset="arithmetic", concurrency=3, progress=hook)
     assert hook.resumed == outcome.resumed >= 5
     assert outcome.resumed + outcome.written == len(reference_run)
-    assert without_wall(lines(tmp_path)) == reference_run
+    assert without_timings(lines(tmp_path)) == reference_run
 
 
 def test_torn_and_garbage_lines_are_dropped_and_redone(tmp_path, reference_run):
@@ -117,11 +116,11 @@ def test_torn_and_garbage_lines_are_dropped_and_redone(tmp_path, reference_run):
     path.write_bytes(data[:-25])  # a torn last line
     outcome = evaluate(ITEMS, ARMS, tmp_path, dataset="arithmetic")
     assert outcome.written == 1
-    assert without_wall(lines(tmp_path)) == reference_run
+    assert without_timings(lines(tmp_path)) == reference_run
     with path.open("ab") as f:
         f.write(b"not json\n")
     assert evaluate(ITEMS, ARMS, tmp_path, dataset="arithmetic").written == 0
-    assert without_wall(lines(tmp_path)) == reference_run
+    assert without_timings(lines(tmp_path)) == reference_run
 
 
 class Flaky(BaseChatModel):
@@ -309,7 +308,7 @@ def test_malformed_rows_are_reported_by_line_and_run_again(tmp_path, reference_r
         "results.jsonl, line 3: no 'correct' field (run again)",
         "results.jsonl, line 5: 'calls' is str, not int (run again)",
     ]
-    assert without_wall(lines(tmp_path)) == reference_run
+    assert without_timings(lines(tmp_path)) == reference_run
 
 
 def test_a_finished_run_on_read_only_media_has_nothing_to_do(tmp_path, monkeypatch):

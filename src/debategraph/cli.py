@@ -13,7 +13,6 @@ import os
 import signal
 import sys
 import traceback
-from collections.abc import Callable
 from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -53,15 +52,15 @@ from debategraph.cli_options import (
     simulated,
     warn,
 )
-from debategraph.eval.commands import eval_command, report_command
+from debategraph.eval.commands import eval_command, report_command, show_command
 from debategraph.methods.registry import PluginError, get_method, method_plugins
 from debategraph.policies.secrets import Redactor
 from debategraph.policies.terminal import visible
 from debategraph.state.options import MethodOptions
+from debategraph.transcript import print_transcript
 
 if TYPE_CHECKING:
     from debategraph.methods import Method
-    from debategraph.result import DebateResult
 
 app = typer.Typer(
     help="Multi-agent debate on LangGraph. Offline by default (simulated debaters).",
@@ -104,104 +103,6 @@ def parse_method_options(method: Method[Any], pairs: list[str] | None) -> Method
 def parse_decision_options(pairs: list[str] | None) -> dict[str, object]:
     """``--decision-option`` values (numbers and lists read as JSON)."""
     return {k: parse_loose(v) for k, v in parse_pairs(pairs, "--decision-option").items()}
-
-
-def print_transcript(
-    result: DebateResult,
-    console: Console,
-    *,
-    show_text: bool = False,
-    redact: Callable[[str], str] = str,
-) -> None:
-    """Readable transcript: per round who read whom, answers, confidence and tokens.
-
-    Every piece of model or user text is redacted and escaped, so secrets never show and
-    brackets in the text are shown as written.
-    """
-    from rich.table import Table
-
-    def escape(text: str) -> str:
-        return rich_escape(visible(redact(text)))
-
-    console.print(
-        f"[bold]{escape(result.method)}[/] · {len(result.agents)} agents · "
-        f"{result.rounds} debate rounds"
-    )
-    console.print(f"[dim]Q:[/] {escape(result.question)}\n")
-    groups = result.method_state.get("groups")
-    if groups:
-        listed = " · ".join(f"g{j} = {', '.join(g)}" for j, g in enumerate(groups, 1))
-        console.print(f"[dim]groups:[/] {escape(listed)}\n")
-    labels = result.method_state.get("round_labels") or {}
-    for r in range(result.rounds + 1):
-        title = f"round {r}" + (" (initial)" if r == 0 else "")
-        if str(r) in labels:
-            title += f" · {escape(str(labels[str(r)]))}"
-        table = Table(title=title, title_justify="left")
-        for col in ("turn", "kind", "model", "read", "answer", "conf", "tokens in/out"):
-            table.add_column(col)
-        turns = [t for t in result.turns if t["round"] == r]
-        for t in turns:
-            read = ", ".join(i.split(":", 1)[-1] for i in t["reads"]) or "-"
-            conf = "-" if t["confidence"] is None else f"{t['confidence']:.2f}"
-            if t["kind"] == "evaluation":
-                answer = escape(str(t.get("label")))
-            elif t["answer"] is None:
-                answer = "[red]abstained[/]" if t["kind"] == "answer" else "-"
-            else:
-                answer = escape(t["answer"])
-                if t.get("answer_source") == "fallback":
-                    answer += " [dim](fallback)[/]"
-            est = "~" if t["usage_estimated"] else ""
-            table.add_row(
-                escape(t["id"]),
-                t["kind"],
-                escape(t["model"]),
-                escape(read),
-                answer,
-                conf,
-                f"{est}{t['input_tokens']}/{t['output_tokens']}",
-            )
-        console.print(table)
-        for mask in result.method_state.get("masks") or ():  # memory masks (MAD-M²)
-            if mask.get("round") == r and mask.get("summary"):
-                console.print(escape(mask["summary"]), highlight=False)
-        if show_text:
-            for t in turns:
-                console.print(f"[bold]{escape(t['id'])}[/]")
-                console.print(escape(t["text"]), highlight=False)
-                console.print()
-    usage = result.usage
-    answer = result.answer if result.answer is not None else "no answer"
-    console.print(
-        f"\n[bold]answer:[/] {escape(answer)}"
-        f"  ({escape(result.decision['rule'])}: {escape(json.dumps(result.decision['evidence']))})"
-    )
-    console.print(
-        f"tokens: {usage['input_tokens']} in + {usage['output_tokens']} out"
-        f" = {usage['total_tokens']}"
-        f" · calls: {usage['calls']} · NComm: {result.ncomm}"
-        + (f" · cut off: {escape(', '.join(result.cut_off))}" if result.cut_off else "")
-    )
-    sources = result.answer_sources
-    answered = sum(sources.values())
-    if answered and (sources.get("fallback") or sources.get("none")):
-        console.print(
-            f"answers: {sources['declared']} declared, {sources['fallback']} by fallback, "
-            f"{sources['none']} abstained (of {answered} answer turns)"
-        )
-    unparsed = result.method_state.get("unparsed_confidences")
-    if unparsed is not None:
-        console.print(f"unparsed confidences: {unparsed} (each counted as 0.5)")
-    defaults = result.method_state.get("default_sizes")
-    if defaults:
-        console.print(
-            f"credibility: the default model size (7B parameters, 2T tokens) stands in for "
-            f"{escape(', '.join(defaults))}, whose size is unknown"
-        )
-    unlabelled = result.method_state.get("unparsed_judgements")
-    if unlabelled is not None:
-        console.print(f"unparseable judgements: {unlabelled} (each counted as unsure)")
 
 
 @app.command("run")
@@ -345,6 +246,7 @@ def methods_command(
 
 app.command("eval")(interruptible(eval_command))
 app.command("report")(interruptible(report_command))
+app.command("show")(interruptible(show_command))
 
 
 def main() -> None:

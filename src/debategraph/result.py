@@ -164,10 +164,10 @@ class DebateResult:
 
         return result_html(self)
 
-    def to_dict(
+    def turn_records(
         self, *, include_text: bool = False, include_prompts: bool = False
-    ) -> dict[str, Any]:
-        """A JSON-ready dict; model responses and prompts only on request."""
+    ) -> list[dict[str, Any]]:
+        """Every turn as JSON (the ``TURN_FIELDS``); responses and prompts only on request."""
         fields = [f for f in TURN_FIELDS if include_text or f != "text"]
         turns = []
         for t in self.turns:
@@ -175,6 +175,13 @@ class DebateResult:
             if include_prompts:
                 row["prompt"] = t["prompt"]
             turns.append(row)
+        return turns
+
+    def to_dict(
+        self, *, include_text: bool = False, include_prompts: bool = False
+    ) -> dict[str, Any]:
+        """A JSON-ready dict; model responses and prompts only on request."""
+        turns = self.turn_records(include_text=include_text, include_prompts=include_prompts)
         answers = answer_turns(self.turns)
         return {
             "method": self.method,

@@ -41,6 +41,8 @@ from debategraph.cli_options import (
 from debategraph.eval.datasets import DATASETS, DatasetFormatError, load_dataset
 from debategraph.policies.terminal import visible
 
+RESULTS_FILE_NAME = "results.jsonl"
+
 if TYPE_CHECKING:
     from debategraph.eval.runner import Arm
 
@@ -135,6 +137,13 @@ def eval_command(
         str | None, typer.Option(help="IN,OUT: $ per 1M input and output tokens (cost).")
     ] = None,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+    texts: Annotated[
+        bool,
+        typer.Option(
+            help="Keep every reply's text in the rows (debategraph show prints them); "
+            "--no-texts for very large runs."
+        ),
+    ] = True,
 ) -> None:
     """Evaluate methods on a dataset; resumable (re-run the same command to continue)."""
     from debategraph.eval.runner import arms_for
@@ -171,6 +180,7 @@ def eval_command(
             fsync=fsync,
             quiet=quiet,
             price=price,
+            texts=texts if not texts else bool(sweep.run.get("texts", True)),
         )
         return
     if not method:
@@ -217,11 +227,12 @@ def eval_command(
         fsync=fsync,
         quiet=quiet,
         price=price,
+        texts=texts,
     )
 
 
 def _simulated_arm(arm: Arm) -> bool:
-    model = arm.settings.get("model")
+    model = arm.settings.get("models")
     specs = model if isinstance(model, list) else [model] if model is not None else None
     return all(isinstance(s, str) for s in specs or []) and simulated(specs)
 
@@ -240,6 +251,7 @@ def _run_arms(
     fsync: bool,
     quiet: bool,
     price: dict[str, float] | None,
+    texts: bool = True,
 ) -> None:
     """Load the items, run the arms (resumably) and print the table; exit on any error."""
     from debategraph.api import DebateConfigError
@@ -296,6 +308,7 @@ def _run_arms(
                 fsync=fsync,
                 progress=progress,
                 cache=cache,
+                texts=texts,
             )
         )
     except (DebateConfigError, SettingsMismatchError, OutputBusyError, ValueError) as exc:
@@ -369,3 +382,57 @@ def report_command(
     except ImportError:
         fail("plots need matplotlib: pip install 'debategraph[plots]', or pass --no-plots")
     typer.echo(f"wrote {report}")
+
+
+def show_command(
+    results_dir: Annotated[Path, typer.Argument(help="A results directory (debategraph eval).")],
+    item: Annotated[str, typer.Argument(help="The item's id, e.g. gsm8k-test-0007.")],
+    method: Annotated[
+        list[str] | None,
+        typer.Option(help="Only this method's debate (its label in the results); repeat."),
+    ] = None,
+    show_text: Annotated[bool, typer.Option(help="Show every reply's text.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the stored rows as JSON.")] = False,
+) -> None:
+    """Print a stored debate as `debategraph run` prints it: who read whom, answers, decision."""
+    import json
+
+    from rich.console import Console
+
+    from debategraph.eval.results import load_rows
+    from debategraph.eval.rows import result_from_row
+    from debategraph.policies.secrets import Redactor
+    from debategraph.transcript import print_transcript
+
+    if not (results_dir / RESULTS_FILE_NAME).is_file():
+        fail(f"{results_dir} holds no {RESULTS_FILE_NAME}: give a directory written by eval")
+    rows = load_rows(results_dir).rows
+    wanted = [r for r in rows if str(r["id"]) == item and (not method or r["method"] in method)]
+    if not wanted:
+        ids = sorted({str(r["id"]) for r in rows})
+        methods = sorted({str(r["method"]) for r in rows})
+        fail(
+            f"no stored debate of item {item!r}"
+            + (f" by {', '.join(method)}" if method else "")
+            + f" in {results_dir} (items such as {', '.join(ids[:3])}; methods: "
+            f"{', '.join(methods)})"
+        )
+    redactor = Redactor.from_environment()
+    if as_json:
+        for row in wanted:
+            typer.echo(redactor(json.dumps(row, ensure_ascii=False)))
+        return
+    console = Console()
+    for k, row in enumerate(wanted):
+        if k:
+            console.print()
+        try:
+            result = result_from_row(row)
+        except ValueError as exc:
+            warn(str(exc))
+            continue
+        print_transcript(result, console, show_text=show_text, redact=redactor)
+        correct = row.get("correct")
+        if row.get("reference") is not None:
+            verdict = "right" if correct else "wrong"
+            console.print(f"reference: {visible(str(row['reference']))} ({verdict})")

@@ -89,8 +89,14 @@ def result_row(
     wall_s: float,
     dataset: str,
     spend: SpendMeter | None = None,
+    texts: bool = True,
 ) -> dict[str, Any]:
     """The JSONL row of one finished debate (schema in :mod:`debategraph.eval.metrics`).
+
+    Besides the figures, a row keeps the debate itself, so that ``debategraph show`` can
+    print it again: the question, every turn (what it read, its answer and how that was
+    found, tokens; its reply text unless ``texts`` is off), the decision with its evidence
+    and the method's state.
 
     Args:
         arm: The arm (its label is the row's ``method``).
@@ -99,6 +105,7 @@ def result_row(
         wall_s: Wall time of the debate, seconds.
         dataset: The dataset name.
         spend: What the debate's requests cost, failed and retried ones included.
+        texts: Keep every turn's reply text (off for very large runs).
 
     Returns:
         The row.
@@ -131,6 +138,14 @@ def result_row(
         "task": item.task,
         "answer_sources": result.answer_sources,
         "settings": result.settings,
+        "question": item.question,
+        "choices": list(item.choices) if item.choices else None,
+        "agent_names": [a["name"] for a in result.agents],
+        "cut_off": result.cut_off,
+        "adversaries": result.adversaries,
+        "decision": result.decision,
+        "turns": result.turn_records(include_text=texts),
+        "method_state": result.method_state,
     }
     if spend is not None:
         used = {"used_input": usage["input_tokens"], "used_output": usage["output_tokens"]}
@@ -163,3 +178,42 @@ def error_row(
     if spend is not None:
         row.update(spend.record())
     return row
+
+
+SHOWN_FIELDS = ("question", "turns", "decision", "agent_names")
+"""The fields a row needs for ``debategraph show`` (rows written before 0.2 lack them)."""
+
+
+def result_from_row(row: Mapping[str, Any]) -> DebateResult:
+    """The debate a finished row keeps, as a :class:`~debategraph.result.DebateResult`.
+
+    Raises:
+        ValueError: A failed row, or one written without the debate (before 0.2).
+    """
+    if "error" in row:
+        raise ValueError(f"{row.get('method')}/{row.get('id')} failed: {row['error']}")
+    missing = [f for f in SHOWN_FIELDS if f not in row]
+    if missing:
+        raise ValueError(
+            f"the row of {row.get('method')}/{row.get('id')} does not keep its debate (no "
+            f"{', '.join(missing)}): it was written by debategraph 0.1; run the item again"
+        )
+    models = row.get("agent_models") or []
+    names = row["agent_names"]
+    return DebateResult(
+        method=str(row["method"]),
+        question=str(row["question"]),
+        answer=row.get("answer"),
+        decision=dict(row["decision"]),
+        rounds=int(row.get("rounds", 0)),
+        agents=[
+            {"name": n, "model": models[k] if k < len(models) else "?"} for k, n in enumerate(names)
+        ],
+        turns=list(row["turns"]),
+        cut_off=list(row.get("cut_off") or []),
+        adversaries=dict(row.get("adversaries") or {}),
+        method_state=dict(row.get("method_state") or {}),
+        reference=row.get("reference"),
+        settings=dict(row.get("settings") or {}),
+        task=row.get("task") or "number",
+    )

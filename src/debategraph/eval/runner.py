@@ -193,8 +193,10 @@ class _Run:
         progress: Progress | None,
         redact: Redactor,
         cache: Any = None,
+        texts: bool = True,
     ) -> None:
         self.cache = cache
+        self.texts = texts
         self.arms = arms
         self.redact = redact
         self.results = results
@@ -240,7 +242,9 @@ class _Run:
             error = describe_error(exc, self.redact)
             return error_row(arm, item, error, wall_s=wall, dataset=self.dataset, spend=meter)
         wall = time.perf_counter() - start
-        return result_row(arm, item, result, wall_s=wall, dataset=self.dataset, spend=meter)
+        return result_row(
+            arm, item, result, wall_s=wall, dataset=self.dataset, spend=meter, texts=self.texts
+        )
 
     async def run_item(self, item: Item) -> None:
         for arm in self.arms:
@@ -281,6 +285,7 @@ async def run_eval(
     fsync: bool = False,
     progress: Progress | None = None,
     cache: Any = None,
+    texts: bool = True,
 ) -> EvalOutcome:
     """Run every arm on every item, appending rows to ``out_dir/results.jsonl``; resumable.
 
@@ -304,6 +309,8 @@ async def run_eval(
         progress: Progress display.
         cache: Cache model calls in this SQLite file (or LangGraph ``BaseCache``); rerunning
             into a fresh directory with the same settings then makes no model call.
+        texts: Keep every turn's reply text in the rows (``debategraph show`` prints them);
+            off for very large runs.
 
     Returns:
         The outcome.
@@ -344,6 +351,7 @@ async def run_eval(
             progress=progress,
             redact=redact,
             cache=cache,
+            texts=texts,
         )
         state.done = {row_key(row): row for row in kept}
         pending = [i for i in items if any((a.label, i.id) not in state.done for a in arms)]

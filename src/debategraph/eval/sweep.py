@@ -49,6 +49,7 @@ RUN_KEYS = {
     "out": str,
     "cache": str,
     "match_budget": bool,
+    "texts": bool,
 }
 """Top-level keys of a sweep file besides ``settings`` and ``arms``, with their types."""
 
@@ -172,7 +173,9 @@ def load_sweep(path: str | Path) -> Sweep:
         arms.append(Arm(label, method, _arm_settings(where, method, values)))
     selection = {k: data.get(k) for k in ("limit", "seed", "ids", "path")}
     run: dict[str, Any] = {
-        k: data[k] for k in ("concurrency", "rps", "out", "cache", "match_budget") if k in data
+        k: data[k]
+        for k in ("concurrency", "rps", "out", "cache", "match_budget", "texts")
+        if k in data
     }
     run.setdefault("out", str(Path("results") / file.stem))
     return Sweep(dataset=data["dataset"], selection=selection, run=run, arms=arms)

@@ -1,0 +1,115 @@
+"""The readable transcript of a debate, as ``debategraph run`` and ``debategraph show`` print it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+from rich.markup import escape as rich_escape
+
+from debategraph.policies.terminal import visible
+
+if TYPE_CHECKING:
+    from debategraph.result import DebateResult
+
+
+def print_transcript(
+    result: DebateResult,
+    console: Console,
+    *,
+    show_text: bool = False,
+    redact: Callable[[str], str] = str,
+) -> None:
+    """Readable transcript: per round who read whom, answers, confidence and tokens.
+
+    Every piece of model or user text is redacted and escaped, so secrets never show and
+    brackets in the text are shown as written.
+    """
+    from rich.table import Table
+
+    def escape(text: str) -> str:
+        return rich_escape(visible(redact(text)))
+
+    console.print(
+        f"[bold]{escape(result.method)}[/] · {len(result.agents)} agents · "
+        f"{result.rounds} debate rounds"
+    )
+    console.print(f"[dim]Q:[/] {escape(result.question)}\n")
+    groups = result.method_state.get("groups")
+    if groups:
+        listed = " · ".join(f"g{j} = {', '.join(g)}" for j, g in enumerate(groups, 1))
+        console.print(f"[dim]groups:[/] {escape(listed)}\n")
+    labels = result.method_state.get("round_labels") or {}
+    for r in range(result.rounds + 1):
+        title = f"round {r}" + (" (initial)" if r == 0 else "")
+        if str(r) in labels:
+            title += f" · {escape(str(labels[str(r)]))}"
+        table = Table(title=title, title_justify="left")
+        for col in ("turn", "kind", "model", "read", "answer", "conf", "tokens in/out"):
+            table.add_column(col)
+        turns = [t for t in result.turns if t["round"] == r]
+        for t in turns:
+            read = ", ".join(i.split(":", 1)[-1] for i in t["reads"]) or "-"
+            conf = "-" if t["confidence"] is None else f"{t['confidence']:.2f}"
+            if t["kind"] == "evaluation":
+                answer = escape(str(t.get("label")))
+            elif t["answer"] is None:
+                answer = "[red]abstained[/]" if t["kind"] == "answer" else "-"
+            else:
+                answer = escape(t["answer"])
+                if t.get("answer_source") == "fallback":
+                    answer += " [dim](fallback)[/]"
+            est = "~" if t["usage_estimated"] else ""
+            table.add_row(
+                escape(t["id"]),
+                t["kind"],
+                escape(t["model"]),
+                escape(read),
+                answer,
+                conf,
+                f"{est}{t['input_tokens']}/{t['output_tokens']}",
+            )
+        console.print(table)
+        for mask in result.method_state.get("masks") or ():  # memory masks (MAD-M²)
+            if mask.get("round") == r and mask.get("summary"):
+                console.print(escape(mask["summary"]), highlight=False)
+        if show_text:
+            for t in turns:
+                console.print(f"[bold]{escape(t['id'])}[/]")
+                text = t.get("text")
+                shown = escape(text) if text is not None else "[dim](reply text not kept)[/]"
+                console.print(shown, highlight=False)
+                console.print()
+    usage = result.usage
+    answer = result.answer if result.answer is not None else "no answer"
+    console.print(
+        f"\n[bold]answer:[/] {escape(answer)}"
+        f"  ({escape(result.decision['rule'])}: {escape(json.dumps(result.decision['evidence']))})"
+    )
+    console.print(
+        f"tokens: {usage['input_tokens']} in + {usage['output_tokens']} out"
+        f" = {usage['total_tokens']}"
+        f" · calls: {usage['calls']} · NComm: {result.ncomm}"
+        + (f" · cut off: {escape(', '.join(result.cut_off))}" if result.cut_off else "")
+    )
+    sources = result.answer_sources
+    answered = sum(sources.values())
+    if answered and (sources.get("fallback") or sources.get("none")):
+        console.print(
+            f"answers: {sources['declared']} declared, {sources['fallback']} by fallback, "
+            f"{sources['none']} abstained (of {answered} answer turns)"
+        )
+    unparsed = result.method_state.get("unparsed_confidences")
+    if unparsed is not None:
+        console.print(f"unparsed confidences: {unparsed} (each counted as 0.5)")
+    defaults = result.method_state.get("default_sizes")
+    if defaults:
+        console.print(
+            f"credibility: the default model size (7B parameters, 2T tokens) stands in for "
+            f"{escape(', '.join(defaults))}, whose size is unknown"
+        )
+    unlabelled = result.method_state.get("unparsed_judgements")
+    if unlabelled is not None:
+        console.print(f"unparseable judgements: {unlabelled} (each counted as unsure)")
