@@ -43,6 +43,16 @@ PATHOLOGICAL = {
     "peer-quotes": "Agent 2 says " * (SIZE // 13),
     "choose": "I choose " * (SIZE // 9),
     "letters-lines": "C\n" * (SIZE // 2),
+    "peer-labels": "Solution from a2:\n" * (SIZE // 18),
+    "peer-labels-answers": "Solution from a2:\nAnswer: 5\n" * (SIZE // 28),
+    "fences": "```\n" * (SIZE // 4),
+    "quote-marks": '"' * SIZE,
+    "quoted-declarations": 'a2 says "the answer is 5" ' * (SIZE // 26),
+    "peer-numbers": "Agent 2 got 5. " * (SIZE // 15),
+    "peer-letters": "Agent 2 picked (B). " * (SIZE // 20),
+    "agreements": "the answer is 4, and I agree. " * (SIZE // 30),
+    "roots": "\\sqrt{" * (SIZE // 6),
+    "restatements": "the answer is 1 - 2, i.e. " * (SIZE // 26),
 }
 
 
