@@ -118,6 +118,10 @@ def test_quotations(text: str, marker: str, opened: bool) -> None:
           id="unlike"),
         P("Agent 2 agrees with Agent 3 that the answer is 12.", "the", "peer",
           id="peer-agrees-with-peer"),
+        P("After reading the other agents' solutions, the answer is 12.", "the answer",
+          "speaker", id="report-before-the-last-comma"),
+        P("According to Agent 1, the answer is 11.", "the", "peer", id="according-to"),
+        P("In Agent 2's view, the answer is 12.", "the answer", "peer", id="in-peer-view"),
     ],
 )  # fmt: skip
 def test_statement_owner(text: str, marker: str, owner: str) -> None:
@@ -137,6 +141,8 @@ def test_statement_owner(text: str, marker: str, owner: str) -> None:
         P("Agent 2 says the answer is 12; I agree with Agent 3.", False, id="other-sentence"),
         P("Agent 2 says the answer is 12, and I agree with Agent 3", False, id="someone-else"),
         P("Agent 2 says the answer is 12. I agree that 14 fits.", False, id="not-bare"),
+        P("Agent 2 says the answer is 12, which matches mine.", True, id="matches-mine"),
+        P("Agent 2 says the answer is 12, as I found too.", True, id="as-i-found"),
     ],
 )
 def test_is_adopted(text: str, adopted: bool) -> None:
@@ -157,6 +163,13 @@ def test_is_adopted(text: str, adopted: bool) -> None:
         P("They get 30 cards.", "30", False, id="word-problem-they"),
         P("Add the other baked goods: 280 feet.", "280", False, id="other-is-not-a-peer"),
         P("Unlike the others, 40.", "40", False, id="unlike"),
+        P("The other agents got 18, 20 and 22.", "20", True, id="rest-of-a-reported-list"),
+        P(
+            "After reading the other agents' solutions, the total is 12",
+            "12",
+            False,
+            id="report-before-the-last-comma",
+        ),
     ],
 )
 def test_is_peer_value(text: str, marker: str, peer: bool) -> None:

@@ -20,7 +20,8 @@ Extraction contract (:func:`parse_answer`)
 3. **Adopting is declaring; reporting is not.** A peer's answer the speaker adopts is the
    speaker's declaration: ``I agree with agent 2 that the answer is 12``, ``Agent 2 is
    right: the answer is 12``, ``Agent 2 correctly says ...``, ``Agent 2 says the answer is
-   12, and I agree`` (or ``..., which is correct``, or a bare ``I agree.`` right after it).
+   12, and I agree`` (or ``..., which is correct``, ``..., which matches mine``, or a bare
+   ``I agree.`` right after it).
    ``Agent 2 says the answer is 12`` alone, or followed by ``I disagree`` or ``I agree with
    Agent 3``, is a report.
 4. **Within a declaration, the declared value is taken**: the value right after the marker

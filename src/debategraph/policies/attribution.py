@@ -3,11 +3,12 @@
 Debate responses discuss the other agents' answers all the time ("Agent 2's answer is 42",
 "the others think the answer is (B)"). Answer and confidence extraction only count what the
 speaker declares for itself, so each candidate declaration is checked against the clause
-that precedes it. Every check looks at a bounded window of text before the candidate, so a
-response with many candidates is still read in linear time.
+that precedes it. Every check looks at a bounded window of text around the candidate (and
+peer labels are found once per response), so a response with many candidates is still read
+in linear time.
 
-The rules for a declaration (:func:`is_peer_statement`), in order (the first that applies
-decides):
+The rules for a declaration (:func:`statement_owner`, :func:`is_peer_statement`), in order
+(the first that applies decides):
 
 1. The candidate is on a Markdown quote line (``> ...``), in a block the reply copied from a
    peer (``Solution from a2:`` and what follows it, see :mod:`debategraph.policies.peer_text`)
@@ -16,16 +17,19 @@ decides):
 2. It directly follows a possessive (``Agent 2's``, ``their``, ``your``, ``his``, ``her``,
    ``whose``): a peer's.
 3. The clause is hypothetical (``if``, ``whether``, ``suppose``, ``assuming``, ``unless``
-   just before it): not a declaration.
+   just before it), or opens with such a word and the candidate is modal (``if a1 were
+   right, the answer would be 12``): not a declaration.
 4. The clause (back to the last ``.``, ``!``, ``?``, ``;`` or line break) names a peer
    (``agent``, ``a2``, ``other``, ``another``, ``peer``, ``they``, ``you``, ``he``, ``she``,
    ``the solution that``, ...). If the speaker speaks after the last peer word (``I``,
    ``we``, ``my``, ``our``), the clause turns or concludes (``but``, ``however``,
    ``whereas``, ``so``, ``therefore``, ...), or the speaker sides with the peer (``I agree
    with Agent 2 that``, ``Agent 2 is right that``, ``Agent 2 correctly says``), the statement
-   is the speaker's. Otherwise it is a peer's when a reporting word follows the peer
-   (``says``, ``thinks``, ``chose``, ``got``, ``answers``, ``is wrong to``, ...) or the
-   clause holds ``according to``; a clause that names a peer without either (``the other
+   is the speaker's. Otherwise it is a peer's when a reporting word (``says``, ``thinks``,
+   ``chose``, ``got``, ``has``, ``is wrong to``, ...) or a possessed answer (``Agent 2's
+   boxed value``) follows the peer after the clause's last comma (``After reading the other
+   agents' solutions, the answer is 12`` is the speaker's), or the clause holds ``according
+   to`` or ``in Agent 2's view``; a clause that names a peer without either (``the other
    agents are wrong, the answer is 40``) is the speaker's.
 5. A clause led by a colon whose head names a peer and not the speaker
    (``Agent 2: the answer is 42``) is a peer's, unless the head judges the peer
@@ -34,8 +38,8 @@ decides):
 
 **Adopting is declaring; reporting is not.** A peer's statement that the speaker adopts in
 the same sentence (``Agent 2 says the answer is 12, and I agree``, ``..., which is
-correct``) or in a bare sentence right after it (``... is 12. I agree.``) is the speaker's
-declaration too (:func:`is_adopted`).
+correct``, ``..., which matches mine``, ``..., as I found too``) or in a bare sentence right
+after it (``... is 12. I agree.``) is the speaker's declaration too (:func:`is_adopted`).
 
 Values outside declarations (the fallback's numbers and letters, :func:`is_peer_value`)
 follow the same rules with a narrower idea of a peer: only debate peers (``agent``,
@@ -43,8 +47,9 @@ follow the same rules with a narrower idea of a peer: only debate peers (``agent
 pronouns such as ``he`` or ``they``, which word problems use for their characters
 (``so she makes $18``). A value is a peer's when it is quoted or copied as above, is part
 of a peer's name (the ``2`` of ``Agent 2``), follows a peer's possessive (``Agent 2's
-42``), or follows a debate peer in its clause with a reporting word or a word for an answer
-between them (``Other agents' answers (22 and 23)``, ``the solution that says 30``) and no
+42``), or follows a debate peer in its clause with a reporting word or a possessed answer
+between them (``Other agents' answers (22 and 23)``, ``the solution that says 30``, ``the
+other agents got 18, 20 and 22``: the rest of a list after a comma stays reported) and no
 sign of the speaker; or its clause is led by a colon whose head names a debate peer
 (``- Agent 1: 18``).
 """
@@ -107,10 +112,11 @@ _SIDES_BEFORE_RE = re.compile(
     re.IGNORECASE,
 )
 _JUDGEMENT_RE = re.compile(
-    r"(?=[rRcCwWiImM])\b(?:right|correct|wrong|incorrect|mistaken)\b"
-    r"(?![ \t]++(?:that|to|in|when|about)\b)",
+    r"(?=[rRcCwWiImMeE])\b(?:right|correct|wrong|incorrect|mistaken|mistakes?|errors?|erred|"
+    r"errs)\b(?![ \t]++(?:that|to|in|when|about)\b)",
     re.IGNORECASE,
 )
+"""The speaker judging a peer (``Agent 2 is wrong``), not reporting (``wrong to say``)."""
 _REPORT_RE = re.compile(
     r"(?=[sScCtTbBaApPiImMgGrRwWdDfFoOvVeEnNhHlLuUkKqQ])\b(?:says?|said|claims?|claimed|"
     r"thinks?|thought|believes?|believed|argues?|argued|suggests?|suggested|states?|stated|"
@@ -126,22 +132,17 @@ _REPORT_RE = re.compile(
     r"(?:errs|erred)[ \t]++in)\b",
     re.IGNORECASE,
 )
-_VALUE_NOUN_RE = re.compile(
-    r"(?=[aAsSrRtTvVfFcCeE])\b(?:answers?|solutions?|results?|totals?|values?|figures?|"
-    r"choices?|estimates?|conclusions?|final)\b",
-    re.IGNORECASE,
-)
-_JUDGED_RE = re.compile(
-    r"(?=[rRcCwWiImMeE])\b(?:right|correct|wrong|incorrect|mistaken|mistakes?|errors?|"
-    r"erred|errs)\b",
-    re.IGNORECASE,
-)
 _POSSESSED_RE = re.compile(
     r"['’]s?[ \t]++(?:[\w-]++[ \t]++){0,2}?(?:answers?|values?|results?|box(?:ed)?|"
     r"solutions?|numbers?|totals?|choices?|figures?|estimates?|picks?|claims?|conclusions?)\b",
     re.IGNORECASE,
 )
-_ACCORDING_RE = re.compile(r"\baccording[ \t]++to\b", re.IGNORECASE)
+_ACCORDING_RE = re.compile(
+    r"\baccording[ \t]++to\b"
+    r"|\bin[ \t]++(?:[^\s,.;:]++[ \t]++){1,3}(?:view|opinion|words|reading)\b",
+    re.IGNORECASE,
+)
+_LIST_TAIL_RE = re.compile(r"(?:[\s,;()&*_$%.\d-]|\b(?:and|or)\b)*+")
 _POSSESSIVE_END_RE = re.compile(
     r"(?:\w['’]s|\w['’]|\b(?:their|your|his|her|its|whose))[ \t*_]*+$", re.IGNORECASE
 )
@@ -166,10 +167,14 @@ _MODAL_MARKER_RE = re.compile(
     r"(?:the|my|our)[ \t]++(?:\w++[ \t]++)?answer[ \t*_]*+(?:would|could|might)\b", re.IGNORECASE
 )
 _ADOPTION_RE = re.compile(
-    r"(?=[iIwWtTsShH])\b(?:(?:I|we)[ \t]++(?:(?:fully|completely|do|also|now|too)[ \t]++)?"
+    r"(?=[iIwWtTsShHaA])\b(?:(?:I|we)[ \t]++(?:(?:fully|completely|do|also|now|too)[ \t]++)?"
     r"(?:agree|concur)\b(?![ \t]++with[ \t]++(?!(?:it|this|that|them|him|her)\b))"
     r"|(?:which|that|this|s?he|they|it)[ \t]++(?:is|are|was|were)[ \t]++(?:right|correct)\b"
-    r"|that['’]s[ \t]++(?:right|correct)\b)(?![ \t]++(?:only|if|when|for|about)\b)",
+    r"|that['’]s[ \t]++(?:right|correct)\b"
+    r"|(?:which|that|this|it)[ \t]++(?:matches|agrees[ \t]++with|is[ \t]++the[ \t]++same[ \t]++as)"
+    r"[ \t]++(?:mine|my[ \t]++(?:own[ \t]++)?(?:answer|result|solution|total))\b"
+    r"|as[ \t]++(?:I|we)[ \t]++(?:also[ \t]++)?(?:got|get|found|find|computed|calculated|did)\b)"
+    r"(?![ \t]++(?:only|if|when|for|about)\b)",
     re.IGNORECASE,
 )
 _BARE_AGREEMENT_RE = re.compile(
@@ -237,9 +242,18 @@ def _clause_before(text: str, pos: int) -> tuple[str, str]:
 
 
 def _speaker_owns(
-    segment: str, peer_re: re.Pattern[str], reports: tuple[re.Pattern[str], ...]
+    segment: str,
+    peer_re: re.Pattern[str],
+    reports: tuple[re.Pattern[str], ...],
+    *,
+    lists: bool = False,
 ) -> bool | None:
-    """``True``/``False`` when ``segment`` settles who speaks, ``None`` when it names no peer."""
+    """``True``/``False`` when ``segment`` settles who speaks, ``None`` when it names no peer.
+
+    A report counts only after the segment's last comma (``After reading the other agents'
+    solutions, the answer is 12`` is the speaker's), unless ``lists`` and what follows the
+    comma is the rest of a list (``The other agents got 18, 20 and 22``).
+    """
     peers = list(peer_re.finditer(segment))
     if not peers:
         return None
@@ -253,6 +267,9 @@ def _speaker_owns(
     if _JUDGEMENT_RE.search(after):
         return True  # "the other agents have it wrong, the answer is 40"
     since_first = segment[peers[0].end() :]
+    comma = since_first.rfind(",")
+    if comma >= 0 and not (lists and _LIST_TAIL_RE.fullmatch(since_first, comma)):
+        since_first = since_first[comma:]
     reported = any(r.search(since_first) for r in reports)
     return not (reported or _ACCORDING_RE.search(segment))
 
@@ -267,7 +284,7 @@ def _head_names_peer(head: str, clause: str, peer_re: re.Pattern[str]) -> bool:
         head
         and peer_re.search(head)
         and not _SPEAKER_RE.search(head)
-        and not _JUDGED_RE.search(head)
+        and not _JUDGEMENT_RE.search(head)
         and not _TURN_RE.search(clause)
     )
 
@@ -376,7 +393,7 @@ def is_peer_value(text: str, pos: int) -> bool:
     ):
         return True
     clause, head = _clause_before(text, pos)
-    owns = _speaker_owns(clause, _DEBATE_PEER_RE, (_REPORT_RE, _VALUE_NOUN_RE))
+    owns = _speaker_owns(clause, _DEBATE_PEER_RE, (_REPORT_RE, _POSSESSED_RE), lists=True)
     if owns is not None:
         return not owns
     return _head_names_peer(head, clause, _DEBATE_PEER_RE)

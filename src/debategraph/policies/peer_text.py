@@ -21,7 +21,7 @@ A **quotation** is the text after an opening double quote (``"`` after a space, 
 bracket, or ``“``) that is not closed before the position in question, on the same line; a
 quoted key (``"confidence": 0.9``) is not one.
 
-Label lines are found by one scan per reply (cached for the reply's other candidates); every
+Peer labels are found by one scan per reply (cached for the reply's other candidates); every
 other check reads a bounded window before the position (:data:`BLOCK_LIMIT` characters for
 blocks, :data:`QUOTE_LIMIT` for quotations), so examining many candidates stays linear.
 """
@@ -36,6 +36,9 @@ from functools import lru_cache
 BLOCK_LIMIT = 4000
 """How far before a position a peer label is looked for (a copied reply longer than this is
 read as the speaker's beyond it)."""
+
+LABEL_LIMIT = 160
+"""The longest line read as a peer label (labels are short: ``Solution from another agent:``)."""
 
 QUOTE_LIMIT = 400
 """How far back on its line an opening quotation mark is looked for."""
@@ -59,37 +62,79 @@ _TRAIL = (
     r"(?:['’]s?)?(?:[ \t]++(?:latest|previous|last|final|full|own))?"
     rf"(?:[ \t]++{_REPLY_NOUN}s?)?"
 )
-_LABEL_LINE_RE = re.compile(
-    r"(?=[ \t>#*_\-sSrRaAoOwWcCmMtThHbBlLpPfF])^[ \t>#*_-]*+(?:"
-    rf"(?P<peer>(?:{_LEAD}{_REPLY_NOUN}s?[ \t]++(?:from|of|by)[ \t]++(?:the[ \t]++)?"
+_PEER_LABEL_RE = re.compile(
+    r"[ \t>#*_-]*+"
+    rf"(?:{_LEAD}{_REPLY_NOUN}s?[ \t]++(?:from|of|by)[ \t]++(?:the[ \t]++)?"
     rf"(?!(?:me|us|myself|mine)\b){PEER_NAME}"
     r"|summary[ \t]++of[ \t]++the[ \t]++discussion"
-    rf"|{PEER_NAME}){_TRAIL}[ \t*_]*+:?[ \t*_]*+$)"
-    rf"|(?P<own>(?:(?:my|our)[ \t]++(?:own[ \t]++)?(?:(?:final|updated|revised)[ \t]++)?"
+    rf"|{PEER_NAME}){_TRAIL}[ \t*_]*+:?[ \t*_]*+$",
+    re.IGNORECASE | re.MULTILINE,
+)
+PEER_KEYWORDS = ("agent", "other", "summary")
+"""Words one of which every peer label holds (in lower case), besides a name such as a2:
+label lines are looked for where these are."""
+
+_NAME_RE = re.compile(r"a\d")
+_KEYWORD_RE = re.compile(r"agent|other|summary|a\d", re.IGNORECASE)
+
+_OWN_LABEL_RE = re.compile(
+    r"^[ \t>#*_-]*+(?:(?:my|our)[ \t]++(?:own[ \t]++)?(?:(?:final|updated|revised)[ \t]++)?"
     rf"(?:{_REPLY_NOUN}|view|take|assessment|analysis|evaluation|verdict)\b"
-    r"|(?:mine|me|myself)[ \t*_]*+(?::|$))))",
+    r"|(?:mine|me|myself)[ \t*_]*+(?::|$))",
     re.IGNORECASE | re.MULTILINE,
 )
 _FENCE_RE = re.compile(r"[ \t>]*+```")
 _CLOSING_FENCE_RE = re.compile(r"^[ \t>]*+```", re.MULTILINE)
 _BLANK_LINE_RE = re.compile(r"\n[ \t]*+(?=\n)")
-
-
 _NON_BLANK_RE = re.compile(r"\S")
 
 
-@lru_cache(maxsize=8)
-def _label_lines(text: str) -> tuple[tuple[int, ...], tuple[tuple[int, bool], ...]]:
-    """Every label line of ``text``: their starts, and (line end, is a peer's) of each.
+def _keyword_positions(text: str) -> list[int]:
+    """Where the words of :data:`PEER_KEYWORDS` (any case) and names like ``a2`` start."""
+    lowered = text.lower()
+    if len(lowered) != len(text):  # a few characters lower-case to two: offsets would shift
+        return [m.start() for m in _KEYWORD_RE.finditer(text)]
+    positions = [m.start() for m in _NAME_RE.finditer(lowered)]
+    for word in PEER_KEYWORDS:
+        found = lowered.find(word)
+        while found >= 0:
+            positions.append(found)
+            found = lowered.find(word, found + len(word))
+    positions.sort()
+    return positions
 
-    One scan per text: a reply's candidates are attributed one after another, and each asks
-    for the label before it (the cache is keyed by the text, which is hashed once).
+
+@lru_cache(maxsize=8)
+def peer_labels(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The peer label lines of ``text``: where each starts, and where each ends.
+
+    One linear scan per text (cached: a reply's candidates are attributed one after
+    another, each asking for the label before it). Only lines that hold a word every peer
+    label holds (:data:`PEER_KEYWORDS`, a name such as ``a2``) are matched against the
+    label pattern, each once.
+
+    Args:
+        text: The whole reply.
+
+    Returns:
+        ``(starts, ends)``, by position.
     """
-    starts, labels = [], []
-    for m in _LABEL_LINE_RE.finditer(text):
-        starts.append(m.start())
-        labels.append((m.end(), m.group("peer") is not None))
-    return tuple(starts), tuple(labels)
+    starts: list[int] = []
+    ends: list[int] = []
+    line_end = 0
+    for position in _keyword_positions(text):
+        if position < line_end:
+            continue  # this line was matched already
+        line_start = max(line_end, text.rfind("\n", line_end, position) + 1)
+        found = text.find("\n", position)
+        line_end = len(text) if found < 0 else found
+        if line_end - line_start > LABEL_LIMIT:
+            continue
+        label = _PEER_LABEL_RE.match(text, line_start)
+        if label is not None:
+            starts.append(line_start)
+            ends.append(label.end())
+    return tuple(starts), tuple(ends)
 
 
 def in_peer_block(text: str, pos: int) -> bool:
@@ -102,11 +147,11 @@ def in_peer_block(text: str, pos: int) -> bool:
     Returns:
         True inside a peer block.
     """
-    starts, labels = _label_lines(text)
+    starts, ends = peer_labels(text)
     index = bisect_right(starts, pos) - 1
-    if index < 0 or starts[index] < pos - BLOCK_LIMIT or not labels[index][1]:
+    if index < 0 or starts[index] < pos - BLOCK_LIMIT:
         return False
-    line_end = text.find("\n", labels[index][0], pos)
+    line_end = text.find("\n", ends[index], pos)
     first = _NON_BLANK_RE.search(text, line_end + 1, pos + 1) if line_end >= 0 else None
     if first is None:
         return False  # on the label line, or in the blank lines after it
@@ -114,7 +159,11 @@ def in_peer_block(text: str, pos: int) -> bool:
     if _FENCE_RE.match(text, content):
         fence_end = text.find("\n", content, pos)
         return fence_end >= 0 and _CLOSING_FENCE_RE.search(text, fence_end + 1, pos) is None
-    return _BLANK_LINE_RE.search(text, content, pos) is None
+    # A speaker label on the line of pos or before it ends the block (labels are short).
+    own_label = _OWN_LABEL_RE.search(text, content, min(len(text), pos + 80))
+    return not (
+        _BLANK_LINE_RE.search(text, content, pos) or (own_label and own_label.start() <= pos)
+    )
 
 
 _QUOTE_MARK_RE = re.compile(r"[\"“”]")
