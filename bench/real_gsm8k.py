@@ -141,14 +141,26 @@ Notes on the rules:
   (`derive_seed(seed, item id)`); with no debate rounds Free-MAD's score reduces to vote
   counts (w1 per agent holding an answer), so the two rules agree.
 
-What moved since the previous run (2026-11-21, before the answer-extraction rewrite and
-per-item seeds): `mav-majority-random` and `mav-freemad` went from 49.3% to 48.0%. The old
-engine broke every tie of the run with one seed, so every tied item drew the same sorted
-position; per-item seeds draw independently, and on the 40% of tied items that costs 17
-right answers here. Nothing else moved: the new extraction reads the same answer from every
-replayed solution as the old one did (per-agent accuracies unchanged; 99.8% of answers are
-declared, 0.1% found by the last-number fallback, 0.1% abstentions), and `first`,
-`confidence` and `credibility` have no random part.
+What moved since the run of 2026-11-21 (before the answer-extraction rewrite and per-item
+seeds): `mav-majority-random` and `mav-freemad` went from 49.3% to 48.0%. The old engine
+broke every tie of the run with one seed, so every tied item drew the same sorted position;
+per-item seeds draw independently, and on the 40% of tied items that costs 17 right answers
+here. Nothing else moved: the new extraction reads the same answer from every replayed
+solution as the old one did (per-agent accuracies unchanged; 99.8% of answers are declared,
+0.1% found by the last-number fallback, 0.1% abstentions), and `first`, `confidence` and
+`credibility` have no random part.
+
+Re-run on 2026-11-23 from empty rows after peers' answers stopped counting as the speaker's
+(issue 22: copied peer blocks, quotations, adoption, a fallback that skips peers' numbers):
+every row holds the same answers, sources and grades as before (26,325 declared, 35
+fallback, 20 without an answer over the 26,380 real turns; 1,800 declared simulated turns),
+so no accuracy, tie or extraction figure moved; only the wall times differ (another machine
+load), and the report gains the section "Spending on the provider" (5,276 requests per rule,
+none failed), which the previous report's code did not write from these rows. The 35
+fallback turns (7 per rule) are replayed solutions cut off before their final `A:` line;
+their bodies name no debate peer, so their last number is kept as before. Parsing the 6,595
+bundled texts directly (each GPT-3 solution and reference rationale) gives the same answer
+and source under both versions.
 - `mav-credibility`: weights 1/L(N, M) from each agent's model (GPT-3 6.7B and 175B, 300B
   tokens), computed by the engine from the model labels: {small:.3f} for the 6B agents,
   {large:.3f} for the 175B agents, so it breaks 2-2 ties in favour of the 175B pair.

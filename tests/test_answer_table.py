@@ -3,13 +3,21 @@ r"""Adversarial answer-extraction table: (response, task, expected canonical ans
 Every string here was written for this project. ``None`` is an abstention; where a form is
 ambiguous, the case id says why no value is taken. Choice cases use four options unless the
 id says otherwise (``n=10`` ...).
+
+The debate replies (peers' answers quoted, reported, criticised, listed or copied around the
+speaker's own declaration) are a fixture table of their own,
+``tests/fixtures/answers/debate_replies.txt`` (see :mod:`tests.debate_table`); each gives an
+answer and a source.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from debategraph.policies.answers import extract_answer, parse_answer
+from tests.debate_table import TABLE, Case, load_cases
 
 P = pytest.param
 
@@ -77,6 +85,12 @@ NUMBER_CASES = [
     P(r"\boxed{\tfrac{5}{2}}", "2.5", id="tfrac"),
     P(r"\boxed{\frac12}", "0.5", id="frac-short"),
     P(r"\boxed{-\frac{1}{4}}", "-0.25", id="negative-frac"),
+    P(r"\boxed{\frac{1}{\sqrt{4}}}", "0.5", id="frac-rational-root"),
+    P(r"\boxed{\sqrt{0.25}}", "0.5", id="rational-root-of-decimal"),
+    P(r"\boxed{-\sqrt9}", "-3", id="negative-short-root"),
+    P(r"\boxed{\sqrt{2}}", None, id="ambiguous-irrational-root"),
+    P(r"\boxed{\frac{\sqrt{3}}{2}}", None, id="ambiguous-irrational-root-fraction"),
+    P(r"\boxed{2\sqrt{4}}", None, id="ambiguous-coefficient-root"),
     P(r"\boxed{\frac{-3}{2}}", "-1.5", id="frac-negative-numerator"),
     # --- scientific notation and powers
     P("The answer is 1.5e3", "1500", id="e-notation"),
@@ -105,6 +119,10 @@ NUMBER_CASES = [
     P("The answer is x = 5.", "5", id="assignment"),
     P(r"\boxed{x=5}", "5", id="boxed-assignment"),
     P("The answer is 100 - 25 = 75.", "75", id="worked-equation"),
+    P("The answer is 100 - 25, i.e. 75.", "75", id="restated-ie"),
+    P("The answer is 2/3 of 9, which is 6.", "6", id="restated-which-is"),
+    P("The answer is 6, which is 2/3 of 9.", "6", id="value-then-remark"),
+    P("The answer is half of 12.", None, id="ambiguous-of-unevaluated"),
     P("The answer is forty-two.", "42", id="number-words"),
     P("The answer is twelve.", "12", id="number-word"),
     P("The answer is one of the two totals, namely 7.", "7", id="one-of-is-not-a-number"),
@@ -135,7 +153,8 @@ NUMBER_CASES = [
     P("I get 18. Confidence: 0.9", "18", id="fallback-not-confidence"),
     P("I am 90% confident it is 42", "42", id="fallback-not-percent-confident"),
     P("The answers are 3 and 4.", "4", id="fallback-answers-plural"),
-    P("Agent 2's final answer is 42.", "42", id="fallback-peer-only"),
+    P("Agent 2's final answer is 42.", None, id="fallback-peer-only-abstains"),
+    P("Agent 2 is wrong; the total is 40.", "40", id="fallback-own-not-peer-name"),
     P("#### 18", "18", id="fallback-gsm8k-marks"),
     P("Nothing to see here.", None, id="no-number"),
 ]
@@ -207,7 +226,7 @@ CHOICE_CASES = [
     P("A) 3\nB) 4\nC) 5\nD) 6", 4, None, id="options-listed-not-chosen"),
     P("Hmm, I'd say B.", 4, None, id="bare-letter-in-prose-undeclared"),
     # fallback: last parenthesised letter
-    P("Agent 1 picked (A).", 4, "A", id="fallback-peer-only"),
+    P("Agent 1 picked (A).", 4, None, id="fallback-peer-only-abstains"),
     P("(B) seems right, and (C) is close.", 4, "C", id="fallback-last-paren"),
 ]
 
@@ -315,11 +334,13 @@ def test_table_size() -> None:
     ("response", "task", "answer", "source"),
     [
         P(r"I get \boxed{40}.", "number", "40", "declared", id="declared"),
-        P("Agent 3 says the answer is 100.", "number", "100", "fallback", id="peer-fallback"),
+        P("Agent 3 says the answer is 100.", "number", None, "none", id="peer-only"),
+        P("Agent 3 says 100; I get 90.", "number", "90", "fallback", id="own-fallback"),
         P("We need 100 - 25", "number", "25", "fallback", id="last-number"),
         P("The answer is 3:45.", "number", None, "none", id="ambiguous-declaration"),
         P("No numbers at all.", "number", None, "none", id="nothing"),
-        P("Agent 1 picked (A).", "choice", "A", "fallback", id="choice-fallback"),
+        P("Agent 1 picked (A).", "choice", None, "none", id="choice-peer-only"),
+        P("Agent 1 picked (A); (C) fits.", "choice", "C", "fallback", id="choice-fallback"),
         P("I choose (D).", "choice", "D", "declared", id="choice-declared"),
         P("I think it is Paris", "text", None, "none", id="text-no-fallback"),
         P("So x equals 7", "math", "7", "fallback", id="math-fallback"),
@@ -328,3 +349,36 @@ def test_table_size() -> None:
 def test_sources(response: str, task: str, answer: str | None, source: str) -> None:
     extraction = parse_answer(response, task, 4 if task == "choice" else None)  # type: ignore[arg-type]
     assert (extraction.answer, extraction.source) == (answer, source)
+
+
+DEBATE_CASES = load_cases()
+
+
+@pytest.mark.parametrize("case", DEBATE_CASES, ids=[case.id for case in DEBATE_CASES])
+def test_debate_reply(case: Case) -> None:
+    extraction = parse_answer(case.reply, case.task, case.options)
+    assert (extraction.answer, extraction.source) == (case.answer, case.source)
+
+
+def test_debate_table_size() -> None:
+    # Issue 22: at least 150 debate replies, 40 with a peer's answer after the speaker's own
+    # declaration, every task kind present.
+    assert len(DEBATE_CASES) >= 150
+    assert sum(case.after for case in DEBATE_CASES) >= 40
+    kinds = {case.task: 0 for case in DEBATE_CASES}
+    for case in DEBATE_CASES:
+        kinds[case.task] += 1
+    assert set(kinds) == {"number", "choice", "text", "math"}
+    assert min(kinds.values()) >= 8
+    assert all(case.reply for case in DEBATE_CASES)
+
+
+def test_debate_table_loader_rejects_bad_headers(tmp_path: Path) -> None:
+    table = tmp_path / "table.txt"
+    table.write_text("--- ok | number | 1 | declared\nAnswer: 1\n--- bad | number | 1\nx\n")
+    with pytest.raises(ValueError, match=r"table\.txt:3: not a case header"):
+        load_cases(table)
+    table.write_text("--- a | number | 1 | declared\nx\n--- a | number | - | none\ny\n")
+    with pytest.raises(ValueError, match="repeated case ids"):
+        load_cases(table)
+    assert TABLE.is_file()

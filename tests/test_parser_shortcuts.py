@@ -14,7 +14,7 @@ from types import ModuleType
 
 import pytest
 
-from debategraph.policies import attribution, confidence, declarations
+from debategraph.policies import attribution, confidence, declarations, peer_text
 
 _LOOKAHEAD_RE = re.compile(r"\(\?=\[[^\]]*+\]\)")
 _FOLDS = {"s": "ſ", "k": "K", "i": "ıİ"}
@@ -29,7 +29,7 @@ def prefiltered(*modules: ModuleType) -> list[tuple[str, re.Pattern[str]]]:
     return found
 
 
-PATTERNS = prefiltered(attribution, confidence, declarations)
+PATTERNS = prefiltered(attribution, confidence, declarations, peer_text)
 
 
 def snippets(pattern: str) -> list[str]:

@@ -2,24 +2,44 @@ r"""Answer extraction, canonical forms and grading: the contract every score rel
 
 Extraction contract (:func:`parse_answer`)
 -------------------------------------------
-1. **The last explicit declaration wins.** Declarations are ``\boxed{...}``, an
-   ``Answer:`` / ``Final answer:`` line, a phrase such as ``the answer is``, ``my final
+1. **The last explicit declaration of the speaker wins.** Declarations are ``\boxed{...}``,
+   an ``Answer:`` / ``Final answer:`` line, a phrase such as ``the answer is``, ``my final
    answer is`` or ``the correct answer:`` (whole words), and, for choice tasks, ``I choose
    (B)``, ``my final choice is (B)`` or a parenthesised letter with nothing but punctuation
    after it (see :mod:`debategraph.policies.declarations`). "answers", "answered" and
    "answer choices" are not declarations.
-2. **Peers' answers are not declarations.** ``Agent 2's answer is 42``, ``they think the
-   answer is (B)``, quoted lines, hypotheticals (``if the answer is 42``) and negations
-   (``the answer is not 42``) are passed over (see
-   :mod:`debategraph.policies.attribution`).
-3. **Within a declaration, the declared value is taken**: the value right after the marker
-   (after an ``=``, its right-hand side), not the first digit or letter of the line.
-4. A declaration that holds no value of the task's kind (``the answer is below``) is passed
-   over; one whose value is **ambiguous** (``3:45``, ``5-7``, ``(B) or (C)``, a letter beyond
-   the options, two boxed values side by side) is an abstention: no guess is made.
-5. Without a declaration, ``number`` and ``math`` tasks fall back to the last number and
-   ``choice`` tasks to the last parenthesised letter, both read after blanking confidence
-   statements; ``text`` tasks abstain. The fallback is recorded as such.
+2. **Peers' answers are not declarations, wherever they stand**: before or after the
+   speaker's own declaration, in parentheses, in lists, in tables. Passed over are what the
+   reply reports (``Agent 2's answer is 42``, ``they think the answer is (B)``, ``a1: the
+   answer is 40``, ``whose answer is 42``), quotes (``>`` lines, ``a2 wrote "Answer: 99"``),
+   blocks copied from a peer (a label line such as ``Solution from a2:``, ``Answer from
+   another agent:`` or ``### Agent 3``, then its fenced block, or its lines up to a blank
+   line or the next label), hypotheticals (``if the answer is 42``, ``if a1 were right, the
+   answer would be 12``) and negations (``the answer is not 42``). See
+   :mod:`debategraph.policies.attribution` and :mod:`debategraph.policies.peer_text`.
+3. **Adopting is declaring; reporting is not.** A peer's answer the speaker adopts is the
+   speaker's declaration: ``I agree with agent 2 that the answer is 12``, ``Agent 2 is
+   right: the answer is 12``, ``Agent 2 correctly says ...``, ``Agent 2 says the answer is
+   12, and I agree`` (or ``..., which is correct``, ``..., which matches mine``, or a bare
+   ``I agree.`` right after it).
+   ``Agent 2 says the answer is 12`` alone, or followed by ``I disagree`` or ``I agree with
+   Agent 3``, is a report.
+4. **Within a declaration, the declared value is taken**: the value right after the marker
+   (after an ``=``, its right-hand side), not the first digit or letter of the line. An
+   unevaluated expression restated at once gives the restated value (``2/3 of 9, i.e. 6``,
+   ``100 - 25, which is 75``).
+5. A declaration that holds no value of the task's kind (``the answer is below``) is passed
+   over; one whose value is **ambiguous** (``3:45``, ``5-7``, ``half of 12``, ``(B) or (C)``,
+   a letter beyond the options, two boxed values side by side, an irrational root such as
+   ``\sqrt{2}`` in a ``number`` task) is an abstention: no guess is made. A root that
+   evaluates to a rational reads as that rational (``\frac{1}{\sqrt{4}}`` is 0.5).
+6. Without a declaration, ``number`` and ``math`` tasks fall back to the last number and
+   ``choice`` tasks to the last parenthesised letter **that the reply does not attribute to
+   a peer** (``Agent 2 got 42``, ``Other agents' answers (22 and 23)``, ``the solution that
+   says 30``, the ``2`` of ``Agent 2``, a copied block), read after blanking confidence
+   statements; when the last :data:`~debategraph.policies.numbers.MAX_FALLBACK_VALUES` values
+   are all peers', the fallback abstains. ``text`` tasks abstain. The fallback is recorded
+   as such.
 
 Every extraction says how it was found (:class:`Extraction`): ``declared``, ``fallback`` or
 ``none`` (an abstention, never counted correct). Extraction is linear in the response
@@ -55,6 +75,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Literal
 
+from debategraph.policies.attribution import is_peer_value
 from debategraph.policies.canonical import (
     SENTENCE_END_RE,
     answers_match,
@@ -82,7 +103,12 @@ from debategraph.policies.declarations import (
     own_declarations,
 )
 from debategraph.policies.mathform import canonical_math
-from debategraph.policies.numbers import canonical_number, last_number, read_declared_number
+from debategraph.policies.numbers import (
+    MAX_FALLBACK_VALUES,
+    canonical_number,
+    last_number,
+    read_declared_number,
+)
 from debategraph.policies.types import Answer, TaskKind
 
 __all__ = [
@@ -198,7 +224,7 @@ def _read_number(declaration: Declaration, text: str) -> tuple[Answer, bool]:
 
 
 def _fallback_number(response: str) -> Extraction:
-    value, _ = last_number(blank_confidences(response))
+    value, _ = last_number(blank_confidences(response), skip=is_peer_value)
     return Extraction(value, "fallback") if value is not None else NO_ANSWER
 
 
@@ -238,8 +264,11 @@ def parse_choice(
     declared = _declared(response, read, choice=True)
     if declared is not None:
         return declared
-    letters = deque(_PAREN_LETTER_RE.finditer(blank_confidences(response)), maxlen=64)
+    text = blank_confidences(response)
+    letters = deque(_PAREN_LETTER_RE.finditer(text), maxlen=MAX_FALLBACK_VALUES)
     for m in reversed(letters):
+        if is_peer_value(text, m.start()):
+            continue
         letter = m.group(1)
         upper = letter.upper()
         if num_choices is None or ord(upper) - ord("A") < num_choices:

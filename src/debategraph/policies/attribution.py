@@ -3,74 +3,186 @@
 Debate responses discuss the other agents' answers all the time ("Agent 2's answer is 42",
 "the others think the answer is (B)"). Answer and confidence extraction only count what the
 speaker declares for itself, so each candidate declaration is checked against the clause
-that precedes it. Every check looks at a bounded window of text before the candidate, so a
-response with many candidates is still read in linear time.
+that precedes it. Every check looks at a bounded window of text around the candidate (and
+peer labels are found once per response), so a response with many candidates is still read
+in linear time.
 
-The rules, in order (the first that applies decides):
+The rules for a declaration (:func:`statement_owner`, :func:`is_peer_statement`), in order
+(the first that applies decides):
 
-1. The candidate is on a Markdown quote line (``> ...``): quoted, not the speaker's.
-2. It directly follows a possessive (``Agent 2's``, ``their``, ``your``, ``his``, ``her``):
-   a peer's.
+1. The candidate is on a Markdown quote line (``> ...``), in a block the reply copied from a
+   peer (``Solution from a2:`` and what follows it, see :mod:`debategraph.policies.peer_text`)
+   or inside a quotation (``a2 wrote "the answer is 99"``) whose lead-in does not show the
+   speaker quoting themself: not the speaker's.
+2. It directly follows a possessive (``Agent 2's``, ``their``, ``your``, ``his``, ``her``,
+   ``whose``): a peer's.
 3. The clause is hypothetical (``if``, ``whether``, ``suppose``, ``assuming``, ``unless``
-   just before it): not a declaration.
+   just before it), or opens with such a word and the candidate is modal (``if a1 were
+   right, the answer would be 12``): not a declaration.
 4. The clause (back to the last ``.``, ``!``, ``?``, ``;`` or line break) names a peer
-   (``agent``, ``other``, ``another``, ``peer``, ``they``, ``you``, ``he``, ``she``, ...).
-   If the speaker speaks after the last peer word (``I``, ``we``, ``my``, ``our``) or the
-   clause turns or concludes (``but``, ``however``, ``whereas``, ``so``, ``therefore``,
-   ...), the statement is the speaker's. Otherwise it is a peer's when a reporting word
-   follows the peer (``says``, ``thinks``, ``chose``, ``got``, ``answers``, ...) or the
-   clause holds ``according to``; a clause that names a peer without either (``the other
+   (``agent``, ``a2``, ``other``, ``another``, ``peer``, ``they``, ``you``, ``he``, ``she``,
+   ``the solution that``, ...). If the speaker speaks after the last peer word (``I``,
+   ``we``, ``my``, ``our``), the clause turns or concludes (``but``, ``however``,
+   ``whereas``, ``so``, ``therefore``, ...), or the speaker sides with the peer (``I agree
+   with Agent 2 that``, ``Agent 2 is right that``, ``Agent 2 correctly says``), the statement
+   is the speaker's. Otherwise it is a peer's when a reporting word (``says``, ``thinks``,
+   ``chose``, ``got``, ``has``, ``is wrong to``, ...) or a possessed answer (``Agent 2's
+   boxed value``) follows the peer after the clause's last comma (``After reading the other
+   agents' solutions, the answer is 12`` is the speaker's), or the clause holds ``according
+   to`` or ``in Agent 2's view``; a clause that names a peer without either (``the other
    agents are wrong, the answer is 40``) is the speaker's.
 5. A clause led by a colon whose head names a peer and not the speaker
-   (``Agent 2: the answer is 42``) is a peer's.
+   (``Agent 2: the answer is 42``) is a peer's, unless the head judges the peer
+   (``Agent 2 is wrong: the answer is 40``, ``Agent 2 is right: ...``): then the speaker
+   speaks.
+
+**Adopting is declaring; reporting is not.** A peer's statement that the speaker adopts in
+the same sentence (``Agent 2 says the answer is 12, and I agree``, ``..., which is
+correct``, ``..., which matches mine``, ``..., as I found too``) or in a bare sentence right
+after it (``... is 12. I agree.``) is the speaker's declaration too (:func:`is_adopted`).
+
+Values outside declarations (the fallback's numbers and letters, :func:`is_peer_value`)
+follow the same rules with a narrower idea of a peer: only debate peers (``agent``,
+``a2``, ``the other agents``, ``another agent``, ``the solution that``, ...), never bare
+pronouns such as ``he`` or ``they``, which word problems use for their characters
+(``so she makes $18``). A value is a peer's when it is quoted or copied as above, is part
+of a peer's name (the ``2`` of ``Agent 2``), follows a peer's possessive (``Agent 2's
+42``), or follows a debate peer in its clause with a reporting word or a possessed answer
+between them (``Other agents' answers (22 and 23)``, ``the solution that says 30``, ``the
+other agents got 18, 20 and 22``: the rest of a list after a comma stays reported) and no
+sign of the speaker; or its clause is led by a colon whose head names a debate peer
+(``- Agent 1: 18``).
 """
 
 from __future__ import annotations
 
 import re
+from collections import deque
+from typing import Literal
+
+from debategraph.policies.peer_text import PEER_NAME, in_peer_block, quotation_start
 
 WINDOW = 160
 """How many characters before a candidate are read to attribute it."""
 
+ADOPTION_WINDOW = 120
+"""How many characters after a peer's statement are read for the speaker's adoption."""
+
 _BOUNDARY = r"[!?;\n]|[.:](?=\s|$)"
 _BOUNDARY_RE = re.compile(_BOUNDARY)
 _LAST_BOUNDARY_RE = re.compile(rf"(?s:.*)(?:{_BOUNDARY})")  # greedy: ends at the last one
+_RELATIVE_PEER = (
+    r"(?:solutions?|responses?|answers?|repl(?:y|ies)|approach(?:es)?|arguments?|"
+    r"calculations?|ones?)[ \t]++(?:that|which)"
+)
 # The word lists below open with a lookahead on their words' first letters: the same
 # matches, but most positions fail at once instead of trying every word (3x faster).
 _PEER_RE = re.compile(
-    r"(?=[aAoOpPtTyYhHsSeEdDrRmM])\b(?:agents?|others?|another|peers?|they|their|them|you|"
+    r"(?=[aAoOpPtTyYhHsSeEdDrRmMcC])\b(?:agents?|others?|another|peers?|they|their|them|you|"
     r"your|he|she|his|her|someone|somebody|everyone|everybody|debaters?|assistants?|"
     r"solvers?|participants?|respondents?|opponents?|models?|solution[ \t]*+#?\d++|"
-    r"response[ \t]*+#?\d++)\b",
+    rf"response[ \t]*+#?\d++|a\d{{1,2}}+|{_RELATIVE_PEER})\b",
+    re.IGNORECASE,
+)
+_DEBATE_PEER_RE = re.compile(
+    r"(?=[aAoOpPtTdDrRsSeEcC])\b(?:agents?|peers?|debaters?|assistants?|participants?|"
+    r"respondents?|opponents?|solvers?|others['’]|the[ \t]++others\b|"
+    r"other[ \t]++(?:agents?|solutions?|answers?|responses?|repl(?:y|ies)|models?|debaters?)|"
+    r"another[ \t]++(?:agent|solution|answer|response|reply|model|debater)|"
+    rf"solution[ \t]*+#?\d++|response[ \t]*+#?\d++|a\d{{1,2}}+|everyone[ \t]++else|"
+    rf"{_RELATIVE_PEER})\b",
     re.IGNORECASE,
 )
 _SPEAKER_RE = re.compile(
     r"(?=[Imwuoi])(?:\b(?:I|me|my|mine|we|us|our)\b|\b(?:i['’]m|i['’]ve|i['’]ll)\b)"
 )
 _TURN_RE = re.compile(
-    r"(?=[bBhHyYwWaAtTiInNsS])\b(?:but|however|yet|whereas|although|though|while|instead|"
-    r"nevertheless|nonetheless|so|therefore|thus|hence)\b",
+    r"(?=[bBhHyYwWaAtTiInNsSuUcC])\b(?:but|however|yet|whereas|although|though|while|instead|"
+    r"nevertheless|nonetheless|so|therefore|thus|hence|unlike|contrary)\b",
     re.IGNORECASE,
 )
+_SIDING_RE = re.compile(
+    r"(?=[cCrRiIaAwW])\b(?:correctly|rightly|(?:is|are|was|were)[ \t]++(?:right|correct))\b",
+    re.IGNORECASE,
+)
+_SIDES_BEFORE_RE = re.compile(
+    r"(?:\b(?:I|we)[ \t]++(?:\w++[ \t]++)?(?:agree|concur|side)[ \t]++with"
+    r"|\b(?:unlike|contrary[ \t]++to|rather[ \t]++than|instead[ \t]++of|against|versus|vs\.?))"
+    r"[ \t]++(?:the[ \t]++|what[ \t]++)?$",
+    re.IGNORECASE,
+)
+_JUDGEMENT_RE = re.compile(
+    r"(?=[rRcCwWiImMeE])\b(?:right|correct|wrong|incorrect|mistaken|mistakes?|errors?|erred|"
+    r"errs)\b(?![ \t]++(?:that|to|in|when|about)\b)",
+    re.IGNORECASE,
+)
+"""The speaker judging a peer (``Agent 2 is wrong``), not reporting (``wrong to say``)."""
 _REPORT_RE = re.compile(
-    r"(?=[sScCtTbBaApPiImMgGrRwWdDfFoOvV])\b(?:says?|said|claims?|claimed|thinks?|thought|"
-    r"believes?|believed|argues?|argued|suggests?|suggested|states?|stated|concludes?|"
-    r"concluded|proposes?|proposed|insists?|insisted|asserts?|asserted|maintains?|"
-    r"maintained|gets|got|reports?|reported|writes|wrote|reasons?|reasoned|answered|"
-    r"decided|chooses|chose|picks|picked|selects|selected|gives|gave|finds|found|computes|"
-    r"computed|calculated|obtained|arrived|went|votes?|voted|answers|solutions?|responses|"
-    r"choices|claim)\b",
+    r"(?=[sScCtTbBaApPiImMgGrRwWdDfFoOvVeEnNhHlLuUkKqQ])\b(?:says?|said|claims?|claimed|"
+    r"thinks?|thought|believes?|believed|argues?|argued|suggests?|suggested|states?|stated|"
+    r"concludes?|concluded|proposes?|proposed|insists?|insisted|asserts?|asserted|"
+    r"maintains?|maintained|gets|got|reports?|reported|writes|wrote|reasons?|reasoned|"
+    r"answered|decided|chooses|chose|picks|picked|selects|selected|gives|gave|finds|found|"
+    r"computes|computed|calculated|obtained|arrived|went|votes?|voted|answers|solutions?|"
+    r"responses|choices|claim|agrees|agreed|disagrees|disagreed|prefers|preferred|"
+    r"favou?rs|favou?red|supports|supported|estimates|estimated|predicts|predicted|"
+    r"guesses|guessed|mentions|mentioned|notes|noted|offers|offered|had|ends|ended|lands|"
+    r"landed|settles|settled|puts|quotes|quoted|keeps|kept|sticks|stuck|has|have|"
+    r"(?:wrong|mistaken|incorrect|incorrectly)[ \t]++(?:that|to|in|when)|"
+    r"(?:errs|erred)[ \t]++in)\b",
     re.IGNORECASE,
 )
-_ACCORDING_RE = re.compile(r"\baccording[ \t]++to\b", re.IGNORECASE)
+_POSSESSED_RE = re.compile(
+    r"['’]s?[ \t]++(?:[\w-]++[ \t]++){0,2}?(?:answers?|values?|results?|box(?:ed)?|"
+    r"solutions?|numbers?|totals?|choices?|figures?|estimates?|picks?|claims?|conclusions?)\b",
+    re.IGNORECASE,
+)
+_ACCORDING_RE = re.compile(
+    r"\baccording[ \t]++to\b"
+    r"|\bin[ \t]++(?:[^\s,.;:]++[ \t]++){1,3}(?:view|opinion|words|reading)\b",
+    re.IGNORECASE,
+)
+_LIST_TAIL_RE = re.compile(r"(?:[\s,;()&*_$%.\d-]|\b(?:and|or)\b)*+")
 _POSSESSIVE_END_RE = re.compile(
-    r"(?:\w['’]s|\b(?:their|your|his|her|its))[ \t*_]*+$", re.IGNORECASE
+    r"(?:\w['’]s|\w['’]|\b(?:their|your|his|her|its|whose))[ \t*_]*+$", re.IGNORECASE
+)
+_PEER_POSSESSIVE_END_RE = re.compile(
+    rf"(?:{PEER_NAME}|\b(?:agents|others|peers))['’]s?[ \t*_]*+$", re.IGNORECASE
+)
+_PEER_NAME_END_RE = re.compile(
+    r"\b(?:agent|solution|response|debater|participant|assistant|model|player)[ \t]*+"
+    r"[#_-]?[ \t]*+$",
+    re.IGNORECASE,
 )
 _HYPOTHETICAL_END_RE = re.compile(
     r"(?=[iIwWsSaAuU])\b(?:if|whether|suppose|supposing|assume|assuming|unless|"
     r"what[ \t]++if)[ \t]++(?:\w++[ \t]++){0,2}$",
     re.IGNORECASE,
 )
+_CONDITIONAL_RE = re.compile(
+    r"[ \t*_(]*+(?:if|suppose|supposing|assuming|unless|had|were|even[ \t]++if)\b", re.IGNORECASE
+)
+_MODAL_RE = re.compile(r"\b(?:would|could|might)\b", re.IGNORECASE)
+_MODAL_MARKER_RE = re.compile(
+    r"(?:the|my|our)[ \t]++(?:\w++[ \t]++)?answer[ \t*_]*+(?:would|could|might)\b", re.IGNORECASE
+)
+_ADOPTION_RE = re.compile(
+    r"(?=[iIwWtTsShHaA])\b(?:(?:I|we)[ \t]++(?:(?:fully|completely|do|also|now|too)[ \t]++)?"
+    r"(?:agree|concur)\b(?![ \t]++with[ \t]++(?!(?:it|this|that|them|him|her)\b))"
+    r"|(?:which|that|this|s?he|they|it)[ \t]++(?:is|are|was|were)[ \t]++(?:right|correct)\b"
+    r"|that['’]s[ \t]++(?:right|correct)\b"
+    r"|(?:which|that|this|it)[ \t]++(?:matches|agrees[ \t]++with|is[ \t]++the[ \t]++same[ \t]++as)"
+    r"[ \t]++(?:mine|my[ \t]++(?:own[ \t]++)?(?:answer|result|solution|total))\b"
+    r"|as[ \t]++(?:I|we)[ \t]++(?:also[ \t]++)?(?:got|get|found|find|computed|calculated|did)\b)"
+    r"(?![ \t]++(?:only|if|when|for|about)\b)",
+    re.IGNORECASE,
+)
+_BARE_AGREEMENT_RE = re.compile(
+    r"[ \t]++(?:I|we)[ \t]++(?:(?:fully|completely|do|also)[ \t]++)?(?:agree|concur)"
+    r"(?:[ \t]++with[ \t]++(?:it|this|that|them|him|her))?[ \t]*+[.!]",
+    re.IGNORECASE,
+)
+_SENTENCE_END_RE = re.compile(r"[.!?](?=\s|$)|[;\n]")
 
 
 def is_quoted_line(text: str, pos: int) -> bool:
@@ -89,6 +201,20 @@ def is_quoted_line(text: str, pos: int) -> bool:
     return text[line_start:pos].lstrip(" \t").startswith(">")
 
 
+def is_reproduced(text: str, pos: int) -> bool:
+    """Whether ``pos`` lies in text the reply reproduces: a quote line or a copied peer block.
+
+    Args:
+        text: The whole response.
+        pos: A position in ``text``.
+
+    Returns:
+        True on a ``>`` line or inside a peer block
+        (:func:`debategraph.policies.peer_text.in_peer_block`).
+    """
+    return is_quoted_line(text, pos) or in_peer_block(text, pos)
+
+
 def _possessive_from(before: str) -> int:
     r"""Where a match of ``_POSSESSIVE_END_RE`` in ``before`` can start at the earliest.
 
@@ -97,7 +223,7 @@ def _possessive_from(before: str) -> int:
     same match as searching the whole window, without trying every position.
     """
     core = before[:-1] if before.endswith("\n") else before
-    return max(0, len(core.rstrip(" \t*_")) - 5)
+    return max(0, len(core.rstrip(" \t*_")) - 6)
 
 
 def _clause_before(text: str, pos: int) -> tuple[str, str]:
@@ -115,15 +241,96 @@ def _clause_before(text: str, pos: int) -> tuple[str, str]:
     return clause, window[previous:colon]
 
 
-def _speaker_owns(segment: str) -> bool | None:
-    """``True``/``False`` when ``segment`` settles who speaks, ``None`` when it names no peer."""
-    peers = list(_PEER_RE.finditer(segment))
+def _speaker_owns(
+    segment: str,
+    peer_re: re.Pattern[str],
+    reports: tuple[re.Pattern[str], ...],
+    *,
+    lists: bool = False,
+) -> bool | None:
+    """``True``/``False`` when ``segment`` settles who speaks, ``None`` when it names no peer.
+
+    A report counts only after the segment's last comma (``After reading the other agents'
+    solutions, the answer is 12`` is the speaker's), unless ``lists`` and what follows the
+    comma is the rest of a list (``The other agents got 18, 20 and 22``).
+    """
+    peers = list(peer_re.finditer(segment))
     if not peers:
         return None
-    after = segment[peers[-1].end() :]
-    if _SPEAKER_RE.search(after) or _TURN_RE.search(after):
+    last = peers[-1]
+    after = segment[last.end() :]
+    if _SPEAKER_RE.search(after) or _TURN_RE.search(after) or _SIDING_RE.search(after):
         return True
-    return not (_REPORT_RE.search(after) or _ACCORDING_RE.search(segment))
+    for peer in (peers[0], last):
+        if _SIDES_BEFORE_RE.search(segment, max(0, peer.start() - 40), peer.start()):
+            return True  # "I agree with Agent 2, who says ...", "unlike the other agents' ..."
+    if _JUDGEMENT_RE.search(after):
+        return True  # "the other agents have it wrong, the answer is 40"
+    since_first = segment[peers[0].end() :]
+    comma = since_first.rfind(",")
+    if comma >= 0 and not (lists and _LIST_TAIL_RE.fullmatch(since_first, comma)):
+        since_first = since_first[comma:]
+    reported = any(r.search(since_first) for r in reports)
+    return not (reported or _ACCORDING_RE.search(segment))
+
+
+def _head_names_peer(head: str, clause: str, peer_re: re.Pattern[str]) -> bool:
+    """Whether a colon's head makes the clause a peer's line.
+
+    ``Agent 2: the answer is 42`` is; ``Agent 2 is wrong: ...`` and ``Agent 2: wrong, so
+    ...`` (a clause that turns to the speaker) are not.
+    """
+    return bool(
+        head
+        and peer_re.search(head)
+        and not _SPEAKER_RE.search(head)
+        and not _JUDGEMENT_RE.search(head)
+        and not _TURN_RE.search(clause)
+    )
+
+
+def _quoted_by_other(text: str, pos: int, peer_re: re.Pattern[str]) -> bool:
+    """Inside a quotation, unless its lead-in shows the speaker quoting themself."""
+    opening = quotation_start(text, pos)
+    if opening < 0:
+        return False
+    clause, head = _clause_before(text, opening)
+    lead = f"{head}: {clause}" if head else clause
+    peers = deque(peer_re.finditer(lead), maxlen=1)
+    return not _SPEAKER_RE.search(lead, peers[0].end() if peers else 0)
+
+
+Owner = Literal["speaker", "peer", "reproduced", "hypothetical"]
+"""Whose a statement is: the speaker's, a peer's (reported), reproduced text (quote lines,
+copied blocks, quotations), or nobody's (hypothetical)."""
+
+
+def statement_owner(text: str, pos: int) -> Owner:
+    """Who a candidate declaration at ``pos`` belongs to (the module docstring's rules).
+
+    Args:
+        text: The whole response.
+        pos: Where the candidate starts (e.g. the ``t`` of "the answer is").
+
+    Returns:
+        ``speaker``, ``peer``, ``reproduced`` or ``hypothetical``.
+    """
+    if is_reproduced(text, pos) or _quoted_by_other(text, pos, _PEER_RE):
+        return "reproduced"
+    before = text[max(0, pos - WINDOW) : pos]
+    if _POSSESSIVE_END_RE.search(before, _possessive_from(before)):
+        return "peer"
+    clause, head = _clause_before(text, pos)
+    tail = clause.rsplit(",", 1)[-1]
+    if _HYPOTHETICAL_END_RE.search(tail) or (
+        _CONDITIONAL_RE.match(clause)
+        and (_MODAL_RE.search(tail) or _MODAL_MARKER_RE.match(text, pos))
+    ):
+        return "hypothetical"
+    owns = _speaker_owns(clause, _PEER_RE, (_REPORT_RE, _POSSESSED_RE))
+    if owns is None:
+        owns = not _head_names_peer(head, clause, _PEER_RE)
+    return "speaker" if owns else "peer"
 
 
 def is_peer_statement(text: str, pos: int) -> bool:
@@ -139,16 +346,54 @@ def is_peer_statement(text: str, pos: int) -> bool:
     Returns:
         True when the candidate is quoted, a peer's, or hypothetical.
     """
-    if is_quoted_line(text, pos):
+    return statement_owner(text, pos) != "speaker"
+
+
+def is_adopted(text: str, end: int) -> bool:
+    """Whether the speaker adopts a peer's statement whose marker ends at ``end``.
+
+    ``Agent 2 says the answer is 12, and I agree``, ``..., which is correct``, ``... is 12.
+    I agree.``: the rest of the sentence, or a bare agreement right after it, adopts it;
+    ``I agree with <someone else>`` does not.
+
+    Args:
+        text: The whole response.
+        end: Where the peer's statement's marker (or boxed value) ends.
+
+    Returns:
+        True when the speaker sides with the statement.
+    """
+    limit = min(len(text), end + ADOPTION_WINDOW)
+    stop = _SENTENCE_END_RE.search(text, end, limit)
+    sentence_end = stop.start() if stop else limit
+    if _ADOPTION_RE.search(text, end, sentence_end):
+        return True
+    return bool(stop and stop.group() in ".!" and _BARE_AGREEMENT_RE.match(text, stop.end()))
+
+
+def is_peer_value(text: str, pos: int) -> bool:
+    """Whether a value outside any declaration (a number, a letter) is a peer's.
+
+    The "last number" and "last letter" fallbacks skip such values. See the module
+    docstring: only debate peers count here, not pronouns.
+
+    Args:
+        text: The whole response.
+        pos: Where the value starts.
+
+    Returns:
+        True when the reply attributes the value to a peer.
+    """
+    if is_reproduced(text, pos) or _quoted_by_other(text, pos, _DEBATE_PEER_RE):
         return True
     before = text[max(0, pos - WINDOW) : pos]
-    if _POSSESSIVE_END_RE.search(before, _possessive_from(before)):
+    tail_from = max(0, len(before) - 40)
+    if _PEER_NAME_END_RE.search(before, tail_from) or _PEER_POSSESSIVE_END_RE.search(
+        before, tail_from
+    ):
         return True
     clause, head = _clause_before(text, pos)
-    tail = clause.rsplit(",", 1)[-1]
-    if _HYPOTHETICAL_END_RE.search(tail):
-        return True
-    owns = _speaker_owns(clause)
+    owns = _speaker_owns(clause, _DEBATE_PEER_RE, (_REPORT_RE, _POSSESSED_RE), lists=True)
     if owns is not None:
         return not owns
-    return bool(head and _PEER_RE.search(head) and not _SPEAKER_RE.search(head))
+    return _head_names_peer(head, clause, _DEBATE_PEER_RE)

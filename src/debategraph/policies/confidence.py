@@ -6,7 +6,8 @@ Statements read (case-insensitive, last one wins):
   ``Confidence (0-1): 0.7``, ``"confidence_level": "0.9"`` (JSON), also mid-line
   (``... (Confidence: 0.8)``);
 - ``my confidence is 0.95``, ``my confidence level would be 80%``, ``with a confidence of
-  0.9``, ``at confidence 90%``;
+  0.9``, ``at confidence 90%``, ``Confidence score of 0.9``, ``confidence is 0.7`` (with a
+  value: ``the confidence is low`` states nothing);
 - ``I am 90% confident``, ``I'm 9 out of 10 sure``, ``we are 0.8 certain``.
 
 Values: a percentage (``85%``, ``85 percent``) is divided by 100; a fraction (``8/10``,
@@ -43,7 +44,8 @@ _STATEMENT_RE = re.compile(
     r"(?:is|of|at|would[ \t]++be)\b)"
     rf"|(?P<with>\b(?:with|at)[ \t]++(?:an?[ \t]++)?(?:(?:overall|final)[ \t]++)?{_NOUN}"
     r"(?:[ \t]++(?:of|at)\b)?)"
-    r"|(?P<self>\b(?:I|we)(?:[ \t]++(?:am|are|feel|remain)|['’](?:m|re))[ \t]++))",
+    r"|(?P<self>\b(?:I|we)(?:[ \t]++(?:am|are|feel|remain)|['’](?:m|re))[ \t]++)"
+    rf"|(?P<noun>\b{_NOUN}[ \t]++(?:of|is|was|at|would[ \t]++be)\b))",
     re.IGNORECASE,
 )
 _VALUE_RE = re.compile(_VALUE, re.IGNORECASE)
@@ -52,7 +54,7 @@ _STATED_RE = re.compile(
     rf"|\b(?:my|our)[ \t]++(?:(?:overall|final)[ \t]++)?{_NOUN}[ \t]++"
     r"(?:is|of|at|would[ \t]++be)\b"
     rf"|\b(?:with|at)[ \t]++(?:an?[ \t]++)?(?:(?:overall|final)[ \t]++)?{_NOUN}"
-    rf"(?:[ \t]++(?:of|at)\b)?){_VALUE}"
+    rf"(?:[ \t]++(?:of|at)\b)?|\b{_NOUN}[ \t]++(?:of|is|was|at|would[ \t]++be)\b){_VALUE}"
     r"|(?<![\d.])(?:\d++(?:\.\d++)?|\.\d++)[ \t]*+(?:%|percent|/[ \t]*+\d++"
     r"|[ \t]++out[ \t]++of[ \t]++\d++)?[ \t]++(?:confident|sure|certain)\b)",
     re.IGNORECASE,
@@ -113,7 +115,7 @@ def _reading_at(text: str, m: re.Match[str]) -> tuple[bool, float | None] | None
         if value_m is None or not _SELF_TAIL_RE.match(text, value_m.end()):
             return None
         return True, _interpret(value_m)
-    if m.group("with") is not None and value_m is None:
+    if (m.group("with") is not None or m.group("noun") is not None) and value_m is None:
         return None
     return True, _interpret(value_m) if value_m else None
 

@@ -22,9 +22,11 @@ A ``final`` letter in the same sentence as an earlier declaration belongs to tha
 (``The answer is (B), not (C).`` states B).
 
 Words that merely contain "answer" (``answers``, ``answered``, ``answer choices``) are not
-declarations, and neither are candidates that :func:`is_peer_statement` attributes to a
-peer (``Agent 2's answer is 42``, ``they think the answer is 40``), quotes, hypothetical
-clauses (``if the answer is 42``) or negations (``the answer is not 42``).
+declarations, and neither are candidates that
+:func:`~debategraph.policies.attribution.statement_owner` attributes to a peer (``Agent 2's
+answer is 42``, ``they think the answer is 40``) unless the speaker adopts them (``..., and
+I agree``), quotes and copied peer blocks, hypothetical clauses (``if the answer is 42``) or
+negations (``the answer is not 42``).
 
 Finding markers is one linear scan per pattern; fragments and attributions are computed
 lazily, last marker first, and read bounded windows only.
@@ -38,7 +40,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-from debategraph.policies.attribution import is_peer_statement, is_quoted_line
+from debategraph.policies.attribution import is_adopted, is_reproduced, statement_owner
 
 DeclarationKind = Literal["boxed", "label", "phrase", "choice", "final"]
 """How a declaration was written (see the module docstring)."""
@@ -268,18 +270,25 @@ def _never(line: str) -> bool:
 def is_own(text: str, declaration: Declaration) -> bool:
     """Whether a declaration is the speaker's own, affirmative statement.
 
+    A peer's statement that the speaker adopts (``Agent 2 says the answer is 12, and I
+    agree``) is the speaker's (see :func:`debategraph.policies.attribution.is_adopted`).
+
     Args:
         text: The whole response.
         declaration: A marker of :func:`find_declarations`.
 
     Returns:
-        False for peers' statements, quotes, hypotheticals and negations.
+        False for peers' statements, quotes, copied peer blocks, hypotheticals and negations.
     """
     if declaration.kind in ("phrase", "choice") and _NEGATION_RE.match(text, declaration.end):
         return False
     if declaration.kind == "label":
-        return not is_quoted_line(text, declaration.start)
-    return not is_peer_statement(text, declaration.start)
+        return not is_reproduced(text, declaration.start)
+    owner = statement_owner(text, declaration.start)
+    if owner != "peer":
+        return owner == "speaker"
+    end = box_end(text, declaration) + 1 if declaration.kind == "boxed" else declaration.end
+    return end > 0 and is_adopted(text, end)
 
 
 def fragment(text: str, declaration: Declaration) -> str:

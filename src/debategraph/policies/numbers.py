@@ -6,6 +6,9 @@ What is read (each is one number token):
 - thousands separators ``1,250``, ``1{,}250``, ``1\,250`` and thin or no-break spaces
   (groups of exactly three digits);
 - LaTeX fractions ``\frac{1}{2}``, ``\dfrac``, ``\tfrac`` and ``\frac12``; plain ``3/4``;
+- square roots ``\sqrt{4}``, ``\sqrt9``, also as a fraction's part (``\frac{1}{\sqrt{4}}``),
+  when they are rational: ``\sqrt{0.25}`` is 0.5, while an irrational root (``\sqrt{2}``)
+  has no exact value to compare and reads as nothing;
 - scientific notation ``1.5e3``, powers ``10^6``, ``10^{-3}``, ``2^{10}`` and
   ``2.5 \times 10^3`` (also ``x``, ``×``, ``*``, ``\cdot``);
 - ``thousand``, ``million``, ``billion`` and ``trillion`` after a number;
@@ -17,7 +20,7 @@ A minus is a sign only when it touches the digits and does not follow a number o
 bracket: in ``100 - 25`` and ``100 -25`` it is an operator. Forms that could mean more than
 one value are ambiguous and read as nothing: times and ratios (``3:45``), dates
 (``3/4/2020``), malformed or European separators (``1,25``, ``1.234,5``), mixed numbers
-(``3 1/2``, ``2\frac{1}{2}``) and a zero denominator.
+(``3 1/2``, ``2\frac{1}{2}``, ``2\sqrt{4}``) and a zero denominator.
 
 Canonical strings: an integral value prints without a decimal point (``"18.00"`` -> ``"18"``),
 any other with up to ten significant digits (``"0.3333333333"``).
@@ -27,9 +30,10 @@ Every pattern is linear: possessive quantifiers, no nested repetition that can b
 
 from __future__ import annotations
 
+import math
 import re
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -38,18 +42,27 @@ MAX_EXPONENT = 300
 
 _SEP = r"(?:,|\{,\}|\\,|[\u2009\u202f\u00a0])"
 _NUM = r"[-−]?(?:\d++(?:\.\d++)?|\.\d++)"
+_ROOT_ARG = r"(?:\d++(?:\.\d++)?|\.\d++)"
+
+
+def _root(name: str) -> str:
+    r"""``\sqrt{4}`` or ``\sqrt4`` with its argument in group ``name`` (or ``name1``)."""
+    return rf"\\sqrt[ \t]*+(?:\{{[ \t]*+(?P<{name}>{_ROOT_ARG})[ \t]*+\}}|(?P<{name}1>\d))"
+
+
 _NUMBER_RE = re.compile(
     rf"""
     (?=[-−–$€£¥\\.\d])              # cheap first-character filter (a large speed-up)
-    (?=[-−–]?+(?:\\?\$|[€£¥])?+[ \t]?+[-−–]?+(?:\d|\.\d|\\[dt]?frac))
+    (?=[-−–]?+(?:\\?\$|[€£¥])?+[ \t]?+[-−–]?+(?:\d|\.\d|\\[dt]?frac|\\sqrt))
     (?<![A-Za-z\d.^_\\])
     (?P<neg0>[-−–](?=\\?[$€£¥\\]))?
     (?:(?P<cur>\\?\$|[€£¥])[ \t]?+)?
     (?P<neg>[-−–](?=[\d.\\]))?
     (?:
         \\[dt]?frac[ \t]*+
-            (?:\{{[ \t]*+(?P<fn>{_NUM})[ \t]*+\}}|(?P<fn1>\d))[ \t]*+
-            (?:\{{[ \t]*+(?P<fd>{_NUM})[ \t]*+\}}|(?P<fd1>\d))
+            (?:\{{[ \t]*+(?:(?P<fn>{_NUM})|{_root("fns")})[ \t]*+\}}|(?P<fn1>\d))[ \t]*+
+            (?:\{{[ \t]*+(?:(?P<fd>{_NUM})|{_root("fds")})[ \t]*+\}}|(?P<fd1>\d))
+      | {_root("sq")}
       | (?P<int>\d{{1,3}}+(?:{_SEP}\d{{3}})++(?!\d)|\d++)(?:\.(?P<dec>\d++))?
       | \.(?P<lead>\d++)
     )
@@ -67,7 +80,7 @@ _MULTIPLIERS = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion
 _SEP_RE = re.compile(_SEP)
 _AFTER_AMBIGUOUS_RE = re.compile(r"[:.,/]\d")
 _BEFORE_AMBIGUOUS_RE = re.compile(r"\d[:.,/]$")
-_MIXED_RE = re.compile(r"[ \t]++\d++[ \t]*+/[ \t]*+\d|[ \t]*+\\[dt]?frac\b")
+_MIXED_RE = re.compile(r"[ \t]++\d++[ \t]*+/[ \t]*+\d|[ \t]*+\\(?:[dt]?frac|sqrt)\b")
 _WHOLE_BEFORE_RE = re.compile(r"\d[ \t]*+$")
 MAX_DIGITS = 400
 """Longest digit string read as a number; longer ones are not numbers an answer states."""
@@ -85,17 +98,25 @@ _MARKUP_RE = re.compile(
 _LEAD_RE = re.compile(r"[\s:*_'\"“”‘’(\[{]++")
 _STOP_RE = re.compile(
     r"\n|[.!?](?=\s|$)|;|,(?=[ \t]*+[A-Za-z]{2})|\((?=[ \t]*+[A-Za-z])"
-    r"|\b(?:because|since|as|which|given|where|when|if)\b",
+    r"|\b(?:because|since|as|which|given|where|when|if)\b|\bi\.[ \t]?e\.",
     re.IGNORECASE,
 )
 _EQUALS_RE = re.compile(r"=|≈|\\approx")
+_RESTATED_RE = re.compile(
+    r"[ \t,;:(—–-]*+(?:i\.[ \t]?e\.|(?:that[ \t]++is(?:[ \t]++to[ \t]++say)?|namely|"
+    r"which[ \t]++(?:is|equals|gives|makes|comes[ \t]++to)|in[ \t]++other[ \t]++words|"
+    r"giving|making|for[ \t]++a[ \t]++total[ \t]++of)\b)[ \t,:]*+",
+    re.IGNORECASE,
+)
 _JOIN_RE = re.compile(
     r"(?:[ \t]|[-–—+*/×÷~^,&]|\\times|\\cdot|\\div|\\pm|±"
-    r"|\b(?:to|and|or|plus|minus|times|through|[a-z])\b)*+",
+    r"|\b(?:to|and|or|plus|minus|times|through|of|out|[a-z])\b)*+",
     re.IGNORECASE,
 )
 _JOIN_NOISE_RE = re.compile(r"[{}$*_]|\\[()]")
-_OPERATOR_END_RE = re.compile(r"\S[ \t]*+(?:[-−+*/×÷^]|\\times|\\cdot|\\div|\\pm|±)[ \t]*+$")
+_OPERATOR_END_RE = re.compile(
+    r"(?:\S[ \t]*+(?:[-−+*/×÷^]|\\times|\\cdot|\\div|\\pm|±)|\bof)[ \t]*+$", re.IGNORECASE
+)
 
 _UNITS = [
     "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
@@ -164,9 +185,30 @@ def _mantissa(m: re.Match[str]) -> Fraction | None:
         return _fraction(f"{digits}.{m.group('dec')}") if m.group("dec") else Fraction(int(digits))
     if m.group("lead") is not None:
         return _fraction("0." + m.group("lead"))
-    numerator = _fraction(m.group("fn") or m.group("fn1"))
-    denominator = _fraction(m.group("fd") or m.group("fd1"))
-    return numerator / denominator if denominator else None
+    if m.group("sq") or m.group("sq1"):
+        return _exact_root(m.group("sq") or m.group("sq1"))
+    numerator = _part(m, "fn")
+    denominator = _part(m, "fd")
+    if numerator is None or not denominator:
+        return None
+    return numerator / denominator
+
+
+def _part(m: re.Match[str], name: str) -> Fraction | None:
+    """A fraction's numerator (``fn``) or denominator (``fd``): a number or an exact root."""
+    plain = m.group(name) or m.group(f"{name}1")
+    if plain is not None:
+        return _fraction(plain)
+    return _exact_root(m.group(f"{name}s") or m.group(f"{name}s1"))
+
+
+def _exact_root(text: str) -> Fraction | None:
+    """The square root of a decimal when it is rational (``4`` -> 2, ``0.25`` -> 1/2)."""
+    value = _fraction(text)
+    roots = [math.isqrt(value.numerator), math.isqrt(value.denominator)]
+    if roots[0] ** 2 != value.numerator or roots[1] ** 2 != value.denominator:
+        return None  # irrational: no exact value to compare
+    return Fraction(roots[0], roots[1])
 
 
 def _value(m: re.Match[str]) -> Fraction | None:
@@ -252,7 +294,7 @@ def declared_span(fragment: str) -> str:
 
     Markup (``\boxed{``, ``\text{``, ``$``, ``**``, ...) is dropped, then the fragment is cut
     at the first sentence end, line break, ``;``, a comma or parenthesis that opens a
-    remark, or a word such as ``because`` that starts a justification.
+    remark, ``i.e.``, or a word such as ``because`` that starts a justification.
 
     Args:
         fragment: The text after a declaration marker.
@@ -260,12 +302,17 @@ def declared_span(fragment: str) -> str:
     Returns:
         The span holding the declared value.
     """
+    return _declared_parts(fragment)[0]
+
+
+def _declared_parts(fragment: str) -> tuple[str, str]:
+    """:func:`declared_span` and the text after it."""
     text = _MARKUP_RE.sub("", fragment[:600])
     lead = _LEAD_RE.match(text)
     if lead:
         text = text[lead.end() :]
     stop = _STOP_RE.search(text)
-    return text[: stop.start()] if stop else text
+    return (text[: stop.start()], text[stop.start() :]) if stop else (text, "")
 
 
 def _word_number(span: str) -> str | None:
@@ -283,9 +330,12 @@ def read_declared_number(fragment: str) -> tuple[str | None, bool]:
 
     The value is the first number of the declared span (see :func:`declared_span`); after an
     ``=`` (or ``≈``) only the right-hand side counts, so ``x = 5`` and ``2 + 3 = 5`` give 5.
-    An expression, range or list (``2 + 3``, ``5-7``, ``5 to 7``, ``3, 4``, ``5 or 6``) and an
-    ambiguous number are abstentions. Number words from zero to ninety-nine are read too,
-    unless a word such as ``of`` or ``that`` shows they are not a number (``one of them``).
+    An expression, range or list (``2 + 3``, ``5-7``, ``5 to 7``, ``3, 4``, ``5 or 6``,
+    ``2/3 of 9``, ``half of 12``) and an ambiguous number are abstentions, unless the
+    expression is restated at once (``2/3 of 9, i.e. 6``, ``100 - 25, which is 75``, ``...,
+    namely 7``): then the restated value counts. Number words from zero to ninety-nine are
+    read too, unless a word such as ``of`` or ``that`` shows they are not a number (``one of
+    them``).
 
     Args:
         fragment: The text after a declaration marker, or a boxed value.
@@ -302,9 +352,25 @@ def read_declared_number(fragment: str) -> tuple[str | None, bool]:
     return _read_span(fragment)
 
 
-def _read_span(fragment: str) -> tuple[str | None, bool]:
+def _read_span(fragment: str, restated: bool = True) -> tuple[str | None, bool]:
     """:func:`read_declared_number` by its rules, without the plain-integer shortcut."""
-    span = declared_span(fragment)
+    span, rest = _declared_parts(fragment)
+    value, found, settled = _read_value(span)
+    if not settled and restated:
+        restatement = _RESTATED_RE.match(rest)
+        if restatement is not None and restatement.end() > 0:
+            again = _read_span(rest[restatement.end() :], restated=False)
+            if again[0] is not None:
+                return again
+    return value, found
+
+
+def _read_value(span: str) -> tuple[str | None, bool, bool]:
+    """``(canonical, found, settled)`` of a declared span.
+
+    Not settled: an expression, a range or no number, which a restatement after it (``i.e.
+    6``) may settle.
+    """
     equals = deque(_EQUALS_RE.finditer(span), maxlen=1)
     if equals:
         span = span[equals[0].end() :]
@@ -315,35 +381,61 @@ def _read_span(fragment: str) -> tuple[str | None, bool]:
             break
     if not tokens:
         word = _word_number(span)
-        return word, word is not None
+        return word, word is not None, word is not None
     first = tokens[0]
-    if first.value is None or _OPERATOR_END_RE.search(span[: first.start]):
-        return None, True
+    if first.value is None:
+        return None, True, True
+    if _OPERATOR_END_RE.search(span[: first.start]):
+        return None, True, False
     if len(tokens) == 2:
         gap = _JOIN_NOISE_RE.sub("", span[first.end : tokens[1].start])
         if _JOIN_RE.fullmatch(gap):
-            return None, True
-    return format_number(first.value), True
+            return None, True, False
+    return format_number(first.value), True, True
 
 
-def last_number(text: str) -> tuple[str | None, bool]:
-    """The last number of ``text``: the "last number" fallback.
+MAX_FALLBACK_VALUES = 64
+"""How many numbers, from the last, :func:`last_number` examines when it skips some."""
+
+ValueFilter = Callable[[str, int], bool]
+"""``skip(text, position)``: whether a value found at ``position`` must not be taken."""
+
+
+def _last_kept(text: str, start: int, skip: ValueFilter | None) -> re.Match[str] | bool | None:
+    """The last token from ``start`` that ``skip`` keeps, ``None`` when there is none.
+
+    ``False`` when the window cannot settle it: a token may be cut by the window's start, or
+    earlier ones may be kept.
+    """
+    tokens = deque(_NUMBER_RE.finditer(text, start), maxlen=MAX_FALLBACK_VALUES)
+    for m in reversed(tokens):
+        if start and m.start() - start < TAIL_MARGIN:
+            return False
+        if skip is None or not skip(text, m.start()):
+            return m
+    return False if start and len(tokens) < MAX_FALLBACK_VALUES else None
+
+
+def last_number(text: str, skip: ValueFilter | None = None) -> tuple[str | None, bool]:
+    """The last number of ``text`` that ``skip`` keeps: the "last number" fallback.
 
     Only the tail of a long text is read when it settles the question: a token found at
     least :data:`TAIL_MARGIN` characters into the tail window cannot be overlapped by a
     token starting before the window (such a token would be longer than any number read).
+    With ``skip``, at most the last :data:`MAX_FALLBACK_VALUES` numbers are examined.
 
     Args:
         text: The text to read (the caller blanks what must not count, e.g. confidences).
+        skip: Tells numbers that must not be taken (e.g. a peer's); none when ``None``.
 
     Returns:
         ``(canonical, found)``; an ambiguous last number gives ``(None, True)``.
     """
     window_start = max(0, len(text) - TAIL_WINDOW)
-    tail = deque(_NUMBER_RE.finditer(text, window_start), maxlen=1)
-    if window_start and (not tail or tail[0].start() - window_start < TAIL_MARGIN):
-        tail = deque(_NUMBER_RE.finditer(text), maxlen=1)
-    if not tail:
+    found = _last_kept(text, window_start, skip)
+    if found is False:
+        found = _last_kept(text, 0, skip)
+    if not isinstance(found, re.Match):
         return None, False
-    value = _token(text, tail[0]).value
+    value = _token(text, found).value
     return (format_number(value) if value is not None else None), True
