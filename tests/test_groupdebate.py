@@ -1,6 +1,7 @@
 """The groupdebate method on the engine: reads, summaries, stages, tokens, attack, CLI."""
 
 import json
+import re
 
 import pytest
 from typer.testing import CliRunner
@@ -73,7 +74,12 @@ def test_five_agents_groups_3_2_four_rounds_read_exactly_what_the_paper_says():
         ("r2:summary:g1", 1, 1, 2), ("r2:summary:g2", 1, 2, 2),
     ]  # fmt: skip
     assert summaries[0]["text"] == by_id["r2:summary:g1"]["text"]
-    assert summaries[0]["text"].endswith("(15)")
+    # The summary lists every member's answer with who reached it; it picks none.
+    g1 = [by_id[i]["answer"] for i in ("r1:a3", "r1:a4", "r1:a5")]
+    assert summaries[0]["text"].endswith(
+        f"Answers reached: {g1[0]} (Agent 1, Agent 3); {g1[1]} (Agent 2)"
+    )
+    assert g1[0] == g1[2] != g1[1] and by_id["r2:summary:g1"]["answer"] is None
     assert r.answer == "15"
 
 
@@ -88,7 +94,12 @@ def test_inter_group_prompt_marks_the_own_group_and_intra_prompt_shows_only_the_
     intra = by_id["r1:a4"]["prompt"]
     assert intra.count("Solution from another agent") == 1
     summary_prompt = by_id["r2:summary:g1"]["prompt"]
-    assert "Question:" not in summary_prompt and summary_prompt.count("Answer ") == 3
+    assert "Question:" not in summary_prompt
+    assert re.findall(r"^Agent \d:$", summary_prompt, re.MULTILINE) == [
+        "Agent 1:",
+        "Agent 2:",
+        "Agent 3:",
+    ]
 
 
 def test_call_counts_17_for_groupdebate_and_25_for_summarised_du():
@@ -127,7 +138,8 @@ def test_measured_tokens_are_the_paper_formula_plus_the_instruction_tokens():
     summaries = [blank("s", "summary", group=1), blank("s", "summary", group=2)]
     inter = instruction(prompts.inter, agent="x", vars={"group": 1}, peers=[own, *summaries])
     summary = instruction(prompts.summarize, peers=[blank("x"), blank("y")])
-    expected = 4 * initial + 2 * 4 * intra + 2 * summary + 4 * inter
+    system = estimate_tokens(prompts.SYSTEM)  # every debating call, not the summariser's
+    expected = 4 * initial + 2 * 4 * intra + 2 * summary + 4 * inter + 16 * system
     assert split["instruction"] == expected
     assert split["repeated_question"] == 0  # forget: no history
     assert split["measured"] == r.usage["total_tokens"] == split["formula"]["total"] + expected
@@ -170,7 +182,7 @@ def test_without_forget_agents_keep_their_history_and_read_only_peers():
     assert got["r2:a1"] == ["r2:summary:g1", "r2:summary:g2"]
     by_id = {t["id"]: t for t in r.turns}
     # The round-2 call re-sent both earlier prompts and answers.
-    first = estimate_tokens(by_id["r0:a1"]["prompt"]) + 12
+    first = estimate_tokens(prompts.SYSTEM) + estimate_tokens(by_id["r0:a1"]["prompt"]) + 12
     second = first + estimate_tokens(by_id["r1:a1"]["prompt"]) + 12
     assert by_id["r1:a1"]["input_tokens"] == first + estimate_tokens(by_id["r1:a1"]["prompt"])
     assert by_id["r2:a1"]["input_tokens"] == second + estimate_tokens(by_id["r2:a1"]["prompt"])

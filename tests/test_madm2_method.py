@@ -106,7 +106,7 @@ def test_subjective_shared_loose_reads_and_ids():
     ]
     got = reads(r)
     assert [got[f"r1:{a}"] for a in ("a1", "a2", "a3")] == [["r0:a1", "r0:a2"]] * 3
-    assert all("Candidate solution 2" in by_id(r)[f"r1:{a}"]["prompt"] for a in ("a1", "a2"))
+    assert all("Possible solution 2" in by_id(r)[f"r1:{a}"]["prompt"] for a in ("a1", "a2"))
     (mask,) = r.method_state["masks"]
     assert mask["round"] == 1 and mask["reader"] == "all"
     assert mask["kept"] == ["r0:a1", "r0:a2"]

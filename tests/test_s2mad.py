@@ -22,6 +22,7 @@ from debategraph.policies.s2mad import (
     reached_consensus,
     redundant_group,
 )
+from debategraph.prompts.common import SUMMARY_REQUEST
 from debategraph.testing import ScriptedChatModel, make_turn, make_view
 
 Q = "What is the result of 3+4*5+6-7*2?"
@@ -202,7 +203,7 @@ def debater(initial: str, after: dict[str, str] | None = None) -> ScriptedChatMo
     shown to its new answer (default: keep its own). Summaries list the answers read."""
 
     def respond(prompt: str) -> str:
-        if "Summarize these opinions" in prompt:
+        if SUMMARY_REQUEST in prompt:
             return "The group says " + " and ".join(
                 f"\\boxed{{{a}}}" for a in _BOXED.findall(prompt)
             )

@@ -128,10 +128,11 @@ def test_skilled_agent_adopts_right_peer_answer_and_conformist_follows_majority(
 
 def test_summary_mode():
     m = SimulatedDebater(agent="s")
-    prompt = (
-        f"Opinions:\n```\n\\boxed{{3}}\n```\n```\n\\boxed{{3}}\n```\n```\n\\boxed{{4}}\n```\n"
-        f"Question: {ARITH}\n{SUMMARY_REQUEST}"
-    )
+    blocks = [f"Agent {k}:\n```\n\\boxed{{{a}}}\n```" for k, a in enumerate("334", 1)]
+    prompt = "\n\n".join([*blocks, f"Question: {ARITH}\n{SUMMARY_REQUEST}"])
     text = ask(m, prompt).content
-    assert text.endswith("(3)")
-    assert "3 from 2 agents" in text
+    assert text.endswith("Answers reached: 3 (Agent 1, Agent 2); 4 (Agent 3)")
+    # A reader of that summary counts each listed answer once per agent that reached it.
+    reader = SimulatedDebater(agent="r", skill=0.0, conformity=1.0, stubbornness=0.0)
+    shown = f"Here is a summary:\n\n```\n{text}\n```\n\nQuestion: {ARITH}\n\n\\boxed{{answer}}"
+    assert reader._read([HumanMessage(shown)]).peer_answers == ["3", "3", "4"]

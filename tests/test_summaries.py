@@ -1,5 +1,7 @@
 """The summarising baselines du-sum and chateval, and the simulator's reading of their prompts."""
 
+import re
+
 from langchain_core.messages import HumanMessage
 
 import debategraph as dg
@@ -32,7 +34,13 @@ def test_du_sum_summarises_the_other_agents_for_each_agent_every_round():
     assert [(s["id"], s["for"], s["round"]) for s in summaries][:2] == [
         ("r1:summary:a1", "a1", 1), ("r1:summary:a2", "a2", 1),
     ]  # fmt: skip
-    assert len(summaries) == 6 and all(s["text"].endswith("(15)") for s in summaries)
+    by_id = {t["id"]: t for t in r.turns}
+    for s in summaries:  # each lists the answers it read, with who reached them
+        listed = re.search(r"Answers reached: (.+)$", s["text"]).group(1)
+        read = [by_id[i]["answer"] for i in s["reads"]]
+        assert sorted(re.findall(r"(\S+) \(", listed)) == sorted(set(read))
+        assert listed.count("Agent ") == len(read)
+    assert len(summaries) == 6
     assert r.method_state["du_sum_options"] == {"forget": False}
     assert r.usage["calls"] == 3 * 3 + 3 * 2
 
@@ -132,6 +140,6 @@ def test_simulated_summariser_reads_the_answer_kind_from_the_answers():
     p = PromptInput(question="", peers=peers)
     text = model.invoke([HumanMessage(prompts.summarize(p))]).text
     assert text == (
-        "The agents' answers were: B from 2 agents, C from 1 agent. "
-        "Most of the reasoning supports B. (B)"
+        "Agent 1, Agent 2 reason their way to B; Agent 3 reasons its way to C.\n"
+        "Answers reached: B (Agent 1, Agent 2); C (Agent 3)"
     )

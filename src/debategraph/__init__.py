@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from debategraph.methods.cortex import CortexOptions
     from debategraph.methods.groupdebate import GroupDebateOptions
     from debategraph.methods.madm2 import MadM2OOptions, MadM2SOptions
+    from debategraph.methods.reconcile import ReconcileOptions
     from debategraph.methods.s2mad import S2MadOptions
     from debategraph.methods.sid_et import SidEtOptions
     from debategraph.methods.svr import SvrOptions
@@ -61,6 +62,7 @@ __all__ = [
     "Method",
     "MethodOptions",
     "Phase",
+    "ReconcileOptions",
     "S2MadOptions",
     "SidEtOptions",
     "SimulatedDebater",
@@ -107,6 +109,7 @@ _HOMES = {
     "GroupDebateOptions": "debategraph.methods.groupdebate",
     "MadM2OOptions": "debategraph.methods.madm2",
     "MadM2SOptions": "debategraph.methods.madm2",
+    "ReconcileOptions": "debategraph.methods.reconcile",
     "SvrOptions": "debategraph.methods.svr",
     "S2MadOptions": "debategraph.methods.s2mad",
     "SidEtOptions": "debategraph.methods.sid_et",

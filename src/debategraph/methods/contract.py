@@ -309,7 +309,9 @@ class Method(Generic[OptionsT]):
         default_options: Option values that replace the class defaults (see ``configure``).
         bind: Extra model-call keyword arguments for a call (e.g. ``logprobs=True``).
         roles: Role nodes the method's calls use besides the agents (``summarizer``, ...).
-        system: Optional system prompt of every call.
+        system: Optional system prompt: one text for every call, or one per template name
+            (templates not named get none; GroupDebate frames its debaters but not its
+            summariser).
         decision: Default decision rule name.
         confidence: Ask agents for a confidence line.
         default_agents: Agents when the caller gives none.
@@ -341,7 +343,7 @@ class Method(Generic[OptionsT]):
     default_options: OptionsT | None = None
     bind: Binder[OptionsT] | None = None
     roles: tuple[str, ...] = ()
-    system: str | None = None
+    system: str | Mapping[str, str] | None = None
     decision: str = "majority"
     confidence: bool = False
     default_agents: int = 3
@@ -373,8 +375,20 @@ class Method(Generic[OptionsT]):
             problems.append(f"plan_node must be a node name, got {self.plan_node!r}")
         elif self.plan_node in (*self.roles, "observe"):
             problems.append(f"plan_node {self.plan_node!r} clashes with a role or 'observe'")
+        if isinstance(self.system, Mapping):
+            unknown = sorted(set(self.system) - set(self.prompts))
+            if unknown:
+                problems.append(f"system names templates {unknown} that prompts lacks")
+        elif self.system is not None and not isinstance(self.system, str):
+            problems.append(f"system must be a text or a mapping, got {self.system!r}")
         if problems:
             raise TypeError(f"Method {self.name!r}: " + "; ".join(problems))
+
+    def system_for(self, template: str) -> str | None:
+        """The system prompt of a call made with ``template``, if any."""
+        if self.system is None or isinstance(self.system, str):
+            return self.system
+        return self.system.get(template)
 
     def rounds_for(self, context: DebateContext) -> int:
         """Debate rounds in force: the context's, else the method's default."""

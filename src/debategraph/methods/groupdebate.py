@@ -294,6 +294,7 @@ GROUPDEBATE = Method(
     description="GroupDebate: agents debate in groups for stages of R rounds; a summary per "
     "group opens each later stage; stateless agents; majority vote.",
     prompts=prompts.PROMPTS,
+    system=prompts.SYSTEM_PROMPTS,
     plan=plan_groupdebate,
     observe=observe_groupdebate,
     options=GroupDebateOptions,

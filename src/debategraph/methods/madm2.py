@@ -54,7 +54,7 @@ from debategraph.policies.masking import (
     subjective_mask,
     top1_score,
 )
-from debategraph.policies.verdicts import parse_verdict
+from debategraph.policies.verdicts import VerdictReading, parse_verdict
 from debategraph.prompts import madm2 as prompts
 
 Masking = Literal["none", "subjective", "objective"]
@@ -72,10 +72,15 @@ class MadM2SOptions(MethodOptions):
             first agent's model unless ``role_models["evaluator"]`` is set), whose mask every
             agent reads, as the paper does for identical models; ``"per_agent"``: every agent
             judges every memory itself and reads its own mask (for agents on different models).
+        verdict: Which ``<label>`` decides: ``"last_label"`` (default; the paper asks the
+            evaluator to end with the label, so the last one is its verdict, tags read in any
+            case) or ``"first_label"`` (the official code: the first ``<label>...</label>``,
+            tags in lower case, only YES and NO decide).
     """
 
     strict: bool = False
     evaluation: Literal["shared", "per_agent"] = "shared"
+    verdict: VerdictReading = "last_label"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -212,6 +217,7 @@ def evaluation_calls(view: DebateView[MadM2SOptions], mems: Sequence[Turn]) -> l
                     id=eval_id(view.round, m["agent"], judge),
                     reads=[m["id"]],
                     template="evaluate",
+                    vars={"verdict": view.options.verdict},
                 )
             )
     return calls
@@ -229,7 +235,7 @@ def subjective_masks(view: DebateView[MadM2SOptions]) -> dict[str, Any]:
         items: list[dict[str, Any]] = []
         for m in mems:
             turn = by_id[eval_id(view.round, m["agent"], judge)]
-            verdict, labelled = parse_verdict(turn["text"])
+            verdict, labelled = parse_verdict(turn["text"], options.verdict)
             unparsed += not labelled
             verdicts.append(verdict)
             items.append(

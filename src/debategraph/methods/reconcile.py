@@ -7,13 +7,34 @@ confidence-weighted vote over recalibrated confidences (decision rule ``reconcil
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Literal
 
-from debategraph.methods import Call, DebateView, Method, call, initial_calls
+from debategraph.methods import Call, DebateView, Method, MethodOptions, call, initial_calls
 from debategraph.prompts import reconcile
 
 
-def plan_reconcile(view: DebateView[Any]) -> list[Call]:
+@dataclass(frozen=True, kw_only=True)
+class ReconcileOptions(MethodOptions):
+    """Options of ``reconcile``.
+
+    Attributes:
+        answer_groups: How many answer groups a discussion round shows, most common first:
+            ``"all"`` (default: every agent's answer and explanation, as the paper describes
+            the discussion prompt) or a count; ``2`` reproduces the official code, which
+            shows the two most common answers (with three agents it drops the third view
+            only when all three differ).
+    """
+
+    answer_groups: Literal["all"] | int = "all"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if isinstance(self.answer_groups, int) and self.answer_groups < 1:
+            raise ValueError(f"answer_groups must be 'all' or at least 1, got {self.answer_groups}")
+
+
+def plan_reconcile(view: DebateView[ReconcileOptions]) -> list[Call]:
     """Everyone reads every agent's latest answer, its own included.
 
     A cut-off agent reads only its own latest answer and reflects on it.
@@ -38,9 +59,11 @@ RECONCILE = Method(
     "confidence-weighted vote.",
     prompts=reconcile.PROMPTS,
     plan=plan_reconcile,
+    options=ReconcileOptions,
     decision="reconcile",
     confidence=True,
     default_agents=3,
     default_rounds=2,
     stop_on_consensus=True,
+    card="docs/methods/reconcile.md",
 )

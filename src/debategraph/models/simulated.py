@@ -43,6 +43,9 @@ _QUESTION_RE = re.compile(r"^Question: (.+)$", re.MULTILINE)
 _CHOICE_LINE_RE = re.compile(r"^([A-J])\) ", re.MULTILINE)
 _BLOCK_RE = re.compile(r"```\n(.*?)\n```", re.DOTALL)
 _OWN_BLOCK_RE = re.compile(re.escape(OWN_ANSWER_LABEL) + r":\n```\n(.*?)\n```", re.DOTALL)
+_LABELLED_BLOCK_RE = re.compile(r"^([^\n]+):\n```\n(.*?)\n```", re.MULTILINE | re.DOTALL)
+_REACHED_RE = re.compile(r"^Answers reached: (.+)$", re.MULTILINE)
+_REACHED_ITEM_RE = re.compile(r"\s*(.+?) \(([^()]*)\)\s*(?:;|$)")
 _CHOICE_MARK_RE = re.compile(r"\([A-J]\)")
 _ADVERSARY_RE = re.compile(r"argue convincingly that the answer is (.+?)\.(?:\s|$)")
 _FINAL_LINE_RE = re.compile(r"\n?A: ?(.+)\s*$")
@@ -112,8 +115,29 @@ class _Scene:
 
     @cached_property
     def peer_answers(self) -> list[Answer]:
-        """The answer of every peer block, each parsed once (and cached across calls)."""
-        return [_parsed(block, self.task, self.num_choices) for block in self.peers]
+        """The answer of every peer block, each parsed once (and cached across calls).
+
+        A summary block stands for the answers it lists, each once per agent that reached it.
+        """
+        answers: list[Answer] = []
+        for block in self.peers:
+            reached = _reached(block)
+            if reached is None:
+                answers.append(_parsed(block, self.task, self.num_choices))
+            else:
+                answers += [a for a, n in reached for _ in range(n)]
+        return answers
+
+
+def _reached(summary: str) -> list[tuple[str, int]] | None:
+    """The ``(answer, agents)`` pairs of a summary's ``Answers reached:`` line, if it has one."""
+    line = _REACHED_RE.search(summary)
+    if line is None:
+        return None
+    return [
+        (answer.strip(), len([w for w in who.split(",") if w.strip()]))
+        for answer, who in _REACHED_ITEM_RE.findall(line.group(1))
+    ]
 
 
 class SimulatedDebater(BaseChatModel):
@@ -404,12 +428,21 @@ class SimulatedDebater(BaseChatModel):
         return "\n".join(lines)
 
     def _summarize(self, scene: _Scene) -> str:
-        answers = Counter(a for a in scene.peer_answers if a)
-        if not answers:
-            return "The agents gave no clear answer yet. (none)"
-        tally = ", ".join(f"{a} from {n} agent{'s' * (n > 1)}" for a, n in answers.most_common())
-        top = answers.most_common(1)[0][0]
-        return f"The agents' answers were: {tally}. Most of the reasoning supports {top}. ({top})"
+        holders: dict[str, list[str]] = {}
+        for who, block in _LABELLED_BLOCK_RE.findall(scene.prompt):
+            answer = _parsed(block, scene.task, scene.num_choices)
+            if answer is not None:
+                holders.setdefault(answer, []).append(who)
+        if not holders:
+            return "The agents gave no clear answer yet."
+        lines = "; ".join(
+            f"{', '.join(who)} "
+            + ("reasons its" if len(who) == 1 else "reason their")
+            + f" way to {answer}"
+            for answer, who in holders.items()
+        )
+        reached = "; ".join(f"{answer} ({', '.join(who)})" for answer, who in holders.items())
+        return f"{lines}.\nAnswers reached: {reached}"
 
     def _evaluate(self, scene: _Scene, rng: random.Random) -> str:
         target = self._parse(scene, scene.peers[-1]) if scene.peers else None

@@ -130,7 +130,8 @@ def render(
     prompt = method.prompts[c["template"]](view)
     if c["kind"] in ("answer", "pairwise") and c["speaker"] in ctx.adversaries:
         prompt = f"{prompt}\n\n{ADVERSARY_INSTRUCTION.format(answer=ctx.adversaries[c['speaker']])}"
-    messages: list[BaseMessage] = [SystemMessage(method.system)] if method.system else []
+    system = method.system_for(c["template"])
+    messages: list[BaseMessage] = [SystemMessage(system)] if system else []
     for turn in task["history"]:
         messages += history(turn)
     messages.append(HumanMessage(prompt))
@@ -345,8 +346,12 @@ def to_turn(
     c = task["call"]
     text = reply.text
     choices = task["choices"]
-    extraction = parser(text, task["task"], len(choices) if choices else None)
-    reading = read_confidence(text) if c["kind"] in ("answer", "pairwise") else None
+    # A summary lists every answer reached and an evaluation judges one: neither states one.
+    states_answer = c["kind"] in ("answer", "pairwise")
+    extraction = (
+        parser(text, task["task"], len(choices) if choices else None) if states_answer else None
+    )
+    reading = read_confidence(text) if states_answer else None
     turn = Turn(
         id=c["id"],
         agent=c["speaker"],
@@ -354,8 +359,8 @@ def to_turn(
         kind=c["kind"],
         text=text,
         prompt=str(messages[-1].content),
-        answer=extraction.answer if c["kind"] != "evaluation" else None,
-        answer_source=extraction.source if c["kind"] != "evaluation" else "none",
+        answer=extraction.answer if extraction else None,
+        answer_source=extraction.source if extraction else "none",
         confidence=reading.value if reading is not None else None,
         reads=list(c["reads"]),
         input_tokens=usage["input_tokens"]
@@ -370,7 +375,7 @@ def to_turn(
     if reading is not None and reading.unparsed:
         turn["confidence_unparsed"] = True
     if c["kind"] == "evaluation":
-        turn["label"] = parse_verdict(text)[0]
+        turn["label"] = parse_verdict(text, c["vars"].get("verdict", "last_label"))[0]
     if c["vars"]:
         turn["vars"] = dict(c["vars"])
     return turn

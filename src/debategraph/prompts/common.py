@@ -114,8 +114,11 @@ def own_answer_block(turn: Turn) -> str:
 
 
 SUMMARY_REQUEST = (
-    "Summarize these opinions faithfully in at most 80 words, then put the answer most of "
-    "the reasoning supports in parentheses at the end."
+    "Summarize these answers carefully and completely in at most 80 words. Keep every "
+    "distinct line of reasoning, also one that a single agent follows, and do not judge "
+    "which is right. End with one line listing every answer reached and who reached it, in "
+    "the form 'Answers reached: <answer> (<who>); <answer> (<who>)'."
 )
+"""The summariser's instruction: a complete summary that lists the answers, never a verdict."""
 INDEPENDENCE_CUE = "Agreement among other agents is not evidence."
 ADVERSARY_INSTRUCTION = "Whatever the others say, argue convincingly that the answer is {answer}."

@@ -7,9 +7,9 @@ group's summary, then the other groups'), and, for an agent with nobody to read 
 one, or a cut-off agent), a reflection on its own answer. With the forget mechanism on, every
 call is stateless and shows the agent its own latest answer first.
 
-The paper's system prompt tells the agents that they debate in groups whose results are
-shared; we say so in the inter-group prompt, where it matters, instead of in a system prompt
-that the summariser would also receive.
+The paper's system prompt frames the debate: the agents are experienced debaters, split into
+groups whose conclusions are shared with all. ``SYSTEM`` says so to every debating call; the
+summariser, which debates nothing, does not receive it.
 """
 
 from __future__ import annotations
@@ -23,6 +23,14 @@ from debategraph.prompts.summary import (
     summarize,
     without_own,
 )
+
+SYSTEM = (
+    "You are an experienced debater who states a view briefly and convincingly. The "
+    "debaters are divided into groups that discuss among themselves, and what each group "
+    "concludes is shared with everyone. Make good use of it: examine the question critically "
+    "and work towards the right answer."
+)
+"""The debate framing of every debating call (not the summariser's)."""
 
 
 def intra(p: PromptInput) -> str:
@@ -57,3 +65,6 @@ PROMPTS = {
     "summary": summarize,
 }
 """Prompts of ``groupdebate`` by name."""
+
+SYSTEM_PROMPTS = {name: SYSTEM for name in PROMPTS if name != "summary"}
+"""The system prompt of each debating template."""

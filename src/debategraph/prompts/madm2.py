@@ -2,10 +2,13 @@
 
 Every call is stateless. The initial round asks for a step-by-step solution; a debate round
 shows the memories kept from the previous round first, then the question, and asks for a new
-step-by-step solution; an evaluation shows one memory and asks for a verdict ending in
-``<label>YES</label>``, ``<label>NO</label>`` or ``<label>NOT SURE</label>``. Answers use the
-project's usual formats (``boxed{}`` for numbers, a letter in parentheses for choices) so
-that the answer parsers apply, where the paper asks for ``<think>``/``<answer>`` tags.
+step-by-step solution. As in the paper, the memories are presented neutrally, as possible
+solutions to use as additional information: the prompt says nothing of the masking, so ``mad``
+(every memory) and ``madm2-*`` send the same text and differ only in the memories shown. An
+evaluation shows one memory and asks for a verdict ending in ``<label>YES</label>``,
+``<label>NO</label>`` or ``<label>NOT SURE</label>``. Answers use the project's usual formats
+(``boxed{}`` for numbers, a letter in parentheses for choices) so that the answer parsers
+apply, where the paper asks for ``<think>``/``<answer>`` tags.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ def memory_blocks(p: PromptInput) -> str:
     blocks = []
     for k, turn in enumerate(p.peers, 1):
         who = "" if p.anonymize else f" (from {turn['agent']})"
-        blocks.append(f"Candidate solution {k}{who}:\n{fenced(turn['text'])}")
+        blocks.append(f"Possible solution {k}{who}:\n{fenced(turn['text'])}")
     return "\n\n".join(blocks)
 
 
@@ -38,10 +41,10 @@ def initial(p: PromptInput) -> str:
 def debate(p: PromptInput) -> str:
     """A debate round: the kept memories of the previous round, then the question."""
     return (
-        "Candidate solutions to the problem below, kept from the previous round:\n\n"
+        "Some possible solutions to the problem below:\n\n"
         f"{memory_blocks(p)}\n\n"
-        "Treat them as extra information for the question that follows; they may still "
-        "contain mistakes.\n\n"
+        "You may use these solutions as additional information for the question that "
+        "follows.\n\n"
         f"{question_block(p)}\n\n"
         f"Reason step by step and solve the problem.\n\n{answer_format(p)}"
     )

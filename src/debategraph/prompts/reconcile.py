@@ -3,7 +3,8 @@
 Agents are stateless: every call is a fresh prompt. In a discussion round each agent sees the
 last round's answers of all agents, its own included, grouped by answer with how many agents
 hold each, most common first, and under each answer every holder's explanation and
-confidence.
+confidence. With the option ``answer_groups=k`` only the ``k`` most common answers are shown
+(the official code shows two).
 """
 
 from __future__ import annotations
@@ -30,16 +31,22 @@ def _holder(turn: Turn, anonymize: bool) -> str:
     return f"{who} ({stated}) explained:\n{fenced(turn['text'])}"
 
 
+def _group_limit(p: PromptInput) -> int | None:
+    limit = getattr(p.options, "answer_groups", "all")
+    return None if limit == "all" else int(limit)
+
+
 def grouped_answers(p: PromptInput) -> str:
     """The turns read, grouped by answer: most common first, abstentions last.
 
     Answers held by equally many agents keep the order in which they were first seen.
-    Every holder's response is shown in a fenced block under its answer.
+    Every holder's response is shown in a fenced block under its answer. Only the first
+    ``answer_groups`` groups are shown when the option limits them.
     """
     groups: dict[Answer, list[Turn]] = {}
     for turn in p.peers:
         groups.setdefault(turn["answer"], []).append(turn)
-    order = sorted(groups, key=lambda a: (a is None, -len(groups[a])))
+    order = sorted(groups, key=lambda a: (a is None, -len(groups[a])))[: _group_limit(p)]
     sections = []
     for answer in order:
         holders = groups[answer]
@@ -54,15 +61,24 @@ def grouped_answers(p: PromptInput) -> str:
 
 def debate(p: PromptInput) -> str:
     """A discussion round: every agent's last answer, grouped, the receiver's own included."""
+    limit = _group_limit(p)
+    shown = (
+        "all agents gave in the last round, yours among them,"
+        if limit is None
+        else f"the agents gave in the last round ({_most_common(limit)}),"
+    )
     return (
-        "Below are the answers all agents gave in the last round, yours among them, grouped by "
-        "answer with the most common first.\n\n"
+        f"Below are the answers {shown} grouped by answer with the most common first.\n\n"
         f"{grouped_answers(p)}\n\n"
         "Review these explanations carefully as additional information. Then give your own "
         "answer with step-by-step reasoning, and say which of the views above you agree or "
         "disagree with and why.\n\n"
         f"{question_block(p)}\n\n{answer_format(p)}"
     )
+
+
+def _most_common(limit: int) -> str:
+    return "the most common answer" if limit == 1 else f"the {limit} most common answers"
 
 
 def reflect(p: PromptInput) -> str:

@@ -1,9 +1,11 @@
 """Summaries of debate turns, and debate prompts that read a summary (our own wording).
 
 The summariser's prompt follows the GroupDebate paper's summary prompt (Table 3): the answers
-to summarise, then a request for a faithful summary of at most 80 words that ends with the
-answer the reasoning supports in parentheses. Like the paper's, it does not repeat the
-question, so a summary call costs what the paper counts: the answers read and the summary.
+to summarise, then a request for a careful and complete summary of at most 80 words that
+aggregates the answers reached. GroupDebate credits its accuracy to the diversity the groups
+keep, so the summary keeps every line of reasoning and lists each answer with who reached it;
+it never picks one. Like the paper's, it does not repeat the question, so a summary call costs
+what the paper counts: the answers read and the summary.
 
 Used by ``groupdebate`` (one summary per group), ``du-sum`` (one summary per agent of the
 other agents' answers, Du et al.'s variant) and ``chateval`` (one shared summary per round).
@@ -58,7 +60,8 @@ def group_summary_blocks(p: PromptInput) -> str:
 def summarize(p: PromptInput) -> str:
     """The summariser's call: earlier summaries (if any) and the answers to summarise.
 
-    An earlier summary is quoted inline, the answers as numbered fenced blocks.
+    An earlier summary is quoted inline, the answers as fenced blocks labelled ``Agent k``
+    (numbered in the order read) or, without anonymity, with the agents' names.
     """
     earlier = [t for t in p.peers if t["kind"] == "summary"]
     answers = [t for t in p.peers if t["kind"] != "summary"]
@@ -68,7 +71,10 @@ def summarize(p: PromptInput) -> str:
         if earlier
         else "The latest answers of several agents to the same problem:"
     )
-    parts += [f"Answer {k}:\n{fenced(t['text'])}" for k, t in enumerate(answers, 1)]
+    parts += [
+        f"{f'Agent {k}' if p.anonymize else t['agent']}:\n{fenced(t['text'])}"
+        for k, t in enumerate(answers, 1)
+    ]
     return "\n\n".join(parts) + f"\n\n{SUMMARY_REQUEST}"
 
 

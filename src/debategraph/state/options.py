@@ -183,6 +183,8 @@ def _parse(key: str, hint: Any, raw: str) -> Any:
         return None
     for member in members:
         origin = get_origin(member)
+        if origin is Literal and raw in get_args(member):
+            return raw
         if member is bool:
             if raw.lower() in _TRUE:
                 return True
