@@ -18,7 +18,7 @@ from langgraph.types import CachePolicy, RetryPolicy
 
 from debategraph.graphs.debate import build_debate_graph, resolve_method
 from debategraph.methods.contract import DebateView, Method
-from debategraph.models.resolve import Models, model_label
+from debategraph.models.resolve import Models, model_key, model_label
 from debategraph.models.roster import Agent, AgentsSpec, make_roster
 from debategraph.nodes.cache import call_cache_key, open_sqlite_cache
 from debategraph.nodes.retry import DEFAULT_ATTEMPTS, DEFAULT_BACKOFF_S, MODEL_RETRY, model_retry
@@ -373,13 +373,21 @@ async def arun(
         adversaries=dict(ctx.adversaries),
         method_state=state.get("method_state", {}),
         reference=reference,
-        settings=settings_record(m, ctx),
+        settings=settings_record(
+            m, ctx, [model_key(books.spec_of(a)) for a in [*p.names, *m.roles]]
+        ),
         task=task,
     )
 
 
-def settings_record(method: Method[Any], ctx: DebateContext) -> dict[str, Any]:
-    """The settings a debate ran with, JSON-safe (what a result row records)."""
+def settings_record(
+    method: Method[Any], ctx: DebateContext, models: Sequence[str] = ()
+) -> dict[str, Any]:
+    """The settings a debate ran with, JSON-safe (what a result row records).
+
+    With a sampling preset, ``sampling`` names it, its source, and the settings every model
+    (by spec or label, from ``models``) was called with.
+    """
     options = method.options_for(ctx).to_dict()
     record: dict[str, Any] = {
         "rounds": method.rounds_for(ctx),
@@ -394,6 +402,13 @@ def settings_record(method: Method[Any], ctx: DebateContext) -> dict[str, Any]:
         generation["timeout"] = ctx.timeout
     if generation:
         record["generation"] = generation
+    if ctx.settings is not None:
+        preset = method.preset(ctx.settings)
+        record["sampling"] = {
+            "preset": ctx.settings,
+            "source": preset.source,
+            "by_model": {key: method.generation_for(ctx, key) for key in dict.fromkeys(models)},
+        }
     return record
 
 

@@ -37,10 +37,12 @@ from debategraph.cli_options import (
     Models,
     RetryBackoff,
     Rounds,
+    SamplingPresetName,
     Stop,
     Temperature,
     Ties,
     Timeout,
+    TopK,
     TopP,
     check_output_folder,
     err,
@@ -143,8 +145,10 @@ def run_command(
         list[str] | None,
         typer.Option(help="AGENT=ANSWER: the agent argues for this wrong answer; repeat."),
     ] = None,
+    preset: SamplingPresetName = None,
     temperature: Temperature = None,
     top_p: TopP = None,
+    top_k: TopK = None,
     max_tokens: MaxTokens = None,
     stop: Stop = None,
     timeout: Timeout = None,
@@ -206,7 +210,7 @@ def run_command(
             cache=cache,
             max_attempts=max_attempts,
             retry_backoff=retry_backoff,
-            **generation_settings(temperature, top_p, max_tokens, stop, timeout),
+            **generation_settings(temperature, top_p, max_tokens, stop, timeout, top_k, preset),
         )
     except DebateConfigError as exc:
         fail(str(exc))

@@ -145,6 +145,21 @@ DecisionOption = Annotated[
 ]
 Temperature = Annotated[float | None, typer.Option(help="Sampling temperature of every call.")]
 TopP = Annotated[float | None, typer.Option(help="Nucleus-sampling top-p of every call.")]
+TopK = Annotated[
+    int | None,
+    typer.Option(
+        help="Sample among the K most likely tokens (vLLM, llama.cpp, Ollama; not OpenAI's "
+        "API); 0 sends none, even when --settings has one."
+    ),
+]
+SamplingPresetName = Annotated[
+    str | None,
+    typer.Option(
+        "--settings",
+        help="A sampling preset of the method: 'paper' is the temperature, top-p and top-k "
+        "its paper ran with (see its card); --temperature, --top-p and --top-k win.",
+    ),
+]
 MaxTokens = Annotated[int | None, typer.Option(help="Most tokens generated per call.")]
 Stop = Annotated[list[str] | None, typer.Option(help="A stop sequence; repeat.")]
 Timeout = Annotated[
@@ -180,11 +195,15 @@ def generation_settings(
     max_tokens: int | None,
     stop: list[str] | None,
     timeout: float | None,
+    top_k: int | None = None,
+    preset: str | None = None,
 ) -> dict[str, Any]:
     """The generation settings given on the command line, as context fields."""
     settings = {
+        "settings": preset,
         "temperature": temperature,
         "top_p": top_p,
+        "top_k": top_k,
         "max_tokens": max_tokens,
         "stop": stop or None,
         "timeout": timeout,

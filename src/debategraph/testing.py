@@ -23,7 +23,7 @@ import re
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, ClassVar
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
@@ -220,6 +220,7 @@ class ScriptedChatModel(BaseChatModel):
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
+    sends_top_k: ClassVar[bool] = True  # records top_k like any other call setting
 
     replies: list[Reply] = Field(default_factory=list)
     respond: Callable[[str], str] | None = None

@@ -112,13 +112,15 @@ def budget_arms(arms: Sequence[Arm]) -> list[Arm]:
     Raises:
         ValueError: Every arm is self-consistency: nothing to match.
     """
-    keep = {"models", "base_url", "seed", "tie_policy", "temperature", "top_p", "max_tokens"}
-    keep |= {"stop", "timeout", "max_attempts", "retry_backoff"}
+    keep = {"models", "base_url", "seed", "tie_policy", "temperature", "top_p", "top_k"}
+    keep |= {"max_tokens", "stop", "timeout", "max_attempts", "retry_backoff"}
     matched = [
         Arm(
             f"sc@{arm.label}",
             "sc",
-            {k: v for k, v in arm.settings.items() if k in keep} | {"rounds": 0},
+            _preset_sampling(arm)
+            | {k: v for k, v in arm.settings.items() if k in keep}
+            | {"rounds": 0},
             budget_of=arm.label,
         )
         for arm in arms
@@ -127,6 +129,20 @@ def budget_arms(arms: Sequence[Arm]) -> list[Arm]:
     if not matched:
         raise ValueError("--match-budget needs a method other than sc to match")
     return matched
+
+
+def _preset_sampling(arm: Arm) -> dict[str, Any]:
+    """The sampling ``arm``'s preset gives its first model, so that ``sc@arm`` samples alike."""
+    name = arm.settings.get("settings")
+    if name is None:
+        return {}
+    from debategraph.methods.registry import get_method
+    from debategraph.models.resolve import model_key
+
+    models = arm.settings.get("models") or "simulated"
+    first = models[0] if isinstance(models, list) else models
+    method = arm.method if not isinstance(arm.method, str) else get_method(arm.method)
+    return method.preset(name).for_model(model_key(first)).kwargs()
 
 
 def _typed_options(method: str, options: Mapping[str, str]) -> dict[str, Any]:

@@ -25,10 +25,12 @@ from debategraph.cli_options import (
     Models,
     RetryBackoff,
     Rounds,
+    SamplingPresetName,
     Stop,
     Temperature,
     Ties,
     Timeout,
+    TopK,
     TopP,
     err,
     fail,
@@ -102,8 +104,10 @@ def eval_command(
     tie_policy: Ties = "first",
     option: MethodOption = None,
     decision_option: DecisionOption = None,
+    preset: SamplingPresetName = None,
     temperature: Temperature = None,
     top_p: TopP = None,
+    top_k: TopK = None,
     max_tokens: MaxTokens = None,
     stop: Stop = None,
     timeout: Timeout = None,
@@ -155,11 +159,12 @@ def eval_command(
             "--method": method, "--model": model, "--base-url": base_url, "--agents": agents,
             "--rounds": rounds, "--decision": decision, "--option": option,
             "--decision-option": decision_option, "--temperature": temperature,
-            "--top-p": top_p, "--max-tokens": max_tokens, "--stop": stop, "--timeout": timeout,
+            "--top-p": top_p, "--top-k": top_k, "--settings": preset,
+            "--max-tokens": max_tokens, "--stop": stop, "--timeout": timeout,
             "--max-attempts": max_attempts, "--retry-backoff": retry_backoff,
             "--ids": ids, "--path": path,
         }  # fmt: skip
-        clashes = [flag for flag, value in given.items() if value]
+        clashes = [flag for flag, value in given.items() if value is not None and value != []]
         if clashes or logprobs or match_budget or tie_policy != "first":
             clash = clashes[0] if clashes else "that flag"
             fail(f"with --config, put {clash} in the sweep file (its [settings] or an arm)")
@@ -208,7 +213,7 @@ def eval_command(
         "allow_large": allow_large or None,
         "max_attempts": max_attempts,
         "retry_backoff": retry_backoff,
-        **generation_settings(temperature, top_p, max_tokens, stop, timeout),
+        **generation_settings(temperature, top_p, max_tokens, stop, timeout, top_k, preset),
     }
     try:
         arms = arms_for(method, settings, options=parse_pairs(option, "--option"))

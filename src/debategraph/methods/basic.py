@@ -8,11 +8,12 @@ ring neighbours (the sparse "neighbour" debate of Li et al.).
 
 from __future__ import annotations
 
-from debategraph.methods import Method, debate_planner, full_reads, ring_reads
+from debategraph.methods import Method, debate_planner, full_reads, presets, ring_reads
 from debategraph.prompts import du
 
 COT = Method(
     name="cot",
+    presets=presets.paper(presets.BASELINE),
     description="Single-agent chain of thought: one agent, one answer.",
     prompts=du.PROMPTS,
     plan=debate_planner(full_reads, history=False),
@@ -22,6 +23,7 @@ COT = Method(
 )
 SC = Method(
     name="sc",
+    presets=presets.paper(presets.BASELINE),
     description="Self-consistency: one model sampled k times, majority vote.",
     prompts=du.PROMPTS,
     plan=debate_planner(full_reads, history=False),
@@ -32,6 +34,7 @@ SC = Method(
 )
 MAV = Method(
     name="mav",
+    presets=presets.paper(presets.BASELINE),
     description="Multi-agent voting: each agent answers once, majority vote.",
     prompts=du.PROMPTS,
     plan=debate_planner(full_reads, history=False),
@@ -41,6 +44,7 @@ MAV = Method(
 )
 DU = Method(
     name="du",
+    presets=presets.paper(presets.DU),
     description="Du et al. debate: agents keep their history and read all peers each round.",
     prompts=du.PROMPTS,
     plan=debate_planner(full_reads, history=True),
@@ -49,6 +53,7 @@ DU = Method(
 )
 RING = Method(
     name="ring",
+    presets=presets.paper(presets.BASELINE),
     description="Neighbour debate: like du, but each agent reads only its ring neighbours.",
     prompts=du.PROMPTS,
     plan=debate_planner(ring_reads, history=True),

@@ -23,6 +23,7 @@ from typing_extensions import TypeVar
 
 from debategraph.policies.answers import AnswerParser
 from debategraph.policies.decisions import apply_rule, rule_options
+from debategraph.policies.sampling import SamplingPreset
 from debategraph.policies.types import Decision, Trajectory
 from debategraph.policies.voting import derive_seed, unanimous
 from debategraph.prompts.common import PromptInput
@@ -330,6 +331,8 @@ class Method(Generic[OptionsT]):
         plan_node: The name of the round's plan node, what it computes (``mdm`` for
             CortexDebate, ``svr``, ``mask``, ``groups``); Studio draws it under this name.
         card: Where the method's card lives (a path or URL), shown by ``debategraph methods``.
+        presets: Named sampling presets (``paper``: the settings its paper ran with), chosen
+            with the context's ``settings``.
     """
 
     name: str
@@ -358,6 +361,7 @@ class Method(Generic[OptionsT]):
     parser: AnswerParser | None = None
     plan_node: str = "plan"
     card: str | None = None
+    presets: Mapping[str, SamplingPreset] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         problems = []
@@ -389,6 +393,34 @@ class Method(Generic[OptionsT]):
         if self.system is None or isinstance(self.system, str):
             return self.system
         return self.system.get(template)
+
+    def preset(self, name: str) -> SamplingPreset:
+        """The sampling preset ``name``.
+
+        Raises:
+            DebateConfigError: The method has no such preset; the message lists its presets.
+        """
+        try:
+            return self.presets[name]
+        except KeyError:
+            has = f"its presets: {', '.join(self.presets)}" if self.presets else "it has none"
+            raise DebateConfigError(
+                f"{self.name} has no sampling preset {name!r} ({has}); set temperature, "
+                "top_p or top_k instead"
+            ) from None
+
+    def generation_for(self, context: DebateContext, model: str) -> dict[str, Any]:
+        """The generation settings of a call on ``model`` (its spec or label).
+
+        The context's own settings win over its preset's (``settings="paper"``), key by key;
+        ``top_k=0`` sends no top-k even when the preset has one.
+        """
+        settings = context.generation()
+        if context.settings is not None:
+            settings = {**self.preset(context.settings).for_model(model).kwargs(), **settings}
+        if context.top_k == 0:
+            settings.pop("top_k", None)
+        return settings
 
     def rounds_for(self, context: DebateContext) -> int:
         """Debate rounds in force: the context's, else the method's default."""

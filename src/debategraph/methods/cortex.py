@@ -45,6 +45,7 @@ from debategraph.methods import (
     embeddings_for,
     initial_calls,
     parse_embeddings_spec,
+    presets,
 )
 from debategraph.policies.mdm_scalar import (
     NEUTRAL_CONFIDENCE,
@@ -274,6 +275,7 @@ def decide_cortex(view: DebateView[CortexOptions]) -> Decision:
 
 CORTEX = Method(
     name="cortex",
+    presets=presets.paper(presets.CORTEX),
     description="CortexDebate: stateless agents read only the peers a McKinsey-trust graph "
     "keeps; stops at consensus; majority vote, no answer if all differ.",
     prompts=prompts.PROMPTS,

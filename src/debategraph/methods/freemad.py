@@ -8,11 +8,12 @@ plain society-of-mind prompt. See ``docs/methods/freemad.md``.
 
 from __future__ import annotations
 
-from debategraph.methods import Method, debate_planner, full_reads
+from debategraph.methods import Method, debate_planner, full_reads, presets
 from debategraph.prompts import freemad
 
 FREEMAD_N = Method(
     name="freemad-n",
+    presets=presets.paper(presets.FREE_MAD),
     description="Free-MAD: anti-conformity debate, then a score over the whole trajectory.",
     prompts=freemad.ANTI_CONFORMITY_PROMPTS,
     plan=debate_planner(full_reads, history=True),
@@ -23,6 +24,7 @@ FREEMAD_N = Method(
 )
 FREEMAD_C = Method(
     name="freemad-c",
+    presets=presets.paper(presets.FREE_MAD),
     description="Free-MAD with the plain (conformity) du debate prompt and the trajectory score.",
     prompts=freemad.CONFORMITY_PROMPTS,
     plan=debate_planner(full_reads, history=True),

@@ -40,6 +40,7 @@ from debategraph.methods import (
     Phase,
     call,
     initial_calls,
+    presets,
 )
 from debategraph.policies.grouping import (
     assign_groups,
@@ -291,6 +292,7 @@ def observe_groupdebate(view: View) -> dict[str, Any]:
 
 GROUPDEBATE = Method(
     name="groupdebate",
+    presets=presets.paper(presets.GROUPDEBATE),
     description="GroupDebate: agents debate in groups for stages of R rounds; a summary per "
     "group opens each later stage; stateless agents; majority vote.",
     prompts=prompts.PROMPTS,

@@ -44,6 +44,7 @@ from debategraph.methods import (
     call,
     initial_calls,
     logprob_request,
+    presets,
 )
 from debategraph.policies.masking import (
     Verdict,
@@ -325,6 +326,7 @@ _COMMON: dict[str, Any] = {
 
 MADM2_S = Method(
     name="madm2-s",
+    presets=presets.paper(presets.MADM2),
     description="MAD-M²(S): stateless debate reading only the memories an evaluation judged "
     "correct (unsure keeps unless strict); majority vote of the last round.",
     plan=madm2_planner("subjective"),
@@ -338,6 +340,7 @@ MADM2_S = Method(
 
 MADM2_O = Method(
     name="madm2-o",
+    presets=presets.paper(presets.MADM2),
     description="MAD-M²(O): stateless debate reading only the lowest-perplexity memory "
     "(needs token logprobs); majority vote of the last round.",
     plan=madm2_planner("objective"),
@@ -349,6 +352,7 @@ MADM2_O = Method(
 
 MAD = Method(
     name="mad",
+    presets=presets.paper(presets.MADM2),
     description="MAD as MAD-M² compares against: stateless rounds, every agent reads all "
     "last-round answers (its own too); majority vote of the last round.",
     plan=madm2_planner("none"),

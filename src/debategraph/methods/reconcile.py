@@ -10,7 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from debategraph.methods import Call, DebateView, Method, MethodOptions, call, initial_calls
+from debategraph.methods import (
+    Call,
+    DebateView,
+    Method,
+    MethodOptions,
+    call,
+    initial_calls,
+    presets,
+)
 from debategraph.prompts import reconcile
 
 
@@ -55,6 +63,7 @@ def plan_reconcile(view: DebateView[ReconcileOptions]) -> list[Call]:
 
 RECONCILE = Method(
     name="reconcile",
+    presets=presets.paper(presets.RECONCILE),
     description="RECONCILE: stateless rounds over grouped answers with confidence; "
     "confidence-weighted vote.",
     prompts=reconcile.PROMPTS,

@@ -45,6 +45,7 @@ from debategraph.methods import (
     embeddings_for,
     initial_calls,
     parse_embeddings_spec,
+    presets,
 )
 from debategraph.policies.grouping import (
     assign_groups,
@@ -354,6 +355,7 @@ def stop_s2mad(view: View) -> bool:
 
 S2MAD = Method(
     name="s2mad",
+    presets=presets.paper(presets.SVR_MAD_BASELINE),
     description="S²-MAD: GroupDebate's groups and stages, but an agent debates only when a "
     "peer's view differs from its own and reads only the differing views; stops at "
     "consensus; majority vote.",

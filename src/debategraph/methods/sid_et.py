@@ -37,6 +37,7 @@ from debategraph.methods import (
     default_stop,
     full_reads,
     logprob_request,
+    presets,
 )
 from debategraph.prompts import du
 
@@ -160,6 +161,7 @@ def decide_sid_et(view: View) -> Decision:
 
 SID_ET = Method(
     name="sid-et",
+    presets=presets.paper(presets.SVR_MAD_BASELINE),
     description="SID-ET: one agent answers first; if its least token log-likelihood says it "
     "is confident its answer stands, else every agent answers and debates all-to-all (du); "
     "needs token logprobs.",

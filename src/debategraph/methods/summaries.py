@@ -36,6 +36,7 @@ from debategraph.methods import (
     Phase,
     call,
     initial_calls,
+    presets,
 )
 from debategraph.policies.summary_cost import (
     mad_summary_calls,
@@ -220,6 +221,7 @@ def summary_observer(
 
 DU_SUM = Method(
     name="du-sum",
+    presets=presets.paper(presets.GROUPDEBATE),
     description="Du et al. with summaries: each agent reads a summary of the other agents' "
     "answers every round and keeps its history; majority vote.",
     prompts=prompts.DU_SUM_PROMPTS,
@@ -236,6 +238,7 @@ DU_SUM = Method(
 
 CHATEVAL = Method(
     name="chateval",
+    presets=presets.paper(presets.CHATEVAL),
     description="ChatEval simultaneous talk with a summariser: one shared summary of each "
     "round feeds every agent; agents keep their history; majority vote.",
     prompts=prompts.CHATEVAL_PROMPTS,

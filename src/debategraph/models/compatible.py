@@ -8,7 +8,7 @@ sampling fields OpenAI's own API does not take, such as ``top_k``, in the reques
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from langchain_core.language_models import LanguageModelInput
 from langchain_openai import ChatOpenAI
@@ -21,6 +21,8 @@ class CompatibleChatOpenAI(ChatOpenAI):
     bound to a call goes into the body as the server expects.
     """
 
+    sends_top_k: ClassVar[bool] = True
+
     def _get_request_payload(
         self,
         input_: LanguageModelInput,
@@ -32,6 +34,6 @@ class CompatibleChatOpenAI(ChatOpenAI):
         payload: dict[str, Any] = super()._get_request_payload(input_, stop=stop, **kwargs)
         if "max_completion_tokens" in payload:
             payload["max_tokens"] = payload.pop("max_completion_tokens")
-        if top_k is not None:
-            payload["top_k"] = top_k
+        if top_k is not None:  # the client takes only OpenAI's fields; the rest is extra_body
+            payload["extra_body"] = {**(payload.get("extra_body") or {}), "top_k": top_k}
         return payload

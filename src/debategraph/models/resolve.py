@@ -264,6 +264,27 @@ class Models:
             self.model(speaker)
 
 
+def model_key(spec: object) -> str:
+    """A speaker's model as call identities and sampling presets name it.
+
+    Its spec string, or the label of a model object.
+    """
+    return spec if isinstance(spec, str) else model_label(spec)
+
+
+def takes_top_k(model: Any) -> bool:
+    """Whether a call on ``model`` can send ``top_k``.
+
+    A chat model class with a ``top_k`` field (Anthropic, Google, Ollama, ...) takes it, and so
+    does one that declares ``sends_top_k = True`` (``CompatibleChatOpenAI`` puts it in the
+    request body for vLLM and llama.cpp). OpenAI's own API has no top-k, and an agent runnable
+    takes no call settings.
+    """
+    if not isinstance(model, BaseChatModel):
+        return False
+    return bool(getattr(type(model), "sends_top_k", False)) or "top_k" in type(model).model_fields
+
+
 def model_label(model: Any) -> str:
     """A short, secret-free label of a chat model (or agent runnable) for transcripts."""
     if isinstance(model, SimulatedDebater):

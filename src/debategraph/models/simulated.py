@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from typing import Any
+from typing import Any, ClassVar
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
@@ -163,6 +163,7 @@ class SimulatedDebater(BaseChatModel):
             alternative per token.
     """
 
+    sends_top_k: ClassVar[bool] = True  # takes every sampling setting (and ignores it)
     agent: str = "a1"
     seed: int = 0
     skill: float = 0.7

@@ -252,6 +252,19 @@ def _report_rejected(usage: list[dict[str, int]]) -> None:
             dispatch_custom_event(REJECTED_USAGE_EVENT, total)
 
 
+def _bound(model: BaseChatModel, kwargs: dict[str, Any]) -> Any:
+    """The model with the call's settings bound.
+
+    A top-k goes onto the model itself where its class takes it as a field rather than as a
+    call argument (Anthropic, Ollama, ...).
+    """
+    fields = type(model).model_fields
+    if "top_k" in kwargs and not getattr(type(model), "sends_top_k", False) and "top_k" in fields:
+        kwargs = dict(kwargs)
+        model = model.model_copy(update={"top_k": kwargs.pop("top_k")})
+    return model.bind(**kwargs) if kwargs else model
+
+
 async def ainvoke_model(
     model: Any,
     messages: list[BaseMessage],
@@ -275,7 +288,7 @@ async def ainvoke_model(
     try:
         async with asyncio.timeout(deadline):
             if isinstance(model, BaseChatModel):
-                bound = model.bind(**kwargs) if kwargs else model
+                bound = _bound(model, kwargs)
                 reply = _agent_reply(await bound.ainvoke(messages))
                 return _usable(reply), reply.usage_metadata
             handler = UsageTotal()
@@ -322,7 +335,7 @@ def _invoke_model(
 ) -> tuple[AIMessage, UsageMetadata | None]:
     try:
         if isinstance(model, BaseChatModel):
-            bound = model.bind(**kwargs) if kwargs else model
+            bound = _bound(model, kwargs)
             reply = _agent_reply(bound.invoke(messages))
             return _usable(reply), reply.usage_metadata
         handler = UsageTotal()

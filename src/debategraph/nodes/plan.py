@@ -16,7 +16,7 @@ from langgraph.graph import END
 from langgraph.types import Send
 
 from debategraph.methods.contract import Method, Phase, PlanError, logprob_request
-from debategraph.models.resolve import Models, model_label
+from debategraph.models.resolve import Models, model_key
 from debategraph.models.roster import Agent
 from debategraph.nodes.call import CallTask
 from debategraph.nodes.runnable import DualNode
@@ -89,10 +89,6 @@ def check_calls(
             raise PlanError(f"{method.name}: call {c['id']!r} is for round {c['round']}")
 
 
-def _model_key(spec: object) -> str:
-    return spec if isinstance(spec, str) else model_label(spec)
-
-
 def make_plan_node(method: Method[Any], speakers: Sequence[str]) -> DualNode:
     """Plan node for ``method``; ``speakers`` are the agent and role node names.
 
@@ -130,12 +126,12 @@ def make_dispatch(method: Method[Any], roster: Sequence[Agent]) -> DualNode:
     # or a spec string) so that it is labelled once, not once per call.
     keys: dict[str, tuple[object, str]] = {}
 
-    def model_key(speaker: str, ctx: DebateContext) -> str:
+    def key_of(speaker: str, ctx: DebateContext) -> str:
         spec = models.spec_of(speaker, ctx)
         known = keys.get(speaker)
         if known is not None and known[0] is spec:
             return known[1]
-        key = _model_key(spec)
+        key = model_key(spec)
         keys[speaker] = (spec, key)
         return key
 
@@ -147,9 +143,7 @@ def make_dispatch(method: Method[Any], roster: Sequence[Agent]) -> DualNode:
         turns: list[Turn] = state.get("turns") or []
         by_id = {t["id"]: t for t in turns}
         answers: dict[str, list[Turn]] | None = None  # each speaker's answer turns, in order
-        base_kwargs = ctx.generation()
-        if ctx.logprobs:
-            base_kwargs.update(logprob_request())
+        generation: dict[str, dict[str, Any]] = {}  # per model key: presets may differ
         view = view_of(method, state, context=ctx) if method.bind is not None else None
         task: TaskKind = state.get("task") or "number"
         shared = {
@@ -175,7 +169,13 @@ def make_dispatch(method: Method[Any], roster: Sequence[Agent]) -> DualNode:
                         if t["kind"] == "answer":
                             answers.setdefault(t["agent"], []).append(t)
                 history = [t for t in answers.get(c["speaker"], ()) if t["round"] < c["round"]]
-            kwargs = dict(base_kwargs)
+            key = key_of(c["speaker"], ctx)
+            base = generation.get(key)
+            if base is None:
+                base = generation[key] = method.generation_for(ctx, key)
+                if ctx.logprobs:
+                    base.update(logprob_request())
+            kwargs = dict(base)
             if view is not None and method.bind is not None:
                 kwargs.update(method.bind(view, c))
             payload = CallTask(
@@ -189,7 +189,7 @@ def make_dispatch(method: Method[Any], roster: Sequence[Agent]) -> DualNode:
                 seed=ctx.seed,
                 identity={
                     **shared,
-                    "model": model_key(c["speaker"], ctx),
+                    "model": key,
                     "adversary": ctx.adversaries.get(c["speaker"]),
                 },
             )

@@ -13,7 +13,13 @@ from typing import Any, get_args
 from langgraph.types import Overwrite
 
 from debategraph.methods.contract import Method, check_rule_settings
-from debategraph.models.resolve import ModelConfigError, Models
+from debategraph.models.resolve import (
+    ModelConfigError,
+    Models,
+    model_key,
+    model_label,
+    takes_top_k,
+)
 from debategraph.models.roster import Agent
 from debategraph.nodes.runnable import DualNode
 from debategraph.nodes.view import current_context
@@ -71,10 +77,34 @@ def check_settings(method: Method[Any], roster: Sequence[Agent], ctx: DebateCont
             f"role_models names {unknown_roles}, but {method.name} has "
             f"{'roles ' + ', '.join(method.roles) if method.roles else 'no roles'}"
         )
+    if ctx.settings is not None:
+        method.preset(ctx.settings)
+    models = Models(roster, ctx, single_model=method.single_model)
     try:
-        Models(roster, ctx, single_model=method.single_model).check([*names, *method.roles])
+        models.check([*names, *method.roles])
     except ModelConfigError as exc:
         raise DebateConfigError(str(exc)) from None
+    for speaker in [*names, *method.roles]:
+        _check_top_k(method, ctx, models, speaker)
+
+
+def _check_top_k(method: Method[Any], ctx: DebateContext, models: Models, speaker: str) -> None:
+    """Refuse a top-k that the speaker's model class cannot send (before any call)."""
+    top_k = method.generation_for(ctx, model_key(models.spec_of(speaker))).get("top_k")
+    model = models.model(speaker)
+    if top_k is None or takes_top_k(model):
+        return
+    label = model_label(model)
+    asked = (
+        f"top_k={top_k} cannot be sent to {label}"
+        if ctx.top_k
+        else f"the {ctx.settings!r} sampling preset of {method.name} sets top_k={top_k}, "
+        f"which {label} cannot send"
+    )
+    raise DebateConfigError(
+        f"{asked} (OpenAI's API and agent runnables take no top-k): serve the model at "
+        "base_url (vLLM, llama.cpp and Ollama take it), or set top_k=0 (--top-k 0) to send none"
+    )
 
 
 def make_start_node(method: Method[Any], roster: Sequence[Agent]) -> DualNode:

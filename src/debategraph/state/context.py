@@ -81,10 +81,17 @@ class DebateContext:
     """Cut off this proportion of agents (0 to 1), chosen with ``seed``."""
     adversaries: dict[str, str] = field(default_factory=dict)
     """Adversarial agents, each mapped to the wrong answer it argues for."""
+    settings: str | None = None
+    """A sampling preset of the method: ``paper`` is the temperature, top-p and top-k its
+    paper ran with (see the method's card). ``temperature``, ``top_p`` and ``top_k`` given
+    here win over the preset's."""
     temperature: float | None = None
     """Sampling temperature of every model call; the model's default if unset."""
     top_p: float | None = None
     """Nucleus-sampling ``top_p`` of every model call; the model's default if unset."""
+    top_k: int | None = None
+    """Sample among the ``top_k`` most likely tokens (vLLM, llama.cpp and Ollama take it,
+    OpenAI's API does not); ``0`` sends none, even when the preset has one."""
     max_tokens: int | None = None
     """Most tokens a model may generate per call; the model's default if unset."""
     stop: list[str] | None = None
@@ -190,6 +197,13 @@ class DebateContext:
         if self.timeout is not None and self.timeout <= 0:
             raise DebateConfigError(f"timeout must be more than 0 seconds, got {self.timeout}")
         _check_int("max_tokens", self.max_tokens, minimum=1, none_ok=True, message="at least 1")
+        _check_int("top_k", self.top_k, minimum=0, none_ok=True, message="0 (none) or more")
+        if self.settings is not None and (
+            not isinstance(self.settings, str) or not self.settings.strip()
+        ):
+            raise DebateConfigError(
+                f"settings must name a sampling preset (e.g. 'paper'), got {self.settings!r}"
+            )
         if self.stop is not None:
             if isinstance(self.stop, str) or not isinstance(self.stop, Sequence):
                 raise DebateConfigError(f"stop must be a list of strings, got {self.stop!r}")
@@ -258,6 +272,7 @@ class DebateContext:
         settings = {
             "temperature": self.temperature,
             "top_p": self.top_p,
+            "top_k": self.top_k or None,
             "max_tokens": self.max_tokens,
             "stop": self.stop,
         }

@@ -31,6 +31,7 @@ from debategraph.methods import (
     decide_by_rule,
     initial_calls,
     logprob_request,
+    presets,
 )
 from debategraph.methods.svr.options import SvrOptions
 from debategraph.methods.svr.state import initial_turns, observe_svr, pair_id
@@ -199,6 +200,7 @@ def decide_svr(view: View) -> Decision:
 
 SVR = Method(
     name="svr",
+    presets=presets.paper(presets.SVR_MAD),
     description="SVR-MAD: one-on-one challenges of the highest-scored agent grow the "
     "communication graph; accepts an answer that survives C challengers, else a fallback vote.",
     prompts=prompts.PROMPTS,

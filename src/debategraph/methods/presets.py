@@ -1,0 +1,52 @@
+"""The sampling each paper ran its models with: the ``paper`` preset of every built-in method.
+
+``--settings paper`` (``settings="paper"``) sends these; explicit ``temperature``, ``top_p``
+and ``top_k`` win, key by key. A paper that states nothing gets the providers' defaults, said
+as such, so that a run records what it relied on.
+"""
+
+from __future__ import annotations
+
+from debategraph.policies.sampling import PAPER, Sampling, SamplingPreset, unstated
+
+MADM2 = SamplingPreset(
+    source="MAD-M², App. D.5",
+    sampling=Sampling(temperature=1.0, top_p=1.0),
+    per_model=(("qwen2.5-math", Sampling(temperature=0.2)),),
+    note="the paper also caps output at 24,064 tokens (Qwen2.5-7B), 4,096 (the math models) "
+    "and 131,072 (QwQ-32B): set max_tokens to match",
+)
+"""MAD-M² (and its ``mad`` baseline): T 1.0 and top-p 1.0; Qwen2.5-Math-7B at T 0.2."""
+
+SVR_MAD = SamplingPreset(
+    source="SVR-MAD, App. A",
+    sampling=Sampling(temperature=1.0, top_p=0.95, top_k=40),
+    note="the paper also caps output at 16,384 tokens and sets reasoning effort to medium",
+)
+"""SVR-MAD: T 1.0, top-p 0.95, top-k 40, for every method it compares."""
+
+SVR_MAD_BASELINE = SamplingPreset(
+    source="SVR-MAD, App. A, which runs this method as a baseline with these settings; the "
+    "method's own paper is not in our sources",
+    sampling=SVR_MAD.sampling,
+    note=SVR_MAD.note,
+)
+"""S²-MAD and SID-ET as SVR-MAD measured them."""
+
+FREE_MAD = SamplingPreset(
+    source="Free-MAD, App. C: each API's default temperature",
+    note="the paper keeps the providers' defaults on purpose",
+)
+"""Free-MAD: the providers' defaults, stated."""
+
+CORTEX = unstated("CortexDebate")
+GROUPDEBATE = unstated("GroupDebate (GPT-3.5-turbo-0301); also its MAD baselines")
+DU = unstated("Du et al.")
+RECONCILE = unstated("RECONCILE")
+CHATEVAL = unstated("ChatEval")
+BASELINE = unstated("no single paper: a baseline")
+
+
+def paper(preset: SamplingPreset) -> dict[str, SamplingPreset]:
+    """The ``presets`` of a method whose paper's sampling is ``preset``."""
+    return {PAPER: preset}
