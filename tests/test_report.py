@@ -119,12 +119,26 @@ def test_report_says_which_rows_are_simulated(results: Path) -> None:
 
 def test_report_per_round_and_skipped_lines(results: Path) -> None:
     report = write_report(results).read_text(encoding="utf-8")
-    # du round 0: majority of [1,2,1] is 1 for every item -> 100 %, no item unanimous -> 0 %;
-    # round 1: 8 of 10 items unanimous on 1 and correct -> 80 % and 80 %.
-    assert table_line(report, "du", "Per round") == ["du", "accuracy %", "100.0", "80.0"]
+    # du round 0: [1,2,1] for every item: majority 1 -> 100 %, never unanimous -> 0 %, 20 of
+    # 30 answers right -> 66.7 %. Round 1: items 0-7 [1,1,1], items 8-9 [2,2,1]: majority
+    # 80 %, consensus 80 %, 8*3 + 2*1 = 26 of 30 right -> 86.7 %. Flips: a2 2 -> 1 on items
+    # 0-7 (wrong -> right 8), a1 1 -> 2 on items 8-9 (right -> wrong 2).
     section = report.split("Per round", 1)[1]
-    assert "| du | consensus % | 0.0 | 80.0 |" in section
-    assert "| cot | accuracy % | 50.0 | — |" in section
+    for line in (
+        "| du | majority accuracy % | 100.0 | 80.0 |",
+        "| du | consensus % | 0.0 | 80.0 |",
+        "| du | agents right % | 66.7 | 86.7 |",
+        "| du | right → wrong | — | 2 |",
+        "| du | wrong → right | — | 8 |",
+        "| du | wrong → other wrong | — | 0 |",
+        "| du | → abstain | — | 0 |",
+    ):
+        assert line in section, line
+    assert "| cot |" not in section.split("\n\n")[1]  # cot never debated
+    # Final 8/10 beside the vote of the same round-0 answers, 10/10: debating cost 20 points.
+    assert table_line(report, "du", "Did debating help?") == [
+        "du", "10", "80.0", "100.0", "-20.0", "2", "8", "1,200", "—",
+    ]  # fmt: skip
     assert "## Lines left out (1)" in report
     assert "du.jsonl, line 12: not valid JSON" in report
 

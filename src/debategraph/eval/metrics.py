@@ -38,6 +38,13 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypedDict
 
+from debategraph.eval.dynamics import (
+    RoundStats,
+    RoundZeroVote,
+    round_dynamics,
+    round_zero_vote,
+    total_flips,
+)
 from debategraph.policies.answers import answers_match
 from debategraph.policies.types import Answer, TaskKind
 from debategraph.policies.voting import majority_vote, unanimous
@@ -94,6 +101,11 @@ class MethodSummary(TypedDict):
         failed_item_tokens: Of those, the tokens spent on items that failed.
         turn_abstention_rate: Share of those answer turns without an answer; NaN when
             unknown.
+        round_stats: Per round: the majority's accuracy, the share of agents right and the
+            flips since the previous round (:func:`debategraph.eval.dynamics.round_dynamics`).
+        flips: The flips of every round added up, per kind.
+        vote_at_round0: The majority of the same debates' round-0 answers beside their final
+            answers (:func:`debategraph.eval.dynamics.round_zero_vote`).
     """
 
     method: str
@@ -133,6 +145,9 @@ class MethodSummary(TypedDict):
     failed_item_tokens: int
     fallback_rate: float
     turn_abstention_rate: float
+    round_stats: list[RoundStats]
+    flips: dict[str, int]
+    vote_at_round0: RoundZeroVote
 
 
 ANSWER_SOURCES = ("declared", "fallback", "none")
@@ -214,18 +229,18 @@ def consensus_by_round(rows: Sequence[Row]) -> list[float]:
     """Per round, the fraction of items whose agents all agree (non-abstaining, equal).
 
     Items that stopped early count with their last round carried forward; rows without
-    ``round_answers`` are left out.
+    ``round_answers`` and rows of a single agent (nobody to agree with) are left out.
 
     Args:
         rows: Scored rows of one method.
 
     Returns:
-        One fraction per round, up to the longest debate.
+        One fraction per round, up to the longest debate; NaN where no row has two agents.
     """
     result = []
     for k in range(_num_rounds(rows)):
-        answers = [a for row in rows if (a := round_answers_at(row, k)) is not None]
-        result.append(sum(unanimous(a) for a in answers) / len(answers))
+        answers = [a for row in rows if (a := round_answers_at(row, k)) is not None and len(a) > 1]
+        result.append(sum(unanimous(a) for a in answers) / len(answers) if answers else NAN)
     return result
 
 
@@ -331,6 +346,7 @@ def summarize_method(
     sources, sources_rows = answer_sources(scored)
     turns = sum(sources.values()) if sources is not None else None
     spending = [row for row in rows if row.get("requests") is not None]
+    stats = round_dynamics(scored)
 
     def wasted(row: Row) -> int:
         return int(row.get("wasted_input_tokens") or 0) + int(row.get("wasted_output_tokens") or 0)
@@ -373,6 +389,9 @@ def summarize_method(
         failed_item_tokens=sum(wasted(row) for row in spending if is_failed(row)),
         fallback_rate=_ratio(sources["fallback"], turns) if sources and turns else NAN,
         turn_abstention_rate=_ratio(sources["none"], turns) if sources and turns else NAN,
+        round_stats=stats,
+        flips=total_flips(stats),
+        vote_at_round0=round_zero_vote(scored),
     )
 
 

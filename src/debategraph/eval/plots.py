@@ -190,3 +190,57 @@ def plot_token_breakdown(groups: Sequence[Group], path: Path) -> Path:
         axes.legend(fontsize=8)
     figure.savefig(path, dpi=120)
     return path
+
+
+def plot_debate_vs_vote(groups: Sequence[Group], path: Path) -> Path:
+    """Did debating help? Each debate against the vote of its own round 0, and its flips.
+
+    Left: an arrow per method from the accuracy of the majority of its round-0 answers to
+    its final accuracy (green up, red down). Right: the agents' flips over all rounds,
+    wrong → right to the right, right → wrong and wrong → other wrong to the left.
+
+    Args:
+        groups: Summaries to plot.
+        path: The PNG to write.
+
+    Returns:
+        ``path``.
+    """
+    debated = [(label, s) for label, s in _labelled(groups) if len(s["round_stats"]) > 1]
+    figure = _new_figure(10.0, max(2.6, 0.55 * len(debated) + 1.6))
+    left, right = figure.subplots(1, 2, sharey=True)
+    if not debated:
+        for axes in (left, right):
+            axes.text(0.5, 0.5, "no method debated", ha="center", va="center")
+            axes.set_axis_off()
+        figure.savefig(path, dpi=120)
+        return path
+    ys = range(len(debated))
+    for y, (_, s) in zip(ys, debated, strict=True):
+        vote = s["vote_at_round0"]
+        start, end = 100 * vote["accuracy"], 100 * vote["final_accuracy"]
+        color = "tab:green" if end > start else "tab:red" if end < start else "tab:gray"
+        left.annotate("", (end, y), (start, y), arrowprops={"arrowstyle": "->", "color": color})
+        left.plot([start], [y], "o", markerfacecolor="white", color=color)
+        left.plot([end], [y], "o", color=color)
+        left.annotate(f"{end - start:+.1f}", (end, y), textcoords="offset points",
+                      xytext=(0, 7), ha="center", fontsize=8)  # fmt: skip
+        flips, first = s["flips"], y == 0
+        right.barh(y, flips["wrong_to_right"], color="tab:green",
+                   label="wrong → right" if first else None)  # fmt: skip
+        right.barh(y, -flips["right_to_wrong"], color="tab:red",
+                   label="right → wrong" if first else None)  # fmt: skip
+        right.barh(y, -flips["wrong_to_other_wrong"], left=-flips["right_to_wrong"],
+                   color="tab:gray", label="wrong → other wrong" if first else None)  # fmt: skip
+    left.set_yticks(list(ys), [label for label, _ in debated])
+    left.set_xlim(0, 100)
+    left.set_xlabel("Accuracy (%): vote at round 0 (○) → final answer (●)")
+    left.set_title("Did debating help?")
+    right.axvline(0, color="black", linewidth=0.8)
+    right.set_xlabel("Agents' answer changes, all rounds")
+    right.set_title("Flips between rounds")
+    figure.legend(loc="outside lower right", ncols=3, fontsize=8)
+    for axes in (left, right):
+        axes.grid(alpha=0.3, axis="x")
+    figure.savefig(path, dpi=120)
+    return path

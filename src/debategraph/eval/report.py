@@ -3,13 +3,17 @@
 :func:`write_report` reads every ``*.jsonl`` file of a results directory (rows as described
 in :mod:`debategraph.eval.metrics`), groups them by ``source`` (``simulated`` / ``real``)
 and ``dataset`` when rows carry them, and writes ``report.md`` with one table per group in
-the shape of the papers' tables, a per-round table, an answer-extraction table (fallback and
-abstention rates per method, when rows record ``answer_sources``), and three plots:
+the shape of the papers' tables, a table of each debate against the vote of its own round 0,
+a per-round table (majority accuracy, agents right, flips), an answer-extraction table
+(fallback and abstention rates per method, when rows record ``answer_sources``), and four
+plots:
 
 - ``accuracy_vs_tokens.png``: accuracy against total tokens per item, one point per method,
   with 95% Wilson intervals;
 - ``per_round.png``: majority-vote accuracy and consensus per round per method;
-- ``token_breakdown.png``: mean tokens per item by call kind, input vs output.
+- ``token_breakdown.png``: mean tokens per item by call kind, input vs output;
+- ``debate_vs_vote.png``: each debate's final accuracy against its round-0 vote, and the
+  agents' flips (right → wrong, wrong → right) over all rounds.
 
 Plots need matplotlib (``pip install 'debategraph[plots]'``); it is imported only when
 plotting and draws with the Agg backend, without touching pyplot's global state.
@@ -24,7 +28,12 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from debategraph.eval.plots import plot_accuracy_vs_tokens, plot_per_round, plot_token_breakdown
+from debategraph.eval.plots import (
+    plot_accuracy_vs_tokens,
+    plot_debate_vs_vote,
+    plot_per_round,
+    plot_token_breakdown,
+)
 from debategraph.eval.results import Group, build_groups, load_rows, read_results
 from debategraph.eval.tables import render_markdown, results_table
 
@@ -34,7 +43,12 @@ __all__ = ["PLOT_NAMES", "REPORT_NAME", "Group", "build_groups", "read_results",
 REPORT_NAME = "report.md"
 
 
-PLOT_NAMES = ("accuracy_vs_tokens.png", "per_round.png", "token_breakdown.png")
+PLOT_NAMES = (
+    "accuracy_vs_tokens.png",
+    "per_round.png",
+    "token_breakdown.png",
+    "debate_vs_vote.png",
+)
 
 
 def _jsonable(value: Any) -> Any:
@@ -96,6 +110,7 @@ def write_report(
         plot_accuracy_vs_tokens(groups, target / PLOT_NAMES[0])
         plot_per_round(groups, target / PLOT_NAMES[1])
         plot_token_breakdown(groups, target / PLOT_NAMES[2])
+        plot_debate_vs_vote(groups, target / PLOT_NAMES[3])
         plot_files = list(PLOT_NAMES)
     summary = {
         "rows": {"used": len(loaded.rows), "left_out": loaded.excluded, "problems": problems},

@@ -9,6 +9,11 @@ debate is the same, only the decision differs.
 
 Rows of methods whose stances are not answer turns (SVR-MAD's pairwise debates) hold only
 their initial answers in ``round_answers``; re-deciding them votes over those.
+
+Also here, from :mod:`debategraph.eval.dynamics`: :func:`vote_at_round` (each debate as if it
+had stopped after round ``k`` and voted, e.g. the vote at round 0 that every debate paid for)
+and :func:`round_dynamics` (per round: the majority's accuracy, the share of agents right and
+the flips since the previous round).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from debategraph.eval.dynamics import round_dynamics, vote_at_round
 from debategraph.methods.registry import get_rule
 from debategraph.policies.answers import answers_match
 from debategraph.policies.decisions import apply_rule, rule_options
@@ -23,6 +29,8 @@ from debategraph.policies.types import TaskKind, Trajectory
 from debategraph.policies.voting import derive_seed
 
 Row = Mapping[str, Any]
+
+__all__ = ["rescore", "rescore_all", "round_dynamics", "trajectory_of", "vote_at_round"]
 
 
 def trajectory_of(row: Row) -> Trajectory:

@@ -95,27 +95,84 @@ def results_table(summaries: Mapping[str, MethodSummary], *, with_cost: bool = F
 
 
 def per_round_table(summaries: Mapping[str, MethodSummary]) -> str:
-    """Markdown table of majority-vote accuracy and consensus per round, per method.
+    """Markdown table of what each round did, per method that debated.
+
+    Rows per method: the round's majority accuracy, consensus (with two agents or more), the
+    share of the agents' answers that are right, and the flips since the previous round
+    (right to wrong, wrong to right, wrong to another wrong answer, and to or from abstaining).
 
     Args:
         summaries: Method -> summary.
 
     Returns:
-        The table, or ``""`` when no method recorded per-round answers.
+        The table, or ``""`` when no method recorded more than one round.
     """
-    width = max((len(s["accuracy_by_round"]) for s in summaries.values()), default=0)
+    debated = [s for s in summaries.values() if len(s["round_stats"]) > 1]
+    width = max((len(s["round_stats"]) for s in debated), default=0)
     if width == 0:
         return ""
-    header = ["Method", "Metric", *(f"Round {k}" for k in range(width))]
+    header = ["Method", "Per round", *(f"Round {k}" for k in range(width))]
     body = []
-    for s in summaries.values():
-        for label, values in (
-            ("accuracy %", s["accuracy_by_round"]),
-            ("consensus %", s["consensus_by_round"]),
-        ):
-            cells = [_fmt(v, ".1f", 100) for v in values] + ["—"] * (width - len(values))
-            body.append([s["method"], label, *cells])
+    for s in debated:
+        stats = s["round_stats"]
+        lines: list[tuple[str, list[str]]] = [
+            ("majority accuracy %", [_fmt(r["majority_accuracy"], ".1f", 100) for r in stats]),
+            ("consensus %", [_fmt(v, ".1f", 100) for v in s["consensus_by_round"]]),
+            ("agents right %", [_fmt(r["agents_right"], ".1f", 100) for r in stats]),
+        ]
+        for label, kinds in _FLIP_ROWS:
+            lines.append(
+                (label, ["—"] + [str(sum(r["flips"][k] for k in kinds)) for r in stats[1:]])
+            )
+        for label, cells in lines:
+            body.append([s["method"], label, *cells, *["—"] * (width - len(cells))])
     return _markdown_table(header, ["left", "left", *["right"] * width], body)
+
+
+_FLIP_ROWS = (
+    ("right → wrong", ("right_to_wrong",)),
+    ("wrong → right", ("wrong_to_right",)),
+    ("wrong → other wrong", ("wrong_to_other_wrong",)),
+    ("→ abstain", ("right_to_abstain", "wrong_to_abstain")),
+    ("abstain →", ("abstain_to_right", "abstain_to_wrong")),
+)
+
+
+def debate_vs_vote_table(summaries: Mapping[str, MethodSummary]) -> str:
+    """Markdown table: each debate's final answer beside the vote of its own round 0.
+
+    The vote at round 0 is the majority of the same agents' initial answers, which the debate
+    paid for anyway: the difference is what debating added (or cost) on these items.
+
+    Args:
+        summaries: Method -> summary.
+
+    Returns:
+        The table, or ``""`` when no method debated.
+    """
+    debated = [s for s in summaries.values() if len(s["round_stats"]) > 1]
+    if not debated:
+        return ""
+    header = ["Method", "n", "Final %", "Vote at round 0 %", "Δ points", "Right → wrong",
+              "Wrong → right", "Tokens/item", "Round-0 tokens/item"]  # fmt: skip
+    body = []
+    for s in debated:
+        vote = s["vote_at_round0"]
+        delta = vote["final_accuracy"] - vote["accuracy"]
+        body.append(
+            [
+                s["method"],
+                str(vote["n"]),
+                _fmt(vote["final_accuracy"], ".1f", 100),
+                _fmt(vote["accuracy"], ".1f", 100),
+                _fmt(delta, "+.1f", 100),
+                str(s["flips"]["right_to_wrong"]),
+                str(s["flips"]["wrong_to_right"]),
+                _fmt(s["total_tokens_per_item"], ",.0f"),
+                _fmt(vote["tokens_per_item"], ",.0f"),
+            ]
+        )
+    return _markdown_table(header, ["left", *["right"] * (len(header) - 1)], body)
 
 
 def extraction_table(summaries: Mapping[str, MethodSummary]) -> str:
@@ -227,10 +284,26 @@ def render_markdown(
     ]
     for group in groups:
         out += ["", f"## {group.title}", "", results_table(group.summaries, with_cost=with_cost)]
+        versus = debate_vs_vote_table(group.summaries)
+        if versus:
+            out += [
+                "",
+                "Did debating help? Each debate's final answer beside the majority vote of its "
+                "own round-0 answers (no extra call; Δ = final − vote, in points). Flips count "
+                "agents' answers changing between consecutive rounds, all rounds added up:",
+                "",
+                versus,
+            ]
         rounds = per_round_table(group.summaries)
         if rounds:
-            out += ["", "Per round (majority vote, first-seen tie-break; consensus = all agree):"]
-            out += ["", rounds]
+            out += [
+                "",
+                "Per round (majority vote, first-seen tie-break; consensus = all agents agree; "
+                "agents right = share of the agents' answers that are right; flips since the "
+                "previous round):",
+                "",
+                rounds,
+            ]
         extraction = extraction_table(group.summaries)
         if extraction:
             out += [

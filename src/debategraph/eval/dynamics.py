@@ -1,0 +1,259 @@
+"""How answers move from round to round, read from stored rows (no model call).
+
+For every round: the accuracy of that round's majority, the share of the agents' answers
+that are right, and the flips since the previous round, one agent at a time: right to wrong,
+wrong to right, wrong to another wrong answer, and the changes to and from abstaining. And the
+vote at round 0: the majority of the debate's own initial answers, which every debate pays for
+anyway, beside its final answer; it answers "did debating help here?" at no extra cost.
+
+Rows that stopped early carry their last round forward (no flips after they stop); agents
+that sat a round out carry their answer (SVR-MAD, S²-MAD, gates). Answers are graded like
+final answers (:func:`debategraph.policies.answers.answers_match`, with the row's ``task``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, TypedDict
+
+from debategraph.policies.answers import answers_match
+from debategraph.policies.types import Answer, TaskKind
+from debategraph.policies.voting import majority_vote
+
+Row = Mapping[str, Any]
+
+FLIPS = (
+    "right_to_wrong",
+    "wrong_to_right",
+    "wrong_to_other_wrong",
+    "right_to_abstain",
+    "wrong_to_abstain",
+    "abstain_to_right",
+    "abstain_to_wrong",
+)
+"""The kinds of answer change between two rounds, in report order."""
+
+
+class RoundStats(TypedDict):
+    """One round of one method's rows.
+
+    Attributes:
+        round: The round (0 = the initial answers).
+        items: Rows that record answers for this round (stopped rows carried forward).
+        majority_accuracy: Accuracy of the round's majority (first-seen tie-break).
+        agents_right: Share of the agents' answers that are right (abstentions are not).
+        answers: Agent answers compared with the previous round (0 in round 0).
+        flips: Per kind (:data:`FLIPS`), how many agents changed that way since the previous
+            round; all zero in round 0.
+    """
+
+    round: int
+    items: int
+    majority_accuracy: float
+    agents_right: float
+    answers: int
+    flips: dict[str, int]
+
+
+class RoundZeroVote(TypedDict):
+    """The majority of a debate's own round-0 answers, beside its final answer.
+
+    Attributes:
+        n: Rows that record round-0 answers.
+        correct: Of those, rows whose round-0 majority is right.
+        accuracy: ``correct / n``.
+        final_accuracy: The debate's own accuracy on the same rows.
+        tokens_per_item: Tokens of the round-0 calls per item, when the rows keep their
+            turns; ``None`` otherwise.
+        calls_per_item: Round-0 calls per item, when the rows keep their turns.
+    """
+
+    n: int
+    correct: int
+    accuracy: float
+    final_accuracy: float
+    tokens_per_item: float | None
+    calls_per_item: float | None
+
+
+def _grade(answer: Answer, row: Row) -> bool:
+    task: TaskKind = row.get("task") or "number"
+    return answers_match(answer, row.get("reference"), task)
+
+
+def _rounds(row: Row) -> list[list[Answer]]:
+    return [list(r) for r in row.get("round_answers") or []]
+
+
+def _at(rounds: list[list[Answer]], k: int) -> list[Answer]:
+    return rounds[min(k, len(rounds) - 1)]
+
+
+def flip_kind(before: Answer, after: Answer, right_before: bool, right_after: bool) -> str | None:
+    """The kind of change from ``before`` to ``after`` (:data:`FLIPS`), or ``None`` for none.
+
+    Args:
+        before: The agent's answer in the earlier round (``None``: it abstained).
+        after: Its answer in the later round.
+        right_before: ``before`` is right.
+        right_after: ``after`` is right.
+    """
+    if before is None:
+        if after is None:
+            return None
+        return "abstain_to_right" if right_after else "abstain_to_wrong"
+    if after is None:
+        return "right_to_abstain" if right_before else "wrong_to_abstain"
+    if right_before:
+        return None if right_after else "right_to_wrong"
+    if right_after:
+        return "wrong_to_right"
+    return "wrong_to_other_wrong" if after != before else None
+
+
+def round_dynamics(rows: Sequence[Row]) -> list[RoundStats]:
+    """Per round, the majority's accuracy, the share of agents right, and the flips.
+
+    Args:
+        rows: Scored rows of one method (failed rows and rows without ``round_answers`` are
+            left out).
+
+    Returns:
+        One entry per round, up to the longest debate.
+    """
+    kept = [r for r in rows if "error" not in r and r.get("round_answers")]
+    trajectories = [(r, _rounds(r)) for r in kept]
+    longest = max((len(t) for _, t in trajectories), default=0)
+    stats: list[RoundStats] = []
+    for k in range(longest):
+        flips = dict.fromkeys(FLIPS, 0)
+        majority_right = right = answers = compared = 0
+        for row, rounds in trajectories:
+            now = _at(rounds, k)
+            graded = [_grade(a, row) for a in now]
+            majority_right += _grade(majority_vote(now, tie_policy="first").answer, row)
+            right += sum(graded)
+            answers += len(now)
+            if k == 0:
+                continue
+            before = _at(rounds, k - 1)
+            compared += len(now)
+            for a, b, right_after in zip(before, now, graded, strict=True):
+                kind = flip_kind(a, b, _grade(a, row), right_after)
+                if kind is not None:
+                    flips[kind] += 1
+        n = len(trajectories)
+        stats.append(
+            RoundStats(
+                round=k,
+                items=n,
+                majority_accuracy=majority_right / n if n else float("nan"),
+                agents_right=right / answers if answers else float("nan"),
+                answers=compared,
+                flips=flips,
+            )
+        )
+    return stats
+
+
+def total_flips(stats: Sequence[RoundStats]) -> dict[str, int]:
+    """The flips of every round added up, per kind."""
+    return {kind: sum(s["flips"][kind] for s in stats) for kind in FLIPS}
+
+
+def round_zero_vote(rows: Sequence[Row]) -> RoundZeroVote:
+    """The vote at round 0 of one method's rows, beside their final answers.
+
+    Args:
+        rows: Rows of one method; failed rows and rows without ``round_answers`` are left out.
+    """
+    kept = [r for r in rows if "error" not in r and r.get("round_answers")]
+    n = len(kept)
+    correct = sum(_grade(majority_vote(_rounds(r)[0], tie_policy="first").answer, r) for r in kept)
+    final = sum(bool(r.get("correct")) for r in kept)
+    with_turns = [r for r in kept if isinstance(r.get("turns"), list)]
+    tokens = calls = None
+    if with_turns and len(with_turns) == n:
+        first = [[t for t in r["turns"] if t.get("round") == 0] for r in with_turns]
+        tokens = (
+            sum(
+                (t.get("input_tokens") or 0) + (t.get("output_tokens") or 0)
+                for ts in first
+                for t in ts
+            )
+            / n
+        )
+        calls = sum(len(ts) for ts in first) / n
+    return RoundZeroVote(
+        n=n,
+        correct=correct,
+        accuracy=correct / n if n else float("nan"),
+        final_accuracy=final / n if n else float("nan"),
+        tokens_per_item=tokens,
+        calls_per_item=calls,
+    )
+
+
+def vote_at_round(
+    rows: Sequence[Row], k: int = 0, label: str = "{method} · vote@r{k}"
+) -> list[dict[str, Any]]:
+    """Rows as if each debate had stopped after round ``k`` and taken its majority.
+
+    Each new row's answer is the majority of the agents' round-``k`` answers (first-seen
+    tie-break) and its trajectory ends at round ``k``. With the rows' turns kept, its tokens,
+    calls and turns are those of rounds up to ``k``, so the rows read as an arm of their own
+    in a report; without them the tokens stay the whole debate's (an upper bound).
+
+    Args:
+        rows: Result rows; failed rows and rows without ``round_answers`` are left out.
+        k: The round whose answers are voted on (past a row's last round, its last round).
+        label: The new rows' ``method``, formatted with ``method`` and ``k``.
+
+    Returns:
+        The new rows.
+    """
+    out = []
+    for row in rows:
+        if "error" in row or not row.get("round_answers"):
+            continue
+        rounds = _rounds(row)
+        answer = majority_vote(_at(rounds, k), tie_policy="first").answer
+        new = dict(row)
+        new.update(
+            method=label.format(method=row.get("method"), k=k),
+            answer=answer,
+            correct=_grade(answer, row),
+            abstained=answer is None,
+            rounds=min(k, len(rounds) - 1),
+            round_answers=rounds[: k + 1],
+            decision={"rule": "majority", "evidence": {"round": k}},
+        )
+        if isinstance(row.get("round_confidences"), list):
+            new["round_confidences"] = row["round_confidences"][: k + 1]
+        if k == 0:
+            new["ncomm"] = 0  # initial answers read nobody
+        turns = row.get("turns")
+        if isinstance(turns, list):
+            early = [t for t in turns if (t.get("round") or 0) <= k]
+            by_kind: dict[str, dict[str, int]] = {}
+            for t in early:
+                slot = by_kind.setdefault(t.get("kind") or "answer", dict.fromkeys(_TOKENS, 0))
+                for key in _TOKENS:
+                    slot[key] += t.get(key) or 0
+            sources = dict.fromkeys(("declared", "fallback", "none"), 0)
+            for t in early:
+                if t.get("kind") == "answer" and t.get("answer_source") in sources:
+                    sources[t["answer_source"]] += 1
+            new.update(
+                turns=early,
+                answer_sources=sources,
+                calls=len(early),
+                input_tokens=sum(t.get("input_tokens") or 0 for t in early),
+                output_tokens=sum(t.get("output_tokens") or 0 for t in early),
+                tokens_by_kind=by_kind,
+            )
+        out.append(new)
+    return out
+
+
+_TOKENS = ("input_tokens", "output_tokens")
