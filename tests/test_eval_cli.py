@@ -51,7 +51,7 @@ def test_eval_input_errors_exit_2(tmp_path):
         (["--method", "du", "--dataset", "nope"], "unknown dataset"),
         (["--method", "du", "--prices", "1"], "--prices takes"),
         (["--method", "du", "--agents", "0"], "agents must be at least 1"),
-        (["--method", "sc", "--match-budget"], "other than sc"),
+        (["--method", "sc", "--match-budget", "calls"], "other than sc"),
     ]:
         out = runner.invoke(app, ["eval", *args, "--out", str(tmp_path / "x"), "--quiet"])
         assert out.exit_code == 2, (args, out.output)

@@ -128,7 +128,7 @@ def test_a_plugin_without_presets_is_told_what_to_set():
 def test_the_command_line_records_the_preset_in_run_json_and_rows(tmp_path: Path):
     out = tmp_path / "run"
     args = ["eval", "--method", "svr", "--method", "du", "--dataset", "arithmetic", "--limit", "2"]
-    args += ["--settings", "paper", "--match-budget", "--out", str(out), "--quiet"]
+    args += ["--settings", "paper", "--match-budget", "calls", "--out", str(out), "--quiet"]
     done = runner.invoke(app, args)
     assert done.exit_code == 0, done.output
     manifest = json.loads((out / "run.json").read_text())

@@ -1,19 +1,22 @@
 """Evaluated configurations ("arms"): a method with its settings, and budget-matched voting.
 
 An arm's rows carry its label as their ``method``. :func:`arms_for` makes one arm per method
-with shared settings; :func:`budget_arms` adds self-consistency sized to another arm's model
-calls on each item (``sc@du``).
+with shared settings; :func:`budget_arms` adds self-consistency sized to another arm's budget
+on each item: as many samples as it made model calls (``sc@du``), or as its tokens buy
+(``sc@du~tokens``); with several models, majority voting over them too (``mav@du``).
+How many answers such an arm draws on an item is :func:`debategraph.eval.budget.budget_samples`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, get_args
 
 from langchain_core.language_models import BaseChatModel
 
 from debategraph.api import DebateConfigError, prepare, retry_settings
+from debategraph.eval.budget import Budget
 from debategraph.methods.contract import Method
 from debategraph.models.resolve import model_label
 from debategraph.policies.secrets import redact_url
@@ -30,14 +33,18 @@ class Arm:
         settings: Keyword settings of :func:`debategraph.arun` (``agents``, ``rounds``,
             ``models``, ``base_url``, ``seed``, ``tie_policy``, ``decision``, ``options``...).
             The old key ``model`` is read as ``models``, with a warning.
-        budget_of: Label of the arm whose model calls on an item set this arm's ``agents``
-            on that item (budget-matched self-consistency); ``None`` otherwise.
+        budget_of: Label of the arm whose budget on an item sets this arm's ``agents`` on
+            that item (budget-matched voting); ``None`` otherwise.
+        budget: What is matched: ``calls`` (one sample per model call of ``budget_of``) or
+            ``tokens`` (as many samples as its tokens buy; see
+            :func:`debategraph.eval.budget.budget_samples`).
     """
 
     label: str
     method: str | Method[Any]
     settings: dict[str, Any] = field(default_factory=dict)
     budget_of: str | None = None
+    budget: Budget = "calls"
 
     def __post_init__(self) -> None:
         if "model" in self.settings:
@@ -56,6 +63,7 @@ class Arm:
             "method": self.method if isinstance(self.method, str) else self.method.name,
             "settings": settings,
             "budget_of": self.budget_of,
+            **({"budget": self.budget} if self.budget_of is not None else {}),
         }
 
 
@@ -63,7 +71,7 @@ def arms_for(
     methods: Sequence[str],
     settings: Mapping[str, Any],
     *,
-    match_budget: bool = False,
+    match_budget: bool | Budget = False,
     options: Mapping[str, str] | None = None,
 ) -> list[Arm]:
     """One arm per method with shared settings, plus ``sc@M`` arms when matching budgets.
@@ -73,8 +81,9 @@ def arms_for(
             once. An arm is labelled with its method's name.
         settings: :func:`debategraph.arun` settings shared by every arm (``None`` values are
             left out, so methods keep their defaults).
-        match_budget: Add, after each method ``M`` other than ``sc``, an arm ``sc@M``: self-
-            consistency with as many samples as ``M`` made model calls on the same item.
+        match_budget: ``"calls"`` (or ``True``) or ``"tokens"``: add, after the methods,
+            budget-matched voting for each method ``M`` other than ``sc`` (see
+            :func:`budget_arms`).
         options: Method options as ``key -> value`` strings (``--option``), read with each
             method's option types; every method must know every key.
 
@@ -99,33 +108,41 @@ def arms_for(
             arm_settings["options"] = _typed_options(m, options)
         arms.append(Arm(label, m, arm_settings))
     if match_budget:
-        arms += budget_arms(arms)
+        arms += budget_arms(arms, "calls" if match_budget is True else match_budget)
     return arms
 
 
-def budget_arms(arms: Sequence[Arm]) -> list[Arm]:
-    """An ``sc@L`` arm for every arm ``L`` that is not self-consistency already.
+def budget_arms(arms: Sequence[Arm], by: Budget = "calls") -> list[Arm]:
+    """Budget-matched voting for every arm ``L`` that is not self-consistency already.
 
-    ``sc@L`` samples the same model as many times as ``L`` made model calls on each item, with
-    ``L``'s model, seed and generation settings.
+    ``sc@L`` samples ``L``'s (first) model as many times as ``L``'s budget allows on each item:
+    one sample per model call ``L`` made (``by="calls"``), or as many samples as ``L``'s total
+    tokens buy (``by="tokens"``, labelled ``sc@L~tokens``). When
+    ``L``'s agents run on several models, ``mav@L`` votes over the same number of answers from
+    those models in turn. Each uses ``L``'s models, seed, tie policy and sampling.
 
     Raises:
-        ValueError: Every arm is self-consistency: nothing to match.
+        ValueError: Every arm is self-consistency, or ``by`` is neither calls nor tokens.
     """
+    if by not in get_args(Budget):
+        raise ValueError(f"--match-budget takes calls or tokens, got {by!r}")
     keep = {"models", "base_url", "seed", "tie_policy", "temperature", "top_p", "top_k"}
     keep |= {"max_tokens", "stop", "timeout", "max_attempts", "retry_backoff"}
-    matched = [
-        Arm(
-            f"sc@{arm.label}",
-            "sc",
-            _preset_sampling(arm)
-            | {k: v for k, v in arm.settings.items() if k in keep}
-            | {"rounds": 0},
-            budget_of=arm.label,
-        )
-        for arm in arms
-        if (arm.method if isinstance(arm.method, str) else arm.method.name) != "sc"
-    ]
+    suffix = "" if by == "calls" else "~tokens"
+    matched = []
+    for arm in arms:
+        if (arm.method if isinstance(arm.method, str) else arm.method.name) == "sc":
+            continue
+        base = _preset_sampling(arm) | {k: v for k, v in arm.settings.items() if k in keep}
+        base["rounds"] = 0
+        models = base.get("models")
+        several = isinstance(models, list) and len(set(map(str, models))) > 1
+        sc = {**base, "models": models[0]} if several and isinstance(models, list) else base
+        matched.append(Arm(f"sc@{arm.label}{suffix}", "sc", sc, budget_of=arm.label, budget=by))
+        if several:
+            matched.append(
+                Arm(f"mav@{arm.label}{suffix}", "mav", base, budget_of=arm.label, budget=by)
+            )
     if not matched:
         raise ValueError("--match-budget needs a method other than sc to match")
     return matched

@@ -40,6 +40,7 @@ from debategraph.cli_options import (
     simulated,
     warn,
 )
+from debategraph.eval.budget import Budget
 from debategraph.eval.datasets import DATASETS, DatasetFormatError, load_dataset
 from debategraph.policies.terminal import visible
 
@@ -117,12 +118,13 @@ def eval_command(
     allow_large: AllowLarge = False,
     cache: CachePath = None,
     match_budget: Annotated[
-        bool,
+        Budget | None,
         typer.Option(
-            help="Also run sc@M per method M: self-consistency with as many "
-            "samples as M made model calls on each item."
+            help="Also run sc@M per method M, self-consistency at M's budget on each item: "
+            "'calls' (one sample per model call of M) or 'tokens' (as many samples as M's "
+            "tokens buy); with several models also mav@M."
         ),
-    ] = False,
+    ] = None,
     concurrency: Annotated[
         int, typer.Option(help="Most model calls in flight at once, over all items.")
     ] = 16,
@@ -165,7 +167,7 @@ def eval_command(
             "--ids": ids, "--path": path,
         }  # fmt: skip
         clashes = [flag for flag, value in given.items() if value is not None and value != []]
-        if clashes or logprobs or match_budget or tie_policy != "first":
+        if clashes or logprobs or match_budget is not None or tie_policy != "first":
             clash = clashes[0] if clashes else "that flag"
             fail(f"with --config, put {clash} in the sweep file (its [settings] or an arm)")
         try:
@@ -180,7 +182,7 @@ def eval_command(
             concurrency=concurrency if concurrency != 16 else sweep.run.get("concurrency", 16),
             rps=rps if rps is not None else sweep.run.get("rps"),
             cache=cache or sweep.run.get("cache"),
-            match_budget=bool(sweep.run.get("match_budget")),
+            match_budget=_budget(sweep.run.get("match_budget")),
             force=force,
             fsync=fsync,
             quiet=quiet,
@@ -236,6 +238,13 @@ def eval_command(
     )
 
 
+def _budget(value: object) -> Budget | None:
+    """A sweep file's ``match_budget`` (true, "calls" or "tokens") as a budget, or ``None``."""
+    if value is True:
+        return "calls"
+    return "tokens" if value == "tokens" else "calls" if value == "calls" else None
+
+
 def _simulated_arm(arm: Arm) -> bool:
     model = arm.settings.get("models")
     specs = model if isinstance(model, list) else [model] if model is not None else None
@@ -251,7 +260,7 @@ def _run_arms(
     concurrency: int,
     rps: float | None,
     cache: Path | str | None,
-    match_budget: bool,
+    match_budget: Budget | None,
     force: bool,
     fsync: bool,
     quiet: bool,
@@ -273,9 +282,9 @@ def _run_arms(
         fail(f"--concurrency must be at least 1, got {concurrency}")
     if rps is not None and (not math.isfinite(rps) or rps <= 0):
         fail(f"--rps must be a number above 0 (requests per second), got {rps}")
-    if match_budget:
+    if match_budget is not None:
         try:
-            arms = arms + budget_arms(arms)
+            arms = arms + budget_arms(arms, match_budget)
         except ValueError as exc:
             fail(str(exc))
     try:

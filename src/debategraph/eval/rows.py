@@ -147,6 +147,8 @@ def result_row(
         "turns": result.turn_records(include_text=texts),
         "method_state": result.method_state,
     }
+    if arm.budget_of is not None:
+        row.update(budget_of=arm.budget_of, budget=arm.budget)
     if spend is not None:
         used = {"used_input": usage["input_tokens"], "used_output": usage["output_tokens"]}
         row.update(spend.record(**used))

@@ -37,6 +37,7 @@ from langchain_core.rate_limiters import InMemoryRateLimiter
 
 from debategraph.api import DebateConfigError, arun, call_cache
 from debategraph.eval.arms import Arm, arms_for, budget_arms, check_arms
+from debategraph.eval.budget import budget_settings
 from debategraph.eval.datasets import Item
 from debategraph.eval.rows import describe_error, error_row, result_row, row_source
 from debategraph.eval.spend import SpendMeter
@@ -220,7 +221,11 @@ class _Run:
             if base is None or "error" in base:
                 error = f"BudgetUnavailable: {arm.budget_of} has no result for this item"
                 return error_row(arm, item, error, wall_s=0.0, dataset=self.dataset)
-            settings["agents"] = max(1, int(base["calls"]))
+            try:
+                settings = budget_settings(arm.budget, settings, base)
+            except ValueError as exc:
+                error = f"BudgetUnavailable: {exc}"
+                return error_row(arm, item, error, wall_s=0.0, dataset=self.dataset)
         meter = SpendMeter()
         try:
             result = await arun(

@@ -48,7 +48,7 @@ RUN_KEYS = {
     "rps": float,
     "out": str,
     "cache": str,
-    "match_budget": bool,
+    "match_budget": object,  # true, "calls" or "tokens"
     "texts": bool,
 }
 """Top-level keys of a sweep file besides ``settings`` and ``arms``, with their types."""
@@ -149,6 +149,10 @@ def load_sweep(path: str | Path) -> Sweep:
     for key, kind in RUN_KEYS.items():
         if key in data:
             _check_type(f"{file}: {key}", data[key], kind)
+    if data.get("match_budget") not in (None, False, True, "calls", "tokens"):
+        raise SweepError(
+            f'{file}: match_budget must be true, "calls" or "tokens", got {data["match_budget"]!r}'
+        )
     shared = data.get("settings", {})
     if not isinstance(shared, Mapping):
         raise SweepError(f"{file}: [settings] must be a table")

@@ -175,6 +175,41 @@ def debate_vs_vote_table(summaries: Mapping[str, MethodSummary]) -> str:
     return _markdown_table(header, ["left", *["right"] * (len(header) - 1)], body)
 
 
+def budget_table(summaries: Mapping[str, MethodSummary], rows: Sequence[Row]) -> str:
+    """Markdown table of every budget-matched arm beside the arm whose budget it spent.
+
+    Args:
+        summaries: Method -> summary.
+        rows: The rows (budget-matched rows name their base in ``budget_of``).
+
+    Returns:
+        The table, or ``""`` without budget-matched arms.
+    """
+    pairs: dict[str, tuple[str, str]] = {}
+    for row in rows:
+        base = row.get("budget_of")
+        if base is not None and row.get("method") in summaries and base in summaries:
+            pairs.setdefault(str(row["method"]), (str(base), str(row.get("budget") or "calls")))
+    if not pairs:
+        return ""
+    header = ["Voting arm", "Matched", "Accuracy %", "Tokens/item", "Calls/item",
+              "Debate", "Accuracy %", "Tokens/item", "Calls/item"]  # fmt: skip
+    body = []
+    for label, (base, budget) in pairs.items():
+        cells = [label, budget]
+        for name, s in ((None, summaries[label]), (base, summaries[base])):
+            if name is not None:
+                cells.append(name)
+            cells += [
+                _fmt(s["accuracy"], ".1f", 100),
+                _fmt(s["total_tokens_per_item"], ",.0f"),
+                _fmt(s["calls_per_item"], ".1f"),
+            ]
+        body.append(cells)
+    return _markdown_table(header, ["left", "left", "right", "right", "right", "left",
+                                    "right", "right", "right"], body)  # fmt: skip
+
+
 def extraction_table(summaries: Mapping[str, MethodSummary]) -> str:
     """Markdown table of how answers were found, per method.
 
@@ -313,6 +348,22 @@ def render_markdown(
                 "",
                 extraction,
             ]
+    every: dict[str, MethodSummary] = {}
+    for group in groups:  # a voting arm may read as real outputs, its debate as simulated
+        for label, summary in group.summaries.items():
+            every.setdefault(label, summary)
+    budgets = budget_table(every, rows)
+    if budgets:
+        out += [
+            "",
+            "## Budget matching",
+            "",
+            "Budget-matched voting beside the debate whose budget it spent on each item (calls: "
+            "one sample per model call of the debate; tokens: as many samples as the debate's "
+            "tokens buy, priced by its own round-0 answers):",
+            "",
+            budgets,
+        ]
     spending = [g for g in groups if any(s["requests"] is not None for s in g.summaries.values())]
     if spending:
         out += [

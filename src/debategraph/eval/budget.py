@@ -1,0 +1,55 @@
+"""Budget matching: how many answers a voting arm draws to spend what a debate spent.
+
+A budget-matched arm (``sc@du``, ``sc@du~tokens``, ``mav@du``) is sized on every item from the
+row its base arm wrote for that item: one sample per model call (``calls``), or as many
+samples as the base's tokens buy (``tokens``; GroupDebate's comparisons are at equal tokens).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from debategraph.state.context import MAX_AGENTS
+
+Budget = Literal["calls", "tokens"]
+"""What a budget-matched arm matches: model calls, or total tokens."""
+
+
+def budget_samples(budget: Budget, base: Mapping[str, Any]) -> int:
+    """How many answers a budget-matched arm draws on an item, from its base arm's row.
+
+    ``calls``: one per model call of the base. ``tokens``: the base's total tokens divided by
+    what one sample costs, estimated as the mean tokens (input and output) of the base's own
+    round-0 answer calls (a lone answer to the question, as a sample is), rounded; at least 1.
+
+    Raises:
+        ValueError: ``tokens`` and the base row keeps no round-0 answer turns.
+    """
+    if budget == "calls":
+        return max(1, int(base["calls"]))
+    first = [
+        t for t in base.get("turns") or () if t.get("round") == 0 and t.get("kind") == "answer"
+    ]
+    if not first:
+        raise ValueError(
+            f"{base.get('method')}'s row keeps no round-0 answers to price a sample by"
+        )
+    per_sample = sum((t.get("input_tokens") or 0) + (t.get("output_tokens") or 0) for t in first)
+    per_sample /= len(first)
+    total = (base.get("input_tokens") or 0) + (base.get("output_tokens") or 0)
+    return max(1, round(total / per_sample)) if per_sample else 1
+
+
+def budget_settings(
+    budget: Budget, settings: Mapping[str, Any], base: Mapping[str, Any]
+) -> dict[str, Any]:
+    """A budget-matched arm's settings on one item: its size and, for ``mav``, its models."""
+    k = budget_samples(budget, base)
+    sized = {**settings, "agents": k}
+    if k > MAX_AGENTS:  # the budget, not the user, asks for that many samples
+        sized["allow_large"] = True
+    models = settings.get("models")
+    if isinstance(models, list) and len(models) > 1:
+        sized["models"] = [models[i % len(models)] for i in range(k)]
+    return sized

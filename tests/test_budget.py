@@ -1,0 +1,88 @@
+"""Budget-matched voting: as many answers as a debate's calls, or as its tokens buy."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from debategraph.cli import app
+from debategraph.eval.budget import budget_samples, budget_settings
+from debategraph.eval.datasets import load_dataset
+from debategraph.eval.runner import arms_for, evaluate
+
+from .fixed_length import FixedLength
+
+runner = CliRunner()
+
+
+def base_row(round0, total, calls=9):
+    turns = [{"round": 0, "kind": "answer", "input_tokens": i, "output_tokens": o}
+             for i, o in round0]  # fmt: skip
+    turns.append({"round": 1, "kind": "answer", "input_tokens": 999, "output_tokens": 1})
+    return {"method": "du", "calls": calls, "turns": turns, "input_tokens": total,
+            "output_tokens": 0}  # fmt: skip
+
+
+def test_samples_by_hand():
+    # round 0 costs (40 + 10, 60 + 10, 50 + 10) = 60 per sample on average; 1,000 tokens buy
+    # 16.7, so 17 samples; calls: one per call
+    row = base_row([(40, 10), (60, 10), (50, 10)], 1000)
+    assert budget_samples("tokens", row) == 17
+    assert budget_samples("calls", row) == 9
+    assert budget_samples("tokens", base_row([(40, 10)], 20)) == 1  # at least one
+    with pytest.raises(ValueError, match="keeps no round-0 answers"):
+        budget_samples("tokens", {"method": "du", "calls": 3, "turns": []})
+    sized = budget_settings("tokens", {"models": ["m1", "m2", "m3"]}, row)
+    assert sized["agents"] == 17 and sized["models"][:5] == ["m1", "m2", "m3", "m1", "m2"]
+    big = budget_settings("tokens", {}, base_row([(5, 5)], 1000))
+    assert big["agents"] == 100 and big["allow_large"] is True
+
+
+def test_arms_for_tokens_and_several_models():
+    arms = arms_for(["du", "cot"], {"models": ["simulated:skill=0.9", "simulated:skill=0.5"]},
+                    match_budget="tokens")  # fmt: skip
+    labels = [(a.label, a.budget_of, a.budget) for a in arms]
+    assert labels == [
+        ("du", None, "calls"), ("cot", None, "calls"),
+        ("sc@du~tokens", "du", "tokens"), ("mav@du~tokens", "du", "tokens"),
+        ("sc@cot~tokens", "cot", "tokens"), ("mav@cot~tokens", "cot", "tokens"),
+    ]  # fmt: skip
+    sc = arms[2]
+    assert sc.settings["models"] == "simulated:skill=0.9" and sc.settings["rounds"] == 0
+    assert arms[3].settings["models"] == ["simulated:skill=0.9", "simulated:skill=0.5"]
+
+
+def test_an_equal_token_budget_spends_about_what_the_debate_spent(tmp_path):
+    # Fixed-length replies: every sample costs the same, so the match is exact up to rounding.
+    model = FixedLength()
+    items = load_dataset("arithmetic", limit=2, seed=1)
+    arms = arms_for(["du"], {"agents": 3, "rounds": 2, "models": model}, match_budget="tokens")
+    outcome = evaluate(items, arms, tmp_path, dataset="arithmetic")
+    rows = {(r["method"], r["id"]): r for r in outcome.rows}
+    for item in items:
+        du, sc = rows["du", item.id], rows["sc@du~tokens", item.id]
+        first = [t for t in du["turns"] if t["round"] == 0]
+        per_sample = sum(t["input_tokens"] + t["output_tokens"] for t in first) / 3
+        spent = du["input_tokens"] + du["output_tokens"]
+        assert sc["agents"] == round(spent / per_sample) > du["calls"]
+        assert sc["budget_of"] == "du" and sc["budget"] == "tokens"
+        used = sc["input_tokens"] + sc["output_tokens"]
+        assert abs(used - spent) <= per_sample / 2 + 1
+
+
+def test_the_command_line_takes_calls_or_tokens_and_the_report_shows_both_budgets(tmp_path):
+    out = tmp_path / "run"
+    args = ["eval", "--method", "du", "--dataset", "arithmetic", "--limit", "2", "--quiet"]
+    done = runner.invoke(app, [*args, "--match-budget", "tokens", "--out", str(out)])
+    assert done.exit_code == 0, done.output
+    manifest = json.loads((out / "run.json").read_text())
+    sc = next(a for a in manifest["settings"]["arms"] if a["label"] == "sc@du~tokens")
+    assert (sc["budget_of"], sc["budget"]) == ("du", "tokens")
+    report = runner.invoke(app, ["report", str(out), "--no-plots"])
+    assert report.exit_code == 0, report.output
+    text = (out / "report.md").read_text()
+    assert "## Budget matching" in text and "| sc@du~tokens | tokens |" in text
+    bad = runner.invoke(app, [*args, "--match-budget", "money", "--out", str(tmp_path / "x")])
+    assert bad.exit_code == 2 and "money" in bad.output
