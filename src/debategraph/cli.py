@@ -30,6 +30,7 @@ from debategraph.cli_options import (
     CachePath,
     DecisionOption,
     DecisionRule,
+    Gate,
     Logprobs,
     MaxAttempts,
     MaxTokens,
@@ -145,6 +146,7 @@ def run_command(
         list[str] | None,
         typer.Option(help="AGENT=ANSWER: the agent argues for this wrong answer; repeat."),
     ] = None,
+    gate: Gate = None,
     preset: SamplingPresetName = None,
     temperature: Temperature = None,
     top_p: TopP = None,
@@ -169,6 +171,13 @@ def run_command(
 ) -> None:
     """Run one debate and print its transcript (or JSON)."""
     m = method_or_exit(method)
+    if gate is not None:
+        from debategraph.methods.gate import gated
+
+        try:
+            m = gated(m, gate)
+        except ValueError as exc:
+            fail(f"--gate: {exc}")
     if m.name == "cot" and agents is not None and agents > 1:
         warn(
             f"cot is a single agent's chain of thought; with --agents {agents} it is a "

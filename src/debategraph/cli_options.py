@@ -143,6 +143,13 @@ DecisionOption = Annotated[
     list[str] | None,
     typer.Option(help="KEY=VALUE option of the decision rule (e.g. weights=20,25,30,20); repeat."),
 ]
+Gate = Annotated[
+    str | None,
+    typer.Option(
+        help="Debate only when round 0's vote is not settled: unanimous, entropy<H or "
+        "confidence>C (see docs/methods/gate.md); round 0 is always paid.",
+    ),
+]
 Temperature = Annotated[float | None, typer.Option(help="Sampling temperature of every call.")]
 TopP = Annotated[float | None, typer.Option(help="Nucleus-sampling top-p of every call.")]
 TopK = Annotated[

@@ -105,6 +105,14 @@ def eval_command(
     tie_policy: Ties = "first",
     option: MethodOption = None,
     decision_option: DecisionOption = None,
+    gate: Annotated[
+        str | None,
+        typer.Option(
+            help="Gate every method that debates: it debates an item only when round 0's "
+            "vote is not settled (unanimous, entropy<H, confidence>C); methods that do not "
+            "debate run as they are.",
+        ),
+    ] = None,
     preset: SamplingPresetName = None,
     temperature: Temperature = None,
     top_p: TopP = None,
@@ -164,7 +172,7 @@ def eval_command(
             "--top-p": top_p, "--top-k": top_k, "--settings": preset,
             "--max-tokens": max_tokens, "--stop": stop, "--timeout": timeout,
             "--max-attempts": max_attempts, "--retry-backoff": retry_backoff,
-            "--ids": ids, "--path": path,
+            "--ids": ids, "--path": path, "--gate": gate,
         }  # fmt: skip
         clashes = [flag for flag, value in given.items() if value is not None and value != []]
         if clashes or logprobs or match_budget is not None or tie_policy != "first":
@@ -199,6 +207,8 @@ def eval_command(
             get_method(spec)
     except PluginError as exc:
         fail(str(exc))
+    if gate is not None:
+        method = _gated(method, gate)
     settings: dict[str, Any] = {
         "agents": agents,
         "rounds": rounds,
@@ -236,6 +246,20 @@ def eval_command(
         price=price,
         texts=texts,
     )
+
+
+def _gated(methods: list[str], rule: str) -> list[str]:
+    """The methods, each that debates behind the gate ``rule``; exits if none debates."""
+    from debategraph.methods.gate import gated_name
+    from debategraph.methods.registry import get_method
+
+    try:
+        named = [gated_name(m, rule) if get_method(m).debates else m for m in methods]
+    except ValueError as exc:
+        fail(f"--gate: {exc}")
+    if named == methods:
+        fail(f"--gate: none of {', '.join(methods)} debates, so there is nothing to gate")
+    return named
 
 
 def _budget(value: object) -> Budget | None:

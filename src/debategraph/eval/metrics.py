@@ -106,6 +106,8 @@ class MethodSummary(TypedDict):
         flips: The flips of every round added up, per kind.
         vote_at_round0: The majority of the same debates' round-0 answers beside their final
             answers (:func:`debategraph.eval.dynamics.round_zero_vote`).
+        gate: For a gated method: its ``rule``, the scored ``items`` that record the gate and
+            how many it let debate (``debated``); ``None`` for a method without a gate.
     """
 
     method: str
@@ -148,6 +150,7 @@ class MethodSummary(TypedDict):
     round_stats: list[RoundStats]
     flips: dict[str, int]
     vote_at_round0: RoundZeroVote
+    gate: dict[str, Any] | None
 
 
 ANSWER_SOURCES = ("declared", "fallback", "none")
@@ -392,7 +395,19 @@ def summarize_method(
         round_stats=stats,
         flips=total_flips(stats),
         vote_at_round0=round_zero_vote(scored),
+        gate=_gate(scored),
     )
+
+
+def _gate(rows: Sequence[Row]) -> dict[str, Any] | None:
+    gated = [row["gate"] for row in rows if isinstance(row.get("gate"), Mapping)]
+    if not gated:
+        return None
+    return {
+        "rule": gated[0].get("rule"),
+        "items": len(gated),
+        "debated": sum(bool(g.get("fired")) for g in gated),
+    }
 
 
 def _cost(

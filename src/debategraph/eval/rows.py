@@ -149,6 +149,8 @@ def result_row(
     }
     if arm.budget_of is not None:
         row.update(budget_of=arm.budget_of, budget=arm.budget)
+    if "gate" in result.method_state:  # whether the gate let the debate go on
+        row["gate"] = result.method_state["gate"]
     if spend is not None:
         used = {"used_input": usage["input_tokens"], "used_output": usage["output_tokens"]}
         row.update(spend.record(**used))

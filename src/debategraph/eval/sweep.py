@@ -53,7 +53,9 @@ RUN_KEYS = {
 }
 """Top-level keys of a sweep file besides ``settings`` and ``arms``, with their types."""
 
-ARM_KEYS = frozenset({"agents", "models", "model", "options", "max_attempts", "retry_backoff"})
+ARM_KEYS = frozenset(
+    {"agents", "models", "model", "options", "max_attempts", "retry_backoff", "gate"}
+)
 """Arm (and shared) settings that are not ``DebateContext`` fields."""
 
 
@@ -76,6 +78,21 @@ class Sweep:
     selection: dict[str, Any]
     run: dict[str, Any]
     arms: list[Arm] = field(default_factory=list)
+
+
+def _gated(where: str, method: str, rule: object) -> str:
+    """``method`` behind the gate ``rule`` (a sweep's ``gate`` key), by name."""
+    from debategraph.methods.gate import gated_name
+    from debategraph.methods.registry import PluginError, get_method
+
+    if not isinstance(rule, str):
+        raise SweepError(f'{where}.gate must be a rule such as "unanimous", got {rule!r}')
+    try:
+        name = gated_name(method, rule)
+        get_method(name)
+    except (ValueError, PluginError) as exc:
+        raise SweepError(f"{where}.gate: {exc}") from None
+    return name
 
 
 def _check_type(where: str, value: object, kind: type) -> None:
@@ -174,6 +191,9 @@ def load_sweep(path: str | Path) -> Sweep:
         except PluginError as exc:
             raise SweepError(f"{where}.method: {exc}") from None
         values = {**shared, **{k: v for k, v in spec.items() if k != "method"}}
+        gate = values.pop("gate", None)
+        if gate is not None:
+            method = _gated(where, method, gate)
         arms.append(Arm(label, method, _arm_settings(where, method, values)))
     selection = {k: data.get(k) for k in ("limit", "seed", "ids", "path")}
     run: dict[str, Any] = {

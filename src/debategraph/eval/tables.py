@@ -319,6 +319,14 @@ def render_markdown(
     ]
     for group in groups:
         out += ["", f"## {group.title}", "", results_table(group.summaries, with_cost=with_cost)]
+        gates = [(s["method"], s["gate"]) for s in group.summaries.values() if s["gate"]]
+        if gates:
+            out += ["", "Gates (round 0 is always paid; the debate only when the gate fires):"]
+            out += [""] + [
+                f"- {method}: debated {gate['debated']} of {gate['items']} items "
+                f"(gate {gate['rule']})"
+                for method, gate in gates
+            ]
         versus = debate_vs_vote_table(group.summaries)
         if versus:
             out += [

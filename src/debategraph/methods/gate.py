@@ -132,6 +132,30 @@ def gate_from_text(text: str) -> GateRule:
     raise ValueError(f"gate rule {text!r} is not understood; use {RULE_HELP}")
 
 
+def rule_from_slug(slug: str) -> GateRule:
+    """A gate rule from its slug, as method names carry it (``entropy-0.5``).
+
+    Raises:
+        ValueError: Not a slug of any rule (:func:`gate_from_text`).
+    """
+    kind, _, bound = slug.partition("-")
+    if kind == "entropy":
+        return gate_from_text(f"entropy<{bound}")
+    if kind == "confidence":
+        return gate_from_text(f"confidence>{bound}")
+    return gate_from_text(slug)
+
+
+def gated_name(method: str, rule: str | GateRule) -> str:
+    """The registered-style name of ``method`` behind ``rule``: ``du+gate-entropy-0.5``.
+
+    Raises:
+        ValueError: Bad rule text (:func:`gate_from_text`).
+    """
+    gate = gate_from_text(rule) if isinstance(rule, str) else rule
+    return f"{method}+gate-{gate.slug}"
+
+
 def gate_record(view: DebateView[Any], rule: GateRule) -> dict[str, Any]:
     """The gate over the answers given so far in round 0.
 
@@ -210,7 +234,7 @@ def gated(
 
     result = dataclasses.replace(
         inner,
-        name=name or f"{inner.name}+gate-{gate.slug}",
+        name=name or gated_name(inner.name, gate),
         description=f"{inner.description} Gated: debates only if round 0 is not settled "
         f"({gate.text}).",
         observe=observe,

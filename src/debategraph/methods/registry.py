@@ -257,8 +257,16 @@ def register_method(method: Method[Any], *, replace: bool = False) -> Method[Any
     )
 
 
+GATE_MARK = "+gate-"
+"""What names a gated method: ``<method>+gate-<rule slug>`` (``du+gate-entropy-0.5``)."""
+
+
 def get_method(spec: str | Method[Any]) -> Method[Any]:
     """A method by registered name or ``"package.module:ATTR"``; a ``Method`` as it is.
+
+    A name ``<method>+gate-<rule>`` (``du+gate-unanimous``, ``du+gate-entropy-0.5``,
+    ``du+gate-confidence-0.8``) is the method behind that gate
+    (:func:`debategraph.methods.gate.gated`).
 
     Raises:
         PluginError: An unknown name (the message lists the valid ones), a broken plugin, or
@@ -269,7 +277,16 @@ def get_method(spec: str | Method[Any]) -> Method[Any]:
     if not isinstance(spec, str):
         raise PluginError(f"a method is a name or a Method, got {spec!r}")
     if ":" not in spec:
-        return _METHODS.get(spec.strip())
+        name = spec.strip()
+        inner, gate, rule = name.partition(GATE_MARK)
+        if gate and name not in _METHODS.names():
+            from debategraph.methods.gate import gated, rule_from_slug
+
+            try:  # "du+gate-entropy-0.5": du behind that gate, made on demand
+                return gated(get_method(inner), rule_from_slug(rule))
+            except ValueError as exc:
+                raise PluginError(f"method {name!r}: {exc}") from None
+        return _METHODS.get(name)
     method = _check_method(load_object(spec), spec)
     return _METHODS.register(method.name, method, spec)
 
