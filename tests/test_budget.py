@@ -86,3 +86,20 @@ def test_the_command_line_takes_calls_or_tokens_and_the_report_shows_both_budget
     assert "## Budget matching" in text and "| sc@du~tokens | tokens |" in text
     bad = runner.invoke(app, [*args, "--match-budget", "money", "--out", str(tmp_path / "x")])
     assert bad.exit_code == 2 and "money" in bad.output
+
+
+def test_shared_rounds_reach_only_the_methods_that_debate(tmp_path):
+    arms = arms_for(["cot", "mav", "sc", "du"], {"rounds": 1, "agents": 3})
+    assert [a.settings.get("rounds") for a in arms] == [None, None, None, 1]
+    assert [a.settings.get("agents") for a in arms] == [None, 3, 3, 3]
+    outcome = evaluate(load_dataset("arithmetic", limit=1), arms, tmp_path, dataset="arithmetic")
+    calls = {r["method"]: (r["calls"], r["rounds"], r["ncomm"]) for r in outcome.rows}
+    assert calls == {"cot": (1, 0, 0), "mav": (3, 0, 0), "sc": (3, 0, 0), "du": (6, 1, 6)}
+    sweep = tmp_path / "sweep.toml"
+    sweep.write_text('dataset = "arithmetic"\n[settings]\nrounds = 2\n[arms.cot]\nmethod = "cot"\n'
+                     '[arms.cot-reflects]\nmethod = "cot"\nrounds = 1\n'
+                     '[arms.du]\nmethod = "du"\n')  # fmt: skip
+    from debategraph.eval.sweep import load_sweep
+
+    rounds = {a.label: a.settings.get("rounds") for a in load_sweep(sweep).arms}
+    assert rounds == {"cot": None, "cot-reflects": 1, "du": 2}

@@ -80,7 +80,9 @@ def arms_for(
         methods: Method names or ``"package.module:ATTR"`` strings, in order; each at most
             once. An arm is labelled with its method's name.
         settings: :func:`debategraph.arun` settings shared by every arm (``None`` values are
-            left out, so methods keep their defaults).
+            left out, so methods keep their defaults). ``rounds`` goes only to methods that
+            debate: ``cot``, ``sc`` and ``mav`` keep their single round; ``agents`` does not
+            reach a single-agent baseline (``cot``).
         match_budget: ``"calls"`` (or ``True``) or ``"tokens"``: add, after the methods,
             budget-matched voting for each method ``M`` other than ``sc`` (see
             :func:`budget_arms`).
@@ -104,6 +106,11 @@ def arms_for(
     arms = []
     for label, m in zip(labels, methods, strict=True):
         arm_settings = dict(shared)
+        method = get_method(m)
+        if not method.debates:  # shared rounds would turn a baseline into a debate
+            arm_settings.pop("rounds", None)
+            if method.default_agents == 1:  # and shared agents, cot into a vote
+                arm_settings.pop("agents", None)
         if options:
             arm_settings["options"] = _typed_options(m, options)
         arms.append(Arm(label, m, arm_settings))

@@ -190,7 +190,13 @@ def load_sweep(path: str | Path) -> Sweep:
             get_method(method)
         except PluginError as exc:
             raise SweepError(f"{where}.method: {exc}") from None
-        values = {**shared, **{k: v for k, v in spec.items() if k != "method"}}
+        own = {k: v for k, v in spec.items() if k != "method"}
+        values = {**shared, **own}
+        baseline = get_method(method)
+        if not baseline.debates:  # shared settings must not turn a baseline into a debate
+            for key in ("rounds", "agents") if baseline.default_agents == 1 else ("rounds",):
+                if key not in own:
+                    values.pop(key, None)
         gate = values.pop("gate", None)
         if gate is not None:
             method = _gated(where, method, gate)
