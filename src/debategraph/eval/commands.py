@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import math
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -248,6 +249,10 @@ def eval_command(
     )
 
 
+def _stderr_line(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
 def _gated(methods: list[str], rule: str) -> list[str]:
     """The methods, each that debates behind the gate ``rule``; exits if none debates."""
     from debategraph.methods.gate import gated_name
@@ -327,11 +332,15 @@ def _run_arms(
         blind = sum(lookup(item.question) is None for item in items)
         if blind:
             warn(f"{blind} of {len(items)} questions: {SIMULATOR_BLIND}")
-    progress = None
-    if not quiet and sys.stderr.isatty():
-        from debategraph.eval.progress import RichProgress
+    progress: Any = None
+    if not quiet:
+        from debategraph.eval.progress import IntervalProgress, RichProgress
 
-        progress = RichProgress(err)
+        if sys.stderr.isatty():
+            progress = RichProgress(err)
+        else:  # a log or a pipe: one plain line at a steady interval
+            every = float(os.environ.get("DEBATEGRAPH_PROGRESS_SECONDS") or 30)
+            progress = IntervalProgress(every, write=_stderr_line)
     try:
         outcome = run_sync(
             run_eval(

@@ -1,11 +1,14 @@
-"""A rich progress display for evaluation runs: one bar per method.
+"""Progress of evaluation runs: bars in a terminal, plain lines elsewhere.
 
-Each bar shows items done, the ETA, the running accuracy of the method's scored rows, its
-tokens so far and its failed items.
+:class:`RichProgress` draws one bar per method (items done, ETA, running accuracy, tokens,
+failed items); :class:`TextProgress` prints a line per method at steps of its items (for
+notebooks); :class:`IntervalProgress` prints one line for the run at a steady interval (for
+logs and pipes).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -149,6 +152,76 @@ class TextProgress:
             f"{label}: {self._done[label]}/{self._totals[label]} · acc {f['acc'].strip()} · "
             f"{f['tokens']} tok{f['failed']}"
         )
+
+
+class IntervalProgress:
+    """One plain line for the whole run at a steady interval: for logs and pipes.
+
+    A run whose output is not a terminal (``eval ... > log``, a scheduler's job) prints, every
+    ``interval`` seconds at most, one line with the rows done, each method's count and running
+    accuracy, the elapsed time and an estimate of the time left; and one line at the start and
+    one at the end.
+
+    Args:
+        interval: Seconds between two lines.
+        write: Where lines go.
+        clock: The monotonic clock (tests pass their own).
+    """
+
+    def __init__(
+        self, interval: float = 30.0, write: Any = print, clock: Any = time.monotonic
+    ) -> None:
+        self.interval = interval
+        self.write = write
+        self.clock = clock
+        self._totals: dict[str, int] = {}
+        self._done: dict[str, int] = {}
+        self._tallies: dict[str, _Tally] = {}
+        self._new = 0
+
+    def start(self, totals: Mapping[str, int], done: Sequence[Mapping[str, Any]]) -> None:
+        """Note the totals, count the resumed rows, and say what is to run."""
+        for label, total in totals.items():
+            self._tallies[label], self._done[label] = _resumed(label, done)
+            self._totals[label] = total
+        self._start = self._last = self.clock()
+        total, finished = sum(self._totals.values()), sum(self._done.values())
+        self.write(f"eval: {total - finished} of {total} rows to run ({finished} resumed)")
+
+    def advance(self, row: Mapping[str, Any]) -> None:
+        """Count one finished row; print the line when ``interval`` has passed."""
+        label = str(row.get("method"))
+        if label not in self._totals:
+            return
+        self._tallies[label].add(row)
+        self._done[label] += 1
+        self._new += 1
+        if self.clock() - self._last >= self.interval:
+            self._line()
+
+    def stop(self) -> None:
+        """The last line."""
+        self._line()
+
+    def _line(self) -> None:
+        now = self.clock()
+        self._last = now
+        elapsed = now - self._start
+        total, finished = sum(self._totals.values()), sum(self._done.values())
+        left = total - finished
+        eta = f" · ETA {_clock(elapsed / self._new * left)}" if self._new and left else ""
+        methods = " · ".join(
+            f"{label} {self._done[label]}/{self._totals[label]} acc "
+            f"{self._tallies[label].fields()['acc'].strip()}{self._tallies[label].fields()['failed']}"
+            for label in self._totals
+        )
+        self.write(f"eval: {finished}/{total} rows · {methods} · {_clock(elapsed)} elapsed{eta}")
+
+
+def _clock(seconds: float) -> str:
+    minutes, secs = divmod(round(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m{secs:02d}s" if hours else f"{minutes}m{secs:02d}s"
 
 
 def auto_progress() -> Any:
