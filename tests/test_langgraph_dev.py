@@ -132,13 +132,18 @@ async def streamed_updates(url):
         None, "du", input={"question": ARITH}, context={"agents": 5}, raise_error=False
     )
     gsm8k = await client.runs.wait(None, "mav", input={"question": GSM8K}, context={"seed": 2})
-    return nodes, refused, gsm8k
+    misspelt = await client.runs.wait(
+        None, "du", input={"question": ARITH}, context={"round": 0}, raise_error=False
+    )
+    return nodes, refused, gsm8k, misspelt
 
 
 def test_streamed_updates_show_the_agent_nodes_and_another_roster_is_refused(loopback, server):
     url, _ = server
-    nodes, refused, gsm8k = call(streamed_updates, url)
+    nodes, refused, gsm8k, misspelt = call(streamed_updates, url)
     assert {"start", "plan", "a1", "a2", "a3", "observe", "decide"} <= set(nodes)
     assert "build_debate_graph(method, agents=5)" in str(refused)
+    # A misspelt context key reaches the graph, which refuses it by name (not run silently).
+    assert "unknown context key(s) 'round' (did you mean 'rounds'?)" in str(misspelt), misspelt
     # The simulated debaters read their bundled data without blocking the server's loop.
     assert gsm8k["decision"]["answer"] is not None, gsm8k

@@ -59,3 +59,24 @@ def test_exported_graph_refuses_another_roster_and_names_the_fix():
     with pytest.raises(DebateConfigError) as info:
         graph.invoke({"question": "What is 2+2?"}, context={"agents": 5})
     assert "build_debate_graph(method, agents=5)" in str(info.value)
+
+
+def test_a_down_model_server_is_one_message_studio_shows():
+    # Studio's server shows a run's error message only for some exception types (others
+    # read "An internal error occurred"); ours is one of them, naming the URL and the fix.
+    import pytest
+
+    serde = pytest.importorskip("langgraph_api.serde")
+    from debategraph.nodes.call import unreachable
+
+    class APIConnectionError(Exception):
+        pass
+
+    model = type("Model", (), {"openai_api_base": "http://user:secret@127.0.0.1:9/v1"})()
+    error = unreachable(APIConnectionError("Connection error."), model)
+    assert error is not None
+    shown = serde.default(error)
+    assert shown["message"].startswith("could not reach the model server at http://")
+    assert "secret" not in shown["message"] and "--base-url" in shown["message"]
+    timeout = type("APITimeoutError", (APIConnectionError,), {})("timed out")
+    assert unreachable(timeout, model) is None  # a slow server is not a down one

@@ -8,6 +8,12 @@ another number of agents is refused with a message saying how to build a graph f
 Library users should call ``build_debate_graph`` and compile it themselves; these exist so
 that the server, which brings its own persistence, can load every method.
 
+The server drops context keys that its context schema does not list before a run starts, so
+a misspelt setting (``{"round": 0}``) would be ignored in silence. These graphs' schemas
+claim every key (:class:`_EveryKey`), so that the run's context reaches
+:class:`~debategraph.state.context.DebateContext`, which refuses it by name with the setting
+it was likely meant as.
+
 The repository's ``langgraph.json`` is :func:`studio_config` of the built-in methods
 (``python -m debategraph.graphs.studio`` prints it; a test keeps the two equal). A plugin's
 methods get their graphs here too: list them in your own ``langgraph.json``.
@@ -37,6 +43,28 @@ def attribute(name: str) -> str:
     return name.replace("-", "_")
 
 
+class _EveryKey(dict[str, Any]):
+    """The context schema's properties, claiming every key for the server's filter."""
+
+    def __contains__(self, key: object) -> bool:
+        return True
+
+
+class StudioGraph(CompiledStateGraph[Any, Any, Any, Any]):
+    """A compiled debate graph whose context schema lets every key through to the graph.
+
+    The schema lists the same properties (Studio's form is unchanged); only the server's
+    membership test, which would drop an unknown key, finds every key in it.
+    """
+
+    def get_context_jsonschema(self) -> dict[str, Any] | None:
+        """The context's JSON schema, its properties claiming every key."""
+        schema = super().get_context_jsonschema()
+        if schema and isinstance(schema.get("properties"), dict):
+            schema = {**schema, "properties": _EveryKey(schema["properties"])}
+        return schema
+
+
 def graph(name: str) -> CompiledStateGraph[Any, Any, Any, Any]:
     """The compiled Studio graph of a registered method (built once, on first use).
 
@@ -46,7 +74,9 @@ def graph(name: str) -> CompiledStateGraph[Any, Any, Any, Any]:
     method = get_method(name)
     built = _BUILT.get(method.name)
     if built is None:
-        built = _BUILT[method.name] = build_debate_graph(method).compile(name=method.name)
+        built = build_debate_graph(method).compile(name=method.name)
+        built.__class__ = StudioGraph  # the same graph; only its schema's filter differs
+        _BUILT[method.name] = built
     return built
 
 

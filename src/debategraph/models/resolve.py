@@ -285,6 +285,16 @@ def takes_top_k(model: Any) -> bool:
     return bool(getattr(type(model), "sends_top_k", False)) or "top_k" in type(model).model_fields
 
 
+def server_url(model: Any) -> str | None:
+    """The URL of the server a chat model talks to, credentials removed, when it has one."""
+    from debategraph.policies.secrets import redact_url
+
+    url = getattr(model, "openai_api_base", None) or getattr(
+        getattr(model, "root_async_client", None), "base_url", None
+    )
+    return redact_url(str(url)) if url else None
+
+
 def model_label(model: Any) -> str:
     """A short, secret-free label of a chat model (or agent runnable) for transcripts."""
     if isinstance(model, SimulatedDebater):

@@ -29,13 +29,13 @@ from langgraph.runtime import get_runtime
 from typing_extensions import TypedDict
 
 from debategraph.methods.contract import Method
-from debategraph.models.resolve import Models, model_label
+from debategraph.models.resolve import Models, model_label, server_url
 from debategraph.models.roster import Agent
 from debategraph.models.wire import REJECTED_USAGE
 from debategraph.nodes.runnable import DualNode
 from debategraph.policies.answers import PARSERS, AnswerParser, Extraction
 from debategraph.policies.confidence import read_confidence
-from debategraph.policies.retry import UnusableReplyError, is_transient, retry_after_s
+from debategraph.policies.retry import UnusableReplyError, is_transient, retry_after_s, status_of
 from debategraph.policies.tokens import estimate_tokens
 from debategraph.policies.types import TaskKind
 from debategraph.policies.verdicts import parse_verdict
@@ -250,6 +250,33 @@ def _report_rejected(usage: list[dict[str, int]]) -> None:
         total = {k: sum(u[k] for u in usage) for k in ("input_tokens", "output_tokens")}
         with contextlib.suppress(RuntimeError):  # outside a runnable nobody listens
             dispatch_custom_event(REJECTED_USAGE_EVENT, total)
+
+
+class ModelUnreachableError(RuntimeError):
+    """The model server could not be reached: it is down, or the URL is wrong.
+
+    Its message names the server and the fix; the failure it wraps is its ``__cause__``, so
+    the retry policy still retries it as the connection failure it is.
+    """
+
+
+def unreachable(exc: BaseException, model: Any) -> ModelUnreachableError | None:
+    """``exc`` as a :class:`ModelUnreachableError` when it is a failed connection, else ``None``.
+
+    A connection that was refused or could not be made has no HTTP status; a timeout is not
+    one (the server may be busy).
+    """
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    if status_of(exc) is not None or any("Timeout" in name for name in names):
+        return None
+    if not (names & {"APIConnectionError", "ConnectError"} or isinstance(exc, ConnectionError)):
+        return None
+    where = server_url(model)
+    return ModelUnreachableError(
+        f"could not reach the model server{f' at {where}' if where else ''} "
+        f"({type(exc).__name__}: {' '.join(str(exc).split())}): start it, or fix the URL "
+        "(--base-url; base_url in Python and in a Studio context)"
+    )
 
 
 def _bound(model: BaseChatModel, kwargs: dict[str, Any]) -> Any:
@@ -476,6 +503,8 @@ def make_call_node(
         except Exception as exc:
             if is_transient(exc) and (wait := retry_after_s(exc)):
                 await asyncio.sleep(wait)  # the server's Retry-After, before the policy's backoff
+            if (down := unreachable(exc, model)) is not None:
+                raise down from exc
             raise
         return record(task, reply, usage, messages, latency, model, runtime)
 
@@ -488,6 +517,8 @@ def make_call_node(
         except Exception as exc:
             if is_transient(exc) and (wait := retry_after_s(exc)):
                 time.sleep(wait)
+            if (down := unreachable(exc, model)) is not None:
+                raise down from exc
             raise
         return record(task, reply, usage, messages, latency, model, runtime)
 
