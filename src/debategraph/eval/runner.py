@@ -53,6 +53,7 @@ from debategraph.models.resolve import SIMULATED, ModelConfigError, resolve_mode
 from debategraph.nodes.call import CallLimiter
 from debategraph.nodes.runnable import run_sync
 from debategraph.policies.secrets import Redactor
+from debategraph.tracing import item_run_config
 
 __all__ = [
     "Arm",
@@ -222,6 +223,7 @@ class _Run:
                 return error_row(arm, item, error, wall_s=0.0, dataset=self.dataset)
             settings["agents"] = max(1, int(base["calls"]))
         meter = SpendMeter()
+        traced = item_run_config(arm.label, item.id, self.dataset)
         try:
             result = await arun(
                 item.question,
@@ -230,7 +232,7 @@ class _Run:
                 choices=item.choices,
                 reference=item.reference,
                 item_id=item.id,
-                config={"max_concurrency": self.concurrency, "callbacks": [meter]},
+                config={"max_concurrency": self.concurrency, "callbacks": [meter], **traced},
                 call_limiter=self.limiter,
                 cache=self.cache,
                 **settings,
