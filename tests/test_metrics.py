@@ -10,6 +10,8 @@ import pytest
 from debategraph.eval.metrics import (
     accuracy_by_round,
     consensus_by_round,
+    harness_metrics,
+    initial_vote_size,
     round_answers_at,
     summarize,
     unanimous,
@@ -132,6 +134,29 @@ def test_consensus_and_accuracy_by_round() -> None:
     # round 1: 5 ok, all abstain -> wrong, 9 ok -> 2/3
     assert accuracy_by_round(scored) == pytest.approx([1.0, 2 / 3])
     assert consensus_by_round(COT) == [] and accuracy_by_round(COT) == []
+
+
+def test_maj_at_k_is_the_initial_rounds_vote_under_the_harness_name() -> None:
+    du = summarize(DU)["du"]
+    # k = 2 answers in every initial round; their votes (see above) are all right.
+    assert (du["vote_k"], du["maj_at_k"]) == (2, 1.0)
+    assert harness_metrics(du) == {"maj@2": 1.0}
+    # sc with 3 samples and no debate: its accuracy is maj@3.
+    sc = [
+        row("sc", "1", answer="5", reference="5", correct=True, round_answers=[["5", "4", "5"]]),
+        row("sc", "2", answer="6", reference="7", round_answers=[["6", "7", None]]),
+        row("sc", "3", answer="8", reference="8", correct=True, round_answers=[["8", "1", "2"]]),
+    ]  # fmt: skip
+    s = summarize(sc)["sc"]
+    assert s["maj_at_k"] == s["accuracy"] == pytest.approx(2 / 3)
+    assert harness_metrics(s) == {"maj@3": pytest.approx(2 / 3)}
+    # sc@du's budgets differ per item: no single k, so no harness name.
+    budget = [row("sc@du", "1", round_answers=[["5"] * 4]), row("sc@du", "2",
+              round_answers=[["5"] * 6])]  # fmt: skip
+    assert initial_vote_size(budget) is None
+    m = summarize(budget)["sc@du"]
+    assert m["vote_k"] is None and math.isnan(m["maj_at_k"]) and harness_metrics(m) == {}
+    assert initial_vote_size(COT) is None  # no round answers recorded
 
 
 # ----------------------------------------------------------------------------- summarize

@@ -82,6 +82,12 @@ class MethodSummary(TypedDict):
         rounds_mean: Mean of the rows' ``rounds``.
         consensus_by_round: Per round k, the fraction of items whose agents all agree.
         accuracy_by_round: Per round k, the accuracy of the majority vote of that round.
+        vote_k: How many answers the initial round's vote counts, when every row has the same
+            number (the agents, or ``sc``'s samples); ``None`` otherwise.
+        maj_at_k: ``maj@k`` as evaluation harnesses name it: the accuracy of the majority
+            vote of the initial round's ``vote_k`` independent answers (first-seen
+            tie-break). For ``sc`` and ``mav`` it is their accuracy; for a debate, the vote
+            it started from. NaN when ``vote_k`` is ``None``.
         wall_s_total: Sum of wall times.
         wall_s_mean: Mean wall time per item.
         cost: Total cost when prices are given, else ``None``.
@@ -133,6 +139,8 @@ class MethodSummary(TypedDict):
     rounds_mean: float
     consensus_by_round: list[float]
     accuracy_by_round: list[float]
+    vote_k: int | None
+    maj_at_k: float
     wall_s_total: float
     wall_s_mean: float
     cost: float | None
@@ -272,6 +280,32 @@ def accuracy_by_round(rows: Sequence[Row]) -> list[float]:
     return result
 
 
+def initial_vote_size(rows: Sequence[Row]) -> int | None:
+    """The number of answers in the initial round, when every row that records one agrees.
+
+    Args:
+        rows: Scored rows of one method.
+
+    Returns:
+        ``k``, or ``None`` when rows differ (``sc@du``'s budgets) or none records rounds.
+    """
+    sizes = {len(answers[0]) for row in rows if (answers := row.get("round_answers"))}
+    return sizes.pop() if len(sizes) == 1 else None
+
+
+def harness_metrics(summary: MethodSummary) -> dict[str, float]:
+    """A method's figures under the names evaluation harnesses use (``{"maj@5": 0.62}``).
+
+    Args:
+        summary: The method's summary.
+
+    Returns:
+        Name -> value; empty when no name applies.
+    """
+    k = summary["vote_k"]
+    return {} if k is None else {f"maj@{k}": summary["maj_at_k"]}
+
+
 def _majority_correct(answers: Sequence[Answer], reference: Any, task: TaskKind) -> bool:
     decision = majority_vote(answers, tie_policy="first").answer
     return answers_match(decision, reference, task)
@@ -350,6 +384,8 @@ def summarize_method(
     turns = sum(sources.values()) if sources is not None else None
     spending = [row for row in rows if row.get("requests") is not None]
     stats = round_dynamics(scored)
+    by_round = accuracy_by_round(scored)
+    vote_k = initial_vote_size(scored)
 
     def wasted(row: Row) -> int:
         return int(row.get("wasted_input_tokens") or 0) + int(row.get("wasted_output_tokens") or 0)
@@ -377,7 +413,9 @@ def summarize_method(
         ncomm_per_item=_ratio(ncomm, n),
         rounds_mean=_ratio(_total(scored, "rounds"), n),
         consensus_by_round=consensus_by_round(scored),
-        accuracy_by_round=accuracy_by_round(scored),
+        accuracy_by_round=by_round,
+        vote_k=vote_k,
+        maj_at_k=by_round[0] if vote_k is not None else NAN,
         wall_s_total=float(wall),
         wall_s_mean=_ratio(wall, n),
         cost=cost,

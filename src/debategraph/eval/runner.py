@@ -54,6 +54,7 @@ from debategraph.models.resolve import SIMULATED, ModelConfigError, resolve_mode
 from debategraph.nodes.call import CallLimiter
 from debategraph.nodes.runnable import run_sync
 from debategraph.policies.secrets import Redactor
+from debategraph.tracing import item_run_config
 
 __all__ = [
     "Arm",
@@ -227,6 +228,7 @@ class _Run:
                 error = f"BudgetUnavailable: {exc}"
                 return error_row(arm, item, error, wall_s=0.0, dataset=self.dataset)
         meter = SpendMeter()
+        traced = item_run_config(arm.label, item.id, self.dataset)
         try:
             result = await arun(
                 item.question,
@@ -235,7 +237,7 @@ class _Run:
                 choices=item.choices,
                 reference=item.reference,
                 item_id=item.id,
-                config={"max_concurrency": self.concurrency, "callbacks": [meter]},
+                config={"max_concurrency": self.concurrency, "callbacks": [meter], **traced},
                 call_limiter=self.limiter,
                 cache=self.cache,
                 **settings,

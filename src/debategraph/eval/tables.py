@@ -17,6 +17,7 @@ _COLUMNS = (
     ("Method", "left"),
     ("n", "right"),
     ("Accuracy % (95% CI)", "right"),
+    ("maj@k %", "right"),
     ("Abstain %", "right"),
     ("Tokens/item", "right"),
     ("Input tok/call", "right"),
@@ -41,6 +42,12 @@ def _accuracy_cell(s: MethodSummary) -> str:
     return f"{_fmt(s['accuracy'], '.1f', 100)} ({low}–{high})"
 
 
+def _maj_cell(s: MethodSummary) -> str:
+    if s["vote_k"] is None or math.isnan(s["maj_at_k"]):
+        return "—"
+    return f"{_fmt(s['maj_at_k'], '.1f', 100)} (k={s['vote_k']})"
+
+
 def table_row(s: MethodSummary, *, with_cost: bool = False) -> list[str]:
     """The cells of one method's line of the results table.
 
@@ -55,6 +62,7 @@ def table_row(s: MethodSummary, *, with_cost: bool = False) -> list[str]:
         s["method"],
         str(s["n"]),
         _accuracy_cell(s),
+        _maj_cell(s),
         _fmt(s["abstention_rate"], ".1f", 100),
         _fmt(s["total_tokens_per_item"], ",.0f"),
         _fmt(s["input_tokens_per_call"], ",.1f"),
@@ -313,6 +321,9 @@ def render_markdown(
         _sources_line(groups, rows),
         "",
         "Accuracy counts abstentions as wrong; the interval is the 95% Wilson interval. "
+        "maj@k is the accuracy of the majority vote of the initial round's k independent "
+        "answers (sc's samples, mav's agents: their accuracy; a debate: the vote it started "
+        "from). "
         "Tokens/item is input + output tokens of every call (agents, summaries, evaluators); "
         "Input tok/call is total input tokens / calls; NComm counts pairwise context "
         "transfers; Rounds follows each method's own convention.",

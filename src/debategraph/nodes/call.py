@@ -23,7 +23,7 @@ from langchain_core.callbacks.manager import dispatch_custom_event
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.messages.ai import UsageMetadata
-from langchain_core.runnables import Runnable
+from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.runnables.config import ensure_config, merge_configs
 from langgraph.runtime import get_runtime
 from typing_extensions import TypedDict
@@ -42,6 +42,7 @@ from debategraph.policies.verdicts import parse_verdict
 from debategraph.prompts.common import ADVERSARY_INSTRUCTION, PromptInput
 from debategraph.state.context import DebateContext
 from debategraph.state.records import Call, Turn
+from debategraph.tracing import call_run_config
 
 
 class CallTask(TypedDict):
@@ -292,11 +293,26 @@ def _bound(model: BaseChatModel, kwargs: dict[str, Any]) -> Any:
     return model.bind(**kwargs) if kwargs else model
 
 
+def _traced(trace: RunnableConfig | None, extra: RunnableConfig | None = None) -> RunnableConfig:
+    """The current config with the call's trace and ``extra`` merged in.
+
+    Merged, not replaced: the run keeps the graph's callbacks (usage meters, LangSmith) and
+    its tags and metadata (``langgraph_node`` drives ``stream_mode="messages"``).
+    """
+    config = ensure_config() if extra is None else merge_configs(ensure_config(), extra)
+    if trace is not None:
+        config["run_name"] = trace["run_name"]
+        config["tags"] = [*config.get("tags", ()), *trace["tags"]]
+        config["metadata"] = {**config.get("metadata", {}), **trace["metadata"]}
+    return config
+
+
 async def ainvoke_model(
     model: Any,
     messages: list[BaseMessage],
     kwargs: dict[str, Any],
     deadline: float | None = None,
+    trace: RunnableConfig | None = None,
 ) -> tuple[AIMessage, UsageMetadata | None]:
     """Ask a chat model (or an agent runnable) and return its reply and token usage.
 
@@ -305,6 +321,8 @@ async def ainvoke_model(
         messages: The call's messages.
         kwargs: Model-call keyword arguments to bind.
         deadline: Seconds the whole call may take, its body included (``None``: no bound).
+        trace: Run name, tags and metadata of the call's run (see
+            :func:`debategraph.tracing.call_run_config`), merged into the current config.
 
     Raises:
         UnusableReplyError: The reply arrived without choices, not UTF-8, or empty.
@@ -316,10 +334,10 @@ async def ainvoke_model(
         async with asyncio.timeout(deadline):
             if isinstance(model, BaseChatModel):
                 bound = _bound(model, kwargs)
-                reply = _agent_reply(await bound.ainvoke(messages))
+                reply = _agent_reply(await bound.ainvoke(messages, _traced(trace)))
                 return _usable(reply), reply.usage_metadata
             handler = UsageTotal()
-            config = merge_configs(ensure_config(), {"callbacks": [handler]})
+            config = _traced(trace, {"callbacks": [handler]})
             reply = _agent_reply(await model.ainvoke(_agent_input(model, messages), config))
             return _usable(reply), handler.usage()
     except TimeoutError:
@@ -341,6 +359,7 @@ def invoke_model(
     messages: list[BaseMessage],
     kwargs: dict[str, Any],
     deadline: float | None = None,
+    trace: RunnableConfig | None = None,
 ) -> tuple[AIMessage, UsageMetadata | None]:
     """Synchronous :func:`ainvoke_model`.
 
@@ -348,9 +367,9 @@ def invoke_model(
     the deadline passes (the abandoned request ends at the client's own read timeout).
     """
     if deadline is None:
-        return _invoke_model(model, messages, kwargs)
+        return _invoke_model(model, messages, kwargs, trace)
     context = contextvars.copy_context()
-    future = _DEADLINE_POOL.submit(context.run, _invoke_model, model, messages, kwargs)
+    future = _DEADLINE_POOL.submit(context.run, _invoke_model, model, messages, kwargs, trace)
     try:
         return future.result(timeout=deadline)
     except concurrent.futures.TimeoutError:
@@ -358,15 +377,18 @@ def invoke_model(
 
 
 def _invoke_model(
-    model: Any, messages: list[BaseMessage], kwargs: dict[str, Any]
+    model: Any,
+    messages: list[BaseMessage],
+    kwargs: dict[str, Any],
+    trace: RunnableConfig | None = None,
 ) -> tuple[AIMessage, UsageMetadata | None]:
     try:
         if isinstance(model, BaseChatModel):
             bound = _bound(model, kwargs)
-            reply = _agent_reply(bound.invoke(messages))
+            reply = _agent_reply(bound.invoke(messages, _traced(trace)))
             return _usable(reply), reply.usage_metadata
         handler = UsageTotal()
-        config = merge_configs(ensure_config(), {"callbacks": [handler]})
+        config = _traced(trace, {"callbacks": [handler]})
         reply = _agent_reply(model.invoke(_agent_input(model, messages), config))
         return _usable(reply), handler.usage()
     except (TypeError, KeyError, UnicodeDecodeError) as exc:
@@ -471,6 +493,9 @@ def make_call_node(
         exchanges[turn["id"]] = (prompt, text, messages)
         return messages
 
+    def trace(task: CallTask) -> RunnableConfig:
+        return call_run_config(method.name, task["call"])
+
     def prepare(task: CallTask) -> tuple[Any, DebateContext, Any, list[BaseMessage]]:
         runtime = get_runtime()
         ctx = DebateContext.of(runtime.context)
@@ -497,7 +522,7 @@ def make_call_node(
             async with limiter or contextlib.nullcontext():
                 start = time.perf_counter()
                 reply, usage = await ainvoke_model(
-                    model, messages, task["model_kwargs"], ctx.timeout
+                    model, messages, task["model_kwargs"], ctx.timeout, trace(task)
                 )
                 latency = time.perf_counter() - start
         except Exception as exc:
@@ -512,7 +537,9 @@ def make_call_node(
         runtime, ctx, model, messages = prepare(task)
         try:
             start = time.perf_counter()
-            reply, usage = invoke_model(model, messages, task["model_kwargs"], ctx.timeout)
+            reply, usage = invoke_model(
+                model, messages, task["model_kwargs"], ctx.timeout, trace(task)
+            )
             latency = time.perf_counter() - start
         except Exception as exc:
             if is_transient(exc) and (wait := retry_after_s(exc)):
