@@ -131,6 +131,20 @@ def test_max_concurrency_bounds_in_flight_calls():
     assert tracker.peak == 2
 
 
+def test_the_context_bounds_one_debates_calls_as_studio_sets_it():
+    tracker = Tracker()
+    models = [Scripted(replies=["\\boxed{1}"], delay=0.02, tracker=tracker) for _ in range(4)]
+    r = dg.run("q?", method="du", models=models, agents=4, rounds=1, max_concurrency=1)
+    assert tracker.peak == 1 and r.usage["calls"] == 8
+    # As Studio sends it: a context dict, on the synchronous path too.
+    graph = build_debate_graph("mav", agents=[dg.Agent(f"a{i}", m) for i, m in enumerate(models)])
+    tracker.peak = 0
+    graph.compile().invoke({"question": "q?"}, context={"max_concurrency": 2})
+    assert tracker.peak == 2
+    with pytest.raises(dg.DebateConfigError, match="max_concurrency must be at least 1"):
+        dg.DebateContext(max_concurrency=0)
+
+
 def test_factory_returns_uncompiled_graph_that_users_compile():
     builder = build_debate_graph("du", agents=2)
     assert isinstance(builder, StateGraph)

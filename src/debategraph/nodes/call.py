@@ -253,6 +253,22 @@ def _report_rejected(usage: list[dict[str, int]]) -> None:
             dispatch_custom_event(REJECTED_USAGE_EVENT, total)
 
 
+def run_slots(context: object, limit: int | None, *, threads: bool = False) -> Any:
+    """The bound on one debate's in-flight calls (``max_concurrency``), or ``None``.
+
+    It lives on the run's context object, which every node of the run shares: runs given one
+    context object share its bound. ``threads`` gives the synchronous path's semaphore.
+    """
+    if limit is None or not isinstance(context, DebateContext):
+        return None
+    key = "_call_slots_threads" if threads else "_call_slots"
+    slots = context.__dict__.get(key)
+    if slots is None:
+        made = threading.BoundedSemaphore(limit) if threads else asyncio.Semaphore(limit)
+        slots = context.__dict__.setdefault(key, made)
+    return slots
+
+
 class ModelUnreachableError(RuntimeError):
     """The model server could not be reached: it is down, or the URL is wrong.
 
@@ -518,8 +534,9 @@ def make_call_node(
 
     async def acall(task: CallTask) -> dict[str, Any]:
         runtime, ctx, model, messages = prepare(task)
+        slots = run_slots(runtime.context, ctx.max_concurrency)
         try:
-            async with limiter or contextlib.nullcontext():
+            async with slots or contextlib.nullcontext(), limiter or contextlib.nullcontext():
                 start = time.perf_counter()
                 reply, usage = await ainvoke_model(
                     model, messages, task["model_kwargs"], ctx.timeout, trace(task)
@@ -535,12 +552,14 @@ def make_call_node(
 
     def call(task: CallTask) -> dict[str, Any]:
         runtime, ctx, model, messages = prepare(task)
+        slots = run_slots(runtime.context, ctx.max_concurrency, threads=True)
         try:
-            start = time.perf_counter()
-            reply, usage = invoke_model(
-                model, messages, task["model_kwargs"], ctx.timeout, trace(task)
-            )
-            latency = time.perf_counter() - start
+            with slots or contextlib.nullcontext():
+                start = time.perf_counter()
+                reply, usage = invoke_model(
+                    model, messages, task["model_kwargs"], ctx.timeout, trace(task)
+                )
+                latency = time.perf_counter() - start
         except Exception as exc:
             if is_transient(exc) and (wait := retry_after_s(exc)):
                 time.sleep(wait)

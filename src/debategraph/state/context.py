@@ -100,6 +100,10 @@ class DebateContext:
     """Seconds a model request may take before it fails (and is retried)."""
     logprobs: bool = False
     """Ask every model call for token logprobs (methods that need them ask on their own)."""
+    max_concurrency: int | None = None
+    """Most model calls of this debate in flight at once (unset: as many as a round makes).
+    Set 1 for a local server that serves one request at a time (llama.cpp without parallel
+    slots truncates concurrent streamed replies)."""
     allow_large: bool = False
     """Allow more than 64 agents or 20 rounds, and a temperature above 2."""
 
@@ -198,6 +202,9 @@ class DebateContext:
             raise DebateConfigError(f"timeout must be more than 0 seconds, got {self.timeout}")
         _check_int("max_tokens", self.max_tokens, minimum=1, none_ok=True, message="at least 1")
         _check_int("top_k", self.top_k, minimum=0, none_ok=True, message="0 (none) or more")
+        _check_int(
+            "max_concurrency", self.max_concurrency, minimum=1, none_ok=True, message="at least 1"
+        )
         if self.settings is not None and (
             not isinstance(self.settings, str) or not self.settings.strip()
         ):
