@@ -36,3 +36,10 @@ def test_notebook_runs_top_to_bottom(path, tmp_path):
         if output.get("output_type") == "error"
     ]
     assert errors == []
+    if path.name == "01_quickstart.ipynb":  # both debate graphs are pictures, not a repr
+        drawn = [c for c in notebook.cells if "graph_figure(" in c.source and "import" not in
+                 c.source.splitlines()[-1]]  # fmt: skip
+        assert len(drawn) == 2
+        for cell in drawn:
+            kinds = [o.get("data", {}) for o in cell.outputs if o.output_type == "execute_result"]
+            assert kinds and "image/png" in kinds[0], cell.source

@@ -7,7 +7,9 @@ the weight; kept edges are solid and labelled with their weight, pruned edges th
 
 from __future__ import annotations
 
+import io
 import math
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -16,13 +18,27 @@ import networkx as nx
 PLOTS_HINT = "drawing graphs needs matplotlib: pip install 'debategraph[plots]'"
 
 
-def _figure() -> Any:
+@cache
+def _figure_class() -> type:
+    """A matplotlib ``Figure`` that Jupyter shows inline as a PNG without pyplot."""
     try:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
     except ImportError as exc:
         raise ImportError(PLOTS_HINT) from exc
-    figure = Figure(figsize=(5.5, 5.5), layout="constrained")
+
+    class InlineFigure(Figure):
+        def _repr_png_(self) -> bytes:
+            buffer = io.BytesIO()
+            self.savefig(buffer, format="png", dpi=100)
+            return buffer.getvalue()
+
+    return InlineFigure
+
+
+def _figure() -> Any:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    figure = _figure_class()(figsize=(5.5, 5.5), layout="constrained")
     FigureCanvasAgg(figure)
     return figure
 
