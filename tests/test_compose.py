@@ -87,8 +87,11 @@ def test_debate_tool_and_the_compiled_graph_as_a_tool():
     assert tool.name == "debate" and "question" in tool.args
     assert tool.invoke({"question": ARITH})["answer"] == "15"
     assert asyncio.run(tool.ainvoke({"question": ARITH}))["answer"] == "15"
-    # LangChain's Runnable.as_tool reads every TypedDict key as required; name the ones used.
+    # The compiled graph as a tool asks for the question alone; the rest is optional.
     graph = dg.build_debate_graph("mav", agents=2).compile()
-    as_tool = graph.as_tool(name="vote", arg_types={"question": str})
-    assert list(as_tool.args) == ["question"]
+    as_tool = graph.as_tool(name="vote", description="Vote on a question")
+    schema = as_tool.args_schema.model_json_schema()
+    assert schema["required"] == ["question"]
+    assert set(schema["properties"]) == {"question", "task", "choices", "reference", "item_id"}
     assert as_tool.invoke({"question": ARITH})["decision"]["answer"] == "15"
+    assert graph.get_input_jsonschema()["required"] == ["question"]

@@ -36,8 +36,10 @@ def _figure_class() -> type:
 
 
 def _figure() -> Any:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+    except ImportError as exc:
+        raise ImportError(PLOTS_HINT) from exc
     figure = _figure_class()(figsize=(5.5, 5.5), layout="constrained")
     FigureCanvasAgg(figure)
     return figure

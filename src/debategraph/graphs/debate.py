@@ -21,8 +21,8 @@ from debategraph.nodes.start import make_start_node
 from debategraph.policies.answers import AnswerParser
 from debategraph.state.context import DebateConfigError, DebateContext
 from debategraph.state.debate import (
-    DebateInput,
     DebateOutput,
+    DebateRequest,
     DebateState,
     RoundInput,
     RoundOutput,
@@ -107,7 +107,7 @@ def build_debate_graph(
     cache_policy: CachePolicy[Any] | None = None,
     cache: BaseCache[Any] | None = None,
     parser: AnswerParser | None = None,
-) -> StateGraph[DebateState, DebateContext, DebateInput, DebateOutput]:
+) -> StateGraph[DebateState, DebateContext, DebateRequest, DebateOutput]:
     """The whole debate: ``start``, rounds in a loop until the method stops, then ``decide``.
 
     The graph is returned uncompiled so that callers choose checkpointer, store and cache::
@@ -147,10 +147,10 @@ def build_debate_graph(
         cache_policy=cache_policy,
         parser=parser,
     ).compile(name="round", cache=cache)
-    graph: StateGraph[DebateState, DebateContext, DebateInput, DebateOutput] = StateGraph(
+    graph: StateGraph[DebateState, DebateContext, DebateRequest, DebateOutput] = StateGraph(
         DebateState,
         context_schema=DebateContext,
-        input_schema=DebateInput,
+        input_schema=DebateRequest,
         output_schema=DebateOutput,
     )
     graph.add_node("start", make_start_node(m, roster))

@@ -1,7 +1,7 @@
 """Typed shared state of a debate: calls, turn records, the run context, method options."""
 
 from debategraph.state.context import DebateConfigError, DebateContext
-from debategraph.state.debate import DebateInput, DebateOutput, DebateState
+from debategraph.state.debate import DebateInput, DebateOutput, DebateRequest, DebateState
 from debategraph.state.options import MethodOptions, NoOptions
 from debategraph.state.records import Call, CallKind, Turn
 
@@ -12,6 +12,7 @@ __all__ = [
     "DebateContext",
     "DebateInput",
     "DebateOutput",
+    "DebateRequest",
     "DebateState",
     "MethodOptions",
     "NoOptions",

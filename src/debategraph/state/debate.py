@@ -10,6 +10,7 @@ import operator
 from collections.abc import Sequence
 from typing import Annotated, Any, NotRequired
 
+from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
 from debategraph.policies.types import TaskKind
@@ -99,6 +100,29 @@ class DebateInput(TypedDict):
     choices: NotRequired[list[str] | None]
     reference: NotRequired[str | None]
     item_id: NotRequired[str | None]
+
+
+class DebateRequest(BaseModel):
+    """A debate's input as the graphs take it: only the question is required.
+
+    The graphs' input schema (a model rather than :class:`DebateInput`, so that
+    ``graph.as_tool()`` asks a calling model for the question alone; the other fields are
+    optional with their defaults).
+    """
+
+    question: str = Field(description="The question, verbatim.")
+    task: TaskKind = Field(
+        default="number", description="Answer kind: number, choice, math or text."
+    )
+    choices: list[str] | None = Field(
+        default=None, description="Options of a multiple-choice question, shown as A), B), ..."
+    )
+    reference: str | None = Field(
+        default=None, description="The right answer, for evaluation only; never shown to agents."
+    )
+    item_id: str | None = Field(
+        default=None, description="The question's id in its dataset (seeds random tie-breaks)."
+    )
 
 
 class DebateOutput(DebateInput):
