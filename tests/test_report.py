@@ -244,3 +244,17 @@ def test_rows_are_checked_against_the_runs_question_set(tmp_path: Path) -> None:
     }  # fmt: skip
     (row_,) = [r for r in summary["groups"][0]["methods"].values()]
     assert row_["n"] == 3
+
+
+def test_methods_at_one_point_share_one_label() -> None:
+    from debategraph.eval.plots import point_labels
+
+    # report --decision: the same debates re-decided cost the same tokens; two rules agree.
+    at = {"du [majority]": (1200.0, 0.8), "du [freemad]": (1200.0, 0.7),
+          "du [reconcile]": (1200.0, 0.8), "cot": (100.0, 0.5)}  # fmt: skip
+    labelled = [(k, {"total_tokens_per_item": x, "accuracy": a}) for k, (x, a) in at.items()]
+    assert point_labels(labelled) == {
+        (1200.0, 80.0): "1,3",
+        (1200.0, 70.0): "2",
+        (100.0, 50.0): "4",
+    }

@@ -40,8 +40,21 @@ def _labelled(groups: Sequence[Group]) -> list[tuple[str, MethodSummary]]:
     ]
 
 
+def point_labels(labelled: Sequence[tuple[str, MethodSummary]]) -> dict[tuple[float, float], str]:
+    """Per point (tokens per item, accuracy %), the numbers of the methods drawn there."""
+    at: dict[tuple[float, float], list[int]] = {}
+    for number, (_, s) in enumerate(labelled, 1):
+        point = (round(s["total_tokens_per_item"], 6), round(100 * s["accuracy"], 6))
+        at.setdefault(point, []).append(number)
+    return {point: ",".join(map(str, numbers)) for point, numbers in at.items()}
+
+
 def plot_accuracy_vs_tokens(groups: Sequence[Group], path: Path) -> Path:
-    """Accuracy (%) against total tokens per item, one point per method, with CI bars.
+    """Accuracy (%) against total tokens per item, one numbered point per method, CI bars.
+
+    Points carry numbers, and the legend beside the plot names them, so that labels never
+    print over each other: methods at the same point (the same debates re-decided by several
+    rules, ``report --decision``) share one annotation listing their numbers.
 
     Args:
         groups: Summaries to plot.
@@ -50,18 +63,22 @@ def plot_accuracy_vs_tokens(groups: Sequence[Group], path: Path) -> Path:
     Returns:
         ``path``.
     """
-    figure = _new_figure(6.4, 4.4)
+    labelled = _labelled(groups)
+    figure = _new_figure(8.4, max(4.4, 1.2 + 0.22 * len(labelled)))
     axes = figure.add_subplot()
-    for label, s in _labelled(groups):
+    for number, (label, s) in enumerate(labelled, 1):
         accuracy = 100 * s["accuracy"]
         error = [[accuracy - 100 * s["ci_low"]], [100 * s["ci_high"] - accuracy]]
         x = s["total_tokens_per_item"]
-        axes.errorbar([x], [accuracy], yerr=error, fmt="o", capsize=4, label=label)
-        axes.annotate(label, (x, accuracy), textcoords="offset points", xytext=(6, 4), fontsize=8)
+        axes.errorbar([x], [accuracy], yerr=error, fmt="o", capsize=4, label=f"{number}  {label}")
+    for (x, accuracy), text in point_labels(labelled).items():
+        axes.annotate(text, (x, accuracy), textcoords="offset points", xytext=(6, 4), fontsize=8)
     axes.set_xlabel("Total tokens per item")
     axes.set_ylabel("Accuracy (%)")
     axes.set_title("Accuracy vs token cost (95% Wilson CI)")
     axes.grid(alpha=0.3)
+    if labelled:
+        figure.legend(loc="outside right upper", fontsize=8, frameon=False)
     figure.savefig(path, dpi=120)
     return path
 
