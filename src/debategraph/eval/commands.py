@@ -42,6 +42,7 @@ from debategraph.eval.datasets import DATASETS, DatasetFormatError, load_dataset
 from debategraph.policies.terminal import visible
 
 if TYPE_CHECKING:
+    from debategraph.eval.executors import Executor
     from debategraph.eval.runner import Arm
 
 
@@ -123,6 +124,28 @@ def eval_command(
     rps: Annotated[
         float | None, typer.Option(help="Most requests per second to provider models.")
     ] = None,
+    engine: Annotated[
+        str | None,
+        typer.Option(
+            help="Where the debates run: local (this process, the default) or ray (Ray "
+            "workers; pip install 'debategraph[ray]'). --concurrency and --rps are shared "
+            "out among the workers."
+        ),
+    ] = None,
+    address: Annotated[
+        str | None,
+        typer.Option(
+            help="With --engine ray: join this Ray cluster (auto, or HOST:PORT of its head) "
+            "instead of starting a local one."
+        ),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            help="With --engine ray: how many workers (default: this machine's cores, or "
+            "the cluster's CPUs with --address)."
+        ),
+    ] = None,
     out: Annotated[
         Path | None,
         typer.Option(help="Results directory (default results/DATASET-METHODS)."),
@@ -141,6 +164,7 @@ def eval_command(
     from debategraph.eval.sweep import SweepError, load_sweep
 
     price = parse_prices(prices)
+    engines = {"engine": engine, "address": address, "workers": workers}
     if config is not None:
         given = {
             "--method": method, "--model": model, "--base-url": base_url, "--agents": agents,
@@ -171,6 +195,7 @@ def eval_command(
             fsync=fsync,
             quiet=quiet,
             price=price,
+            executor=_executor(engines, sweep.run),
         )
         return
     if not method:
@@ -217,7 +242,19 @@ def eval_command(
         fsync=fsync,
         quiet=quiet,
         price=price,
+        executor=_executor(engines, {}),
     )
+
+
+def _executor(given: dict[str, Any], sweep: dict[str, Any]) -> Executor:
+    """The executor of --engine, --address and --workers (over a sweep file's); exits 2."""
+    from debategraph.eval.executors import executor_for
+
+    chosen = {k: v if v is not None else sweep.get(k) for k, v in given.items()}
+    try:
+        return executor_for(chosen["engine"], address=chosen["address"], workers=chosen["workers"])
+    except ValueError as exc:
+        fail(str(exc))
 
 
 def _simulated_arm(arm: Arm) -> bool:
@@ -240,6 +277,7 @@ def _run_arms(
     fsync: bool,
     quiet: bool,
     price: dict[str, float] | None,
+    executor: Executor | None = None,
 ) -> None:
     """Load the items, run the arms (resumably) and print the table; exit on any error."""
     from debategraph.api import DebateConfigError
@@ -296,6 +334,7 @@ def _run_arms(
                 fsync=fsync,
                 progress=progress,
                 cache=cache,
+                executor=executor,
             )
         )
     except (DebateConfigError, SettingsMismatchError, OutputBusyError, ValueError) as exc:
@@ -316,10 +355,10 @@ def _run_arms(
         raise typer.Exit(130) from None
     for problem in outcome.problems:
         warn(problem)
-    table = results_table(summarize(outcome.rows, price), with_cost=price is not None)
+    table = results_table(summarize(outcome.summary_rows(), price), with_cost=price is not None)
     typer.echo(visible(table))
     typer.echo(
-        f"\n{len(outcome.rows)} rows in {outcome.path} ({outcome.resumed} resumed, "
+        f"\n{outcome.count} rows in {outcome.path} ({outcome.resumed} resumed, "
         f"{outcome.written} new, {outcome.wall_s:.1f} s). Report: debategraph report {out_dir}"
     )
     if outcome.failed:
