@@ -9,8 +9,9 @@ call limiter and also decides when the next debate starts. A debate starts when
 * fewer than ``concurrency`` debates run (today's bound, never exceeded), and
 * the last debate started has made its first model call (or ``settle_s`` passed, for a
   debate whose calls are all cached), so starts go one at a time and are counted, and
-* a call slot is free: fewer than ``concurrency`` calls are in flight or waiting for a slot
-  (about ``concurrency`` / calls per round debates fill every slot), and
+* a call slot is free: the calls in flight or waiting for a slot, and those that running
+  debates between two rounds will make (as many as each had at once), are fewer than
+  ``concurrency``; so about ``concurrency`` / (calls per round) debates fill every slot, and
 * the event loop keeps up: a timer set ``lag_period_s`` ago fired less than ``lag_limit_s``
   late. A loop that is late has more ready work than it can run, so another debate would
   add memory and delay, not calls per second.
@@ -41,10 +42,19 @@ SETTLE_S = 0.05
 
 @dataclass
 class Turn:
-    """A started debate (one item's arms): when it started, and whether it has called yet."""
+    """A started debate (one item's arms) and its model calls.
+
+    Attributes:
+        at: When it started (the loop's clock).
+        calls: Its calls in flight or waiting for a slot.
+        width: The most it had at once (0 before its first call).
+        done: Whether it has ended.
+    """
 
     at: float
-    calling: bool = False
+    calls: int = 0
+    width: int = 0
+    done: bool = False
 
 
 _CURRENT: contextvars.ContextVar[Turn | None] = contextvars.ContextVar(
@@ -77,25 +87,44 @@ class Admission(CallLimiter):
         self.lag_s = 0.0
         self.waiting = 0
         self._starting: Turn | None = None
+        self._between = 0  # calls that running debates between two rounds will make
         self._queue: deque[asyncio.Future[Turn]] = deque()
         self._watcher: asyncio.Task[None] | None = None
 
     async def __aenter__(self) -> None:
-        start = _CURRENT.get()
-        if start is not None and not start.calling:
-            start.calling = True
-            if start is self._starting:
-                self._starting = None
+        turn = _CURRENT.get()
+        if turn is not None:
+            self._called(turn)
         self.waiting += 1
         try:
             await super().__aenter__()
+        except BaseException:
+            if turn is not None:
+                self._answered(turn)
+            raise
         finally:
             self.waiting -= 1
         self._pump()
 
     async def __aexit__(self, *exc: object) -> None:
         await super().__aexit__(*exc)
+        turn = _CURRENT.get()
+        if turn is not None:
+            self._answered(turn)
         self._pump()
+
+    def _called(self, turn: Turn) -> None:
+        if turn is self._starting:
+            self._starting = None
+        if turn.calls == 0:
+            self._between -= turn.width
+        turn.calls += 1
+        turn.width = max(turn.width, turn.calls)
+
+    def _answered(self, turn: Turn) -> None:
+        turn.calls -= 1
+        if turn.calls == 0 and not turn.done:
+            self._between += turn.width
 
     async def turn(self) -> Turn:
         """Wait for the next debate's turn to start (FIFO); it counts as running from now.
@@ -143,7 +172,8 @@ class Admission(CallLimiter):
     def _may_start(self) -> bool:
         if self.debates == 0:
             return True
-        if self.debates >= self.limit or self.in_flight + self.waiting >= self.limit:
+        wanted = self.in_flight + self.waiting + self._between
+        if self.debates >= self.limit or wanted >= self.limit:
             return False
         if self._starting is not None:
             loop = asyncio.get_running_loop()
@@ -159,6 +189,9 @@ class Admission(CallLimiter):
 
     def _finish(self, start: Turn) -> None:
         self.debates -= 1
+        start.done = True
+        if start.calls == 0:
+            self._between -= start.width
         if start is self._starting:
             self._starting = None
         self._pump()
