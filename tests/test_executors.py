@@ -106,3 +106,21 @@ def test_a_row_handed_back_twice_is_written_once(tmp_path):
     assert (outcome.written, outcome.count) == (10, 10)
     assert [r["answer"] for r in outcome.rows] == [r["answer"] for r in reference.rows]
     assert len((tmp_path / "twice" / RESULTS_FILE).read_text().splitlines()) == 10
+
+
+class Never:
+    """An executor that must not be started (it would start a cluster)."""
+
+    def check(self, job):
+        pass
+
+    async def run(self, job, work, deliver) -> int:
+        raise AssertionError("started with nothing to run")
+
+
+def test_a_finished_run_starts_no_executor(tmp_path):
+    items = load_dataset("arithmetic", limit=3, seed=3)
+    arms = [Arm("cot", "cot")]
+    first = evaluate(items, arms, tmp_path, dataset="arithmetic")
+    again = evaluate(items, arms, tmp_path, dataset="arithmetic", executor=Never())
+    assert (again.resumed, again.written, again.rows) == (3, 0, first.rows)

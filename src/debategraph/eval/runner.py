@@ -29,6 +29,7 @@ labelled ``sc@du``.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import math
 import os
@@ -347,9 +348,13 @@ async def run_eval(
             progress.start({arm.label: len(items) for arm in arms}, resumed.progress or [])
             resumed.progress = None
         writer = _Writer(results, progress)
+        work = resumed.work(items, arms)
+        first = next(work, None)  # nothing pending: no executor started (no Ray cluster)
         start = time.perf_counter()
+        peak = 0
         try:
-            peak = await executor.run(job, resumed.work(items, arms), writer)
+            if first is not None:
+                peak = await executor.run(job, itertools.chain([first], work), writer)
         finally:
             wall = time.perf_counter() - start
             results.close()

@@ -6,7 +6,8 @@ at most the line being written. On resume, :meth:`ResultsFile.load` drops what a
 leave behind (a torn last line, an unreadable line), failed rows (they are retried) and
 duplicates, and rewrites the file atomically before new rows are appended. When every row of
 the plan is in, :meth:`ResultsFile.finalize` rewrites it in plan order, so a resumed run ends
-with the same file as an uninterrupted one (up to ``wall_s``).
+with the same file as an uninterrupted one (up to ``wall_s``). Both read and write a line at a
+time: the file is never held in memory, however large its rows.
 
 ``run.json`` records the settings that shape the rows, the question set's content hash
 among them; :func:`check_manifest` refuses to resume into a directory written with other
