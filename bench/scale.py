@@ -5,8 +5,8 @@ The loopback OpenAI-compatible server (``tests/openai_server.py``, simulated res
 50 ms per request) runs in its own process. Every arm runs in a child process of its own,
 the arms interleaved (their order rotating from repeat to repeat); medians with ranges. The
 machine is shared: each run waits for a quiet second, measures what the machine's other jobs
-used meanwhile (``/proc/stat`` less this bench's processes), and is repeated (up to 4 times,
-the quietest kept) when they used more than ``FOREIGN_LIMIT`` of a core.
+used meanwhile (``/proc/stat`` less this bench's processes), and is repeated (up to
+``--tries`` times, the quietest kept) when they used more than ``FOREIGN_LIMIT`` of a core.
 
 1. Throughput at saturation: ``du`` (3 agents, 2 debate rounds, models served over HTTP
    through ``ChatOpenAI``) on arithmetic items at ``--concurrency 64`` over all workers:
@@ -16,9 +16,10 @@ the quietest kept) when they used more than ``FOREIGN_LIMIT`` of a core.
    the steady part of the run (from the 10% to the 90% row, so the cluster's and the workers'
    start are left out); client CPU is every process of the child's tree (driver, Ray's
    processes, workers), the server's is shown apart.
-2. ``--concurrency`` 64, 256, 1024, one process: peak RSS, time from ``run_eval``'s call to
-   the server's first request (the parent polls the server's counter every 10 ms), calls/s
-   and CPU per call, for this tree and for the tree at ``--base`` (the code before).
+2. ``--concurrency`` 64, 256, 1024, one process, ``--seconds`` of a run of more items than
+   1024: peak RSS, time from ``run_eval``'s call to the server's first request (the parent
+   polls the server's counter every 10 ms), calls/s (the server's count) and CPU per call,
+   for this tree and for the tree at ``--base`` (the code before).
 3. A long run on a zero-latency in-process model: RSS every 1,000 rows over ``--long``
    items (``du``, 3 agents, 2 rounds), then after the final rewrite and after the summary
    the command line prints, for this tree and the one at ``--base``.
@@ -37,6 +38,7 @@ import json
 import os
 import platform
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -137,6 +139,7 @@ class Window:
         self.lo, self.hi = total // 10, total - total // 10
         self.seen = self.calls = 0
         self.load: Load | None = None
+        self.driver = 0.0
         self.measured: dict[str, float] = {}
         server = int(os.environ.get("SERVER_PID", "0"))
         self.server = Load(lambda: {server})
@@ -151,8 +154,10 @@ class Window:
         if self.seen == self.lo:
             self.load = Load(lambda: tree(os.getpid()))
             self.server = Load(self.server.pids)
+            self.driver = time.process_time()
         elif self.seen == self.hi and self.load is not None:
             self.measured = self.load.read()
+            self.measured["driver_cpu_s"] = time.process_time() - self.driver
             server = self.server.read()
             self.measured["server_cpu_s"] = server["cpu_s"]
             self.measured["foreign_cores"] -= server["cpu_s"] / server["wall_s"]
@@ -167,6 +172,7 @@ class Window:
             "calls_per_s": self.calls / m["wall_s"],
             "cpu_ms_per_call": 1e3 * m["cpu_s"] / self.calls,
             "server_ms_per_call": 1e3 * m["server_cpu_s"] / self.calls,
+            "driver_ms_per_call": 1e3 * m["driver_cpu_s"] / self.calls,
             "foreign_cores": max(0.0, m["foreign_cores"]),
         }
 
@@ -226,26 +232,31 @@ async def raw_client(url: str, items: int, concurrency: int) -> dict[str, Any]:
     return window.result()
 
 
-async def child_concurrency(url: str, items: int, concurrency: int) -> dict[str, Any]:
+async def child_concurrency(url: str, items: int, concurrency: int, seconds: float) -> None:
+    """Run for ``seconds`` (the parent counts the server's requests), print, and exit at once:
+    what is measured (peak RSS, the first call, the rate) needs no more."""
     from debategraph.eval.datasets import arithmetic_items
     from debategraph.eval.runner import run_eval
 
     todo = arithmetic_items(items)
-    with tempfile.TemporaryDirectory() as out:
-        print(json.dumps({"start": time.time()}), flush=True)
-        server = int(os.environ.get("SERVER_PID", "0"))
-        load, served = Load(lambda: {os.getpid()}), Load(lambda: {server})
-        outcome = await run_eval(todo, [arm_of(url)], out, dataset="arithmetic",
-                                 concurrency=concurrency)  # fmt: skip
-        measured, server_load = load.read(), served.read()
-        calls = sum(row["calls"] for row in outcome.rows)
+    out = tempfile.mkdtemp(prefix="scale-")
+    print(json.dumps({"start": time.time(), "out": out}), flush=True)
+    server = int(os.environ.get("SERVER_PID", "0"))
+    load, served = Load(lambda: {os.getpid()}), Load(lambda: {server})
+    run = asyncio.ensure_future(
+        run_eval(todo, [arm_of(url)], out, dataset="arithmetic", concurrency=concurrency)
+    )
+    await asyncio.wait({run}, timeout=seconds)
+    measured, server_load = load.read(), served.read()
     foreign = measured["foreign_cores"] - server_load["cpu_s"] / server_load["wall_s"]
-    return {
+    result = {
         "peak_rss_mib": peak_rss_mib(),
-        "calls_per_s": calls / measured["wall_s"],
-        "cpu_ms_per_call": 1e3 * measured["cpu_s"] / calls,
+        "wall_s": measured["wall_s"],
+        "cpu_s": measured["cpu_s"],
         "foreign_cores": max(0.0, foreign),
     }
+    print(json.dumps(result), flush=True)
+    os._exit(0)  # the parent removes ``out``
 
 
 class RssEvery:
@@ -295,7 +306,8 @@ def child(args: argparse.Namespace) -> None:
     if args.child == "throughput":
         result = asyncio.run(child_throughput(args.arm, args.url, args.items, args.concurrency))
     elif args.child == "concurrency":
-        result = asyncio.run(child_concurrency(args.url, args.items, args.concurrency))
+        asyncio.run(child_concurrency(args.url, args.items, args.concurrency, args.seconds))
+        return
     else:
         result = asyncio.run(child_long(args.long))
     print(json.dumps(result), flush=True)
@@ -320,10 +332,14 @@ def quiet(server: Any, timeout_s: float = 300.0) -> None:
             return
 
 
-def measured(argv: list[str], src: Path, server: Any, tries: int = 4) -> dict[str, Any]:
+TRIES = [4]
+"""Runs of a measurement at most (``--tries``)."""
+
+
+def measured(argv: list[str], src: Path, server: Any) -> dict[str, Any]:
     """A child's result from a run the machine's other jobs left alone (or the quietest)."""
     runs = []
-    for _ in range(tries):
+    for _ in range(TRIES[0]):
         quiet(server)
         server.reset()
         runs.append(run_child(argv, src, server))
@@ -340,20 +356,25 @@ def run_child(argv: list[str], src: Path, server: Any = None) -> dict[str, Any]:
     command = [sys.executable, str(Path(__file__).resolve()), "--child", *argv]
     process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, text=True, cwd=ROOT)
     assert process.stdout is not None
-    first = None
+    first = out = None
     if "concurrency" in argv[:1]:
-        started = json.loads(process.stdout.readline())["start"]
+        marker = json.loads(process.stdout.readline())
+        started, out = marker["start"], marker["out"]
         while first is None and process.poll() is None:
             if server.stats()["requests"]:
                 first = time.time() - started
             else:
                 time.sleep(0.01)
     lines = process.stdout.read().strip().splitlines()
+    requests = server.stats()["requests"] if out is not None else 0
+    if out is not None:
+        shutil.rmtree(out, ignore_errors=True)
     if process.wait() != 0 or not lines:
         raise SystemExit(f"child {argv} failed ({process.returncode})")
     result: dict[str, Any] = json.loads(lines[-1])
-    if first is not None:
-        result["first_call_s"] = first
+    if out is not None:
+        result |= {"first_call_s": first, "calls_per_s": requests / result["wall_s"]}
+        result["cpu_ms_per_call"] = 1e3 * result["cpu_s"] / requests
     return result
 
 
@@ -369,14 +390,16 @@ def throughput(url: str, server: Any, items: int, concurrency: int, repeats: int
     return runs
 
 
-def concurrency(url: str, server: Any, items: int, base: Path, repeats: int) -> dict[str, Any]:
+def concurrency(
+    url: str, server: Any, items: int, base: Path, repeats: int, seconds: float
+) -> dict[str, Any]:
     trees = {"this": ROOT / "src", "base": base}
     runs: dict[str, list[dict[str, Any]]] = {}
     for repeat in range(repeats):
         for c in CONCURRENCIES:
             for name in list(trees)[repeat % 2 :] + list(trees)[: repeat % 2]:
                 argv = ["concurrency", "--url", url, "--items", str(items), "--concurrency", str(c)]
-                result = measured(argv, trees[name], server)
+                result = measured([*argv, "--seconds", str(seconds)], trees[name], server)
                 runs.setdefault(f"{name} {c}", []).append(result)
                 print(name, c, json.dumps(result), flush=True)
     return runs
@@ -424,9 +447,12 @@ def render_throughput(runs: dict[str, list[dict[str, Any]]], items: int, conc: i
     return lines
 
 
-def render_concurrency(runs: dict[str, list[dict[str, Any]]], items: int) -> list[str]:
+def render_concurrency(
+    runs: dict[str, list[dict[str, Any]]], items: int, seconds: float
+) -> list[str]:
     lines = [
-        f"## 2. `--concurrency` 64, 256, 1024: one process, {items} items × 9 calls",
+        f"## 2. `--concurrency` 64, 256, 1024: one process, the first {seconds:.0f} s of "
+        f"{items} items × 9 calls",
         "",
         "| code | `--concurrency` | peak RSS MiB | first call s | calls/s | CPU ms/call "
         "| other jobs, cores |",
@@ -468,6 +494,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--items", type=int, default=400)
     parser.add_argument("--concurrency-items", type=int, default=1100)
+    parser.add_argument("--seconds", type=float, default=25.0)
+    parser.add_argument("--tries", type=int, default=4)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--long", type=int, default=10_000)
@@ -483,6 +511,7 @@ def main() -> None:
         return
     from tests.openai_server import spawn
 
+    TRIES[0] = args.tries
     results: dict[str, Any] = {}
     with spawn(latency=LATENCY_S) as server:
         if 1 in args.sections:
@@ -491,7 +520,12 @@ def main() -> None:
             )
         if 2 in args.sections:
             results["concurrency"] = concurrency(
-                server.base_url, server, args.concurrency_items, args.base, args.repeats
+                server.base_url,
+                server,
+                args.concurrency_items,
+                args.base,
+                args.repeats,
+                args.seconds,
             )
     if 3 in args.sections:
         results["long"] = long_run(args.long, args.base)
@@ -508,7 +542,10 @@ def main() -> None:
     if "throughput" in results:
         lines += [*render_throughput(results["throughput"], args.items, args.concurrency), ""]
     if "concurrency" in results:
-        lines += [*render_concurrency(results["concurrency"], args.concurrency_items), ""]
+        lines += [
+            *render_concurrency(results["concurrency"], args.concurrency_items, args.seconds),
+            "",
+        ]
     if "long" in results:
         lines += [*render_long(results["long"], args.long), ""]
     args.out.write_text("\n".join(lines) + "\n" + kept_notes(args.out))

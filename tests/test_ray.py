@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
+import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -194,6 +197,41 @@ def alive(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")
+def test_a_running_cluster_is_joined_with_its_address(tmp_path):
+    ray_command = Path(sys.executable).with_name("ray")
+    temp = Path(tempfile.mkdtemp(prefix="dgray-", dir="/tmp"))  # Ray's socket paths are short
+    port = free_port()
+    head = [ray_command, "start", "--head", f"--port={port}", "--num-cpus=2", f"--temp-dir={temp}"]
+    head += ["--include-dashboard=false", "--disable-usage-stats"]
+    args = ["eval", "--method", "cot", "--dataset", "arithmetic", "--limit", "6", "--quiet"]
+    code = [sys.executable, "-c", "from debategraph.cli import main; main()", *args]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    subprocess.run(head, env=env, check=True, capture_output=True, timeout=120)
+    try:
+        subprocess.run([*code, "--out", str(tmp_path / "local")], env=env, check=True,
+                       capture_output=True)  # fmt: skip
+        joined = subprocess.run(
+            [*code, "--engine", "ray", "--address", f"127.0.0.1:{port}", "--out",
+             str(tmp_path / "joined")],
+            env=env, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert joined.returncode == 0, joined.stderr
+        assert without(lines(tmp_path / "joined")) == without(lines(tmp_path / "local"))
+    finally:  # the cluster's processes (named by its temp dir) and theirs, by id
+        heads = {p for p in descendants(1) if str(temp) in command_line(p)}
+        for pid in heads | {d for p in heads for d in descendants(p)}:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        shutil.rmtree(temp, ignore_errors=True)
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")

@@ -33,6 +33,7 @@ import itertools
 import json
 import math
 import os
+import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -156,8 +157,9 @@ class EvalOutcome:
 
         What ``summarize`` needs from a large run, without the texts a row may carry.
         """
+        fields = sorted(SUMMARY_FIELDS)  # one key object for every row's digest
         for row in self._planned_rows():
-            yield {k: v for k, v in row.items() if k in SUMMARY_FIELDS}
+            yield {k: _shared(row[k]) for k in fields if k in row}
 
     def _planned_rows(self) -> Iterator[dict[str, Any]]:
         if not self.path.exists():
@@ -168,6 +170,11 @@ class EvalOutcome:
         for row in read_rows(self.path):
             if self.plan is None or row_key(row) in self.plan:
                 yield row
+
+
+def _shared(value: Any) -> Any:
+    """A digest's value, short strings (labels, answers) interned: one object for all rows."""
+    return sys.intern(value) if isinstance(value, str) and len(value) <= 64 else value
 
 
 class Plan:

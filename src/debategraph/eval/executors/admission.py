@@ -116,7 +116,7 @@ class Admission(CallLimiter):
     def _called(self, turn: Turn) -> None:
         if turn is self._starting:
             self._starting = None
-        if turn.calls == 0:
+        if turn.calls == 0 and not turn.done:
             self._between -= turn.width
         turn.calls += 1
         turn.width = max(turn.width, turn.calls)
