@@ -1,5 +1,8 @@
 """Engine overhead and round concurrency.
 
+Times are CPU time of this process (``time.process_time``) beside wall time: the ratios are
+taken on CPU time, which another job on the machine does not stretch.
+
 1. Cost per agent call with a zero-latency model, debategraph's `du` debate vs a bare
    LangGraph fan-out of the same shape (plan -> one node per agent, each calling the model
    -> a deferred collect node, looped R rounds), and vs that fan-out doing du's text work
@@ -111,29 +114,44 @@ def floor_graph(n: int, rounds: int, model: FixedModel, *, du_text: bool = False
     return g.compile()
 
 
-async def time_floor(n: int, rounds: int, model: FixedModel, *, du_text: bool = False) -> float:
+class Clock:
+    """Wall and CPU time since it was made."""
+
+    def __init__(self) -> None:
+        self.wall, self.cpu = time.perf_counter(), time.process_time()
+
+    def read(self) -> tuple[float, float]:
+        return time.perf_counter() - self.wall, time.process_time() - self.cpu
+
+
+async def time_floor(
+    n: int, rounds: int, model: FixedModel, *, du_text: bool = False
+) -> tuple[float, float]:
+    """Wall and CPU seconds of one run of the floor graph."""
     graph = floor_graph(n, rounds, model, du_text=du_text)
-    start = time.perf_counter()
+    clock = Clock()
     await graph.ainvoke({"replies": []}, {"recursion_limit": 10 * rounds + 20})
-    return time.perf_counter() - start
+    return clock.read()
 
 
-async def time_engine(n: int, rounds: int, model: FixedModel) -> tuple[float, list[float]]:
-    """Total time and the time of each round (initial round first)."""
+async def time_engine(
+    n: int, rounds: int, model: FixedModel
+) -> tuple[tuple[float, float], list[float]]:
+    """Wall and CPU seconds of one debate, and the CPU seconds of each round (initial first)."""
     method = dg.get_method("du")
     ctx = dg.DebateContext(rounds=rounds)
     roster = [dg.Agent(f"a{i}", model) for i in range(1, n + 1)]
     graph = compiled_graph(method, roster)
     limit = recursion_limit(method, ctx, [a.name for a in roster])
-    start = time.perf_counter()
+    clock = Clock()
     marks = []
     async for _ in graph.astream(
         {"question": QUESTION}, {"recursion_limit": limit}, context=ctx, stream_mode="updates"
     ):
-        marks.append(time.perf_counter())
+        marks.append(time.process_time())
     # Updates: start, one per round, decide.
     per_round = [b - a for a, b in itertools.pairwise(marks)][: rounds + 1]
-    return marks[-1] - start, per_round
+    return clock.read(), per_round
 
 
 async def overhead(
@@ -147,7 +165,7 @@ async def overhead(
     for n in ns:
         await time_engine(n, rounds, model)  # compile this roster's graph outside the timing
         calls = n * (rounds + 1)
-        times: dict[str, list[float]] = {"floor": [], "du_text": [], "engine": []}
+        times: dict[str, list[tuple[float, float]]] = {"floor": [], "du_text": [], "engine": []}
         rounds_ms = []
         for repeat in range(repeats):
             # The order of the three runs rotates, so a drift in the machine's speed favours
@@ -164,9 +182,15 @@ async def overhead(
                     total = await time_floor(n, rounds, model, du_text=arm == "du_text")
                 times[arm].append(total)
                 gc.enable()
-        ms = {arm: statistics.median(ts) / calls * 1e3 for arm, ts in times.items()}
-        # Each repeat's engine run against its own floor runs (adjacent in time), median.
-        engines = times["engine"]
+        cpu = {arm: [t[1] for t in ts] for arm, ts in times.items()}
+        wall = {arm: [t[0] for t in ts] for arm, ts in times.items()}
+        ms = {arm: statistics.median(ts) / calls * 1e3 for arm, ts in cpu.items()}
+        wall_ms = {arm: statistics.median(ts) / calls * 1e3 for arm, ts in wall.items()}
+
+        def ratios(of: dict[str, list[float]], base: str) -> list[float]:
+            # Each repeat's engine run against its own floor run (adjacent in time).
+            return list(map(operator.truediv, of["engine"], of[base]))
+
         rows.append(
             {
                 "n": n,
@@ -174,10 +198,10 @@ async def overhead(
                 "floor_ms": ms["floor"],
                 "du_text_ms": ms["du_text"],
                 "engine_ms": ms["engine"],
-                "ratio": statistics.median(map(operator.truediv, engines, times["floor"])),
-                "du_text_ratio": statistics.median(
-                    map(operator.truediv, engines, times["du_text"])
-                ),
+                "engine_wall_ms": wall_ms["engine"],
+                "ratio": ratios(cpu, "floor"),
+                "du_text_ratio": ratios(cpu, "du_text"),
+                "wall_ratio": ratios(wall, "floor"),
                 "by_round_ms": [statistics.median(col) for col in zip(*rounds_ms, strict=True)],
             }
         )
@@ -196,18 +220,23 @@ async def concurrency(latency: float = 0.1, repeats: int = 3) -> dict[str, float
     return {"wall_s": wall, "critical_s": critical, "ratio": wall / critical}
 
 
+def spread(ratios: list[float]) -> str:
+    return f"{statistics.median(ratios):.2f}x ({min(ratios):.2f}–{max(ratios):.2f})"
+
+
 def table(rows: list[dict[str, Any]]) -> list[str]:
     lines = [
-        "| agents | calls | floor ms/call | floor with du's text work ms/call "
-        "| engine ms/call | engine / floor | engine / floor with du's text work "
-        "| engine ms/call by round (0..R) |",
-        "|---:|---:|---:|---:|---:|---:|---:|---|",
+        "| agents | calls | floor CPU ms/call | floor with du's text work CPU ms/call "
+        "| engine CPU ms/call (wall) | engine / floor, CPU | engine / floor with du's text "
+        "work, CPU | engine / floor, wall | engine CPU ms/call by round (0..R) |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for r in rows:
         by_round = " · ".join(f"{x:.2f}" for x in r["by_round_ms"])
         lines.append(
             f"| {r['n']} | {r['calls']} | {r['floor_ms']:.2f} | {r['du_text_ms']:.2f} | "
-            f"{r['engine_ms']:.2f} | {r['ratio']:.2f}x | {r['du_text_ratio']:.2f}x | {by_round} |"
+            f"{r['engine_ms']:.2f} ({r['engine_wall_ms']:.2f}) | {spread(r['ratio'])} | "
+            f"{spread(r['du_text_ratio'])} | {spread(r['wall_ratio'])} | {by_round} |"
         )
     return lines
 
@@ -223,7 +252,8 @@ def render(
         "# Engine benchmark",
         "",
         f"Command: `{cmd}` · {date.today()} · Python {platform.python_version()} · "
-        f"{platform.machine()}, 2 cores · medians of repeated runs.",
+        f"{platform.machine()}, 2 cores · medians of repeated runs; CPU time of this process "
+        "(`time.process_time`), wall time beside it.",
         "",
         f"## Cost per agent call, zero-latency model, `du` with {rounds} debate rounds",
         "",
@@ -236,7 +266,8 @@ def render(
         "`debategraph` `du` (that work, plus call plans, turn records, reducers, a round "
         "subgraph with a node per agent, the decision). Each repeat times the three back to "
         "back, their order rotating; ms/call are medians over the repeats, a ratio is the "
-        "median of the repeats' ratios. Target: engine ≤ 1.3x floor.",
+        "median of the repeats' ratios (their range in brackets), on CPU time unless marked "
+        "wall. Target: engine ≤ 1.3x floor.",
         "",
         "### Garbage collector as it is",
         "",

@@ -72,8 +72,8 @@ async def timed_run(items: list[Any], model: FixedModel, concurrency: int) -> di
             items, arms(model), out, dataset="arithmetic", concurrency=concurrency
         )
         wall = time.perf_counter() - start
-    calls = sum(row["calls"] for row in outcome.rows)
-    return {"wall_s": wall, "items": len(outcome.rows), "calls": calls}
+        calls = sum(row["calls"] for row in outcome.rows)
+    return {"wall_s": wall, "items": outcome.count, "calls": calls}
 
 
 async def sequential(items: list[Any], model: FixedModel) -> float:

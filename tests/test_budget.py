@@ -72,6 +72,23 @@ def test_an_equal_token_budget_spends_about_what_the_debate_spent(tmp_path):
         assert abs(used - spent) <= per_sample / 2 + 1
 
 
+def test_a_resumed_run_sizes_the_token_budget_from_the_rows_on_disk(tmp_path):
+    # du's rows come from an earlier run (kept without texts): the matched arm reads them
+    # from the file and sizes itself as it did when both ran at once.
+    model = FixedLength()
+    items = load_dataset("arithmetic", limit=2, seed=1)
+    arms = arms_for(["du"], {"agents": 3, "rounds": 2, "models": model}, match_budget="tokens")
+    full = evaluate(items, arms, tmp_path, dataset="arithmetic", texts=False).rows
+    path = tmp_path / "results.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in full if r["method"] == "du"))
+    outcome = evaluate(items, arms, tmp_path, dataset="arithmetic", texts=False)
+    assert (outcome.resumed, outcome.written, outcome.failed) == (2, 2, 0)
+    sized = [r["agents"] for r in outcome.rows if r["method"] == "sc@du~tokens"]
+    assert sized == [r["agents"] for r in full if r["method"] == "sc@du~tokens"]
+    assert min(sized) > 9  # more samples than du's 9 calls: priced by tokens, not calls
+    assert all("text" not in t for r in outcome.rows for t in r["turns"])
+
+
 def test_the_command_line_takes_calls_or_tokens_and_the_report_shows_both_budgets(tmp_path):
     out = tmp_path / "run"
     args = ["eval", "--method", "du", "--dataset", "arithmetic", "--limit", "2", "--quiet"]

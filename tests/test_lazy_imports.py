@@ -16,7 +16,7 @@ import pytest
 import debategraph
 
 SRC = Path(debategraph.__file__).resolve().parents[1]
-HEAVY = ["numpy", "networkx", "faiss", "openai", "langchain_openai", "sympy", "matplotlib"]
+HEAVY = ["numpy", "networkx", "faiss", "openai", "langchain_openai", "sympy", "matplotlib", "ray"]
 EVAL = [
     "debategraph.eval.runner",
     "debategraph.eval.store",
@@ -70,6 +70,19 @@ def test_cli_run_loads_no_eval_harness():
         "assert result.exit_code == 0, result.output"
     )
     assert not modules & {*HEAVY, *EVAL}
+
+
+def test_an_evaluation_loads_ray_only_on_the_ray_engine(tmp_path):
+    evaluation = (
+        "from debategraph.eval.datasets import load_dataset\n"
+        "from debategraph.eval.executors import executor_for\n"
+        "from debategraph.eval.runner import Arm, evaluate\n"
+        "executor = executor_for('ray', workers=2)  # chosen, not run\n"
+        f"outcome = evaluate(load_dataset('arithmetic', limit=2), [Arm('cot', 'cot')], "
+        f"{str(tmp_path)!r}, dataset='arithmetic')\n"
+        "assert outcome.count == 2"
+    )
+    assert "ray" not in loaded_after(evaluation)
 
 
 def test_cortex_loads_numpy_when_it_runs():

@@ -19,6 +19,7 @@ from langchain_core.rate_limiters import InMemoryRateLimiter
 from debategraph.api import DebateConfigError
 from debategraph.eval.datasets import load_dataset
 from debategraph.eval.runner import (
+    SUMMARY_FIELDS,
     Arm,
     arms_for,
     describe_error,
@@ -345,3 +346,58 @@ def test_a_failed_final_rewrite_leaves_no_temporary_file(tmp_path, monkeypatch):
         results.finalize(lambda key: key[1])  # q1 before q2: a rewrite is needed
     assert not list(tmp_path.glob("*.tmp"))
     assert (tmp_path / "results.jsonl").read_bytes() == before  # the rows are safe
+
+
+def test_finalize_keeps_one_row_per_key_a_finished_one_first(tmp_path):
+    from debategraph.eval import store
+
+    results = store.ResultsFile(tmp_path / "results.jsonl")
+    done = {"answer": "7", "correct": True, "input_tokens": 1, "output_tokens": 1, "calls": 1}
+    done["round_answers"] = [["7"]]
+    lines = [
+        {"method": "cot", "id": "q2", "error": "boom"},
+        {"method": "cot", "id": "q1", **done, "wall_s": 1.0},
+        {"method": "cot", "id": "q2", **done, "wall_s": 2.0},
+        {"method": "cot", "id": "q1", **done, "wall_s": 3.0},
+        {"method": "cot", "id": "q3", "error": "first"},
+        {"method": "cot", "id": "q3", "error": "second"},
+    ]
+    for row in lines:
+        results.append(row)
+    kept = results.finalize(lambda key: key[1])
+    assert kept == [(("cot", "q1"), False), (("cot", "q2"), False), (("cot", "q3"), True)]
+    rows = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    assert [(r["id"], r.get("wall_s"), r.get("error")) for r in rows] == [
+        ("q1", 1.0, None),
+        ("q2", 2.0, None),
+        ("q3", None, "first"),
+    ]
+    before = (tmp_path / "results.jsonl").stat().st_mtime_ns
+    assert results.finalize(lambda key: key[1]) == kept  # in order already: not rewritten
+    assert (tmp_path / "results.jsonl").stat().st_mtime_ns == before
+
+
+def test_outcome_rows_come_from_the_file_and_the_summary_needs_few_fields(tmp_path):
+    from debategraph.eval.metrics import summarize
+
+    arms = [*ARMS, *arms_for(["du"], {"agents": 2, "rounds": 1}, match_budget=True)[1:]]
+    outcome = evaluate(ITEMS, arms, tmp_path, dataset="arithmetic")
+    assert outcome.count == len(outcome.rows) == 3 * len(ITEMS)
+    assert outcome.rows == lines(tmp_path)
+    assert summarize(outcome.summary_rows()) == summarize(outcome.rows)
+    assert all(set(row) <= SUMMARY_FIELDS for row in outcome.summary_rows())
+    again = evaluate(ITEMS, arms, tmp_path, dataset="arithmetic")
+    (tmp_path / RESULTS_FILE).unlink()
+    with pytest.raises(FileNotFoundError, match="before its results directory"):
+        again.rows  # noqa: B018
+
+
+def test_resumed_budget_bases_are_read_from_the_file(tmp_path):
+    arms = arms_for(["du"], {"agents": 2, "rounds": 1}, match_budget=True)
+    evaluate(ITEMS[:3], arms, tmp_path, dataset="arithmetic")
+    full = lines(tmp_path)
+    path = tmp_path / RESULTS_FILE
+    path.write_text("".join(json.dumps(r) + "\n" for r in full if r["method"] == "du"))
+    outcome = evaluate(ITEMS[:3], arms, tmp_path, dataset="arithmetic")  # sc@du reads du's rows
+    assert (outcome.resumed, outcome.written, outcome.failed) == (3, 3, 0)
+    assert without_timings(lines(tmp_path)) == without_timings(full)

@@ -41,6 +41,21 @@ def budget_samples(budget: Budget, base: Mapping[str, Any]) -> int:
     return max(1, round(total / per_sample)) if per_sample else 1
 
 
+def budget_digest(row: Mapping[str, Any]) -> dict[str, Any]:
+    """What :func:`budget_samples` reads of a base arm's row, and nothing more.
+
+    The runner keeps this, not the row, for the arms that others are matched to: a few
+    numbers per item, which also travel cheaply to a Ray worker.
+    """
+    first = [
+        {k: t.get(k) for k in ("round", "kind", "input_tokens", "output_tokens")}
+        for t in row.get("turns") or ()
+        if t.get("round") == 0 and t.get("kind") == "answer"
+    ]
+    kept = ("method", "calls", "input_tokens", "output_tokens")
+    return {**{k: row[k] for k in kept if k in row}, "turns": first}
+
+
 def budget_settings(
     budget: Budget, settings: Mapping[str, Any], base: Mapping[str, Any]
 ) -> dict[str, Any]:

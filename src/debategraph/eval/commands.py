@@ -48,6 +48,7 @@ from debategraph.policies.terminal import visible
 RESULTS_FILE_NAME = "results.jsonl"
 
 if TYPE_CHECKING:
+    from debategraph.eval.executors import Executor
     from debategraph.eval.runner import Arm
 
 
@@ -140,6 +141,28 @@ def eval_command(
     rps: Annotated[
         float | None, typer.Option(help="Most requests per second to provider models.")
     ] = None,
+    engine: Annotated[
+        str | None,
+        typer.Option(
+            help="Where the debates run: local (this process, the default) or ray (Ray "
+            "workers; pip install 'debategraph[ray]'). --concurrency and --rps are shared "
+            "out among the workers."
+        ),
+    ] = None,
+    address: Annotated[
+        str | None,
+        typer.Option(
+            help="With --engine ray: join this Ray cluster (auto, or HOST:PORT of its head) "
+            "instead of starting a local one."
+        ),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            help="With --engine ray: how many workers (default: this machine's cores, or "
+            "the cluster's CPUs with --address)."
+        ),
+    ] = None,
     out: Annotated[
         Path | None,
         typer.Option(help="Results directory (default results/DATASET-METHODS)."),
@@ -165,6 +188,7 @@ def eval_command(
     from debategraph.eval.sweep import SweepError, load_sweep
 
     price = parse_prices(prices)
+    engines = {"engine": engine, "address": address, "workers": workers}
     if config is not None:
         given = {
             "--method": method, "--model": model, "--base-url": base_url, "--agents": agents,
@@ -197,6 +221,7 @@ def eval_command(
             quiet=quiet,
             price=price,
             texts=texts if not texts else bool(sweep.run.get("texts", True)),
+            executor=_executor(engines, sweep.run),
         )
         return
     if not method:
@@ -246,6 +271,7 @@ def eval_command(
         quiet=quiet,
         price=price,
         texts=texts,
+        executor=_executor(engines, {}),
     )
 
 
@@ -274,6 +300,17 @@ def _budget(value: object) -> Budget | None:
     return "tokens" if value == "tokens" else "calls" if value == "calls" else None
 
 
+def _executor(given: dict[str, Any], sweep: dict[str, Any]) -> Executor:
+    """The executor of --engine, --address and --workers (over a sweep file's); exits 2."""
+    from debategraph.eval.executors import executor_for
+
+    chosen = {k: v if v is not None else sweep.get(k) for k, v in given.items()}
+    try:
+        return executor_for(chosen["engine"], address=chosen["address"], workers=chosen["workers"])
+    except ValueError as exc:
+        fail(str(exc))
+
+
 def _simulated_arm(arm: Arm) -> bool:
     model = arm.settings.get("models")
     specs = model if isinstance(model, list) else [model] if model is not None else None
@@ -295,6 +332,7 @@ def _run_arms(
     quiet: bool,
     price: dict[str, float] | None,
     texts: bool = True,
+    executor: Executor | None = None,
 ) -> None:
     """Load the items, run the arms (resumably) and print the table; exit on any error."""
     from debategraph.api import DebateConfigError
@@ -356,6 +394,7 @@ def _run_arms(
                 progress=progress,
                 cache=cache,
                 texts=texts,
+                executor=executor,
             )
         )
     except (DebateConfigError, SettingsMismatchError, OutputBusyError, ValueError) as exc:
@@ -376,10 +415,10 @@ def _run_arms(
         raise typer.Exit(130) from None
     for problem in outcome.problems:
         warn(problem)
-    table = results_table(summarize(outcome.rows, price), with_cost=price is not None)
+    table = results_table(summarize(outcome.summary_rows(), price), with_cost=price is not None)
     typer.echo(visible(table))
     typer.echo(
-        f"\n{len(outcome.rows)} rows in {outcome.path} ({outcome.resumed} resumed, "
+        f"\n{outcome.count} rows in {outcome.path} ({outcome.resumed} resumed, "
         f"{outcome.written} new, {outcome.wall_s:.1f} s). Report: debategraph report {out_dir}"
     )
     if outcome.failed:

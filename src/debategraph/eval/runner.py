@@ -1,18 +1,25 @@
 """The evaluation runner: many debates at once, one JSONL row per (method, item), resumable.
 
-:func:`run_eval` runs every method ("arm") on every item. Items run concurrently, and three
-bounds apply to model calls:
+:func:`run_eval` runs every method ("arm") on every item. It owns the results directory
+(one writer at a time, ``run.json``, resume, the final plan-order rewrite) and hands the
+pending items to an executor (:mod:`debategraph.eval.executors`): by default this process's
+event loop, or Ray workers on one machine or many. The executor hands rows back and only
+this process writes ``results.jsonl``; a row is written at most once per (arm, item).
+
+Items start one at a time, as call slots free up (see
+:mod:`~debategraph.eval.executors.admission`), and three bounds apply to model calls:
 
 * one :class:`~debategraph.nodes.call.CallLimiter` of ``concurrency`` slots, shared by every
-  debate's graph: the hard bound on in-flight model calls across items and agents;
+  debate's graph: the hard bound on in-flight model calls across items and agents (split
+  among the workers of a Ray run);
 * LangGraph's ``max_concurrency`` in each debate's run config (the same number);
 * optionally a shared ``langchain_core.rate_limiters.InMemoryRateLimiter`` (``rps``
   requests per second) attached to the provider models.
 
 Transient model errors are retried by the call nodes' LangGraph ``RetryPolicy``; a debate
 that still fails becomes a failed row (``error`` says what failed, without secrets) and is run
-again on the next run. Rows are appended as they finish (see :mod:`debategraph.eval.store`);
-running the same command again resumes.
+again on the next run. Rows are appended as they finish (see :mod:`debategraph.eval.store`)
+and not kept in memory; running the same command again resumes.
 
 Budget matching: an arm with ``budget_of="du"`` runs self-consistency with as many samples as
 ``du`` made model calls on that item (``agents = calls``, 0 rounds, majority vote); it is
@@ -21,44 +28,41 @@ labelled ``sc@du``.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
+import itertools
 import json
 import math
 import os
+import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from langchain_core.language_models import BaseChatModel
-from langchain_core.rate_limiters import InMemoryRateLimiter
-
-from debategraph.api import DebateConfigError, arun, call_cache
 from debategraph.eval.arms import Arm, arms_for, budget_arms, check_arms
-from debategraph.eval.budget import budget_settings
+from debategraph.eval.budget import budget_digest
 from debategraph.eval.datasets import Item
+from debategraph.eval.executors import Executor, Job, LocalExecutor, Work
+from debategraph.eval.executors.local import with_rate_limiter
 from debategraph.eval.rows import describe_error, error_row, result_row, row_source
-from debategraph.eval.spend import SpendMeter
 from debategraph.eval.store import (
     RESULTS_FILE,
     Key,
     OutputLock,
     ResultsFile,
+    check_finished,
     check_manifest,
-    finished_rows,
+    read_rows,
     row_key,
 )
-from debategraph.models.resolve import SIMULATED, ModelConfigError, resolve_model
-from debategraph.nodes.call import CallLimiter
 from debategraph.nodes.runnable import run_sync
 from debategraph.policies.secrets import Redactor
-from debategraph.tracing import item_run_config
 
 __all__ = [
     "Arm",
     "EvalOutcome",
+    "Plan",
     "Progress",
     "arms_for",
     "budget_arms",
@@ -78,7 +82,11 @@ class Progress(Protocol):
     """Receives the run's progress (e.g. :class:`debategraph.eval.progress.RichProgress`)."""
 
     def start(self, totals: Mapping[str, int], done: Sequence[Mapping[str, Any]]) -> None:
-        """Called once: items per arm label, and the rows already finished (resumed)."""
+        """Called once: items per arm label, and the rows already finished (resumed).
+
+        Each resumed row has the :data:`PROGRESS_FIELDS` only (method, id, error, correct,
+        token counts).
+        """
 
     def advance(self, row: Mapping[str, Any]) -> None:
         """Called after every row written."""
@@ -87,30 +95,121 @@ class Progress(Protocol):
         """Called once at the end, interrupted or not."""
 
 
+PROGRESS_FIELDS = ("method", "id", "error", "correct", "input_tokens", "output_tokens")
+"""The fields of a resumed row that :meth:`Progress.start` receives."""
+
+SUMMARY_FIELDS = frozenset(
+    {
+        "method", "id", "dataset", "source", "task", "error", "answer", "reference",
+        "correct", "abstained", "input_tokens", "output_tokens", "calls", "ncomm", "rounds",
+        "agents", "parse_failures", "wall_s", "round_answers", "tokens_by_kind",
+        "answer_sources", "requests", "failed_requests", "wasted_input_tokens",
+        "wasted_output_tokens", "gate", "turns",
+    }
+)  # fmt: skip
+"""The fields of a row that :func:`debategraph.eval.metrics.summarize` reads: what
+:meth:`EvalOutcome.summary_rows` keeps (a test checks the summary is the same); of
+``turns``, round 0's :data:`TURN_FIELDS` (what prices the vote at round 0)."""
+
+TURN_FIELDS = ("round", "kind", "input_tokens", "output_tokens")
+"""What a summary reads of a round-0 turn."""
+
+
 @dataclass
 class EvalOutcome:
     """What a call of :func:`run_eval` did.
 
+    The rows stay in the results file: :attr:`rows` reads them on first access (and keeps
+    them), :meth:`summary_rows` streams the fields a summary needs.
+
     Attributes:
         path: The results file.
-        rows: Every row of the file, in plan order when the run completed.
+        count: Rows of the file that belong to this run's items and arms.
         resumed: Rows already finished before this call.
         written: Rows written by this call (failed ones included).
         failed: Failed rows in the file (run again next time).
         problems: Malformed lines found on resume, with their line numbers (run again).
-        peak_in_flight: Most model calls in flight at once during this call.
+        peak_in_flight: Most model calls in flight at once during this call (with several
+            workers, the sum of each one's peak).
         wall_s: Seconds this call spent running the pending debates (loading and
             rewriting the file excluded).
     """
 
     path: Path
-    rows: list[dict[str, Any]]
+    count: int
     resumed: int
     written: int
     failed: int
     problems: list[str] = field(default_factory=list)
     peak_in_flight: int = 0
     wall_s: float = 0.0
+    plan: Plan | None = field(default=None, repr=False)
+    _rows: list[dict[str, Any]] | None = field(default=None, init=False, repr=False)
+
+    @property
+    def rows(self) -> list[dict[str, Any]]:
+        """Every row of this run's items and arms, in plan order (read from the file once)."""
+        if self._rows is None:
+            rows = list(self._planned_rows())
+            plan = self.plan
+            if plan is not None:
+                rows.sort(key=lambda row: plan.order(row_key(row)))
+            self._rows = rows
+        return self._rows
+
+    def summary_rows(self) -> Iterator[dict[str, Any]]:
+        """This run's rows, in file order, each with the :data:`SUMMARY_FIELDS` only.
+
+        What ``summarize`` needs from a large run, without the texts a row may carry.
+        """
+        fields = sorted(SUMMARY_FIELDS)  # one key object for every row's digest
+        for row in self._planned_rows():
+            digest = {k: _shared(row[k]) for k in fields if k in row}
+            if isinstance(digest.get("turns"), list):
+                digest["turns"] = [
+                    {k: t.get(k) for k in TURN_FIELDS}
+                    for t in digest["turns"]
+                    if t.get("round") == 0
+                ]
+            yield digest
+
+    def _planned_rows(self) -> Iterator[dict[str, Any]]:
+        if not self.path.exists():
+            raise FileNotFoundError(
+                f"{self.path} is gone: read an outcome's rows before its results directory "
+                "is removed"
+            )
+        for row in read_rows(self.path):
+            if self.plan is None or row_key(row) in self.plan:
+                yield row
+
+
+def _shared(value: Any) -> Any:
+    """A digest's value, short strings (labels, answers) interned: one object for all rows."""
+    return sys.intern(value) if isinstance(value, str) and len(value) <= 64 else value
+
+
+class Plan:
+    """The order of a run's rows: arm order, then item order.
+
+    Args:
+        items: The run's items.
+        arms: The run's arms.
+    """
+
+    def __init__(self, items: Sequence[Item], arms: Sequence[Arm]) -> None:
+        self.arms = {arm.label: k for k, arm in enumerate(arms)}
+        self.items = {item.id: k for k, item in enumerate(items)}
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, tuple) and key[0] in self.arms and key[1] in self.items
+
+    def __len__(self) -> int:
+        return len(self.arms) * len(self.items)
+
+    def order(self, key: Key) -> tuple[int, int]:
+        """Sort key of a row's key (keys of other runs last)."""
+        return (self.arms.get(key[0], len(self.arms)), self.items.get(key[1], len(self.items)))
 
 
 def run_settings(
@@ -143,140 +242,49 @@ def run_settings(
     }
 
 
-def with_rate_limiter(settings: Mapping[str, Any], limiter: InMemoryRateLimiter) -> dict[str, Any]:
-    """``settings`` with ``limiter`` attached to every provider model (a shared limiter).
+class _Writer:
+    """Takes the executor's rows: writes each (arm, item) once, counts, shows progress."""
 
-    Model strings other than the simulated model are resolved here, once, so that every
-    debate shares the same rate-limited model objects; the offline simulated model is left
-    as it is.
-
-    Raises:
-        DebateConfigError: A model spec that cannot be resolved.
-    """
-    spec = settings.get("models")
-    if spec is None:
-        return dict(settings)
-    specs = list(spec) if isinstance(spec, list | tuple) else [spec]
-    limited: list[Any] = []
-    for s in specs:
-        if isinstance(s, str) and s.split(":")[0] in SIMULATED:
-            limited.append(s)
-            continue
-        try:
-            model = (
-                s
-                if isinstance(s, BaseChatModel)
-                else resolve_model(
-                    s,
-                    index=0,
-                    agent="a1",
-                    base_url=settings.get("base_url"),
-                    timeout=settings.get("timeout"),
-                )
-            )
-        except ModelConfigError as exc:
-            raise DebateConfigError(str(exc)) from None
-        limited.append(model.model_copy(update={"rate_limiter": limiter}))
-    model_setting = limited if isinstance(spec, list | tuple) else limited[0]
-    return {**settings, "models": model_setting}
-
-
-class _Run:
-    """One call of :func:`run_eval`: the shared limits, the file and the plan."""
-
-    def __init__(
-        self,
-        arms: Sequence[Arm],
-        results: ResultsFile,
-        *,
-        dataset: str,
-        concurrency: int,
-        rps: float | None,
-        progress: Progress | None,
-        redact: Redactor,
-        cache: Any = None,
-        texts: bool = True,
-    ) -> None:
-        self.cache = cache
-        self.texts = texts
-        self.arms = arms
-        self.redact = redact
+    def __init__(self, results: ResultsFile, progress: Progress | None) -> None:
         self.results = results
-        self.dataset = dataset
-        self.concurrency = concurrency
         self.progress = progress
-        self.limiter = CallLimiter(concurrency)
-        rate = InMemoryRateLimiter(requests_per_second=rps, max_bucket_size=1) if rps else None
-        self.settings = {
-            arm.label: with_rate_limiter(arm.settings, rate) if rate else dict(arm.settings)
-            for arm in arms
-        }
-        self.done: dict[Key, dict[str, Any]] = {}
-        self.written = 0
+        self.written: set[Key] = set()
+        self.repeated = 0
 
-    async def debate(self, arm: Arm, item: Item) -> dict[str, Any]:
-        settings = dict(self.settings[arm.label])
-        start = time.perf_counter()
-        if arm.budget_of is not None:
-            base = self.done.get((arm.budget_of, item.id))
-            if base is None or "error" in base:
-                error = f"BudgetUnavailable: {arm.budget_of} has no result for this item"
-                return error_row(arm, item, error, wall_s=0.0, dataset=self.dataset)
-            try:
-                settings = budget_settings(arm.budget, settings, base)
-            except ValueError as exc:
-                error = f"BudgetUnavailable: {exc}"
-                return error_row(arm, item, error, wall_s=0.0, dataset=self.dataset)
-        meter = SpendMeter()
-        traced = item_run_config(arm.label, item.id, self.dataset)
-        try:
-            result = await arun(
-                item.question,
-                method=arm.method,
-                task=item.task,
-                choices=item.choices,
-                reference=item.reference,
-                item_id=item.id,
-                config={"max_concurrency": self.concurrency, "callbacks": [meter], **traced},
-                call_limiter=self.limiter,
-                cache=self.cache,
-                **settings,
-            )
-        except DebateConfigError:
-            raise
-        except Exception as exc:
-            wall = time.perf_counter() - start
-            error = describe_error(exc, self.redact)
-            return error_row(arm, item, error, wall_s=wall, dataset=self.dataset, spend=meter)
-        wall = time.perf_counter() - start
-        return result_row(
-            arm, item, result, wall_s=wall, dataset=self.dataset, spend=meter, texts=self.texts
-        )
+    def __call__(self, row: dict[str, Any]) -> None:
+        key = row_key(row)
+        if key in self.written:  # work an executor ran again (a worker died): written once
+            self.repeated += 1
+            return
+        self.written.add(key)
+        self.results.append(row)
+        if self.progress is not None:
+            self.progress.advance(row)
 
-    async def run_item(self, item: Item) -> None:
-        for arm in self.arms:
-            if (arm.label, item.id) in self.done:
-                continue
-            row = await self.debate(arm, item)
-            self.done[row_key(row)] = row
-            self.results.append(row)
-            self.written += 1
-            if self.progress is not None:
-                self.progress.advance(row)
 
-    async def run(self, pending: Sequence[Item]) -> None:
-        queue = iter(pending)
+class _Resumed:
+    """What the run keeps of the rows already in the file: keys, not rows."""
 
-        async def worker() -> None:
-            for item in queue:
-                await self.run_item(item)
+    def __init__(self, arms: Sequence[Arm], *, progress: bool) -> None:
+        self.bases = {arm.budget_of for arm in arms if arm.budget_of is not None}
+        self.done: set[Key] = set()
+        self.budgets: dict[str, dict[str, dict[str, Any]]] = {}
+        self.progress: list[dict[str, Any]] | None = [] if progress else None
 
-        try:
-            async with asyncio.TaskGroup() as group:
-                for _ in range(min(self.concurrency, len(pending))):
-                    group.create_task(worker())
-        except BaseExceptionGroup as failure:  # a bug, not a failed debate: show it as is
-            raise failure.exceptions[0] from None
+    def __call__(self, row: dict[str, Any]) -> None:
+        key = row_key(row)
+        self.done.add(key)
+        if key[0] in self.bases:
+            self.budgets.setdefault(key[1], {})[key[0]] = budget_digest(row)
+        if self.progress is not None:
+            self.progress.append({k: row[k] for k in PROGRESS_FIELDS if k in row})
+
+    def work(self, items: Sequence[Item], arms: Sequence[Arm]) -> Iterator[Work]:
+        """The pending units, in plan order, made as the executor asks for them."""
+        for item in items:
+            labels = tuple(arm.label for arm in arms if (arm.label, item.id) not in self.done)
+            if labels:
+                yield Work(item, labels, self.budgets.get(item.id, {}))
 
 
 async def run_eval(
@@ -293,14 +301,16 @@ async def run_eval(
     progress: Progress | None = None,
     cache: Any = None,
     texts: bool = True,
+    executor: Executor | None = None,
 ) -> EvalOutcome:
     """Run every arm on every item, appending rows to ``out_dir/results.jsonl``; resumable.
 
     Finished (method, item) rows already in the file are skipped; failed rows are run again.
-    ``concurrency`` items run at once and at most ``concurrency`` model calls are in flight,
-    across items and agents. When every row is in, the file is rewritten in plan order (arm
-    order, then item order), so an interrupted and resumed run ends with the same file as an
-    uninterrupted one (up to ``wall_s``).
+    At most ``concurrency`` model calls are in flight, across items and agents, and items
+    start as call slots free up (about ``concurrency`` / calls per round at once). When every
+    row is in, the file is rewritten in plan order (arm order, then item order), so an
+    interrupted and resumed run ends with the same file as an uninterrupted one (up to
+    ``wall_s``). Rows are not kept in memory: the outcome reads them from the file.
 
     Args:
         items: The questions.
@@ -318,12 +328,17 @@ async def run_eval(
             into a fresh directory with the same settings then makes no model call.
         texts: Keep every turn's reply text in the rows (``debategraph show`` prints them);
             off for very large runs.
+        executor: Where the debates run: :class:`~debategraph.eval.executors.LocalExecutor`
+            (the default: this process) or
+            :class:`~debategraph.eval.executors.RayExecutor` (Ray workers);
+            ``concurrency`` and ``rps`` are shared out among its workers.
 
     Returns:
         The outcome.
 
     Raises:
-        DebateConfigError: Invalid arms, caught before any model call.
+        DebateConfigError: Invalid arms, or a job the executor cannot run, caught before
+            any model call.
         SettingsMismatchError: ``out_dir`` holds results of other settings (and no ``force``).
         ValueError: ``concurrency`` below 1, ``rps`` not above 0, or repeated item ids.
         OutputBusyError: Another process is writing ``out_dir``.
@@ -335,72 +350,57 @@ async def run_eval(
     if rps is not None and (not math.isfinite(rps) or rps <= 0):
         raise ValueError(f"rps must be a number above 0 (requests per second), got {rps}")
     check_arms(arms)
-    call_cache(cache)  # a cache path that cannot be used fails here, before any call
+    executor = executor or LocalExecutor()
+    job = Job(tuple(arms), dataset, concurrency, rps, cache, texts)
+    executor.check(job)
     out = Path(out_dir)
     redact = Redactor.from_environment(urls=[arm.settings.get("base_url") for arm in arms])
     settings = run_settings(items, arms, dataset=dataset, selection=selection)
+    plan = Plan(items, arms)
     if out.is_dir() and not os.access(out, os.W_OK):
-        planned = {(arm.label, item.id) for arm in arms for item in items}
-        done = finished_rows(out, settings, planned, redact=redact)
-        done.sort(key=lambda row: _plan_order(items, arms)(row_key(row)))
-        return EvalOutcome(path=out / RESULTS_FILE, rows=done, resumed=len(done), written=0,
-                           failed=0)  # fmt: skip
+        check_finished(out, settings, {(a.label, i.id) for a in arms for i in items}, redact=redact)
+        return EvalOutcome(path=out / RESULTS_FILE, count=len(plan), resumed=len(plan),
+                           written=0, failed=0, plan=plan)  # fmt: skip
     with OutputLock(out):
         check_manifest(out, settings, force=force, redact=redact, item_ids=[i.id for i in items])
         results = ResultsFile(out / RESULTS_FILE, fsync=fsync, redact=redact)
-        kept, _ = results.load()
-        state = _Run(
-            arms,
-            results,
-            dataset=dataset,
-            concurrency=concurrency,
-            rps=rps,
-            progress=progress,
-            redact=redact,
-            cache=cache,
-            texts=texts,
-        )
-        state.done = {row_key(row): row for row in kept}
-        pending = [i for i in items if any((a.label, i.id) not in state.done for a in arms)]
+        resumed = _Resumed(arms, progress=progress is not None)
+        results.load(resumed)
         if progress is not None:
-            progress.start({arm.label: len(items) for arm in arms}, kept)
+            progress.start({arm.label: len(items) for arm in arms}, resumed.progress or [])
+            resumed.progress = None
+        writer = _Writer(results, progress)
+        work = resumed.work(items, arms)
+        first = next(work, None)  # nothing pending: no executor started (no Ray cluster)
         start = time.perf_counter()
+        peak = 0
         try:
-            await state.run(pending)
+            if first is not None:
+                peak = await executor.run(job, itertools.chain([first], work), writer)
         finally:
             wall = time.perf_counter() - start
             results.close()
             if progress is not None:
                 progress.stop()
-        written = results.finalize(_plan_order(items, arms))
-    planned = {(arm.label, item.id) for arm in arms for item in items}
-    rows = [row for row in written if row_key(row) in planned]
+        kept = results.finalize(plan.order)
+    rows = [failed for key, failed in kept if key in plan]
     problems = list(results.problems)
-    if len(rows) < len(written):
+    if len(rows) < len(kept):
         problems.append(
-            f"{len(written) - len(rows)} row(s) of {results.path.name} belong to no item and "
+            f"{len(kept) - len(rows)} row(s) of {results.path.name} belong to no item and "
             "method of this run: left out of the summary (the report lists them)"
         )
     return EvalOutcome(
         path=results.path,
-        rows=rows,
-        resumed=len(kept),
-        written=state.written,
-        failed=sum("error" in row for row in rows),
+        count=len(rows),
+        resumed=len(resumed.done),
+        written=len(writer.written),
+        failed=sum(rows),
         problems=problems,
-        peak_in_flight=state.limiter.peak,
+        peak_in_flight=peak,
         wall_s=wall,
+        plan=plan,
     )
-
-
-def _plan_order(items: Sequence[Item], arms: Sequence[Arm]) -> Callable[[Key], tuple[int, int]]:
-    arm_index = {arm.label: k for k, arm in enumerate(arms)}
-    item_index = {item.id: k for k, item in enumerate(items)}
-
-    def order(key: Key) -> tuple[int, int]:
-        return (arm_index.get(key[0], len(arm_index)), item_index.get(key[1], len(item_index)))
-
-    return order
 
 
 def evaluate(

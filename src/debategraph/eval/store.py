@@ -6,7 +6,8 @@ at most the line being written. On resume, :meth:`ResultsFile.load` drops what a
 leave behind (a torn last line, an unreadable line), failed rows (they are retried) and
 duplicates, and rewrites the file atomically before new rows are appended. When every row of
 the plan is in, :meth:`ResultsFile.finalize` rewrites it in plan order, so a resumed run ends
-with the same file as an uninterrupted one (up to ``wall_s``).
+with the same file as an uninterrupted one (up to ``wall_s``). Both read and write a line at a
+time: the file is never held in memory, however large its rows.
 
 ``run.json`` records the settings that shape the rows, the question set's content hash
 among them; :func:`check_manifest` refuses to resume into a directory written with other
@@ -19,9 +20,9 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, NamedTuple
 
 from filelock import FileLock, Timeout
 
@@ -127,12 +128,16 @@ def encode_row(row: Mapping[str, Any], redact: Callable[[str], str] = str) -> by
     return (redact(json.dumps(row, ensure_ascii=False, separators=(",", ":"))) + "\n").encode()
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` all at once; a failed write leaves no temporary file."""
+def _atomic_write(path: Path, data: bytes | Iterable[bytes]) -> None:
+    """Replace ``path`` with ``data`` (bytes, or chunks in turn) all at once.
+
+    A failed write leaves no temporary file.
+    """
     tmp = path.with_name(path.name + ".tmp")
     try:
         with tmp.open("wb") as f:
-            f.write(data)
+            for chunk in [data] if isinstance(data, bytes) else data:
+                f.write(chunk)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
@@ -165,40 +170,64 @@ class ResultsFile:
         self.problems: list[str] = []
         self._handle: Any = None
 
-    def load(self) -> tuple[list[dict[str, Any]], int]:
-        """Read the finished rows and clean the file up for resuming.
+    def load(self, visit: Callable[[dict[str, Any]], None] | None = None) -> int:
+        """Read the finished rows and clean the file up for resuming, one line at a time.
 
         Drops a torn last line, malformed lines (each reported in :attr:`problems` with its
         line number), failed rows (``error`` key: they are run again) and repeated keys (the
         first is kept); rewrites the file atomically when anything was dropped. Whatever is
-        dropped is run again, so nothing is lost.
+        dropped is run again, so nothing is lost. Rows are not kept in memory: each kept row
+        is handed to ``visit``, in file order.
+
+        Args:
+            visit: Called with every kept row.
 
         Returns:
-            The kept rows in file order, and how many lines were dropped.
+            How many lines were dropped.
         """
         self.problems = []
         if not self.path.exists():
-            return [], 0
-        data = self.path.read_bytes()
-        lines = data.split(b"\n")
-        tail = lines.pop()  # b"" when the file ends with a newline, else a torn line
-        kept: list[dict[str, Any]] = []
+            return 0
+        dropped = 0
+        skipped: set[int] = set()
         seen: set[Key] = set()
-        dropped = int(bool(tail.strip()))
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            row, problem = _parse_checked(line)
-            if problem is not None:
-                self.problems.append(f"{self.path.name}, line {number}: {problem} (run again)")
-            if row is None or "error" in row or row_key(row) in seen:
-                dropped += 1
-                continue
-            seen.add(row_key(row))
-            kept.append(row)
-        if dropped or tail:
-            _atomic_write(self.path, b"".join(encode_row(row, self.redact) for row in kept))
-        return kept, dropped
+        with self.path.open("rb") as file:
+            for number, line in enumerate(file, start=1):
+                if not line.strip():
+                    skipped.add(number)
+                    continue
+                if not line.endswith(b"\n"):  # a torn last line left by a crash
+                    row, problem = None, None
+                else:
+                    row, problem = _parse_checked(line)
+                if problem is not None:
+                    self.problems.append(f"{self.path.name}, line {number}: {problem} (run again)")
+                if row is None or "error" in row or row_key(row) in seen:
+                    dropped += 1
+                    skipped.add(number)
+                    continue
+                seen.add(row_key(row))
+                if visit is not None:
+                    visit(row)
+        if dropped:
+            self._rewrite_without(skipped)
+        return dropped
+
+    def _rewrite_without(self, skipped: set[int]) -> None:
+        """Rewrite the file without the lines numbered in ``skipped`` (atomic, streamed)."""
+        with self.path.open("rb") as source:
+            _atomic_write(
+                self.path,
+                (
+                    self._redacted(line)
+                    for number, line in enumerate(source, start=1)
+                    if number not in skipped
+                ),
+            )
+
+    def _redacted(self, line: bytes) -> bytes:
+        """A stored line passed through the redactor again (a key configured since)."""
+        return self.redact(line.decode(errors="replace").rstrip("\n")).encode() + b"\n"
 
     def append(self, row: Mapping[str, Any]) -> None:
         """Append one row as one line: a single write, then flush (and fsync if asked)."""
@@ -216,33 +245,61 @@ class ResultsFile:
             self._handle.close()
             self._handle = None
 
-    def finalize(self, order: Callable[[Key], Any]) -> list[dict[str, Any]]:
-        """Rewrite the file sorted by ``order(row_key(row))`` (atomic), and return its rows.
+    def finalize(self, order: Callable[[Key], Any]) -> list[tuple[Key, bool]]:
+        """Rewrite the file sorted by ``order(row_key(row))`` (atomic); say what it holds.
 
-        Repeated keys are dropped as :meth:`load` drops them (the first is kept). A file
-        that is already as it should be is not rewritten (a finished run on read-only media
-        has nothing to do).
+        Repeated keys are dropped as :meth:`load` drops them: a finished row is kept over a
+        failed one, else the first. The file is read twice, a line at a time, and never held
+        in memory (only each row's key, place and length are). A file that is already as it
+        should be is not rewritten (a finished run on read-only media has nothing to do).
 
         Args:
             order: Sort key of a row's key, e.g. (method index, item index) in the plan.
 
         Returns:
-            The rows, sorted.
+            Every kept row's key and whether it failed, in the new file order.
         """
         self.close()
-        data = self.path.read_bytes() if self.path.exists() else b""
-        rows: list[dict[str, Any]] = []
-        seen: set[Key] = set()
-        for line in data.splitlines():
-            row = _parse(line)
-            if row is not None and row_key(row) not in seen:
-                seen.add(row_key(row))
-                rows.append(row)
-        rows.sort(key=lambda row: order(row_key(row)))
-        final = b"".join(encode_row(row, self.redact) for row in rows)
-        if final != data:
-            _atomic_write(self.path, final)
-        return rows
+        if not self.path.exists():
+            return []
+        kept: dict[Key, _Line] = {}  # in file order: a replaced entry keeps its place
+        lines = 0
+        clean = True
+        with self.path.open("rb") as file:
+            offset = 0
+            for line in file:
+                start, offset = offset, offset + len(line)
+                lines += 1
+                row = _parse(line)
+                if row is None:
+                    clean = False
+                    continue
+                if not line.endswith(b"\n") or self._redacted(line) != line:
+                    clean = False
+                key, failed = row_key(row), "error" in row
+                earlier = kept.get(key)
+                if earlier is not None and (failed or not earlier.failed):
+                    continue
+                kept[key] = _Line(start, len(line), failed)
+        in_file_order = list(kept.items())
+        in_plan_order = sorted(in_file_order, key=lambda entry: order(entry[0]))
+        if not clean or lines != len(kept) or in_plan_order != in_file_order:
+            with self.path.open("rb") as source:
+                chunks = (self._read_line(source, line) for _, line in in_plan_order)
+                _atomic_write(self.path, chunks)
+        return [(key, line.failed) for key, line in in_plan_order]
+
+    def _read_line(self, source: BinaryIO, line: _Line) -> bytes:
+        source.seek(line.offset)
+        return self._redacted(source.read(line.length))
+
+
+class _Line(NamedTuple):
+    """Where a kept row's line is in the file, and whether the row failed."""
+
+    offset: int
+    length: int
+    failed: bool
 
 
 def _parse(line: bytes) -> dict[str, Any] | None:
@@ -397,14 +454,25 @@ def _short(value: Any, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def finished_rows(
+def read_rows(path: Path) -> Iterator[dict[str, Any]]:
+    """The well-formed rows of a results file, in file order, read one line at a time."""
+    if not path.exists():
+        return
+    with path.open("rb") as file:
+        for line in file:
+            row = _parse(line)
+            if row is not None:
+                yield row
+
+
+def check_finished(
     out_dir: Path,
     settings: Mapping[str, Any],
     planned: set[Key],
     *,
     redact: Callable[[str], str] = str,
-) -> list[dict[str, Any]]:
-    """The rows of a finished run in a directory that cannot be written (read-only media).
+) -> None:
+    """Check that a directory that cannot be written (read-only media) holds a finished run.
 
     Such a directory can be reported on but not resumed: if its ``run.json`` has these
     settings and every planned row is finished, there is nothing to do.
@@ -420,13 +488,10 @@ def finished_rows(
             f"{out_dir} cannot be written and holds no finished run with these settings: "
             "use another --out"
         )
-    path = out_dir / RESULTS_FILE
-    rows = [row for line in path.read_bytes().splitlines() if (row := _parse(line))]
-    done = {row_key(row) for row in rows if "error" not in row}
+    done = {row_key(row) for row in read_rows(out_dir / RESULTS_FILE) if "error" not in row}
     missing = len(planned - done)
     if missing:
         raise SettingsMismatchError(
             f"{out_dir} cannot be written and {missing} row(s) of its run are not finished: "
             "copy it somewhere writable to resume, or use another --out"
         )
-    return [row for row in rows if row_key(row) in planned]

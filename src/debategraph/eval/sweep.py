@@ -8,6 +8,9 @@
     concurrency = 32
     out = "results/sweep"        # default: results/<file name without .toml>
     cache = "results/calls.sqlite"
+    engine = "ray"               # where the debates run: "local" (default) or "ray"
+    address = "auto"             # with engine = "ray": a cluster to join (default: a local one)
+    workers = 4                  # with engine = "ray": how many workers
 
     [settings]                   # shared by every arm (any setting of debategraph.run)
     rounds = 2
@@ -50,6 +53,9 @@ RUN_KEYS = {
     "cache": str,
     "match_budget": object,  # true, "calls" or "tokens"
     "texts": bool,
+    "engine": str,
+    "address": str,
+    "workers": int,
 }
 """Top-level keys of a sweep file besides ``settings`` and ``arms``, with their types."""
 
@@ -70,7 +76,8 @@ class Sweep:
     Attributes:
         dataset: The dataset name.
         selection: ``limit``, ``seed``, ``ids`` and ``path`` (how items are picked).
-        run: ``concurrency``, ``rps``, ``out``, ``cache`` and ``match_budget`` when given.
+        run: ``concurrency``, ``rps``, ``out``, ``cache``, ``match_budget``, ``engine``,
+            ``address`` and ``workers`` when given.
         arms: The arms, in file order.
     """
 
@@ -203,9 +210,7 @@ def load_sweep(path: str | Path) -> Sweep:
         arms.append(Arm(label, method, _arm_settings(where, method, values)))
     selection = {k: data.get(k) for k in ("limit", "seed", "ids", "path")}
     run: dict[str, Any] = {
-        k: data[k]
-        for k in ("concurrency", "rps", "out", "cache", "match_budget", "texts")
-        if k in data
+        k: data[k] for k in RUN_KEYS if k in data and k not in {"dataset", *selection}
     }
     run.setdefault("out", str(Path("results") / file.stem))
     return Sweep(dataset=data["dataset"], selection=selection, run=run, arms=arms)

@@ -102,6 +102,10 @@ class Redactor:
                 values += url_secrets(url)
         return cls(values)
 
+    def holds_secret(self, text: str) -> bool:
+        """Whether ``text`` contains a configured secret value (key shapes aside)."""
+        return self._exact is not None and self._exact.search(text) is not None
+
     def __call__(self, text: str) -> str:
         """``text`` with every secret replaced."""
         if self._exact is not None:

@@ -1,0 +1,85 @@
+"""The executor contract: a job's settings, its units of work, and what an executor does."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+from debategraph.eval.arms import Arm
+from debategraph.eval.datasets import Item
+
+Deliver = Callable[[dict[str, Any]], None]
+"""Receives every row an executor finishes (the runner writes it)."""
+
+
+@dataclass(frozen=True)
+class Job:
+    """What every worker of one evaluation shares: the arms and the limits on model calls.
+
+    Attributes:
+        arms: The arms, in plan order.
+        dataset: The dataset name, recorded in every row.
+        concurrency: Most model calls in flight at once, over every item.
+        rps: Most requests per second to provider models, or ``None``.
+        cache: The call cache (a SQLite file path or a LangGraph ``BaseCache``), or ``None``.
+        texts: Keep every turn's reply text in the rows.
+    """
+
+    arms: tuple[Arm, ...]
+    dataset: str
+    concurrency: int
+    rps: float | None = None
+    cache: Any = None
+    texts: bool = True
+
+    def shares(self, workers: int) -> list[Job]:
+        """This job split over ``workers`` processes, which together keep its limits.
+
+        Each gets its share of the in-flight calls and of the rate. A worker needs at least
+        one call slot, so there are at most ``concurrency`` shares.
+        """
+        n = max(1, min(workers, self.concurrency))
+        base, extra = divmod(self.concurrency, n)
+        rps = None if self.rps is None else self.rps / n
+        return [replace(self, concurrency=base + (k < extra), rps=rps) for k in range(n)]
+
+
+@dataclass(frozen=True)
+class Work:
+    """One item's pending arms: the unit an executor runs, in one place, arms in order.
+
+    Attributes:
+        item: The question.
+        labels: Labels of the arms to run on it, in plan order.
+        budgets: What budget-matched arms read of this item's finished rows (``sc@du``
+            reads ``du``'s; see :func:`~debategraph.eval.budget.budget_digest`), by arm
+            label, when those rows were written by an earlier run.
+    """
+
+    item: Item
+    labels: tuple[str, ...]
+    budgets: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+
+class Executor(Protocol):
+    """Runs an evaluation's work units and hands their rows back (see the package docs)."""
+
+    def check(self, job: Job) -> None:
+        """Refuse, before any file is written or call made, a job this executor cannot run.
+
+        Raises:
+            DebateConfigError: What cannot be run here, and what to do instead.
+        """
+
+    async def run(self, job: Job, work: Iterator[Work], deliver: Deliver) -> int:
+        """Run every unit of ``work``, handing each row to ``deliver`` as it is finished.
+
+        ``work`` is read lazily, in plan order; ``deliver`` is called on the caller's event
+        loop. A failed debate is a row with an ``error`` field; an error in the setup
+        (``DebateConfigError``) or a bug ends the run with that exception.
+
+        Returns:
+            The most model calls in flight at once (summed over workers).
+        """
+        ...

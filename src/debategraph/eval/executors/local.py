@@ -1,0 +1,192 @@
+"""Running work units in this process: the per-process runner and the local executor.
+
+:class:`ItemRunner` is one process's share of a job: the arms' settings (model specs resolved
+here, from this process's environment), the call limiter that also starts debates
+(:class:`~debategraph.eval.executors.admission.Admission`), the shared rate limiter and the
+call cache. :class:`LocalExecutor` runs every unit on one ``ItemRunner`` in this process;
+each Ray worker holds one too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.rate_limiters import InMemoryRateLimiter
+
+from debategraph.api import DebateConfigError, arun, call_cache
+from debategraph.eval.arms import Arm
+from debategraph.eval.budget import budget_digest, budget_settings
+from debategraph.eval.datasets import Item
+from debategraph.eval.executors.admission import Admission, Turn
+from debategraph.eval.executors.base import Deliver, Job, Work
+from debategraph.eval.rows import describe_error, error_row, result_row
+from debategraph.eval.spend import SpendMeter
+from debategraph.models.resolve import SIMULATED, ModelConfigError, resolve_model
+from debategraph.policies.secrets import Redactor
+from debategraph.tracing import item_run_config
+
+
+def with_rate_limiter(settings: Mapping[str, Any], limiter: InMemoryRateLimiter) -> dict[str, Any]:
+    """``settings`` with ``limiter`` attached to every provider model (a shared limiter).
+
+    Model strings other than the simulated model are resolved here, once, so that every
+    debate shares the same rate-limited model objects; the offline simulated model is left
+    as it is.
+
+    Raises:
+        DebateConfigError: A model spec that cannot be resolved.
+    """
+    spec = settings.get("models")
+    if spec is None:
+        return dict(settings)
+    specs = list(spec) if isinstance(spec, list | tuple) else [spec]
+    limited: list[Any] = []
+    for s in specs:
+        if isinstance(s, str) and s.split(":")[0] in SIMULATED:
+            limited.append(s)
+            continue
+        try:
+            model = (
+                s
+                if isinstance(s, BaseChatModel)
+                else resolve_model(
+                    s,
+                    index=0,
+                    agent="a1",
+                    base_url=settings.get("base_url"),
+                    timeout=settings.get("timeout"),
+                )
+            )
+        except ModelConfigError as exc:
+            raise DebateConfigError(str(exc)) from None
+        limited.append(model.model_copy(update={"rate_limiter": limiter}))
+    model_setting = limited if isinstance(spec, list | tuple) else limited[0]
+    return {**settings, "models": model_setting}
+
+
+class ItemRunner:
+    """One process's share of a job: runs work units under its limits.
+
+    Args:
+        job: The job, with this process's share of ``concurrency`` and ``rps``.
+
+    Attributes:
+        limiter: The call limiter that also starts debates.
+        redact: The redactor of this process's secrets and the arms' URLs.
+
+    Raises:
+        DebateConfigError: A model spec that cannot be resolved here (with ``rps``).
+    """
+
+    def __init__(self, job: Job) -> None:
+        self.job = job
+        self.arms = {arm.label: arm for arm in job.arms}
+        self.redact = Redactor.from_environment(urls=[a.settings.get("base_url") for a in job.arms])
+        self.limiter = Admission(job.concurrency)
+        self.cache = call_cache(job.cache)
+        rate = (
+            InMemoryRateLimiter(requests_per_second=job.rps, max_bucket_size=1) if job.rps else None
+        )
+        self.settings = {
+            arm.label: with_rate_limiter(arm.settings, rate) if rate else dict(arm.settings)
+            for arm in job.arms
+        }
+
+    async def run(self, work: Work, deliver: Deliver) -> None:
+        """Run a unit's arms in order once its turn to start comes, delivering each row."""
+        await self.run_started(work, deliver, await self.limiter.turn())
+
+    async def run_started(self, work: Work, deliver: Deliver, start: Turn) -> None:
+        """Run a unit whose turn came (``start``, from ``limiter.turn()``)."""
+        with self.limiter.running(start):
+            budgets = dict(work.budgets)
+            for label in work.labels:
+                row = await self.debate(self.arms[label], work.item, budgets)
+                if "error" not in row:
+                    budgets[label] = budget_digest(row)
+                deliver(row)
+
+    async def debate(
+        self, arm: Arm, item: Item, budgets: Mapping[str, Mapping[str, Any]]
+    ) -> dict[str, Any]:
+        """One arm on one item: its row, a failed row if the debate failed.
+
+        Args:
+            arm: The arm.
+            item: The question.
+            budgets: What budget-matched arms read of this item's finished rows, by arm
+                label.
+
+        Raises:
+            DebateConfigError: Settings that cannot run (a bug in the checks before).
+        """
+        dataset = self.job.dataset
+        settings = dict(self.settings[arm.label])
+        start = time.perf_counter()
+        if arm.budget_of is not None:
+            base = budgets.get(arm.budget_of)
+            if base is None:
+                error = f"BudgetUnavailable: {arm.budget_of} has no result for this item"
+                return error_row(arm, item, error, wall_s=0.0, dataset=dataset)
+            try:
+                settings = budget_settings(arm.budget, settings, base)
+            except ValueError as exc:
+                return error_row(
+                    arm, item, f"BudgetUnavailable: {exc}", wall_s=0.0, dataset=dataset
+                )
+        meter = SpendMeter()
+        traced = item_run_config(arm.label, item.id, dataset)
+        try:
+            result = await arun(
+                item.question,
+                method=arm.method,
+                task=item.task,
+                choices=item.choices,
+                reference=item.reference,
+                item_id=item.id,
+                config={"max_concurrency": self.job.concurrency, "callbacks": [meter], **traced},
+                call_limiter=self.limiter,
+                cache=self.cache,
+                **settings,
+            )
+        except DebateConfigError:
+            raise
+        except Exception as exc:
+            wall = time.perf_counter() - start
+            error = describe_error(exc, self.redact)
+            return error_row(arm, item, error, wall_s=wall, dataset=dataset, spend=meter)
+        wall = time.perf_counter() - start
+        return result_row(
+            arm, item, result, wall_s=wall, dataset=dataset, spend=meter, texts=self.job.texts
+        )
+
+
+class LocalExecutor:
+    """Runs every debate in this process, on its event loop: the default executor.
+
+    Items start one at a time, as :mod:`~debategraph.eval.executors.admission` allows, so
+    about ``concurrency`` / (calls per round) debates are in progress at once.
+    """
+
+    def check(self, job: Job) -> None:
+        """A cache path that cannot be used fails here, before any call."""
+        call_cache(job.cache)
+
+    async def run(self, job: Job, work: Iterator[Work], deliver: Deliver) -> int:
+        """Run every unit here (see :meth:`Executor.run`); returns the peak of in-flight calls."""
+        runner = ItemRunner(job)
+        try:
+            async with asyncio.TaskGroup() as group:
+                for unit in work:
+                    # The unit's turn is awaited here: no task exists before it may run.
+                    start = await runner.limiter.turn()
+                    group.create_task(runner.run_started(unit, deliver, start))
+        except BaseExceptionGroup as failure:  # a bug, not a failed debate: show it as is
+            raise failure.exceptions[0] from None
+        finally:
+            runner.limiter.close()
+        return runner.limiter.peak

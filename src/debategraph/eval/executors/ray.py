@@ -1,0 +1,327 @@
+"""Running an evaluation's debates on Ray async actors, on this machine or a cluster.
+
+Each worker is a Ray async actor holding one
+:class:`~debategraph.eval.executors.local.ItemRunner`, the per-process runner that the local
+executor uses, with its share of ``concurrency`` and ``rps``. The driver (the process that
+called :func:`~debategraph.eval.runner.run_eval`) gives each worker as many work units as it
+has call slots, plus two ready to start, and writes every row the workers hand back; no
+worker writes a file.
+
+* Models are resolved inside the workers from their specs, with the workers' environment
+  (``OPENAI_API_KEY`` and the like): no key travels through Ray. An arm that cannot be
+  pickled, or whose pickle holds a configured secret (a model object with its key, a URL
+  with credentials), is refused before any call.
+* A worker that dies (killed, out of memory, its node lost) is restarted by Ray and the
+  units it held run again; the driver writes one row per (arm, item) whatever arrives twice.
+  A unit whose retries run out becomes failed rows, run again by the next run.
+* ``--cache`` is one SQLite file (WAL mode, one writer at a time): workers on this machine
+  share it safely; workers on other machines cannot, so it is refused there.
+* Ray starts its workers at a lower CPU priority (niceness 15); these run at normal priority
+  (``RAY_worker_niceness=0`` in the actors' runtime environment: no other variable).
+
+Ray is imported when a ``RayExecutor`` runs or checks a job, never before
+(``pip install 'debategraph[ray]'``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from debategraph.api import DebateConfigError
+from debategraph.eval.executors.base import Deliver, Job, Work
+from debategraph.eval.executors.local import ItemRunner
+from debategraph.eval.rows import error_row
+from debategraph.policies.secrets import Redactor
+
+WORKER_ENV = {"RAY_worker_niceness": "0"}
+"""The workers' runtime environment: normal CPU priority (Ray's default lowers it)."""
+
+HEADROOM = 2
+"""Units a worker holds beyond its call slots, so that it never waits for the driver."""
+
+
+def _ray() -> ModuleType:
+    try:
+        import ray
+    except ImportError:
+        raise DebateConfigError(
+            "the Ray engine needs Ray: pip install 'debategraph[ray]'"
+        ) from None
+    return ray
+
+
+class RayExecutor:
+    """Runs an evaluation's debates on Ray workers (async actors), one process each.
+
+    Args:
+        address: A running cluster to join (``"auto"``, or ``HOST:PORT`` of its head);
+            ``None`` starts a local cluster of ``workers`` CPUs for this run and stops it
+            at the end. A process already connected to Ray (``ray.init``) uses that.
+        workers: How many workers (default: this machine's cores for a local cluster,
+            the cluster's CPUs when joining one); at most ``concurrency``.
+        start_timeout_s: How long the workers may take to start.
+        max_task_retries: How many times Ray runs a unit again after its worker died.
+
+    Attributes:
+        started: What each worker said when it started: ``pid``, ``node``, ``version``,
+            ``niceness``.
+        pids: The process ids that finished units (restarted workers included).
+    """
+
+    def __init__(
+        self,
+        address: str | None = None,
+        workers: int | None = None,
+        *,
+        start_timeout_s: float = 120.0,
+        max_task_retries: int = 3,
+    ) -> None:
+        if workers is not None and (isinstance(workers, bool) or workers < 1):
+            raise ValueError(f"workers must be at least 1, got {workers!r}")
+        self.address = address
+        self.workers = workers
+        self.start_timeout_s = start_timeout_s
+        self.max_task_retries = max_task_retries
+        self.started: list[dict[str, Any]] = []
+        self.pids: set[int] = set()
+
+    def check(self, job: Job) -> None:
+        """Refuse what cannot go to a worker, before any call (see the module docs).
+
+        Raises:
+            DebateConfigError: Ray is not installed, a cache object instead of a path, or an
+                arm that cannot be sent (unpicklable, or holding a secret).
+        """
+        ray = _ray()
+        if job.cache is not None and not isinstance(job.cache, str | os.PathLike):
+            raise DebateConfigError(
+                "a cache object cannot be shared by Ray workers: give the cache as a SQLite "
+                "file path (--cache FILE)"
+            )
+        secrets = Redactor.from_environment(urls=[a.settings.get("base_url") for a in job.arms])
+        for arm in job.arms:
+            try:
+                data = ray.cloudpickle.dumps(arm)
+            except Exception as exc:
+                raise DebateConfigError(
+                    f"arm {arm.label!r} cannot be sent to Ray workers ({type(exc).__name__}: "
+                    f"{secrets(str(exc))[:200]}): give its models as spec strings (such as "
+                    "'openai:gpt-4o-mini', or a model name with base_url), which each worker "
+                    "builds from its own environment"
+                ) from None
+            if secrets.holds_secret(data.decode("latin-1")):
+                raise DebateConfigError(
+                    f"arm {arm.label!r} holds a secret (a model object with its API key, or "
+                    "credentials in a URL) that Ray would copy to its workers: give its "
+                    "models as spec strings and the key in the workers' environment (e.g. "
+                    "OPENAI_API_KEY)"
+                )
+
+    async def run(self, job: Job, work: Iterator[Work], deliver: Deliver) -> int:
+        """Run every unit on the workers (see :meth:`Executor.run`).
+
+        Returns:
+            The sum of each worker's peak of in-flight calls.
+        """
+        ray = _ray()
+        connected = self._connect(ray)
+        actors: list[Any] = []
+        try:
+            if job.cache is not None:
+                self._check_one_machine(ray)
+                job = replace(job, cache=str(Path(job.cache).expanduser().resolve()))
+            count = self.workers or int(ray.cluster_resources().get("CPU", 1))
+            shares = job.shares(count)
+            worker = ray.remote(_Worker)
+            actors = [
+                worker.options(
+                    num_cpus=1,
+                    max_restarts=-1,
+                    max_task_retries=self.max_task_retries,
+                    max_concurrency=share.concurrency + HEADROOM + 8,
+                    runtime_env={"env_vars": WORKER_ENV},
+                    scheduling_strategy="SPREAD",
+                ).remote(share)
+                for share in shares
+            ]
+            self.started = await self._hello(actors)
+            return await self._dispatch(ray, actors, shares, work, deliver)
+        finally:
+            for actor in actors:
+                with contextlib.suppress(Exception):
+                    ray.kill(actor)
+            if connected:
+                ray.shutdown()
+
+    def _connect(self, ray: ModuleType) -> bool:
+        """Start or join a cluster; whether this run must disconnect (and stop it) after."""
+        if ray.is_initialized():
+            return False
+        quiet = {"logging_level": logging.WARNING, "include_dashboard": False}
+        if self.address is not None:
+            try:
+                ray.init(address=self.address, **quiet)
+            except (ConnectionError, RuntimeError, ValueError) as exc:
+                raise DebateConfigError(
+                    f"cannot join the Ray cluster at {self.address}: {exc} (start one with "
+                    "`ray start --head`, or leave --address out for a local one)"
+                ) from None
+            return True
+        with _usage_stats_off():
+            ray.init(address="local", num_cpus=self.workers or os.cpu_count() or 1, **quiet)
+        return True
+
+    def _check_one_machine(self, ray: ModuleType) -> None:
+        here = ray.util.get_node_ip_address()
+        others = {n["NodeManagerAddress"] for n in ray.nodes() if n["Alive"]} - {here}
+        if others:
+            raise DebateConfigError(
+                f"--cache with Ray workers on other machines ({', '.join(sorted(others))}): "
+                "the call cache is one SQLite file, which workers on other machines cannot "
+                "share safely (each would open its own copy, and SQLite on a network file "
+                "system can corrupt it); drop --cache, or run on one machine"
+            )
+
+    async def _hello(self, actors: list[Any]) -> list[dict[str, Any]]:
+        from debategraph import __version__
+
+        calls = [asyncio.wrap_future(actor.hello.remote().future()) for actor in actors]
+        _, waiting = await asyncio.wait(calls, timeout=self.start_timeout_s)
+        if waiting:
+            raise DebateConfigError(
+                f"{len(waiting)} of {len(actors)} Ray workers did not start within "
+                f"{self.start_timeout_s:.0f} s: the cluster may have fewer free CPUs than "
+                "workers asked for; give fewer --workers"
+            )
+        said = [call.result() for call in calls]
+        for answer in said:
+            if "error" in answer:
+                raise DebateConfigError(f"a Ray worker could not start: {answer['error']}")
+            if answer["version"] != __version__:
+                raise DebateConfigError(
+                    f"a Ray worker on {answer['node']} runs debategraph {answer['version']}, "
+                    f"this process {__version__}: install the same version on every node"
+                )
+        return said
+
+    async def _dispatch(
+        self,
+        ray: ModuleType,
+        actors: list[Any],
+        shares: list[Job],
+        work: Iterator[Work],
+        deliver: Deliver,
+    ) -> int:
+        room = [share.concurrency + HEADROOM for share in shares]
+        held = [0] * len(actors)
+        peaks = [0] * len(actors)
+        pending: dict[asyncio.Future[Any], tuple[int, Work]] = {}
+        units = iter(work)
+
+        def give() -> None:
+            given = True
+            while given:  # one unit to each worker with room, in turn
+                given = False
+                for k, actor in enumerate(actors):
+                    if held[k] < room[k] and (unit := next(units, None)) is not None:
+                        future = asyncio.wrap_future(actor.run.remote(unit).future())
+                        pending[future] = (k, unit)
+                        held[k] += 1
+                        given = True
+
+        give()
+        while pending:
+            done, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            for future in done:
+                k, unit = pending.pop(future)
+                held[k] -= 1
+                for row in self._rows(ray, future, unit, shares[k], peaks, k):
+                    deliver(row)
+            give()
+        return sum(peaks)
+
+    def _rows(
+        self,
+        ray: ModuleType,
+        future: asyncio.Future[Any],
+        unit: Work,
+        job: Job,
+        peaks: list[int],
+        k: int,
+    ) -> list[dict[str, Any]]:
+        try:
+            rows, peak, pid = future.result()
+        except ray.exceptions.RayActorError as exc:
+            redact = Redactor.from_environment()
+            reason = redact(str(exc).strip().splitlines()[0])[:300] if str(exc) else ""
+            error = (
+                f"WorkerDied: the Ray worker running this item died and Ray's retries ran out "
+                f"({reason}): run the same command again to retry it"
+            )
+            arms = {arm.label: arm for arm in job.arms}
+            return [
+                error_row(arms[label], unit.item, error, wall_s=0.0, dataset=job.dataset)
+                for label in unit.labels
+            ]
+        except ray.exceptions.RayTaskError as exc:
+            raise (exc.cause if isinstance(exc.cause, DebateConfigError) else exc) from None
+        peaks[k] = max(peaks[k], peak)
+        self.pids.add(pid)
+        return list(rows)
+
+
+class _Worker:
+    """A Ray worker: one process's :class:`ItemRunner`, built on first use."""
+
+    def __init__(self, job: Job) -> None:
+        self.job = job
+        self._runner: ItemRunner | None = None
+
+    def _items(self) -> ItemRunner:
+        if self._runner is None:
+            self._runner = ItemRunner(self.job)
+        return self._runner
+
+    async def hello(self) -> dict[str, Any]:
+        """Who this worker is, or why it cannot run its share of the job."""
+        from debategraph import __version__
+
+        try:
+            self._items()
+        except DebateConfigError as exc:
+            return {"error": str(exc)}
+        return {
+            "pid": os.getpid(),
+            "node": _ray().util.get_node_ip_address(),
+            "version": __version__,
+            "niceness": os.getpriority(os.PRIO_PROCESS, 0),
+        }
+
+    async def run(self, work: Work) -> tuple[list[dict[str, Any]], int, int]:
+        """Run one unit: its rows, this worker's peak of in-flight calls, and its pid."""
+        rows: list[dict[str, Any]] = []
+        runner = self._items()
+        await runner.run(work, rows.append)
+        return rows, runner.limiter.peak, os.getpid()
+
+
+@contextlib.contextmanager
+def _usage_stats_off() -> Iterator[None]:
+    """Ray's usage reports off for a cluster this run starts, unless the user chose."""
+    key = "RAY_USAGE_STATS_ENABLED"
+    if key in os.environ:
+        yield
+        return
+    os.environ[key] = "0"
+    try:
+        yield
+    finally:
+        os.environ.pop(key, None)

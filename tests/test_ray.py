@@ -1,0 +1,278 @@
+"""Evaluations on a local Ray cluster: the local executor's rows, exactly once, whatever dies.
+
+Marked ``ray`` and skipped without Ray; run them alone with
+``python -m pytest -m ray`` (``pip install -e '.[dev]'`` installs Ray).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.language_models import BaseChatModel
+from langchain_core.outputs import ChatResult
+from pydantic import ConfigDict, Field
+
+from debategraph.api import DebateConfigError
+from debategraph.eval.datasets import load_dataset
+from debategraph.eval.executors import RayExecutor
+from debategraph.eval.runner import Arm, arms_for, evaluate
+from debategraph.eval.store import RESULTS_FILE
+
+from .helpers import without_timings
+
+ray = pytest.importorskip("ray")
+pytestmark = pytest.mark.ray
+
+ITEMS = load_dataset("arithmetic", limit=20, seed=1)
+SLOW = {"agents": 2, "rounds": 1, "models": "simulated:latency_s=0.05"}
+
+
+def lines(out: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (out / RESULTS_FILE).read_text().splitlines()]
+
+
+def without(rows: list[dict[str, Any]], *fields: str) -> list[dict[str, Any]]:
+    return without_timings(rows, also=fields)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """One local cluster of two CPUs for this module (a RayExecutor uses it as it is)."""
+    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level="WARNING")
+    yield
+    ray.shutdown()
+
+
+def test_two_workers_write_the_local_executors_rows(cluster, tmp_path):
+    arms = arms_for(["du", "mav"], {"agents": 2, "rounds": 1}, match_budget=True)
+    local = evaluate(ITEMS, arms, tmp_path / "local", dataset="arithmetic")
+    executor = RayExecutor(workers=2)
+    remote = evaluate(ITEMS, arms, tmp_path / "ray", dataset="arithmetic", executor=executor)
+    assert (remote.written, remote.failed) == (80, 0)
+    assert without(lines(tmp_path / "ray")) == without(lines(tmp_path / "local"))
+    assert remote.count == local.count == 80
+    assert len(executor.started) == 2 and len(executor.pids) == 2  # both ran units
+    assert [w["niceness"] for w in executor.started] == [0, 0]  # not Ray's default 15
+    assert 2 <= remote.peak_in_flight <= 16
+
+
+class KillWorker:
+    """Progress hook that SIGKILLs the first worker after ``k`` rows."""
+
+    def __init__(self, executor: RayExecutor, k: int) -> None:
+        self.executor, self.k, self.seen, self.killed = executor, k, 0, 0
+
+    def start(self, totals, done) -> None:
+        pass
+
+    def advance(self, row) -> None:
+        self.seen += 1
+        if self.seen == self.k:
+            self.killed = self.executor.started[0]["pid"]
+            os.kill(self.killed, signal.SIGKILL)
+
+    def stop(self) -> None:
+        pass
+
+
+def test_a_killed_worker_is_restarted_and_every_row_written_once(cluster, tmp_path):
+    arms = [Arm("du", "du", SLOW)]
+    evaluate(ITEMS, arms, tmp_path / "reference", dataset="arithmetic", concurrency=8)
+    executor = RayExecutor(workers=2)
+    hook = KillWorker(executor, 4)
+    outcome = evaluate(ITEMS, arms, tmp_path / "ray", dataset="arithmetic", concurrency=8,
+                       executor=executor, progress=hook)  # fmt: skip
+    assert hook.killed and (outcome.written, outcome.failed) == (20, 0)
+    rows = lines(tmp_path / "ray")
+    assert len({(r["method"], r["id"]) for r in rows}) == len(rows) == 20
+    assert without(rows) == without(lines(tmp_path / "reference"))
+    # The killed worker held units when it died: a restarted process finished some.
+    assert hook.killed in executor.pids and len(executor.pids) >= 3
+
+
+class Locked(BaseChatModel):
+    """A chat model holding a lock: it cannot be pickled."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+    lock: Any = Field(default_factory=threading.Lock)
+
+    @property
+    def _llm_type(self) -> str:
+        return "locked"
+
+    def _generate(self, messages, stop=None, run_manager=None, **kw) -> ChatResult:
+        raise NotImplementedError
+
+
+class Keyed(Locked):
+    """A picklable chat model that carries its API key."""
+
+    lock: Any = None
+    key: str = ""
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"models": Locked()}, "cannot be sent to Ray workers"),
+        ({"models": "keyed"}, "holds a secret"),
+        ({"models": "m", "base_url": "http://ann:hunter2pass@127.0.0.1:9/v1"}, "holds a secret"),
+    ],
+)
+def test_what_cannot_reach_a_worker_safely_is_refused_before_anything(
+    tmp_path, monkeypatch, settings, message
+):
+    monkeypatch.setenv("EXAMPLE_API_KEY", "sk-example-key-123456")
+    if settings["models"] == "keyed":
+        settings = {"models": Keyed(key="sk-example-key-123456")}
+    out = tmp_path / "out"
+    with pytest.raises(DebateConfigError, match=message):
+        evaluate(ITEMS, [Arm("cot", "cot", settings)], out, dataset="arithmetic",
+                 executor=RayExecutor(workers=1))  # fmt: skip
+    assert not out.exists()
+
+
+def test_a_cache_object_is_refused_a_cache_file_shared(cluster, tmp_path, monkeypatch):
+    from langgraph.cache.memory import InMemoryCache
+
+    arms = [Arm("du", "du", {"agents": 2, "rounds": 1})]
+    with pytest.raises(DebateConfigError, match="SQLite file path"):
+        evaluate(ITEMS, arms, tmp_path / "x", dataset="arithmetic", cache=InMemoryCache(),
+                 executor=RayExecutor(workers=2))  # fmt: skip
+    cache = tmp_path / "calls.sqlite"
+    first = evaluate(ITEMS, arms, tmp_path / "a", dataset="arithmetic", cache=cache,
+                     executor=RayExecutor(workers=2))  # fmt: skip
+    again = evaluate(ITEMS, arms, tmp_path / "b", dataset="arithmetic", cache=cache,
+                     executor=RayExecutor(workers=2))  # fmt: skip
+    assert sum(row["requests"] for row in first.rows) == 80
+    assert sum(row["requests"] for row in again.rows) == 0  # every call from the shared file
+    assert without(again.rows, "requests") == without(first.rows, "requests")
+    nodes = ray.nodes()
+    elsewhere = [*nodes, {**nodes[0], "NodeManagerAddress": "198.51.100.7", "Alive": True}]
+    monkeypatch.setattr(ray, "nodes", lambda: elsewhere)
+    with pytest.raises(DebateConfigError, match=r"other machines \(198\.51\.100\.7\)"):
+        evaluate(ITEMS, arms, tmp_path / "c", dataset="arithmetic", cache=cache,
+                 executor=RayExecutor(workers=2))  # fmt: skip
+
+
+def descendants(pid: int) -> set[int]:
+    """Every process started by ``pid``, directly or not (read from /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            parent = int(stat.rsplit(")", 1)[1].split()[1])
+            children.setdefault(parent, []).append(int(entry.name))
+    found, todo = set(), [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.add(child)
+            todo.append(child)
+    return found
+
+
+def command_line(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")
+def test_a_running_cluster_is_joined_with_its_address(tmp_path):
+    ray_command = Path(sys.executable).with_name("ray")
+    temp = Path(tempfile.mkdtemp(prefix="dgray-", dir="/tmp"))  # Ray's socket paths are short
+    port = free_port()
+    head = [ray_command, "start", "--head", f"--port={port}", "--num-cpus=2", f"--temp-dir={temp}"]
+    head += ["--include-dashboard=false", "--disable-usage-stats"]
+    args = ["eval", "--method", "cot", "--dataset", "arithmetic", "--limit", "6", "--quiet"]
+    code = [sys.executable, "-c", "from debategraph.cli import main; main()", *args]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    subprocess.run(head, env=env, check=True, capture_output=True, timeout=120)
+    try:
+        subprocess.run([*code, "--out", str(tmp_path / "local")], env=env, check=True,
+                       capture_output=True)  # fmt: skip
+        joined = subprocess.run(
+            [*code, "--engine", "ray", "--address", f"127.0.0.1:{port}", "--out",
+             str(tmp_path / "joined")],
+            env=env, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert joined.returncode == 0, joined.stderr
+        assert without(lines(tmp_path / "joined")) == without(lines(tmp_path / "local"))
+    finally:  # the cluster's processes (named by its temp dir) and theirs, by id
+        heads = {p for p in descendants(1) if str(temp) in command_line(p)}
+        for pid in heads | {d for p in heads for d in descendants(p)}:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")
+def test_a_killed_driver_resumes_with_the_same_command(tmp_path):
+    args = ["eval", "--method", "du", "--dataset", "arithmetic", "--limit", "20", "--agents"]
+    args += ["2", "--rounds", "1", "--model", "simulated:latency_s=0.05", "--concurrency", "4"]
+    code = [sys.executable, "-c", "from debategraph.cli import main; main()", *args, "--quiet"]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    local = tmp_path / "local"
+    subprocess.run([*code, "--out", str(local)], env=env, check=True, capture_output=True)
+    out = tmp_path / "killed"
+    command = [*code, "--engine", "ray", "--workers", "2", "--out", str(out)]
+    driver = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    results = out / RESULTS_FILE
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and driver.poll() is None:
+        if results.exists() and results.read_bytes().count(b"\n") >= 3:
+            break
+        time.sleep(0.02)
+    started = descendants(driver.pid)  # the local cluster's processes, the workers among them
+    workers = {pid for pid in started if "_Worker" in command_line(pid)}
+    driver.send_signal(signal.SIGKILL)
+    driver.wait()
+    assert driver.stderr is not None
+    driver.stderr.close()
+    killed_with = results.read_bytes().count(b"\n")
+    assert 3 <= killed_with < 20
+    # The workers share the driver's fate (Ray ends them with it); Ray's helper processes
+    # that would linger for a minute are ended here, by their ids.
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and any(alive(pid) for pid in workers):
+        time.sleep(0.1)
+    assert len(workers) == 2 and not any(alive(pid) for pid in workers)
+    for pid in started:
+        if alive(pid):
+            os.kill(pid, signal.SIGKILL)
+    resumed = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{killed_with} resumed" in resumed.stdout
+    rows = lines(out)
+    assert len({(r["method"], r["id"]) for r in rows}) == len(rows) == 20
+    assert without(rows) == without(lines(local))
