@@ -55,6 +55,15 @@ def cluster():
     ray.shutdown()
 
 
+def test_workers_screen_items_as_this_process_does(cluster, tmp_path):
+    arms = arms_for(["du"], {"agents": 3, "rounds": 1, "seed": 2}, only_contested=True)
+    local = evaluate(ITEMS, arms, tmp_path / "local", dataset="arithmetic")
+    remote = evaluate(ITEMS, arms, tmp_path / "ray", dataset="arithmetic",
+                      executor=RayExecutor(workers=2))  # fmt: skip
+    assert 0 < remote.settled == local.settled < len(ITEMS)
+    assert without(lines(tmp_path / "ray")) == without(lines(tmp_path / "local"))
+
+
 def test_two_workers_write_the_local_executors_rows(cluster, tmp_path):
     arms = arms_for(["du", "mav"], {"agents": 2, "rounds": 1}, match_budget=True)
     local = evaluate(ITEMS, arms, tmp_path / "local", dataset="arithmetic")

@@ -38,6 +38,8 @@ class Arm:
         budget: What is matched: ``calls`` (one sample per model call of ``budget_of``) or
             ``tokens`` (as many samples as its tokens buy; see
             :func:`debategraph.eval.budget.budget_samples`).
+        screens: This arm runs first on every item and the others run only on the items
+            whose round-0 answers it finds contested (see :func:`screen_arm`).
     """
 
     label: str
@@ -45,6 +47,7 @@ class Arm:
     settings: dict[str, Any] = field(default_factory=dict)
     budget_of: str | None = None
     budget: Budget = "calls"
+    screens: bool = False
 
     def __post_init__(self) -> None:
         if "model" in self.settings:
@@ -64,6 +67,7 @@ class Arm:
             "settings": settings,
             "budget_of": self.budget_of,
             **({"budget": self.budget} if self.budget_of is not None else {}),
+            **({"screens": True} if self.screens else {}),
         }
 
 
@@ -73,6 +77,7 @@ def arms_for(
     *,
     match_budget: bool | Budget = False,
     options: Mapping[str, str] | None = None,
+    only_contested: bool = False,
 ) -> list[Arm]:
     """One arm per method with shared settings, plus ``sc@M`` arms when matching budgets.
 
@@ -88,13 +93,16 @@ def arms_for(
             :func:`budget_arms`).
         options: Method options as ``key -> value`` strings (``--option``), read with each
             method's option types; every method must know every key.
+        only_contested: Put :func:`screen_arm` first, so that the methods run only on the
+            items whose round-0 answers disagree (``--only-contested``).
 
     Returns:
         The arms.
 
     Raises:
-        ValueError: A repeated method, an option a method does not know, or
-            ``match_budget`` with nothing to match.
+        ValueError: A repeated method, an option a method does not know,
+            ``match_budget`` with nothing to match, or ``only_contested`` without a method
+            that debates.
     """
     from debategraph.methods.registry import get_method
 
@@ -116,7 +124,49 @@ def arms_for(
         arms.append(Arm(label, m, arm_settings))
     if match_budget:
         arms += budget_arms(arms, "calls" if match_budget is True else match_budget)
-    return arms
+    return [screen_arm(arms), *arms] if only_contested else arms
+
+
+SCREEN_LABEL = "vote@r0"
+"""The label of :func:`screen_arm`'s rows."""
+
+
+def screen_arm(arms: Sequence[Arm]) -> Arm:
+    """The arm that screens items for ``--only-contested``: the agents' round 0, alone.
+
+    It is the first debating arm's agents answering the question once each, with its
+    models, seed, tie policy and sampling (``du`` with no debate round), and it runs first on
+    every item. An item whose round-0 answers all agree (none abstaining) is *settled*: the
+    other arms skip it, as SVR-MAD's evaluation leaves out the questions on which all agents
+    agree before debate. Its rows, labelled ``vote@r0``, are the majority vote of that round
+    (the voting baseline on the same items) and record ``screen: {"settled": ...}``.
+
+    Raises:
+        ValueError: No arm debates, or the first that does has a single agent.
+    """
+    from debategraph.methods.registry import get_method
+
+    methods = {arm.label: arm.method for arm in arms if arm.budget_of is None}
+    debating = [
+        arm
+        for arm in arms
+        if arm.label in methods
+        and (arm.method if not isinstance(arm.method, str) else get_method(arm.method)).debates
+    ]
+    if not debating:
+        raise ValueError("--only-contested needs a method that debates, to screen its round 0")
+    first = debating[0]
+    method = first.method if not isinstance(first.method, str) else get_method(first.method)
+    keep = {"models", "base_url", "seed", "tie_policy", "temperature", "top_p", "top_k"}
+    keep |= {"max_tokens", "stop", "timeout", "max_attempts", "retry_backoff", "agents"}
+    settings = _preset_sampling(first) | {k: v for k, v in first.settings.items() if k in keep}
+    settings.setdefault("agents", method.default_agents)
+    if settings["agents"] < 2:
+        raise ValueError(
+            f"--only-contested screens with {first.label}'s agents, and it has one: give "
+            "--agents 2 or more"
+        )
+    return Arm(SCREEN_LABEL, "du", {**settings, "rounds": 0}, screens=True)
 
 
 def budget_arms(arms: Sequence[Arm], by: Budget = "calls") -> list[Arm]:
@@ -200,11 +250,14 @@ def check_arms(arms: Sequence[Arm]) -> None:
     """Validate every arm's method and settings before any model call.
 
     Raises:
-        DebateConfigError: Unknown method, bad settings, repeated labels, or a
-            ``budget_of`` that names no earlier arm.
+        DebateConfigError: Unknown method, bad settings, repeated labels, a
+            ``budget_of`` that names no earlier arm, or a screening arm that is not the
+            first.
     """
     labels: list[str] = []
-    for arm in arms:
+    for index, arm in enumerate(arms):
+        if arm.screens and index:
+            raise DebateConfigError(f"{arm.label} screens the items, so it must be the first arm")
         if arm.label in labels:
             raise DebateConfigError(f"two arms are labelled {arm.label!r}")
         if arm.budget_of is not None and arm.budget_of not in labels:

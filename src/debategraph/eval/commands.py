@@ -135,6 +135,14 @@ def eval_command(
             "tokens buy); with several models also mav@M."
         ),
     ] = None,
+    only_contested: Annotated[
+        bool,
+        typer.Option(
+            help="Screen every item with the first debating method's agents at round 0 "
+            "(arm vote@r0) and run the methods only where those answers disagree, as "
+            "SVR-MAD's evaluation does; says how many items were skipped."
+        ),
+    ] = False,
     concurrency: Annotated[
         int, typer.Option(help="Most model calls in flight at once, over all items.")
     ] = 16,
@@ -200,6 +208,8 @@ def eval_command(
             "--ids": ids, "--path": path, "--gate": gate,
         }  # fmt: skip
         clashes = [flag for flag, value in given.items() if value is not None and value != []]
+        if only_contested:
+            fail("with --config, put only_contested = true in the sweep file (top level)")
         if clashes or logprobs or match_budget is not None or tie_policy != "first":
             clash = clashes[0] if clashes else "that flag"
             fail(f"with --config, put {clash} in the sweep file (its [settings] or an arm)")
@@ -216,6 +226,7 @@ def eval_command(
             rps=rps if rps is not None else sweep.run.get("rps"),
             cache=cache or sweep.run.get("cache"),
             match_budget=_budget(sweep.run.get("match_budget")),
+            only_contested=bool(sweep.run.get("only_contested")),
             force=force,
             fsync=fsync,
             quiet=quiet,
@@ -266,6 +277,7 @@ def eval_command(
         rps=rps,
         cache=cache,
         match_budget=match_budget,
+        only_contested=only_contested,
         force=force,
         fsync=fsync,
         quiet=quiet,
@@ -333,12 +345,13 @@ def _run_arms(
     price: dict[str, float] | None,
     texts: bool = True,
     executor: Executor | None = None,
+    only_contested: bool = False,
 ) -> None:
     """Load the items, run the arms (resumably) and print the table; exit on any error."""
     from debategraph.api import DebateConfigError
     from debategraph.eval.metrics import summarize
     from debategraph.eval.report import results_table
-    from debategraph.eval.runner import budget_arms, run_eval
+    from debategraph.eval.runner import budget_arms, run_eval, screen_arm
     from debategraph.eval.store import RESULTS_FILE, OutputBusyError, SettingsMismatchError
     from debategraph.nodes.runnable import run_sync
 
@@ -352,6 +365,11 @@ def _run_arms(
     if match_budget is not None:
         try:
             arms = arms + budget_arms(arms, match_budget)
+        except ValueError as exc:
+            fail(str(exc))
+    if only_contested:
+        try:
+            arms = [screen_arm(arms), *arms]
         except ValueError as exc:
             fail(str(exc))
     try:
@@ -417,6 +435,12 @@ def _run_arms(
         warn(problem)
     table = results_table(summarize(outcome.summary_rows(), price), with_cost=price is not None)
     typer.echo(visible(table))
+    if only_contested:
+        typer.echo(
+            f"\n--only-contested: {outcome.settled} of {len(items)} items settled (all "
+            f"{arms[0].settings['agents']} agents gave the same round-0 answer, row "
+            f"{arms[0].label}) and skipped by the other methods"
+        )
     typer.echo(
         f"\n{outcome.count} rows in {outcome.path} ({outcome.resumed} resumed, "
         f"{outcome.written} new, {outcome.wall_s:.1f} s). Report: debategraph report {out_dir}"

@@ -89,6 +89,17 @@ def _at(rounds: list[list[Answer]], k: int) -> list[Answer]:
     return rounds[min(k, len(rounds) - 1)]
 
 
+def settled_at_round0(row: Row) -> bool:
+    """Whether a row's round-0 answers all agree, none abstaining: no debate is needed.
+
+    An item whose agents disagree, or where any abstains, is contested (even if they are
+    all wrong). What ``--only-contested`` screens items by.
+    """
+    rounds = _rounds(row)
+    first = rounds[0] if rounds else []
+    return len(first) > 1 and None not in first and len(set(first)) == 1
+
+
 def flip_kind(before: Answer, after: Answer, right_before: bool, right_after: bool) -> str | None:
     """The kind of change from ``before`` to ``after`` (:data:`FLIPS`), or ``None`` for none.
 

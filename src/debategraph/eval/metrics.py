@@ -114,6 +114,10 @@ class MethodSummary(TypedDict):
             answers (:func:`debategraph.eval.dynamics.round_zero_vote`).
         gate: For a gated method: its ``rule``, the scored ``items`` that record the gate and
             how many it let debate (``debated``); ``None`` for a method without a gate.
+        screen: For the arm that screened items (``--only-contested``): the scored
+            ``items`` it screened, how many were ``settled`` (skipped by the other arms),
+            and ``contested_accuracy``, its vote's accuracy on the contested ones (NaN when
+            none); ``None`` otherwise.
     """
 
     method: str
@@ -159,6 +163,7 @@ class MethodSummary(TypedDict):
     flips: dict[str, int]
     vote_at_round0: RoundZeroVote
     gate: dict[str, Any] | None
+    screen: dict[str, Any] | None
 
 
 ANSWER_SOURCES = ("declared", "fallback", "none")
@@ -434,7 +439,21 @@ def summarize_method(
         flips=total_flips(stats),
         vote_at_round0=round_zero_vote(scored),
         gate=_gate(scored),
+        screen=_screen(scored),
     )
+
+
+def _screen(rows: Sequence[Row]) -> dict[str, Any] | None:
+    screened = [row for row in rows if isinstance(row.get("screen"), Mapping)]
+    if not screened:
+        return None
+    contested = [row for row in screened if not row["screen"].get("settled")]
+    right = sum(bool(row.get("correct")) for row in contested)
+    return {
+        "items": len(screened),
+        "settled": len(screened) - len(contested),
+        "contested_accuracy": _ratio(right, len(contested)),
+    }
 
 
 def _gate(rows: Sequence[Row]) -> dict[str, Any] | None:

@@ -29,6 +29,8 @@ class _Tally:
         self.scored = self.correct = self.tokens = self.failed = 0
 
     def add(self, row: Mapping[str, Any]) -> None:
+        if row.get("skipped"):  # an item a screen found settled: done, never scored
+            return
         if "error" in row:
             self.failed += 1
             return

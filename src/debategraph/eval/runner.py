@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from debategraph.eval.arms import Arm, arms_for, budget_arms, check_arms
+from debategraph.eval.arms import Arm, arms_for, budget_arms, check_arms, screen_arm
 from debategraph.eval.budget import budget_digest
 from debategraph.eval.datasets import Item
 from debategraph.eval.executors import Executor, Job, LocalExecutor, Work
@@ -74,6 +74,7 @@ __all__ = [
     "row_source",
     "run_eval",
     "run_settings",
+    "screen_arm",
     "with_rate_limiter",
 ]
 
@@ -89,7 +90,11 @@ class Progress(Protocol):
         """
 
     def advance(self, row: Mapping[str, Any]) -> None:
-        """Called after every row written."""
+        """Called after every row written.
+
+        Also called with ``{"method", "id", "skipped": True}`` for each arm that skips an
+        item a screen found settled (done, never scored).
+        """
 
     def stop(self) -> None:
         """Called once at the end, interrupted or not."""
@@ -104,7 +109,7 @@ SUMMARY_FIELDS = frozenset(
         "correct", "abstained", "input_tokens", "output_tokens", "calls", "ncomm", "rounds",
         "agents", "parse_failures", "wall_s", "round_answers", "tokens_by_kind",
         "answer_sources", "requests", "failed_requests", "wasted_input_tokens",
-        "wasted_output_tokens", "gate", "turns",
+        "wasted_output_tokens", "gate", "screen", "turns",
     }
 )  # fmt: skip
 """The fields of a row that :func:`debategraph.eval.metrics.summarize` reads: what
@@ -133,6 +138,8 @@ class EvalOutcome:
             workers, the sum of each one's peak).
         wall_s: Seconds this call spent running the pending debates (loading and
             rewriting the file excluded).
+        settled: Items a screening arm found settled at round 0, which the other arms
+            skipped (``--only-contested``; see :func:`~debategraph.eval.arms.screen_arm`).
     """
 
     path: Path
@@ -143,6 +150,7 @@ class EvalOutcome:
     problems: list[str] = field(default_factory=list)
     peak_in_flight: int = 0
     wall_s: float = 0.0
+    settled: int = 0
     plan: Plan | None = field(default=None, repr=False)
     _rows: list[dict[str, Any]] | None = field(default=None, init=False, repr=False)
 
@@ -242,14 +250,35 @@ def run_settings(
     }
 
 
+def _settled(row: Mapping[str, Any]) -> bool:
+    """Whether ``row`` is a screening arm's row that found its item settled (skipped)."""
+    screen = row.get("screen")
+    return isinstance(screen, Mapping) and bool(screen.get("settled"))
+
+
+def _skipped(row: Mapping[str, Any], arms: Sequence[Arm]) -> list[dict[str, Any]]:
+    """What progress is told of the arms a settled item skips: one marker per arm."""
+    return [{"method": a.label, "id": row["id"], "skipped": True} for a in arms if not a.screens]
+
+
+def _settled_items(path: Path, arms: Sequence[Arm]) -> set[str]:
+    """The items a finished run's screening arm found settled (none without one)."""
+    screen = next((arm.label for arm in arms if arm.screens), None)
+    if screen is None or not path.exists():
+        return set()
+    return {row["id"] for row in read_rows(path) if row.get("method") == screen and _settled(row)}
+
+
 class _Writer:
     """Takes the executor's rows: writes each (arm, item) once, counts, shows progress."""
 
-    def __init__(self, results: ResultsFile, progress: Progress | None) -> None:
+    def __init__(self, results: ResultsFile, progress: Progress | None, arms: Sequence[Arm]):
         self.results = results
         self.progress = progress
+        self.arms = arms
         self.written: set[Key] = set()
         self.repeated = 0
+        self.settled = 0
 
     def __call__(self, row: dict[str, Any]) -> None:
         key = row_key(row)
@@ -258,16 +287,22 @@ class _Writer:
             return
         self.written.add(key)
         self.results.append(row)
+        self.settled += _settled(row)
         if self.progress is not None:
             self.progress.advance(row)
+            for marker in _skipped(row, self.arms) if _settled(row) else ():
+                self.progress.advance(marker)
 
 
 class _Resumed:
     """What the run keeps of the rows already in the file: keys, not rows."""
 
     def __init__(self, arms: Sequence[Arm], *, progress: bool) -> None:
+        self.arms = arms
         self.bases = {arm.budget_of for arm in arms if arm.budget_of is not None}
+        self.screen = next((arm.label for arm in arms if arm.screens), None)
         self.done: set[Key] = set()
+        self.settled: set[str] = set()
         self.budgets: dict[str, dict[str, dict[str, Any]]] = {}
         self.progress: list[dict[str, Any]] | None = [] if progress else None
 
@@ -276,12 +311,21 @@ class _Resumed:
         self.done.add(key)
         if key[0] in self.bases:
             self.budgets.setdefault(key[1], {})[key[0]] = budget_digest(row)
+        settled = key[0] == self.screen and _settled(row)
+        if settled:
+            self.settled.add(key[1])
         if self.progress is not None:
             self.progress.append({k: row[k] for k in PROGRESS_FIELDS if k in row})
+            self.progress += _skipped(row, self.arms) if settled else []
 
     def work(self, items: Sequence[Item], arms: Sequence[Arm]) -> Iterator[Work]:
-        """The pending units, in plan order, made as the executor asks for them."""
+        """The pending units, in plan order, made as the executor asks for them.
+
+        Items a screening arm found settled have none; an item's screen comes first.
+        """
         for item in items:
+            if item.id in self.settled:
+                continue
             labels = tuple(arm.label for arm in arms if (arm.label, item.id) not in self.done)
             if labels:
                 yield Work(item, labels, self.budgets.get(item.id, {}))
@@ -358,9 +402,11 @@ async def run_eval(
     settings = run_settings(items, arms, dataset=dataset, selection=selection)
     plan = Plan(items, arms)
     if out.is_dir() and not os.access(out, os.W_OK):
-        check_finished(out, settings, {(a.label, i.id) for a in arms for i in items}, redact=redact)
-        return EvalOutcome(path=out / RESULTS_FILE, count=len(plan), resumed=len(plan),
-                           written=0, failed=0, plan=plan)  # fmt: skip
+        settled = _settled_items(out / RESULTS_FILE, arms)
+        planned = {(a.label, i.id) for a in arms for i in items if a.screens or i.id not in settled}
+        check_finished(out, settings, planned, redact=redact)
+        return EvalOutcome(path=out / RESULTS_FILE, count=len(planned), resumed=len(planned),
+                           written=0, failed=0, settled=len(settled), plan=plan)  # fmt: skip
     with OutputLock(out):
         check_manifest(out, settings, force=force, redact=redact, item_ids=[i.id for i in items])
         results = ResultsFile(out / RESULTS_FILE, fsync=fsync, redact=redact)
@@ -369,7 +415,7 @@ async def run_eval(
         if progress is not None:
             progress.start({arm.label: len(items) for arm in arms}, resumed.progress or [])
             resumed.progress = None
-        writer = _Writer(results, progress)
+        writer = _Writer(results, progress, arms)
         work = resumed.work(items, arms)
         first = next(work, None)  # nothing pending: no executor started (no Ray cluster)
         start = time.perf_counter()
@@ -395,6 +441,7 @@ async def run_eval(
         count=len(rows),
         resumed=len(resumed.done),
         written=len(writer.written),
+        settled=len(resumed.settled) + writer.settled,
         failed=sum(rows),
         problems=problems,
         peak_in_flight=peak,

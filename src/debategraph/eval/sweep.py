@@ -53,6 +53,7 @@ RUN_KEYS = {
     "cache": str,
     "match_budget": object,  # true, "calls" or "tokens"
     "texts": bool,
+    "only_contested": bool,
     "engine": str,
     "address": str,
     "workers": int,

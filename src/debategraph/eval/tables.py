@@ -338,6 +338,17 @@ def render_markdown(
                 f"(gate {gate['rule']})"
                 for method, gate in gates
             ]
+        screens = [(s["method"], s["screen"]) for s in group.summaries.values() if s["screen"]]
+        for method, screen in screens:
+            contested = screen["items"] - screen["settled"]
+            out += [
+                "",
+                f"Only contested items: {method} screened {screen['items']} items by their "
+                f"round-0 answers; {screen['settled']} were settled (every agent gave the same "
+                f"answer) and skipped by the other methods, whose figures rest on the "
+                f"{contested} contested ones. On those, {method}'s vote scores "
+                f"{_fmt(screen['contested_accuracy'], '.1f', 100)}%.",
+            ]
         versus = debate_vs_vote_table(group.summaries)
         if versus:
             out += [

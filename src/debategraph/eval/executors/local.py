@@ -21,6 +21,7 @@ from debategraph.api import DebateConfigError, arun, call_cache
 from debategraph.eval.arms import Arm
 from debategraph.eval.budget import budget_digest, budget_settings
 from debategraph.eval.datasets import Item
+from debategraph.eval.dynamics import settled_at_round0
 from debategraph.eval.executors.admission import Admission, Turn
 from debategraph.eval.executors.base import Deliver, Job, Work
 from debategraph.eval.rows import describe_error, error_row, result_row
@@ -101,14 +102,23 @@ class ItemRunner:
         await self.run_started(work, deliver, await self.limiter.turn())
 
     async def run_started(self, work: Work, deliver: Deliver, start: Turn) -> None:
-        """Run a unit whose turn came (``start``, from ``limiter.turn()``)."""
+        """Run a unit whose turn came (``start``, from ``limiter.turn()``).
+
+        After a screening arm's row, the other arms run only if it found the item contested
+        (a failed screen leaves them to the next run).
+        """
         with self.limiter.running(start):
             budgets = dict(work.budgets)
             for label in work.labels:
-                row = await self.debate(self.arms[label], work.item, budgets)
+                arm = self.arms[label]
+                row = await self.debate(arm, work.item, budgets)
                 if "error" not in row:
                     budgets[label] = budget_digest(row)
+                if arm.screens and "error" not in row:
+                    row["screen"] = {"settled": settled_at_round0(row)}
                 deliver(row)
+                if arm.screens and ("error" in row or row["screen"]["settled"]):
+                    return
 
     async def debate(
         self, arm: Arm, item: Item, budgets: Mapping[str, Mapping[str, Any]]
