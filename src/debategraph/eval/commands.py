@@ -88,7 +88,9 @@ def eval_command(
             "docs/evaluation.md. --limit, --out, --cache and --concurrency override it."
         ),
     ] = None,
-    dataset: Annotated[str, typer.Option(help=f"One of: {', '.join(DATASETS)}.")] = "gsm8k",
+    dataset: Annotated[
+        str | None, typer.Option(help=f"One of: {', '.join(DATASETS)} (default gsm8k).")
+    ] = None,
     limit: Annotated[
         int | None, typer.Option(help="Seeded sample of this many items (all by default).")
     ] = None,
@@ -205,14 +207,18 @@ def eval_command(
             "--top-p": top_p, "--top-k": top_k, "--settings": preset,
             "--max-tokens": max_tokens, "--stop": stop, "--timeout": timeout,
             "--max-attempts": max_attempts, "--retry-backoff": retry_backoff,
-            "--ids": ids, "--path": path, "--gate": gate,
+            "--ids": ids, "--path": path, "--gate": gate, "--dataset": dataset,
         }  # fmt: skip
         clashes = [flag for flag, value in given.items() if value is not None and value != []]
         if only_contested:
             fail("with --config, put only_contested = true in the sweep file (top level)")
         if clashes or logprobs or match_budget is not None or tie_policy != "first":
             clash = clashes[0] if clashes else "that flag"
-            fail(f"with --config, put {clash} in the sweep file (its [settings] or an arm)")
+            where = "top level" if clash in {"--dataset", "--ids", "--path"} else None
+            fail(
+                f"with --config, put {clash} in the sweep file "
+                f"({where or 'its [settings] or an arm'})"
+            )
         try:
             sweep = load_sweep(config)
         except SweepError as exc:
@@ -235,6 +241,7 @@ def eval_command(
             executor=_executor(engines, sweep.run),
         )
         return
+    dataset = dataset or "gsm8k"
     if not method:
         fail("give a method to evaluate (--method du, repeat for more), or a sweep --config")
     from debategraph.methods.registry import PluginError, get_method
