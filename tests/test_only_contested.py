@@ -52,7 +52,7 @@ def test_the_screen_is_the_first_debating_arms_round_zero():
     assert screen_arm([Arm("g", "groupdebate", {})]).settings["agents"] == 5  # its default
     with pytest.raises(ValueError, match="needs a method that debates"):
         screen_arm(arms_for(["cot", "mav"], SETTINGS))
-    with pytest.raises(ValueError, match="--agents 2 or more"):
+    with pytest.raises(ValueError, match=r"give it 2 or more \(--agents"):
         screen_arm([Arm("du", "du", {"agents": 1})])
     with pytest.raises(DebateConfigError, match="must be the first arm"):
         check_arms([arms[1], screen])
@@ -145,6 +145,7 @@ def test_the_command_line_and_a_sweep_file_screen_alike(tmp_path):
     assert cli.returncode == 0, cli.stderr
     settled = sum(r["screen"]["settled"] for r in rows_of(tmp_path / "cli") if "screen" in r)
     assert f"--only-contested: {settled} of 12 items settled (all 3 agents" in cli.stdout
+    assert f"on the {12 - settled} contested ones, vote@r0's vote scores" in cli.stdout
     (tmp_path / "sweep.toml").write_text(
         'dataset = "arithmetic"\nlimit = 12\nseed = 2\nonly_contested = true\nout = "swept"\n'
         '[settings]\nagents = 3\nrounds = 1\nseed = 2\n[arms.du]\nmethod = "du"\n'

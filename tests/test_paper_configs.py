@@ -19,6 +19,7 @@ from debategraph.eval.arms import SCREEN_LABEL, screen_arm
 from debategraph.eval.datasets import load_dataset
 from debategraph.eval.runner import Arm, run_eval
 from debategraph.eval.sweep import Sweep, load_sweep
+from debategraph.methods.registry import get_method
 from debategraph.nodes.runnable import run_sync
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -120,8 +121,11 @@ def test_a_paper_config_runs_offline_end_to_end(path: Path, tmp_path: Path, fake
     )
     written = file_arms(path)
     if screened:
+        assert outcome.settled < ITEMS  # the methods ran on something
         screen = next(r for r in outcome.rows if r["method"] == SCREEN_LABEL)
-        assert screen["agents"] == sweep.arms[0].settings["agents"]
+        first = next(a for a in sweep.arms if get_method(str(a.method)).debates)
+        assert first.label == "groupdebate" and first.label != sweep.arms[0].label
+        assert screen["agents"] == first.settings["agents"] == 6
         assert screen["settings"]["generation"]["temperature"] == 1.0
     for row in outcome.rows:
         if row["method"] == SCREEN_LABEL:
@@ -144,7 +148,7 @@ def check_the_sid_et_recipe(results: Path) -> None:
     code = re.search(r"```python\n(.*?)```", section, re.S)
     assert code is not None
     namespace: dict[str, Any] = {}
-    shown = '"results/papers/svr-mad-math500/results.jsonl"'
+    shown = '"results/papers/svr-mad-math500/results.jsonl"'  # the Path(...) argument
     source = code.group(1).replace(shown, repr(str(results)))
     assert str(results) in source
     exec(compile(source, "reproduce.md", "exec"), namespace)

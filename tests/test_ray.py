@@ -6,6 +6,7 @@ Marked ``ray`` and skipped without Ray; run them alone with
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -26,7 +27,7 @@ from pydantic import ConfigDict, Field
 
 from debategraph.api import DebateConfigError
 from debategraph.eval.datasets import load_dataset
-from debategraph.eval.executors import RayExecutor
+from debategraph.eval.executors import Job, RayExecutor, Work
 from debategraph.eval.runner import Arm, arms_for, evaluate
 from debategraph.eval.store import RESULTS_FILE
 
@@ -109,6 +110,28 @@ def test_a_killed_worker_is_restarted_and_every_row_written_once(cluster, tmp_pa
     assert without(rows) == without(lines(tmp_path / "reference"))
     # The killed worker held units when it died: a restarted process finished some.
     assert hook.killed in executor.pids and len(executor.pids) >= 3
+
+
+def test_a_unit_lost_with_its_worker_fails_its_screen_alone():
+    # The methods after a screen run only if it finds the item contested: a lost unit
+    # leaves them to the next run instead of counting them failed.
+    arms = arms_for(["du"], {"agents": 3, "rounds": 1}, only_contested=True)
+    job = Job(tuple(arms), "arithmetic", 4)
+    loop = asyncio.new_event_loop()
+    try:
+        lost = loop.create_future()
+        lost.set_exception(ray.exceptions.RayActorError())
+        failed = {
+            labels: RayExecutor()._rows(ray, lost, Work(ITEMS[0], labels), job, [0], 0)
+            for labels in (("vote@r0", "du"), ("du",))
+        }
+    finally:
+        loop.close()
+    assert {k: [r["method"] for r in rows] for k, rows in failed.items()} == {
+        ("vote@r0", "du"): ["vote@r0"],
+        ("du",): ["du"],
+    }
+    assert all(r["error"].startswith("WorkerDied") for rows in failed.values() for r in rows)
 
 
 class Locked(BaseChatModel):

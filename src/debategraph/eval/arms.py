@@ -144,27 +144,19 @@ def screen_arm(arms: Sequence[Arm]) -> Arm:
     Raises:
         ValueError: No arm debates, or the first that does has a single agent.
     """
-    from debategraph.methods.registry import get_method
-
-    methods = {arm.label: arm.method for arm in arms if arm.budget_of is None}
-    debating = [
-        arm
-        for arm in arms
-        if arm.label in methods
-        and (arm.method if not isinstance(arm.method, str) else get_method(arm.method)).debates
-    ]
+    debating = [arm for arm in arms if arm.budget_of is None and _method_of(arm).debates]
     if not debating:
-        raise ValueError("--only-contested needs a method that debates, to screen its round 0")
+        raise ValueError(
+            "--only-contested (only_contested in a sweep file) needs a method that debates: "
+            "its agents' round-0 answers screen the items"
+        )
     first = debating[0]
-    method = first.method if not isinstance(first.method, str) else get_method(first.method)
-    keep = {"models", "base_url", "seed", "tie_policy", "temperature", "top_p", "top_k"}
-    keep |= {"max_tokens", "stop", "timeout", "max_attempts", "retry_backoff", "agents"}
-    settings = _preset_sampling(first) | {k: v for k, v in first.settings.items() if k in keep}
-    settings.setdefault("agents", method.default_agents)
+    settings = _voting_like(first)
+    settings["agents"] = first.settings.get("agents") or _method_of(first).default_agents
     if settings["agents"] < 2:
         raise ValueError(
-            f"--only-contested screens with {first.label}'s agents, and it has one: give "
-            "--agents 2 or more"
+            f"--only-contested screens items with {first.label}'s agents, and it has one: "
+            "give it 2 or more (--agents, or agents in a sweep file)"
         )
     return Arm(SCREEN_LABEL, "du", {**settings, "rounds": 0}, screens=True)
 
@@ -183,14 +175,12 @@ def budget_arms(arms: Sequence[Arm], by: Budget = "calls") -> list[Arm]:
     """
     if by not in get_args(Budget):
         raise ValueError(f"--match-budget takes calls or tokens, got {by!r}")
-    keep = {"models", "base_url", "seed", "tie_policy", "temperature", "top_p", "top_k"}
-    keep |= {"max_tokens", "stop", "timeout", "max_attempts", "retry_backoff"}
     suffix = "" if by == "calls" else "~tokens"
     matched = []
     for arm in arms:
         if (arm.method if isinstance(arm.method, str) else arm.method.name) == "sc":
             continue
-        base = _preset_sampling(arm) | {k: v for k, v in arm.settings.items() if k in keep}
+        base = _voting_like(arm)
         base["rounds"] = 0
         models = base.get("models")
         several = isinstance(models, list) and len(set(map(str, models))) > 1
@@ -205,18 +195,34 @@ def budget_arms(arms: Sequence[Arm], by: Budget = "calls") -> list[Arm]:
     return matched
 
 
+VOTING_SETTINGS = frozenset(
+    {"models", "base_url", "seed", "tie_policy", "temperature", "top_p", "top_k", "max_tokens",
+     "stop", "timeout", "max_attempts", "retry_backoff"}
+)  # fmt: skip
+"""What a voting arm made from another arm (``sc@M``, the screen) takes of its settings."""
+
+
+def _voting_like(arm: Arm) -> dict[str, Any]:
+    """``arm``'s models, seed, limits and sampling (its preset's spelt out) for a voting arm."""
+    return _preset_sampling(arm) | {k: v for k, v in arm.settings.items() if k in VOTING_SETTINGS}
+
+
+def _method_of(arm: Arm) -> Method[Any]:
+    from debategraph.methods.registry import get_method
+
+    return arm.method if not isinstance(arm.method, str) else get_method(arm.method)
+
+
 def _preset_sampling(arm: Arm) -> dict[str, Any]:
     """The sampling ``arm``'s preset gives its first model, so that ``sc@arm`` samples alike."""
     name = arm.settings.get("settings")
     if name is None:
         return {}
-    from debategraph.methods.registry import get_method
     from debategraph.models.resolve import model_key
 
     models = arm.settings.get("models") or "simulated"
     first = models[0] if isinstance(models, list) else models
-    method = arm.method if not isinstance(arm.method, str) else get_method(arm.method)
-    return method.preset(name).for_model(model_key(first)).kwargs()
+    return _method_of(arm).preset(name).for_model(model_key(first)).kwargs()
 
 
 def _typed_options(method: str, options: Mapping[str, str]) -> dict[str, Any]:

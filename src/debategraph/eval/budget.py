@@ -16,6 +16,16 @@ Budget = Literal["calls", "tokens"]
 """What a budget-matched arm matches: model calls, or total tokens."""
 
 
+TURN_FIELDS = ("round", "kind", "input_tokens", "output_tokens")
+"""What pricing reads of a stored turn: its round, kind and tokens (no text)."""
+
+
+def round0_answers(row: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """A row's round-0 answer turns: lone answers to the question, which price a sample."""
+    turns = row.get("turns") or ()
+    return [t for t in turns if t.get("round") == 0 and t.get("kind") == "answer"]
+
+
 def budget_samples(budget: Budget, base: Mapping[str, Any]) -> int:
     """How many answers a budget-matched arm draws on an item, from its base arm's row.
 
@@ -28,9 +38,7 @@ def budget_samples(budget: Budget, base: Mapping[str, Any]) -> int:
     """
     if budget == "calls":
         return max(1, int(base["calls"]))
-    first = [
-        t for t in base.get("turns") or () if t.get("round") == 0 and t.get("kind") == "answer"
-    ]
+    first = round0_answers(base)
     if not first:
         raise ValueError(
             f"{base.get('method')}'s row keeps no round-0 answers to price a sample by"
@@ -47,11 +55,7 @@ def budget_digest(row: Mapping[str, Any]) -> dict[str, Any]:
     The runner keeps this, not the row, for the arms that others are matched to: a few
     numbers per item, which also travel cheaply to a Ray worker.
     """
-    first = [
-        {k: t.get(k) for k in ("round", "kind", "input_tokens", "output_tokens")}
-        for t in row.get("turns") or ()
-        if t.get("round") == 0 and t.get("kind") == "answer"
-    ]
+    first = [{k: t.get(k) for k in TURN_FIELDS} for t in round0_answers(row)]
     kept = ("method", "calls", "input_tokens", "output_tokens")
     return {**{k: row[k] for k in kept if k in row}, "turns": first}
 

@@ -279,7 +279,7 @@ def eval_command(
         arms,
         dataset=dataset,
         selection={"limit": limit, "seed": seed, "ids": ids, "path": path},
-        out_dir=out or Path("results") / f"{dataset}-{'-'.join(arm.label for arm in arms)}",
+        out_dir=out or Path("results") / _default_out(dataset, arms, only_contested),
         concurrency=concurrency,
         rps=rps,
         cache=cache,
@@ -292,6 +292,11 @@ def eval_command(
         texts=texts,
         executor=_executor(engines, {}),
     )
+
+
+def _default_out(dataset: str, arms: list[Arm], only_contested: bool) -> str:
+    """``results/<this>`` when no --out is given: the dataset and the arms' labels."""
+    return f"{dataset}-{'-'.join(arm.label for arm in arms)}" + "-contested" * only_contested
 
 
 def _stderr_line(text: str) -> None:
@@ -440,13 +445,21 @@ def _run_arms(
         raise typer.Exit(130) from None
     for problem in outcome.problems:
         warn(problem)
-    table = results_table(summarize(outcome.summary_rows(), price), with_cost=price is not None)
-    typer.echo(visible(table))
-    if only_contested:
+    summary = summarize(outcome.summary_rows(), price)
+    typer.echo(visible(results_table(summary, with_cost=price is not None)))
+    screen = summary[arms[0].label]["screen"] if arms[0].label in summary else None
+    if only_contested and screen is not None:
+        contested = screen["items"] - screen["settled"]
+        vote = (
+            f"; on the {contested} contested ones, {arms[0].label}'s vote scores "
+            f"{100 * screen['contested_accuracy']:.1f}% (its line above counts every item)"
+            if contested
+            else ""
+        )
         typer.echo(
             f"\n--only-contested: {outcome.settled} of {len(items)} items settled (all "
-            f"{arms[0].settings['agents']} agents gave the same round-0 answer, row "
-            f"{arms[0].label}) and skipped by the other methods"
+            f"{arms[0].settings['agents']} agents gave the same round-0 answer) and skipped "
+            f"by the other methods{vote}"
         )
     typer.echo(
         f"\n{outcome.count} rows in {outcome.path} ({outcome.resumed} resumed, "

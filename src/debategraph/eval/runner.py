@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from debategraph.eval.arms import Arm, arms_for, budget_arms, check_arms, screen_arm
-from debategraph.eval.budget import budget_digest
+from debategraph.eval.budget import TURN_FIELDS, budget_digest
 from debategraph.eval.datasets import Item
 from debategraph.eval.executors import Executor, Job, LocalExecutor, Work
 from debategraph.eval.executors.local import with_rate_limiter
@@ -114,10 +114,8 @@ SUMMARY_FIELDS = frozenset(
 )  # fmt: skip
 """The fields of a row that :func:`debategraph.eval.metrics.summarize` reads: what
 :meth:`EvalOutcome.summary_rows` keeps (a test checks the summary is the same); of
-``turns``, round 0's :data:`TURN_FIELDS` (what prices the vote at round 0)."""
-
-TURN_FIELDS = ("round", "kind", "input_tokens", "output_tokens")
-"""What a summary reads of a round-0 turn."""
+``turns``, round 0's :data:`~debategraph.eval.budget.TURN_FIELDS` (what prices the vote
+at round 0)."""
 
 
 @dataclass
@@ -140,6 +138,9 @@ class EvalOutcome:
             rewriting the file excluded).
         settled: Items a screening arm found settled at round 0, which the other arms
             skipped (``--only-contested``; see :func:`~debategraph.eval.arms.screen_arm`).
+        repeated: Rows an executor handed back again for an (arm, item) already written
+            (work Ray ran again after a worker died), left out.
+        plan: The run's arms and items in order (what :attr:`rows` sorts by).
     """
 
     path: Path
@@ -151,6 +152,7 @@ class EvalOutcome:
     peak_in_flight: int = 0
     wall_s: float = 0.0
     settled: int = 0
+    repeated: int = 0
     plan: Plan | None = field(default=None, repr=False)
     _rows: list[dict[str, Any]] | None = field(default=None, init=False, repr=False)
 
@@ -429,20 +431,21 @@ async def run_eval(
             if progress is not None:
                 progress.stop()
         kept = results.finalize(plan.order)
-    rows = [failed for key, failed in kept if key in plan]
+    failed_flags = [failed for key, failed in kept if key in plan]
     problems = list(results.problems)
-    if len(rows) < len(kept):
+    if len(failed_flags) < len(kept):
         problems.append(
-            f"{len(kept) - len(rows)} row(s) of {results.path.name} belong to no item and "
+            f"{len(kept) - len(failed_flags)} row(s) of {results.path.name} belong to no item and "
             "method of this run: left out of the summary (the report lists them)"
         )
     return EvalOutcome(
         path=results.path,
-        count=len(rows),
+        count=len(failed_flags),
         resumed=len(resumed.done),
         written=len(writer.written),
-        settled=len(resumed.settled) + writer.settled,
-        failed=sum(rows),
+        settled=len(resumed.settled & set(plan.items)) + writer.settled,
+        repeated=writer.repeated,
+        failed=sum(failed_flags),
         problems=problems,
         peak_in_flight=peak,
         wall_s=wall,

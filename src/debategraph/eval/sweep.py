@@ -77,8 +77,8 @@ class Sweep:
     Attributes:
         dataset: The dataset name.
         selection: ``limit``, ``seed``, ``ids`` and ``path`` (how items are picked).
-        run: ``concurrency``, ``rps``, ``out``, ``cache``, ``match_budget``, ``engine``,
-            ``address`` and ``workers`` when given.
+        run: ``concurrency``, ``rps``, ``out``, ``cache``, ``match_budget``, ``texts``,
+            ``only_contested``, ``engine``, ``address`` and ``workers`` when given.
         arms: The arms, in file order.
     """
 

@@ -49,10 +49,15 @@ def executor_for(
     """
     engine = engine or "local"
     if engine not in ENGINES:
-        raise ValueError(f"--engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+        raise ValueError(
+            f"--engine (engine in a sweep file) must be one of {', '.join(ENGINES)}, got {engine!r}"
+        )
     if engine == "local":
         if address is not None or workers is not None:
-            raise ValueError("--address and --workers go with --engine ray")
+            raise ValueError(
+                "--address and --workers go with --engine ray (in a sweep file: address and "
+                'workers go with engine = "ray")'
+            )
         return LocalExecutor()
     from debategraph.eval.executors.ray import RayExecutor
 

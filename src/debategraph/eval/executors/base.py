@@ -61,6 +61,14 @@ class Work:
     labels: tuple[str, ...]
     budgets: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
+    def unconditional(self, arms: Mapping[str, Arm]) -> tuple[str, ...]:
+        """The labels that run whatever the others' rows say.
+
+        After a screening arm, the other arms run only if its row finds the item contested;
+        a unit that fails as a whole fails for these labels alone.
+        """
+        return self.labels[:1] if arms[self.labels[0]].screens else self.labels
+
 
 class Executor(Protocol):
     """Runs an evaluation's work units and hands their rows back (see the package docs)."""

@@ -86,6 +86,7 @@ class ItemRunner:
     def __init__(self, job: Job) -> None:
         self.job = job
         self.arms = {arm.label: arm for arm in job.arms}
+        self.bases = {arm.budget_of for arm in job.arms if arm.budget_of is not None}
         self.redact = Redactor.from_environment(urls=[a.settings.get("base_url") for a in job.arms])
         self.limiter = Admission(job.concurrency)
         self.cache = call_cache(job.cache)
@@ -112,7 +113,7 @@ class ItemRunner:
             for label in work.labels:
                 arm = self.arms[label]
                 row = await self.debate(arm, work.item, budgets)
-                if "error" not in row:
+                if label in self.bases and "error" not in row:
                     budgets[label] = budget_digest(row)
                 if arm.screens and "error" not in row:
                     row["screen"] = {"settled": settled_at_round0(row)}

@@ -269,7 +269,7 @@ class RayExecutor:
             arms = {arm.label: arm for arm in job.arms}
             return [
                 error_row(arms[label], unit.item, error, wall_s=0.0, dataset=job.dataset)
-                for label in unit.labels
+                for label in unit.unconditional(arms)
             ]
         except ray.exceptions.RayTaskError as exc:
             raise (exc.cause if isinstance(exc.cause, DebateConfigError) else exc) from None
