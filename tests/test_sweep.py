@@ -82,5 +82,7 @@ def test_settings_flags_with_a_config_are_refused(tmp_path):
     assert out.exit_code == 2 and "put --rounds in the sweep file" in out.stderr
     out = runner.invoke(app, ["eval", "--config", str(config), "--dataset", "mmlu"])
     assert out.exit_code == 2 and "put --dataset in the sweep file (top level)" in out.stderr
+    out = runner.invoke(app, ["eval", "--config", str(config), "--seed", "3"])
+    assert out.exit_code == 2 and "top level for the sample, [settings]" in out.stderr
     out = runner.invoke(app, ["eval"])
     assert out.exit_code == 2 and "or a sweep --config" in out.stderr

@@ -94,7 +94,9 @@ def eval_command(
     limit: Annotated[
         int | None, typer.Option(help="Seeded sample of this many items (all by default).")
     ] = None,
-    seed: Annotated[int, typer.Option(help="Seed of the sample and of every debate.")] = 0,
+    seed: Annotated[
+        int | None, typer.Option(help="Seed of the sample and of every debate (default 0).")
+    ] = None,
     ids: Annotated[
         str | None, typer.Option(help="Exactly these items: a file of ids, or id1,id2,...")
     ] = None,
@@ -208,6 +210,7 @@ def eval_command(
             "--max-tokens": max_tokens, "--stop": stop, "--timeout": timeout,
             "--max-attempts": max_attempts, "--retry-backoff": retry_backoff,
             "--ids": ids, "--path": path, "--gate": gate, "--dataset": dataset,
+            "--seed": seed,
         }  # fmt: skip
         clashes = [flag for flag, value in given.items() if value is not None and value != []]
         if only_contested:
@@ -215,6 +218,8 @@ def eval_command(
         if clashes or logprobs or match_budget is not None or tie_policy != "first":
             clash = clashes[0] if clashes else "that flag"
             where = "top level" if clash in {"--dataset", "--ids", "--path"} else None
+            if clash == "--seed":
+                where = "top level for the sample, [settings] for the debates"
             fail(
                 f"with --config, put {clash} in the sweep file "
                 f"({where or 'its [settings] or an arm'})"
@@ -241,7 +246,7 @@ def eval_command(
             executor=_executor(engines, sweep.run),
         )
         return
-    dataset = dataset or "gsm8k"
+    dataset, seed = dataset or "gsm8k", seed or 0
     if not method:
         fail("give a method to evaluate (--method du, repeat for more), or a sweep --config")
     from debategraph.methods.registry import PluginError, get_method
