@@ -183,6 +183,19 @@ _BARE_AGREEMENT_RE = re.compile(
     re.IGNORECASE,
 )
 _SENTENCE_END_RE = re.compile(r"[.!?](?=\s|$)|[;\n]")
+_PEER_AFTER_RE = re.compile(
+    rf"[^\s,;!?()]*+(?:"
+    rf"[ \t]*+\([ \t]*+(?:(?:from|by|per|says?|said|claimed[ \t]++by)[ \t]++)?(?:the[ \t]++)?"
+    rf"{PEER_NAME}"
+    rf"|[ \t]++as[ \t]++(?:the[ \t]++)?{PEER_NAME}[ \t]++(?:\w++[ \t]++)?(?:says?|said|claims?|"
+    rf"claimed|suggests?|suggested|argues?|argued|proposes?|proposed|states?|stated)\b"
+    rf"|,?[ \t]*+according[ \t]++to[ \t]++(?:the[ \t]++)?{PEER_NAME}"
+    rf"|[ \t]++(?:is|was)[ \t]++(?:the[ \t]++)?{PEER_NAME}(?:['’]s?|s)?[ \t]++(?:own[ \t]++)?"
+    rf"(?:answers?|results?|values?|claims?|numbers?|totals?|figures?|picks?|choices?)\b)",
+    re.IGNORECASE,
+)
+"""A peer named right after a value: ``30 (from a2)``, ``30 as a2 claims``, ``30, according
+to Agent 2``, ``30 is a2's answer``."""
 
 
 def is_quoted_line(text: str, pos: int) -> bool:
@@ -396,4 +409,15 @@ def is_peer_value(text: str, pos: int) -> bool:
     owns = _speaker_owns(clause, _DEBATE_PEER_RE, (_REPORT_RE, _POSSESSED_RE), lists=True)
     if owns is not None:
         return not owns
-    return _head_names_peer(head, clause, _DEBATE_PEER_RE)
+    return _head_names_peer(head, clause, _DEBATE_PEER_RE) or _named_after(text, pos, clause)
+
+
+def _named_after(text: str, pos: int, clause: str) -> bool:
+    """Whether a peer is named right after the value, which the speaker did not claim.
+
+    ``I get 24, not 30 as a2 claims``: 30 is a2's. ``I get 24 as a2 claims``: the speaker's
+    own clause claims 24 (since its last comma or turn such as "while"), so it stays theirs.
+    """
+    turns = [m.end() for m in _TURN_RE.finditer(clause)]
+    own = clause[max([clause.rfind(",") + 1, *turns]) :]
+    return not _SPEAKER_RE.search(own) and _PEER_AFTER_RE.match(text, pos) is not None
