@@ -49,3 +49,16 @@ def test_the_method_guide_shows_the_example_module_as_it_is():
     declared = ['review = "debate_review:REVIEW"', 'supermajority = "debate_review:supermajority"']
     for line in declared:
         assert line in pyproject and line in guide
+
+
+def test_the_retry_defaults_the_docs_state_are_the_codes():
+    from debategraph.models.resolve import DEFAULT_TIMEOUT_S
+    from debategraph.nodes.retry import DEFAULT_ATTEMPTS, DEFAULT_BACKOFF_S
+
+    words = {6: "six"}
+    evaluation = (ROOT / "docs" / "evaluation.md").read_text(encoding="utf-8")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"RetryPolicy` ({DEFAULT_ATTEMPTS} attempts by\ndefault" in evaluation
+    assert f"waits of {DEFAULT_BACKOFF_S:g}, 2, 4" in evaluation
+    assert f"default {DEFAULT_TIMEOUT_S:g} s for the whole request" in evaluation
+    assert f"{words[DEFAULT_ATTEMPTS]} attempts by default (`--max-attempts`)" in readme

@@ -201,6 +201,27 @@ def test_an_openai_compatible_server_gets_max_tokens_in_the_form_it_honours(serv
     assert r.turns[0]["output_tokens"] <= 20
 
 
+def test_max_tokens_reaches_the_server_from_the_command_line_and_a_graph_context(server, tmp_path):
+    from typer.testing import CliRunner
+
+    from debategraph.cli import app
+    from debategraph.graphs.studio import graph
+
+    cli = CliRunner()
+    flags = ["--method", "cot", "--model", "sim-0", "--base-url", server.base_url]
+    ran = cli.invoke(app, ["run", ARITH, *flags, "--max-tokens", "20"])
+    limits = ["--max-tokens", "30", "--out", str(tmp_path), "--quiet"]
+    evaluated = cli.invoke(
+        app, ["eval", "--dataset", "arithmetic", "--limit", "1", *flags, *limits]
+    )
+    assert ran.exit_code == evaluated.exit_code == 0, ran.output + evaluated.output
+    context = {"models": ["sim-0"], "base_url": server.base_url, "max_tokens": 40}
+    graph("cot").invoke({"question": ARITH}, context=context)
+    sent = [r.body.get("max_tokens") for r in server.requests]
+    assert sent[0] == 20 and sent[-1] == 40 and 30 in sent
+    assert not any("max_completion_tokens" in r.body for r in server.requests)
+
+
 def test_openais_own_api_gets_its_current_field(monkeypatch):
     from langchain_core.messages import HumanMessage
 
@@ -213,9 +234,15 @@ def test_openais_own_api_gets_its_current_field(monkeypatch):
 
 
 def test_every_method_asks_for_logprobs_the_one_way_llama_cpp_needs(server):
-    for method in ("svr", "madm2-o"):
-        dg.run(ARITH, method=method, models="sim-0", base_url=server.base_url)
+    from debategraph.methods.registry import method_names
+
+    asking = []
+    for method in method_names():  # the built-ins and any registered later
+        server.requests.clear()
+        dg.run(ARITH, method=method, models="sim-0", base_url=server.base_url, rounds=1)
         asked = [r.body for r in server.requests if r.body.get("logprobs")]
-        assert asked and all("top_logprobs" in body for body in asked), method
+        assert all("top_logprobs" in body for body in asked), method
+        asking += [method] * bool(asked)
+    assert {"svr", "madm2-o", "sid-et"} <= set(asking)
     dg.run(ARITH, method="cot", models="sim-0", base_url=server.base_url, logprobs=True)
     assert server.requests[-1].body["top_logprobs"] == 0
