@@ -401,3 +401,17 @@ def test_resumed_budget_bases_are_read_from_the_file(tmp_path):
     outcome = evaluate(ITEMS[:3], arms, tmp_path, dataset="arithmetic")  # sc@du reads du's rows
     assert (outcome.resumed, outcome.written, outcome.failed) == (3, 3, 0)
     assert without_timings(lines(tmp_path)) == without_timings(full)
+
+
+def test_a_resume_reports_repeated_rows_and_counts_only_this_runs_rows(tmp_path):
+    arms = [Arm("du", "du", {"agents": 2, "rounds": 1})]
+    evaluate(ITEMS[:3], arms, tmp_path, dataset="arithmetic")
+    path = tmp_path / RESULTS_FILE
+    kept = lines(tmp_path)
+    foreign = {**kept[0], "id": "not-in-this-run"}
+    path.write_text("".join(json.dumps(r) + "\n" for r in [*kept, kept[1], foreign]))
+    outcome = evaluate(ITEMS[:3], arms, tmp_path, dataset="arithmetic")
+    assert (outcome.resumed, outcome.written, outcome.count) == (3, 0, 3)
+    repeated = f"results.jsonl, line 4: repeats the row of line 2 (du, {kept[1]['id']})"
+    assert any(p.startswith(repeated) for p in outcome.problems), outcome.problems
+    assert any("1 row(s) of results.jsonl belong to no item" in p for p in outcome.problems)

@@ -441,7 +441,7 @@ async def run_eval(
     return EvalOutcome(
         path=results.path,
         count=len(failed_flags),
-        resumed=len(resumed.done),
+        resumed=sum(key in plan for key in resumed.done),
         written=len(writer.written),
         settled=len(resumed.settled & set(plan.items)) + writer.settled,
         repeated=writer.repeated,

@@ -175,9 +175,10 @@ class ResultsFile:
 
         Drops a torn last line, malformed lines (each reported in :attr:`problems` with its
         line number), failed rows (``error`` key: they are run again) and repeated keys (the
-        first is kept); rewrites the file atomically when anything was dropped. Whatever is
-        dropped is run again, so nothing is lost. Rows are not kept in memory: each kept row
-        is handed to ``visit``, in file order.
+        first is kept, each repeat reported with both line numbers); rewrites the file
+        atomically when anything was dropped. Whatever is dropped is run again, so nothing is
+        lost. Rows are not kept in memory: each kept row is handed to ``visit``, in file
+        order.
 
         Args:
             visit: Called with every kept row.
@@ -190,7 +191,7 @@ class ResultsFile:
             return 0
         dropped = 0
         skipped: set[int] = set()
-        seen: set[Key] = set()
+        seen: dict[Key, int] = {}
         with self.path.open("rb") as file:
             for number, line in enumerate(file, start=1):
                 if not line.strip():
@@ -202,11 +203,17 @@ class ResultsFile:
                     row, problem = _parse_checked(line)
                 if problem is not None:
                     self.problems.append(f"{self.path.name}, line {number}: {problem} (run again)")
+                if row is not None and "error" not in row and row_key(row) in seen:
+                    first = seen[row_key(row)]
+                    self.problems.append(
+                        f"{self.path.name}, line {number}: repeats the row of line {first} "
+                        f"({row['method']}, {row['id']}): dropped, line {first} kept"
+                    )
                 if row is None or "error" in row or row_key(row) in seen:
                     dropped += 1
                     skipped.add(number)
                     continue
-                seen.add(row_key(row))
+                seen[row_key(row)] = number
                 if visit is not None:
                     visit(row)
         if dropped:
