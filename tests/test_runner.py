@@ -415,3 +415,32 @@ def test_a_resume_reports_repeated_rows_and_counts_only_this_runs_rows(tmp_path)
     repeated = f"results.jsonl, line 4: repeats the row of line 2 (du, {kept[1]['id']})"
     assert any(p.startswith(repeated) for p in outcome.problems), outcome.problems
     assert any("1 row(s) of results.jsonl belong to no item" in p for p in outcome.problems)
+
+
+def test_items_start_as_call_slots_free_up_and_rows_stay_in_the_file(tmp_path, monkeypatch):
+    # --concurrency far above what one process needs: about concurrency / (calls per round)
+    # debates are in progress at once, not one per item, and no row is held in memory.
+    from debategraph.eval.executors.local import ItemRunner
+
+    running = peak = 0
+    started = ItemRunner.run_started
+
+    async def counted(self, work, deliver, start):
+        nonlocal running, peak
+        running += 1
+        peak = max(peak, running)
+        try:
+            await started(self, work, deliver, start)
+        finally:
+            running -= 1
+
+    monkeypatch.setattr(ItemRunner, "run_started", counted)
+    items = load_dataset("arithmetic", limit=60, seed=1)
+    arms = [Arm("du", "du", {"agents": 3, "rounds": 1, "models": "simulated:latency_s=0.02"})]
+    outcome = evaluate(items, arms, tmp_path, dataset="arithmetic", concurrency=12)
+    assert outcome.written == 60 and outcome.peak_in_flight <= 12
+    # About 12 / 3 calls per round (one or two more while finished ones wind down); 60 if
+    # every item started at once.
+    assert 2 <= peak <= 12 // 3 + 2, peak
+    assert outcome._rows is None  # read from the file only when asked
+    assert len(outcome.rows) == 60 and outcome._rows is not None
