@@ -62,3 +62,16 @@ def test_the_retry_defaults_the_docs_state_are_the_codes():
     assert f"waits of {DEFAULT_BACKOFF_S:g}, 2, 4" in evaluation
     assert f"default {DEFAULT_TIMEOUT_S:g} s for the whole request" in evaluation
     assert f"{words[DEFAULT_ATTEMPTS]} attempts by default (`--max-attempts`)" in readme
+
+
+def test_every_option_of_a_method_is_in_its_card():
+    import dataclasses
+
+    import debategraph as dg
+
+    for method in dg.list_methods():
+        if not (method.card and method.card.startswith("docs/")):
+            continue
+        card = (ROOT / method.card).read_text(encoding="utf-8")
+        for option in dataclasses.fields(method.options):
+            assert re.search(rf"`{option.name}[`=]", card), (method.name, option.name)

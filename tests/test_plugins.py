@@ -274,3 +274,16 @@ def test_a_broken_plugin_is_reported_not_fatal(plugin_env, tmp_path):
         env=env, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert proc.returncode == 2 and "no_such_pkg" in proc.stderr
+
+
+def test_the_package_is_typed_and_old_turn_records_are_read_with_a_warning():
+    from importlib.resources import files
+
+    from debategraph.state.records import upgrade_turn
+
+    assert files("debategraph").joinpath("py.typed").is_file()
+    old = {"speaker": "a1", "round": 1, "read": ["a2"]}
+    with pytest.warns(DeprecationWarning, match="'read' key is now 'reads'"):
+        turn = upgrade_turn(old)
+    assert turn["reads"] == ["a2"] and "read" not in turn
+    assert upgrade_turn(turn) is turn  # today's records pass as they are

@@ -80,3 +80,14 @@ def test_a_down_model_server_is_one_message_studio_shows():
     assert "secret" not in shown["message"] and "--base-url" in shown["message"]
     timeout = type("APITimeoutError", (APIConnectionError,), {})("timed out")
     assert unreachable(timeout, model) is None  # a slow server is not a down one
+
+
+@pytest.mark.parametrize(
+    ("method", "plan"),
+    [("cortex", "mdm"), ("svr", "svr"), ("madm2-s", "mask"), ("madm2-o", "mask"),
+     ("groupdebate", "groups"), ("s2mad", "filter"), ("sid-et", "early_exit")],
+)  # fmt: skip
+def test_a_methods_plan_node_is_drawn_with_its_name(method, plan):
+    from debategraph.graphs.studio import graph
+
+    assert f"round:{plan}" in graph(method).get_graph(xray=True).nodes
