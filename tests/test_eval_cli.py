@@ -147,3 +147,16 @@ def test_rows_without_texts_still_show_the_debate(tmp_path):
     assert "text" not in row["turns"][0] and row["turns"][0]["answer"] is not None
     shown = runner.invoke(app, ["show", str(out), row["id"], "--show-text"])
     assert shown.exit_code == 0 and "(reply text not kept)" in shown.stdout
+
+
+def test_a_limit_above_the_question_sets_size_is_said(tmp_path):
+    path = tmp_path / "q.jsonl"
+    rows = [
+        {"id": str(k), "question": f"What is {k} + 1?", "reference": str(k + 1)} for k in range(3)
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = runner.invoke(app, ["eval", "--method", "cot", "--dataset", "jsonl", "--path", str(path),
+                              "--limit", "5", "--out", str(tmp_path / "o"), "--quiet"])  # fmt: skip
+    assert out.exit_code == 0, out.output
+    said = " ".join(out.stderr.split())
+    assert "--limit 5 is more than the 3 items of jsonl: all of them run" in said

@@ -84,3 +84,25 @@ def test_a_cache_that_cannot_be_used_fails_before_any_item(tmp_path):
     assert out.exit_code == 2 and "is a directory" in out.stderr
     assert not (tmp_path / "o" / "results.jsonl").exists()
     assert time.perf_counter() - start < 10
+
+
+def test_a_corrupt_manifest_and_too_many_open_files_are_one_line_each(tmp_path, monkeypatch):
+    import errno
+
+    import debategraph.eval.runner as runner_module
+
+    args = ["eval", "--method", "cot", "--dataset", "arithmetic", "--limit", "2", "--quiet"]
+    assert CliRunner().invoke(app, [*args, "--out", str(tmp_path / "bad")]).exit_code == 0
+    (tmp_path / "bad" / "run.json").write_text("{not json")  # results whose settings are lost
+    corrupt = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "bad")])
+    assert corrupt.exit_code == 2 and corrupt.stderr.startswith("error:"), corrupt.stderr
+    assert "run.json" in corrupt.stderr and len(corrupt.stderr.strip().splitlines()) == 1
+
+    async def exhausted(*_args, **_kwargs):
+        raise OSError(errno.EMFILE, "Too many open files")
+
+    monkeypatch.setattr(runner_module, "run_eval", exhausted)
+    full = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "full")])
+    said = " ".join(full.stderr.split())
+    assert full.exit_code == 2 and said.startswith("error: too many open files: raise")
+    assert "ulimit -n" in said and "run the same command again to resume" in said

@@ -86,3 +86,21 @@ def test_settings_flags_with_a_config_are_refused(tmp_path):
     assert out.exit_code == 2 and "top level for the sample, [settings]" in out.stderr
     out = runner.invoke(app, ["eval"])
     assert out.exit_code == 2 and "or a sweep --config" in out.stderr
+
+
+def test_retry_settings_in_a_sweep_reach_the_arms_and_bad_ones_are_refused(tmp_path):
+    config = tmp_path / "s.toml"
+    config.write_text(SWEEP.replace("agents = 3\n", "agents = 3\nmax_attempts = 2\n")
+                      + 'retry_backoff = 0.5\n')  # fmt: skip
+    arms = {arm.label: arm.settings for arm in load_sweep(config).arms}
+    assert {a["max_attempts"] for a in arms.values()} == {2}
+    assert arms["du-freemad"]["retry_backoff"] == 0.5 and "retry_backoff" not in arms["du"]
+    out = runner.invoke(app, ["eval", "--config", str(config), "--out", str(tmp_path / "o"),
+                              "--quiet"])  # fmt: skip
+    assert out.exit_code == 0, out.output
+    manifest = json.loads((tmp_path / "o" / "run.json").read_text())["settings"]["arms"]
+    assert [a["settings"]["max_attempts"] for a in manifest] == [2, 2, 2]
+    config.write_text(SWEEP.replace("agents = 3\n", "agents = 3\nmax_attempts = 0\n"))
+    bad = runner.invoke(app, ["eval", "--config", str(config), "--out", str(tmp_path / "b")])
+    assert bad.exit_code == 2 and "max_attempts" in bad.stderr
+    assert not (tmp_path / "b" / "results.jsonl").exists()

@@ -399,6 +399,8 @@ def _run_arms(
         )
     except (ValueError, ImportError, OSError, DatasetFormatError) as exc:
         fail(str(exc))
+    if limit is not None and len(items) < limit:
+        warn(f"--limit {limit} is more than the {len(items)} items of {dataset}: all of them run")
     if any(_simulated_arm(arm) for arm in arms):
         from debategraph.models.oracle import lookup
 
