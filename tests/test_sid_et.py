@@ -193,3 +193,64 @@ def test_options_are_checked():
 def test_the_simulated_debater_runs_it():
     r = dg.run(Q, method="sid-et", options={"mode": "record"}, rounds=1)
     assert r.method_state["sid_et"]["min_ll"] < 0 and r.usage["calls"] == 12
+
+
+# --- SID-ET as an arm of the report --------------------------------------------------------
+
+
+def recorded(id, min_ll, first, reference, debate="15"):
+    record = {"agent": "a1", "min_ll": min_ll, "answer": first, "input_tokens": 60,
+              "output_tokens": 40, "skipped": False}  # fmt: skip
+    turns = [{"round": 0, "agent": "a1", "kind": "answer", "answer": first, "input_tokens": 60,
+              "output_tokens": 40, "answer_source": "declared"},
+             {"round": 0, "agent": "a2", "kind": "answer", "answer": debate, "input_tokens": 60,
+              "output_tokens": 50, "answer_source": "declared"}]  # fmt: skip
+    return row(id, reference, record, method="sid-et", answer=debate,
+               correct=debate == reference, calls=6, turns=turns,
+               round_answers=[[first, debate], [debate, debate]])  # fmt: skip
+
+
+def test_sid_et_at_a_skip_rate_becomes_an_arm_of_its_own():
+    from debategraph.eval.rescore import sid_et_arm
+
+    rows = [recorded("p", -0.1, "15", "15"), recorded("q", -3.0, "9", "15"),
+            recorded("r", -0.5, "7", "8", "8"), recorded("s", -2.0, "4", "4", "5")]  # fmt: skip
+    arm = {r["id"]: r for r in sid_et_arm(rows, 0.5)}  # p and r are the most confident
+    assert {r["method"] for r in arm.values()} == {"sid-et · skip 50%"}
+    assert [arm[i]["sid_et_skip"]["skipped"] for i in "pqrs"] == [True, False, True, False]
+    assert arm["p"]["sid_et_skip"]["threshold"] == -0.5
+    skipped = arm["r"]
+    assert (skipped["answer"], skipped["correct"], skipped["calls"]) == ("7", False, 1)
+    assert (skipped["input_tokens"], skipped["output_tokens"]) == (60, 40)
+    assert skipped["round_answers"] == [["7"]] and len(skipped["turns"]) == 1
+    assert (arm["q"]["answer"], arm["q"]["correct"], arm["q"]["calls"]) == ("15", True, 6)
+    assert arm["q"]["input_tokens"] == 900  # a debated question keeps its whole debate
+    svr = [dict(r, method="svr", correct=True, input_tokens=500, output_tokens=0) for r in rows]
+    # Alg. 2 against svr (4/4 right, 2,000 tokens): at 90% and 80% three skip (3/4 right,
+    # 3 x 100 + 1,200 tokens); at 70% two do, and two debates cost 2 x 100 + 2 x 1,200 =
+    # 2,600 > 2,000: chosen for its tokens.
+    auto = sid_et_arm([*rows, *svr], "auto")
+    assert {r["method"] for r in auto} == {"sid-et · skip 70% (Alg. 2)"}
+    with pytest.raises(ValueError, match="compares with 'svr' on the same questions"):
+        sid_et_arm(rows, "auto")
+    with pytest.raises(ValueError, match="no finished 'sid-et' rows"):
+        sid_et_arm(svr, 0.5)
+
+
+def test_the_report_adds_sid_et_at_the_skip_rates_asked(tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from debategraph.cli import app
+
+    rows = [recorded("p", -0.1, "15", "15"), recorded("q", -3.0, "9", "15")]
+    (tmp_path / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    runner = CliRunner()
+    done = runner.invoke(app, ["report", str(tmp_path), "--no-plots",
+                               "--sid-et-skip-rate", "0.5", "--sid-et-skip-rate", "0"])  # fmt: skip
+    assert done.exit_code == 0, done.output
+    report = (tmp_path / "report.md").read_text()
+    assert "| sid-et · skip 50% |" in report and "| sid-et · skip 0% |" in report
+    bad = runner.invoke(app, ["report", str(tmp_path), "--sid-et-skip-rate", "60"])
+    assert bad.exit_code == 2 and "a number from 0 to 1" in " ".join(bad.stderr.split())

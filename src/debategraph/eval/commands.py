@@ -299,6 +299,19 @@ def eval_command(
     )
 
 
+def _skip_rate(value: str) -> float | str:
+    """A --sid-et-skip-rate value: ``auto`` or a number in [0, 1]; exits 2 otherwise."""
+    if value == "auto":
+        return value
+    try:
+        rate = float(value)
+    except ValueError:
+        rate = math.nan
+    if not 0 <= rate <= 1:
+        fail(f"--sid-et-skip-rate takes a number from 0 to 1 (0.6 for 60%) or auto, got {value!r}")
+    return rate
+
+
 def _default_out(dataset: str, arms: list[Arm], only_contested: bool) -> str:
     """``results/<this>`` when no --out is given: the dataset and the arms' labels."""
     return f"{dataset}-{'-'.join(arm.label for arm in arms)}" + "-contested" * only_contested
@@ -497,6 +510,15 @@ def report_command(
             "compare rules side by side."
         ),
     ] = None,
+    sid_et_skip_rate: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Add SID-ET at this dataset-level skip rate (0.6 skips the 60% of questions "
+            "whose first answer is most confident), read from a sid-et run with "
+            "--option mode=record; 'auto' picks it by SVR-MAD's Alg. 2 against svr; repeat "
+            "for several."
+        ),
+    ] = None,
 ) -> None:
     """Write report.md, summary.json and plots for a results directory."""
     from debategraph.eval.report import write_report
@@ -510,6 +532,7 @@ def report_command(
             prices=price,
             plots=plots,
             decisions=decision or (),
+            sid_et_skip_rates=[_skip_rate(x) for x in sid_et_skip_rate or ()],
             redact=Redactor.from_environment(),
         )
     except (FileNotFoundError, ValueError) as exc:

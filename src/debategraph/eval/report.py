@@ -68,6 +68,7 @@ def write_report(
     prices: Mapping[str, float] | None = None,
     plots: bool = True,
     decisions: Sequence[str] = (),
+    sid_et_skip_rates: Sequence[float | str] = (),
     redact: Callable[[str], str] = str,
 ) -> Path:
     """Write ``report.md``, ``summary.json`` and the plots for a results directory.
@@ -80,6 +81,10 @@ def write_report(
         plots: Whether to draw the PNGs (they need the ``plots`` extra).
         decisions: Re-decide the stored debates with these rules (no model call); each
             method then appears once per rule, as ``method [rule]``.
+        sid_et_skip_rates: Add SID-ET at these dataset-level skip rates (a number in
+            [0, 1], or ``"auto"`` for SVR-MAD's Alg. 2 against ``svr``), read from the rows
+            of a ``sid-et`` run with ``mode=record`` (see
+            :func:`debategraph.eval.rescore.sid_et_arm`).
         redact: Applied to the report and summary text before they are written.
 
     Returns:
@@ -102,6 +107,10 @@ def write_report(
         from debategraph.eval.rescore import rescore_all
 
         rows = rescore_all(rows, decisions)
+    if sid_et_skip_rates:
+        from debategraph.eval.rescore import sid_et_arm
+
+        rows = rows + [r for rate in sid_et_skip_rates for r in sid_et_arm(rows, rate)]
     target = Path(out_dir) if out_dir is not None else source
     target.mkdir(parents=True, exist_ok=True)
     groups = build_groups(rows, prices)

@@ -25,12 +25,20 @@ from debategraph.eval.dynamics import round_dynamics, vote_at_round
 from debategraph.methods.registry import get_rule
 from debategraph.policies.answers import answers_match
 from debategraph.policies.decisions import apply_rule, rule_options
+from debategraph.policies.sid_et import sid_et_at, sid_et_items, sid_et_record, tune_skip_rate
 from debategraph.policies.types import TaskKind, Trajectory
 from debategraph.policies.voting import derive_seed
 
 Row = Mapping[str, Any]
 
-__all__ = ["rescore", "rescore_all", "round_dynamics", "trajectory_of", "vote_at_round"]
+__all__ = [
+    "rescore",
+    "rescore_all",
+    "round_dynamics",
+    "sid_et_arm",
+    "trajectory_of",
+    "vote_at_round",
+]
 
 
 def trajectory_of(row: Row) -> Trajectory:
@@ -124,3 +132,105 @@ def _credibilities(row: Row, n: int) -> list[float]:
             "credibility rule needs each agent's model (pass weights=...)"
         )
     return [label_credibility(str(m)) for m in models]
+
+
+def sid_et_arm(
+    rows: Sequence[Row],
+    skip_rate: float | str,
+    *,
+    method: str = "sid-et",
+    reference: str = "svr",
+) -> list[dict[str, Any]]:
+    """SID-ET at a dataset-level skip rate, as rows of an arm of their own (no model call).
+
+    SVR-MAD reports SID-ET where the ``X``% of questions whose first answer is most confident
+    (highest min-LL) skip the debate. From the rows of a ``sid-et`` run with
+    ``mode=record`` (it always debates), a skipped question's row becomes the first agent's
+    lone answer, with that call's tokens; the others keep their debate. ``"auto"`` picks
+    ``X`` by SVR-MAD's Alg. 2 against the ``reference`` arm's accuracy and tokens on the same
+    questions (see :func:`debategraph.policies.sid_et.tune_skip_rate`).
+
+    Args:
+        rows: Result rows of any arms; the finished rows labelled ``method`` are used (and,
+            for ``"auto"``, those labelled ``reference``).
+        skip_rate: ``X`` in [0, 1], or ``"auto"``.
+        method: The label of the ``sid-et`` rows.
+        reference: The arm Alg. 2 compares with (SVR-MAD's paper: ``svr``).
+
+    Returns:
+        The new rows, labelled ``"<method> · skip 60%"`` (``"... (Alg. 2)"`` for ``auto``),
+        each with ``sid_et_skip`` saying whether it skipped and at which threshold.
+
+    Raises:
+        ValueError: No finished ``method`` rows, a bad rate, rows not recorded with
+            ``mode=record``, or ``"auto"`` without ``reference`` rows on those questions.
+    """
+    finished = [r for r in rows if r.get("method") == method and "error" not in r]
+    if not finished:
+        raise ValueError(f"no finished {method!r} rows to read SID-ET from")
+    items = sid_et_items(finished)
+    if skip_rate == "auto":
+        ids = {r["id"] for r in finished}
+        ref = [r for r in rows if r.get("method") == reference and "error" not in r]
+        ref = [r for r in ref if r["id"] in ids]
+        if len(ref) != len(finished):
+            raise ValueError(
+                f"--sid-et-skip-rate auto compares with {reference!r} on the same questions, "
+                f"and it finished {len(ref)} of {method}'s {len(finished)}"
+            )
+        choice = tune_skip_rate(
+            items,
+            reference_accuracy=sum(bool(r.get("correct")) for r in ref) / len(ref),
+            reference_tokens=sum(_tokens(r) for r in ref),
+        )
+        outcome, suffix = choice.outcome, " (Alg. 2)"
+    elif isinstance(skip_rate, int | float):
+        outcome, suffix = sid_et_at(items, float(skip_rate)), ""
+    else:
+        raise ValueError(f"the skip rate is a number in [0, 1] or 'auto', got {skip_rate!r}")
+    label = f"{method} · skip {round(100 * outcome.skip_rate)}%{suffix}"
+    evidence = {"skip_rate": outcome.skip_rate, "threshold": outcome.threshold}
+    out = []
+    for row, decision in zip(finished, outcome.items, strict=True):
+        new = dict(row, method=label, sid_et_skip={**evidence, "skipped": decision.skipped})
+        if decision.skipped:
+            new.update(_first_answer_only(row, decision.answer, decision.correct))
+        out.append(new)
+    return out
+
+
+def _tokens(row: Row) -> int:
+    return int(row.get("input_tokens") or 0) + int(row.get("output_tokens") or 0)
+
+
+def _first_answer_only(row: Row, answer: Any, correct: bool) -> dict[str, Any]:
+    """A row's fields as if only its first agent's first answer had been given."""
+    record = sid_et_record(row)
+    turns = row.get("turns") or []
+    first = [t for t in turns if t.get("round") == 0 and t.get("agent") == record.get("agent")]
+    used = {k: int(record.get(k) or 0) for k in ("input_tokens", "output_tokens")}
+    attempts = int(first[0].get("attempts") or 1) if first else 1
+    confidences = row.get("round_confidences") or [[None]]
+    return {
+        "answer": answer,
+        "correct": correct,
+        "abstained": answer is None,
+        **used,
+        "calls": 1,
+        "ncomm": 0,
+        "rounds": 0,
+        "agents": 1,
+        "round_answers": [[answer]],
+        "round_confidences": [confidences[0][:1]],
+        "tokens_by_kind": {"answer": used},
+        "turns": first[:1],
+        "answer_sources": {
+            src: int(bool(first) and first[0].get("answer_source") == src)
+            for src in ("declared", "fallback", "none")
+        },
+        "requests": attempts,
+        "failed_requests": attempts - 1,
+        "wasted_input_tokens": 0,
+        "wasted_output_tokens": 0,
+        "decision": {"rule": "sid-et", "evidence": {"skipped": True}},
+    }
