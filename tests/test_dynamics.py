@@ -125,3 +125,26 @@ def test_report_from_the_command_line_writes_the_analysis(tmp_path):
     text = (tmp_path / "report.md").read_text()
     # tokens: q1 and q2 3 * (10 + 20 + 30) + 9 = 189 each, q3 3 * (10 + 20) + 6 = 96
     assert "| du | 3 | 66.7 | 33.3 | +33.3 | 2 | 3 | 158 | 33 |" in text
+
+
+def test_the_rounds_of_every_debating_method_are_also_pooled(tmp_path):
+    from debategraph.eval.report import write_report
+    from debategraph.eval.results import build_groups
+
+    other = [dict(debate("q1", [["2", "2", "2"], ["1", "1", "1"]], "1"), method="cortex")]
+    voted = [dict(debate("q1", [["1", "2", "1"]], "1"), method="mav")]  # one round: no debate
+    (group,) = build_groups(ROWS + other + voted)
+    assert group.overall_rounds == round_dynamics(ROWS + other)
+    # cortex's q1 adds its three agents going from 2 (wrong) to 1 (right) in round 1
+    first = group.overall_rounds[1]
+    du_first = round_dynamics(ROWS)[1]
+    assert first["flips"]["wrong_to_right"] == du_first["flips"]["wrong_to_right"] + 3
+    assert first["items"] == 4
+    assert build_groups(ROWS + voted)[0].overall_rounds == []  # one debating method: nothing
+    (tmp_path / "results.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in ROWS + other + voted)
+    )
+    write_report(tmp_path, plots=False)
+    assert "| all debates | wrong → right |" in (tmp_path / "report.md").read_text()
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["groups"][0]["overall_rounds"][1]["items"] == 4

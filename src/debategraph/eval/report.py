@@ -124,7 +124,13 @@ def write_report(
     summary = {
         "rows": {"used": len(loaded.rows), "left_out": loaded.excluded, "problems": problems},
         "groups": [
-            {"source": g.source, "dataset": g.dataset, "methods": g.summaries} for g in groups
+            {
+                "source": g.source,
+                "dataset": g.dataset,
+                "methods": g.summaries,
+                "overall_rounds": g.overall_rounds,
+            }
+            for g in groups
         ],
     }
     (target / "summary.json").write_text(redact(json.dumps(_jsonable(summary), indent=2)) + "\n")

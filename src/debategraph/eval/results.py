@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from debategraph.eval.metrics import MethodSummary, Row, group_by, summarize
+from debategraph.eval.dynamics import RoundStats, round_dynamics
+from debategraph.eval.metrics import MethodSummary, Row, group_by, is_failed, summarize
 
 SOURCE_TITLES = {
     "simulated": "Simulated models",
@@ -32,11 +33,14 @@ class Group:
         source: ``simulated``, ``real`` or ``""`` (not recorded).
         dataset: The rows' ``dataset`` value, or ``""``.
         summaries: Method -> summary, in first-seen order.
+        overall_rounds: The rounds of every method that debated, pooled (each debate
+            counts once); empty unless two methods or more debated.
     """
 
     source: str
     dataset: str
     summaries: dict[str, MethodSummary]
+    overall_rounds: list[RoundStats] = field(default_factory=list)
 
     @property
     def title(self) -> str:
@@ -160,5 +164,9 @@ def build_groups(rows: Sequence[Row], prices: Mapping[str, float] | None = None)
     groups = []
     for source, source_rows in group_by(rows, "source").items():
         for dataset, dataset_rows in group_by(source_rows, "dataset").items():
-            groups.append(Group(source, dataset, summarize(dataset_rows, prices)))
+            summaries = summarize(dataset_rows, prices)
+            debated = {m for m, s in summaries.items() if len(s["round_stats"]) > 1}
+            pooled = [r for r in dataset_rows if r.get("method") in debated and not is_failed(r)]
+            overall = round_dynamics(pooled) if len(debated) > 1 else []
+            groups.append(Group(source, dataset, summaries, overall))
     return groups

@@ -10,6 +10,7 @@ import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from debategraph.eval.dynamics import RoundStats
 from debategraph.eval.metrics import MethodSummary, Row, group_by, is_failed
 from debategraph.eval.results import SIMULATED_NOTE, SOURCE_TITLES, Group
 
@@ -102,15 +103,20 @@ def results_table(summaries: Mapping[str, MethodSummary], *, with_cost: bool = F
     return _markdown_table(header, aligns, body)
 
 
-def per_round_table(summaries: Mapping[str, MethodSummary]) -> str:
-    """Markdown table of what each round did, per method that debated.
+def per_round_table(
+    summaries: Mapping[str, MethodSummary], overall: Sequence[RoundStats] = ()
+) -> str:
+    """Markdown table of what each round did, per method that debated, and over them all.
 
     Rows per method: the round's majority accuracy, consensus (with two agents or more), the
     share of the agents' answers that are right, and the flips since the previous round
     (right to wrong, wrong to right, wrong to another wrong answer, and to or from abstaining).
+    ``overall`` (the methods' debates pooled, see ``Group.overall_rounds``) adds the same
+    rows, consensus aside, as "all debates".
 
     Args:
         summaries: Method -> summary.
+        overall: The pooled rounds, or nothing.
 
     Returns:
         The table, or ``""`` when no method recorded more than one round.
@@ -121,19 +127,24 @@ def per_round_table(summaries: Mapping[str, MethodSummary]) -> str:
         return ""
     header = ["Method", "Per round", *(f"Round {k}" for k in range(width))]
     body = []
-    for s in debated:
-        stats = s["round_stats"]
+    tables: list[tuple[str, list[RoundStats], list[float] | None]] = [
+        (s["method"], s["round_stats"], s["consensus_by_round"]) for s in debated
+    ]
+    if overall:
+        tables.append(("all debates", list(overall), None))
+    for method, stats, consensus in tables:
         lines: list[tuple[str, list[str]]] = [
             ("majority accuracy %", [_fmt(r["majority_accuracy"], ".1f", 100) for r in stats]),
-            ("consensus %", [_fmt(v, ".1f", 100) for v in s["consensus_by_round"]]),
-            ("agents right %", [_fmt(r["agents_right"], ".1f", 100) for r in stats]),
         ]
+        if consensus is not None:
+            lines.append(("consensus %", [_fmt(v, ".1f", 100) for v in consensus]))
+        lines.append(("agents right %", [_fmt(r["agents_right"], ".1f", 100) for r in stats]))
         for label, kinds in _FLIP_ROWS:
             lines.append(
                 (label, ["—"] + [str(sum(r["flips"][k] for k in kinds)) for r in stats[1:]])
             )
         for label, cells in lines:
-            body.append([s["method"], label, *cells, *["—"] * (width - len(cells))])
+            body.append([method, label, *cells, *["—"] * (width - len(cells))])
     return _markdown_table(header, ["left", "left", *["right"] * width], body)
 
 
@@ -359,7 +370,7 @@ def render_markdown(
                 "",
                 versus,
             ]
-        rounds = per_round_table(group.summaries)
+        rounds = per_round_table(group.summaries, group.overall_rounds)
         if rounds:
             out += [
                 "",
