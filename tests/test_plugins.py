@@ -247,6 +247,20 @@ def test_the_plugin_builds_graphs_and_tools_by_name(plugin_env):
         assert tool.invoke({{"question": {ARITH!r}}})["decision"]["rule"] == "supermajority"
         r = dg.run({ARITH!r}, method="debate_review:REVIEW", agents=2)
         assert r.method == "review"
+        import asyncio
+        r = asyncio.run(dg.arun({ARITH!r}, method="debate_review:REVIEW", agents=2))
+        assert r.method == "review"
+        node = dg.debate_node("debate_review:REVIEW", agents=2)
+        assert node.invoke({{"question": {ARITH!r}}})["debate"]["decision"]["rule"] == (
+            "supermajority")
+        import tempfile
+        from debategraph.eval.datasets import load_dataset
+        from debategraph.eval.runner import Arm, evaluate
+        items = load_dataset("arithmetic", limit=2)
+        with tempfile.TemporaryDirectory() as out:
+            done = evaluate(items, [Arm("r", "debate_review:REVIEW", {{"rounds": 1}})], out,
+                            dataset="arithmetic")
+            assert (done.written, done.failed) == (2, 0)
         print("ok")
         """
     )
@@ -254,6 +268,8 @@ def test_the_plugin_builds_graphs_and_tools_by_name(plugin_env):
         [sys.executable, "-c", code], env=plugin_env, capture_output=True, text=True, timeout=120
     )
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
+    shown = cli(plugin_env, "run", "--method", "debate_review:REVIEW", "--agents", "2", ARITH)
+    assert "review" in shown
 
 
 def test_a_broken_plugin_is_reported_not_fatal(plugin_env, tmp_path):
