@@ -308,3 +308,26 @@ def test_a_killed_driver_resumes_with_the_same_command(tmp_path):
     rows = lines(out)
     assert len({(r["method"], r["id"]) for r in rows}) == len(rows) == 20
     assert without(rows) == without(lines(local))
+
+
+def ray_processes() -> set[int]:
+    return {
+        pid
+        for pid in descendants(1)
+        if alive(pid) and any(n in command_line(pid) for n in ("raylet", "gcs_server", "_Worker"))
+    }
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")
+def test_a_local_cluster_started_for_a_run_is_gone_after_it(tmp_path):
+    before = ray_processes()  # this module's own cluster may be running: it stays
+    args = ["eval", "--method", "cot", "--dataset", "arithmetic", "--limit", "4", "--quiet",
+            "--engine", "ray", "--workers", "2", "--out", str(tmp_path / "r")]  # fmt: skip
+    code = [sys.executable, "-c", "from debategraph.cli import main; main()", *args]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    done = subprocess.run(code, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    deadline = time.monotonic() + 20
+    while ray_processes() - before and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not ray_processes() - before, [command_line(p)[:80] for p in ray_processes() - before]
