@@ -85,7 +85,8 @@ def eval_command(
         Path | None,
         typer.Option(
             help="A sweep file (TOML): dataset, shared settings and named arms; see "
-            "docs/evaluation.md. --limit, --out, --cache and --concurrency override it."
+            "docs/evaluation.md. --limit, --out, --cache, --concurrency, --rps and the engine "
+            "flags override it."
         ),
     ] = None,
     dataset: Annotated[
