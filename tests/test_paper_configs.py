@@ -171,3 +171,30 @@ def test_the_reproduction_doc_names_every_file_and_only_files_that_exist() -> No
         named |= files
     assert papers == len(METHODS_BY_PAPER)
     assert named == {path.name for path in PAPER_FILES}
+
+
+def test_the_svr_mad_file_runs_through_the_command_line(tmp_path: Path, fake_hub: None) -> None:
+    """`eval --config` as a user runs it, with the model line pointed at the simulated model."""
+    from typer.testing import CliRunner
+
+    from debategraph.cli import app
+
+    text = (CONFIGS / "svr-mad-math500.toml").read_text(encoding="utf-8")
+    text = re.sub(r'(?m)^models = ".*"$', 'models = "simulated"', text)
+    text = re.sub(r'(?m)^base_url = ".*"\n', "", text)
+    config = tmp_path / "svr-mad.toml"
+    config.write_text(text, encoding="utf-8")
+    out = tmp_path / "out"
+    done = CliRunner().invoke(
+        app, ["eval", "--config", str(config), "--limit", str(ITEMS), "--out", str(out), "--quiet"]
+    )
+    assert done.exit_code == 0, done.output
+    assert "items settled (all 6 agents gave the same round-0 answer)" in done.stdout
+    rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert sum(r["method"] == SCREEN_LABEL for r in rows) == ITEMS
+    assert {r["method"] for r in rows} <= {SCREEN_LABEL, *file_arms(config)}
+    report = CliRunner().invoke(
+        app, ["report", str(out), "--no-plots", "--sid-et-skip-rate", "auto"]
+    )
+    assert report.exit_code == 0, report.output
+    assert "(Alg. 2) |" in (out / "report.md").read_text(encoding="utf-8")
