@@ -103,7 +103,7 @@ def test_a_row_handed_back_twice_is_written_once(tmp_path):
     arms = [Arm("cot", "cot"), Arm("mav", "mav", {"agents": 2})]
     reference = evaluate(items, arms, tmp_path / "local", dataset="arithmetic")
     outcome = evaluate(items, arms, tmp_path / "twice", dataset="arithmetic", executor=Twice())
-    assert (outcome.written, outcome.count) == (10, 10)
+    assert (outcome.written, outcome.count, outcome.repeated) == (10, 10, 10)
     assert [r["answer"] for r in outcome.rows] == [r["answer"] for r in reference.rows]
     assert len((tmp_path / "twice" / RESULTS_FILE).read_text().splitlines()) == 10
 

@@ -289,10 +289,11 @@ class _Writer:
             return
         self.written.add(key)
         self.results.append(row)
-        self.settled += _settled(row)
+        settled = _settled(row)
+        self.settled += settled
         if self.progress is not None:
             self.progress.advance(row)
-            for marker in _skipped(row, self.arms) if _settled(row) else ():
+            for marker in _skipped(row, self.arms) if settled else ():
                 self.progress.advance(marker)
 
 
