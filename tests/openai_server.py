@@ -661,6 +661,7 @@ FAULTS = (
     "huge",
     "non_utf8",
     "trickle",
+    "no_finish",
 )
 """Fault kinds, applied to chat-completions requests only."""
 
@@ -777,8 +778,10 @@ class FaultEffect:
         headers: Extra header fields (``Retry-After``).
         content: Content that replaces the responder's (``empty``, ``huge``).
         sabotage: ``"hang"``, ``"reset"``, ``"malformed"``, ``"no_choices"``, ``"non_utf8"``
-            (the reply's bytes are not UTF-8) or ``"trickle"`` (the body arrives one byte per
-            ``trickle_delay`` seconds): the wire itself is broken.
+            (the reply's bytes are not UTF-8), ``"trickle"`` (the body arrives one byte per
+            ``trickle_delay`` seconds) or ``"no_finish"`` (the reply has no finish reason: a
+            stream ends, usage and ``[DONE]`` included, without its finish chunk; a whole
+            reply says ``"finish_reason": null``): the wire itself is broken.
     """
 
     kind: str
@@ -871,7 +874,7 @@ def fault_effect(
         return FaultEffect(kind, content="")
     if kind == "huge":
         return FaultEffect(kind, content=huge_text(huge_bytes))
-    if kind in ("hang", "reset", "malformed", "no_choices", "non_utf8", "trickle"):
+    if kind in ("hang", "reset", "malformed", "no_choices", "non_utf8", "trickle", "no_finish"):
         return FaultEffect(kind, sabotage=kind)
     raise ValueError(f"unknown fault {kind!r}")
 
@@ -1291,7 +1294,7 @@ class Server:
                 http, record, writer, effect.status, effect.error, effect.headers
             )
 
-        if effect is None:
+        if effect is None or effect.sabotage == "no_finish":
             try:
                 completion = await self._complete(request)
             except Exception as exc:
@@ -1332,6 +1335,10 @@ class Server:
             data = data[: max(len(data) // 2, 1)]
         if sabotage == "non_utf8":
             data = data.replace(b"This reply", b"This \xff\xfe reply", 1)
+        if sabotage == "no_finish":
+            body = reply.completion_json()
+            body["choices"][0]["finish_reason"] = None
+            data = json.dumps(body).encode()
         if sabotage == "trickle":
             fields = [("Content-Type", "application/json"), ("Content-Length", str(len(data)))]
             writer.write(_head(200, [*fields, *headers]))
@@ -1369,6 +1376,8 @@ class Server:
         events = [json.dumps(e) for e in reply.stream_events(choices=sabotage != "no_choices")]
         if sabotage == "malformed":
             events[1:] = [events[min(1, len(events) - 1)][:40]]
+        if sabotage == "no_finish":
+            events = [e for e in events if '"finish_reason": null' in e or '"choices": []' in e]
         for n, event in enumerate([*events, "[DONE]"]):
             if sabotage == "reset" and n == 2:
                 drop_connection(writer)

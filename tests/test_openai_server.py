@@ -341,7 +341,7 @@ def test_unknown_fault_names_are_refused():
         Server(faults=["boom"])
     with pytest.raises(ValueError, match="reserved"):
         Server(port=2024)
-    assert len(FAULTS) == 13
+    assert len(FAULTS) == 14
 
 
 # -- concurrency, keep-alive, HTTP details ----------------------------------------------------

@@ -236,6 +236,25 @@ def _usable(reply: AIMessage) -> AIMessage:
     return reply
 
 
+def _finished(reply: AIMessage, model: BaseChatModel) -> AIMessage:
+    """``reply``, or :class:`UnusableReplyError` (retried) when an OpenAI-wire reply has no
+    finish reason.
+
+    Every Chat Completions reply states why it ended (``stop``, ``length``, ...); a stream
+    that ends without that chunk was cut off, so its text is not an answer. Only models of
+    ``langchain-openai`` (Chat Completions; the Responses API reports a ``status`` instead)
+    are checked: other providers name the field differently.
+    """
+    if "BaseChatOpenAI" not in {cls.__name__ for cls in type(model).__mro__}:
+        return reply
+    metadata = reply.response_metadata
+    if metadata.get("finish_reason") is None and "status" not in metadata:
+        with contextlib.suppress(RuntimeError):
+            dispatch_custom_event(UNUSABLE_REPLY_EVENT, {"reason": "no finish reason"})
+        raise UnusableReplyError("the model's reply ended without a finish reason (cut off)")
+    return reply
+
+
 def _unusable(exc: Exception) -> Exception:
     """A reply without choices, or not UTF-8, as a retryable error; others as they are."""
     if isinstance(exc, UnicodeDecodeError):
@@ -341,7 +360,8 @@ async def ainvoke_model(
             :func:`debategraph.tracing.call_run_config`), merged into the current config.
 
     Raises:
-        UnusableReplyError: The reply arrived without choices, not UTF-8, or empty.
+        UnusableReplyError: The reply arrived without choices, not UTF-8, empty, or (an
+            OpenAI-wire reply) without a finish reason.
         TimeoutError: The call took longer than ``deadline``.
     """
     rejected: list[dict[str, int]] = []
@@ -351,7 +371,7 @@ async def ainvoke_model(
             if isinstance(model, BaseChatModel):
                 bound = _bound(model, kwargs)
                 reply = _agent_reply(await bound.ainvoke(messages, _traced(trace)))
-                return _usable(reply), reply.usage_metadata
+                return _finished(_usable(reply), model), reply.usage_metadata
             handler = UsageTotal()
             config = _traced(trace, {"callbacks": [handler]})
             reply = _agent_reply(await model.ainvoke(_agent_input(model, messages), config))
@@ -402,7 +422,7 @@ def _invoke_model(
         if isinstance(model, BaseChatModel):
             bound = _bound(model, kwargs)
             reply = _agent_reply(bound.invoke(messages, _traced(trace)))
-            return _usable(reply), reply.usage_metadata
+            return _finished(_usable(reply), model), reply.usage_metadata
         handler = UsageTotal()
         config = _traced(trace, {"callbacks": [handler]})
         reply = _agent_reply(model.invoke(_agent_input(model, messages), config))
