@@ -895,6 +895,8 @@ class RecordedRequest:
         body: The JSON body, the raw text when it is not JSON, ``None`` when empty.
         fault: The fault applied, if any.
         status: Status code answered (``None`` while in flight or when none was sent).
+        usage: ``prompt_tokens`` and ``completion_tokens`` of the reply sent, when one was
+            (a client that left during the latency gets none).
     """
 
     method: str
@@ -903,6 +905,7 @@ class RecordedRequest:
     body: Any
     fault: str | None = None
     status: int | None = None
+    usage: dict[str, int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """As JSON."""
@@ -1280,6 +1283,8 @@ class Server:
             return False
         if self.latency > 0:
             await asyncio.sleep(self.latency)
+            if reader.at_eof():  # the client gave up meanwhile: nothing is generated
+                return False
         effect = None
         if kind is not None:
             effect = fault_effect(
@@ -1308,6 +1313,7 @@ class Server:
             completion = Completion("This reply is cut short on purpose.")
         reply = _Reply.build(self, request, completion)
         record.status = 200
+        record.usage = {k: reply.usage[k] for k in ("prompt_tokens", "completion_tokens")}
         if kind is None:
             self._count(completed=1)
         sabotage = effect.sabotage if effect is not None else None

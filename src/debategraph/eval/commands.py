@@ -318,6 +318,20 @@ def _default_out(dataset: str, arms: list[Arm], only_contested: bool) -> str:
     return f"{dataset}-{'-'.join(arm.label for arm in arms)}" + "-contested" * only_contested
 
 
+def _cut_short_words(debates: list[dict[str, Any]], out_dir: Path) -> str:
+    """What the debates Ctrl-C cut short had spent, for the ``interrupted:`` line."""
+    from debategraph.eval.cut_short import INTERRUPTED_FILE, totals
+
+    if not debates:
+        return ""
+    spent = totals(debates)
+    return (
+        f"{spent['debates']} debate(s) cut short had spent {spent['input_tokens']} input and "
+        f"{spent['output_tokens']} output tokens in {spent['requests']} requests (logged in "
+        f"{out_dir / INTERRUPTED_FILE}); "
+    )
+
+
 def _stderr_line(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
@@ -383,6 +397,7 @@ def _run_arms(
     from debategraph.eval.metrics import summarize
     from debategraph.eval.report import results_table
     from debategraph.eval.runner import budget_arms, run_eval, screen_arm
+    from debategraph.eval.cut_short import CUT_SHORT
     from debategraph.eval.store import RESULTS_FILE, OutputBusyError, SettingsMismatchError
     from debategraph.nodes.runnable import run_sync
 
@@ -430,6 +445,8 @@ def _run_arms(
         else:  # a log or a pipe: one plain line at a steady interval
             every = float(os.environ.get("DEBATEGRAPH_PROGRESS_SECONDS") or 30)
             progress = IntervalProgress(every, write=_stderr_line)
+    cut_short: list[dict[str, Any]] = []
+    noting = CUT_SHORT.set(cut_short)
     try:
         outcome = run_sync(
             run_eval(
@@ -460,10 +477,12 @@ def _run_arms(
     except KeyboardInterrupt:
         err.print(
             f"interrupted: finished rows are saved in {out_dir / RESULTS_FILE}; "
-            "run the same command again to resume",
+            f"{_cut_short_words(cut_short, out_dir)}run the same command again to resume",
             soft_wrap=True,
         )
         raise typer.Exit(130) from None
+    finally:
+        CUT_SHORT.reset(noting)
     for problem in outcome.problems:
         warn(problem)
     summary = summarize(outcome.summary_rows(), price)

@@ -364,6 +364,33 @@ async def ainvoke_model(
             OpenAI-wire reply) without a finish reason.
         TimeoutError: The call took longer than ``deadline``.
     """
+    call = asyncio.ensure_future(_ainvoke_model(model, messages, kwargs, deadline, trace))
+    try:
+        return await asyncio.shield(call)
+    except asyncio.CancelledError:
+        # Cancelled from outside (Ctrl-C, a failing sibling): a request in flight may already
+        # be answered and billed; waiting briefly lets its usage reach the spend meters.
+        try:
+            if not call.done():
+                await asyncio.wait({call}, timeout=CANCEL_GRACE_S)
+        finally:
+            call.cancel()
+            if call.done() and not call.cancelled():
+                call.exception()  # retrieved: the debate ends with the cancellation
+        raise
+
+
+CANCEL_GRACE_S = 1.0
+"""Seconds a model call in flight may still take to finish when its debate is cancelled."""
+
+
+async def _ainvoke_model(
+    model: Any,
+    messages: list[BaseMessage],
+    kwargs: dict[str, Any],
+    deadline: float | None,
+    trace: RunnableConfig | None,
+) -> tuple[AIMessage, UsageMetadata | None]:
     rejected: list[dict[str, int]] = []
     token = REJECTED_USAGE.set(rejected)
     try:

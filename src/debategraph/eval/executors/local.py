@@ -25,6 +25,7 @@ from debategraph.eval.dynamics import settled_at_round0
 from debategraph.eval.executors.admission import Admission, Turn
 from debategraph.eval.executors.base import Deliver, Job, Work
 from debategraph.eval.rows import describe_error, error_row, result_row
+from debategraph.eval.cut_short import note_cut_short
 from debategraph.eval.spend import SpendMeter
 from debategraph.models.resolve import SIMULATED, ModelConfigError, resolve_model
 from debategraph.policies.secrets import Redactor
@@ -165,6 +166,9 @@ class ItemRunner:
                 **settings,
             )
         except DebateConfigError:
+            raise
+        except asyncio.CancelledError:  # no row: resume runs it again; its spend is noted
+            note_cut_short(arm.label, item.id, meter)
             raise
         except Exception as exc:
             wall = time.perf_counter() - start
