@@ -194,33 +194,39 @@ def run_command(
             warn(SIMULATOR_BLIND)
     redactor = Redactor.from_environment(urls=[base_url])
     from debategraph.api import DebateConfigError, run
+    from debategraph.nodes.patience import watch_waits
+
+    def waiting(line: str) -> None:
+        err.print(rich_escape(visible(redactor(line))), soft_wrap=True, highlight=False)
 
     try:
-        result = run(
-            question,
-            method=m,
-            agents=agents,
-            rounds=rounds,
-            models=model or None,
-            base_url=base_url,
-            task=task,
-            choices=choice,
-            seed=seed,
-            tie_policy=tie_policy,
-            decision=decision,
-            decision_options=parse_decision_options(decision_option),
-            options=options,
-            cut_off=cut_off or [],
-            attack=attack,
-            attack_ratio=attack_ratio,
-            adversaries=adversaries,
-            logprobs=logprobs,
-            allow_large=allow_large,
-            cache=cache,
-            max_attempts=max_attempts,
-            retry_backoff=retry_backoff,
-            **generation_settings(temperature, top_p, max_tokens, stop, timeout, top_k, preset),
-        )
+        after = float(os.environ.get("DEBATEGRAPH_WAIT_SECONDS") or 5)
+        with watch_waits(waiting, after=after):
+            result = run(
+                question,
+                method=m,
+                agents=agents,
+                rounds=rounds,
+                models=model or None,
+                base_url=base_url,
+                task=task,
+                choices=choice,
+                seed=seed,
+                tie_policy=tie_policy,
+                decision=decision,
+                decision_options=parse_decision_options(decision_option),
+                options=options,
+                cut_off=cut_off or [],
+                attack=attack,
+                attack_ratio=attack_ratio,
+                adversaries=adversaries,
+                logprobs=logprobs,
+                allow_large=allow_large,
+                cache=cache,
+                max_attempts=max_attempts,
+                retry_backoff=retry_backoff,
+                **generation_settings(temperature, top_p, max_tokens, stop, timeout, top_k, preset),
+            )
     except DebateConfigError as exc:
         fail(str(exc))
     if graph_png is not None:

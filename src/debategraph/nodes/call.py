@@ -32,10 +32,11 @@ from debategraph.methods.contract import Method
 from debategraph.models.resolve import Models, model_label, server_url
 from debategraph.models.roster import Agent
 from debategraph.models.wire import REJECTED_USAGE
+from debategraph.nodes.patience import BOARD, Patience
 from debategraph.nodes.runnable import DualNode
 from debategraph.policies.answers import PARSERS, AnswerParser, Extraction
 from debategraph.policies.confidence import read_confidence
-from debategraph.policies.retry import UnusableReplyError, is_transient, retry_after_s, status_of
+from debategraph.policies.retry import UnusableReplyError, status_of
 from debategraph.policies.tokens import estimate_tokens
 from debategraph.policies.types import TaskKind
 from debategraph.policies.verdicts import parse_verdict
@@ -513,6 +514,7 @@ def make_call_node(
     *,
     limiter: Any = None,
     parser: AnswerParser | None = None,
+    retry: Any = None,
 ) -> DualNode:
     """The node of one speaker (an agent or a role) of ``method``.
 
@@ -524,6 +526,8 @@ def make_call_node(
             shared by every debate that should share the bound; ``None`` for no bound beyond
             LangGraph's ``max_concurrency``. The synchronous path does not use it.
         parser: How answers are read (default: the method's, else the task's built-in).
+        retry: The node's ``RetryPolicy``, so a call knows whether another attempt comes (see
+            :mod:`debategraph.nodes.patience`).
     """
     custom = parser or method.parser
     books = Models(roster, single_model=method.single_model)
@@ -579,40 +583,57 @@ def make_call_node(
         turn["attempts"] = info.node_attempt if info is not None else 1
         return {"turns": [turn]}
 
+    # Seconds each call (by LangGraph task id) has waited on Retry-After, across its attempts.
+    throttled: dict[str, float] = {}
+
+    def patience(runtime: Any, ctx: DebateContext, model: Any) -> Patience:
+        return Patience(runtime, ctx, model, speaker, retry, throttled)
+
     async def acall(task: CallTask) -> dict[str, Any]:
         runtime, ctx, model, messages = prepare(task)
         slots = run_slots(runtime.context, ctx.max_concurrency)
+        clock = patience(runtime, ctx, model)
         try:
             async with slots or contextlib.nullcontext(), limiter or contextlib.nullcontext():
-                start = time.perf_counter()
-                reply, usage = await ainvoke_model(
-                    model, messages, task["model_kwargs"], ctx.timeout, trace(task)
-                )
-                latency = time.perf_counter() - start
+                with BOARD.waiting(clock.waiting("reply")):
+                    start = time.perf_counter()
+                    reply, usage = await ainvoke_model(
+                        model, messages, task["model_kwargs"], clock.deadline(), trace(task)
+                    )
+                    latency = time.perf_counter() - start
         except Exception as exc:
-            if is_transient(exc) and (wait := retry_after_s(exc)):
-                await asyncio.sleep(wait)  # the server's Retry-After, before the policy's backoff
-            if (down := unreachable(exc, model)) is not None:
-                raise down from exc
-            raise
+            wait = clock.failed(exc)
+            if wait:  # the server's Retry-After, before the policy's backoff
+                with BOARD.waiting(clock.waiting("server's Retry-After")):
+                    await asyncio.sleep(wait)
+            if (error := clock.verdict(exc)) is exc:
+                raise
+            raise error from exc
+        clock.done()
         return record(task, reply, usage, messages, latency, model, runtime)
 
     def call(task: CallTask) -> dict[str, Any]:
         runtime, ctx, model, messages = prepare(task)
         slots = run_slots(runtime.context, ctx.max_concurrency, threads=True)
+        clock = patience(runtime, ctx, model)
         try:
-            with slots or contextlib.nullcontext():
+            with slots or contextlib.nullcontext(), BOARD.waiting(clock.waiting("reply")):
                 start = time.perf_counter()
+                # No deadline of our own unless one is set: it would move the call to a thread.
+                deadline = clock.deadline() if ctx.timeout is not None else None
                 reply, usage = invoke_model(
-                    model, messages, task["model_kwargs"], ctx.timeout, trace(task)
+                    model, messages, task["model_kwargs"], deadline, trace(task)
                 )
                 latency = time.perf_counter() - start
         except Exception as exc:
-            if is_transient(exc) and (wait := retry_after_s(exc)):
-                time.sleep(wait)
-            if (down := unreachable(exc, model)) is not None:
-                raise down from exc
-            raise
+            wait = clock.failed(exc)
+            if wait:
+                with BOARD.waiting(clock.waiting("server's Retry-After")):
+                    time.sleep(wait)
+            if (error := clock.verdict(exc)) is exc:
+                raise
+            raise error from exc
+        clock.done()
         return record(task, reply, usage, messages, latency, model, runtime)
 
     return DualNode(speaker, call, acall)
