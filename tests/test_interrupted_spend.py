@@ -1,4 +1,4 @@
-"""Ctrl-C during an eval: what the cut-short debates spent is logged, so rows + log = the server's count."""
+"""Ctrl-C during an eval: cut-short debates' spend is logged; rows + log = the server's count."""
 
 import json
 import os

@@ -394,10 +394,10 @@ def _run_arms(
 ) -> None:
     """Load the items, run the arms (resumably) and print the table; exit on any error."""
     from debategraph.api import DebateConfigError
+    from debategraph.eval.cut_short import CUT_SHORT
     from debategraph.eval.metrics import summarize
     from debategraph.eval.report import results_table
     from debategraph.eval.runner import budget_arms, run_eval, screen_arm
-    from debategraph.eval.cut_short import CUT_SHORT
     from debategraph.eval.store import RESULTS_FILE, OutputBusyError, SettingsMismatchError
     from debategraph.nodes.runnable import run_sync
 

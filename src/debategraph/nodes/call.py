@@ -238,8 +238,7 @@ def _usable(reply: AIMessage) -> AIMessage:
 
 
 def _finished(reply: AIMessage, model: BaseChatModel) -> AIMessage:
-    """``reply``, or :class:`UnusableReplyError` (retried) when an OpenAI-wire reply has no
-    finish reason.
+    """``reply``, or :class:`UnusableReplyError` (retried) if it has no finish reason.
 
     Every Chat Completions reply states why it ended (``stop``, ``length``, ...); a stream
     that ends without that chunk was cut off, so its text is not an answer. Only models of

@@ -20,12 +20,12 @@ from langchain_core.rate_limiters import InMemoryRateLimiter
 from debategraph.api import DebateConfigError, arun, call_cache
 from debategraph.eval.arms import Arm
 from debategraph.eval.budget import budget_digest, budget_settings
+from debategraph.eval.cut_short import note_cut_short
 from debategraph.eval.datasets import Item
 from debategraph.eval.dynamics import settled_at_round0
 from debategraph.eval.executors.admission import Admission, Turn
 from debategraph.eval.executors.base import Deliver, Job, Work
 from debategraph.eval.rows import describe_error, error_row, result_row
-from debategraph.eval.cut_short import note_cut_short
 from debategraph.eval.spend import SpendMeter
 from debategraph.models.resolve import SIMULATED, ModelConfigError, resolve_model
 from debategraph.policies.secrets import Redactor
