@@ -102,9 +102,9 @@ class WaitBoard:
         self.watchers = 0
 
     @contextlib.contextmanager
-    def waiting(self, entry: Waiting) -> Iterator[None]:
-        """Be on the board while the block runs (nothing is kept when nobody watches)."""
-        if not self.watchers:
+    def waiting(self, entry: Waiting | None) -> Iterator[None]:
+        """Put ``entry`` on the board while the block runs (``None``: nobody watches)."""
+        if entry is None:
             yield
             return
         key = next(self._ids)
@@ -164,8 +164,10 @@ class Patience:
         left = max(self.budget - (time.time() - self.first), LAST_ATTEMPT_S)
         return left if self.timeout is None else min(self.timeout, left)
 
-    def waiting(self, what: str) -> Waiting:
-        """This attempt's entry on the board, waiting for ``what``."""
+    def waiting(self, what: str) -> Waiting | None:
+        """This attempt's entry on the board, waiting for ``what`` (``None``: nobody watches)."""
+        if not BOARD.watchers:
+            return None
         attempts = getattr(self.policy, "max_attempts", None)
         url = server_url(self.model)
         return Waiting(self.speaker, what, url, self.attempt, attempts, time.monotonic())
@@ -206,8 +208,10 @@ class Patience:
         self.done()
         throttled = f", {waited:.0f} s of it on the server's Retry-After" if waited else ""
         last = str(down) if down is not None else f"{type(exc).__name__}: {exc}"
+        url = server_url(self.model)
         return CallGaveUpError(
-            f"gave up on {self.speaker}'s model call after {self.attempt} attempt(s) and "
+            f"gave up on {self.speaker}'s model call{f' to {url}' if url else ''} after "
+            f"{self.attempt} attempt(s) and "
             f"{spent:.0f} s (a call may take {self.budget:g} s in all{throttled}); "
             f"last failure: {' '.join(last.split())}"
         )
