@@ -110,3 +110,27 @@ def test_run_says_what_it_waits_for(server):
     assert done.returncode == 0, done.stderr
     expected = f"s for a1's reply from {server.base_url} (attempt 1 of {DEFAULT_ATTEMPTS})"
     assert expected in done.stderr and done.stderr.startswith("waiting ")
+
+
+def test_what_a_waiting_call_says():
+    reply = patience.Waiting("a2", "reply", "http://h:1/v1", 2, 6, since=100.0)
+    assert (
+        reply.describe(112.4) == "waiting 12 s for a2's reply from http://h:1/v1 (attempt 2 of 6)"
+    )
+    throttled = patience.Waiting("judge", "retry-after", None, 3, None, since=0.0)
+    assert throttled.describe(30.0) == (
+        "waiting 30 s for the Retry-After the server asked of judge (after attempt 3)"
+    )
+
+
+def test_the_watcher_reports_a_long_wait_once_then_every_period():
+    lines: list[str] = []
+    entry = patience.Waiting("a1", "reply", None, 1, 6, since=time.monotonic() - 10)
+    watching = patience.watch_waits(lines.append, after=5.0, every=3600.0)
+    with watching, patience.BOARD.waiting(entry):
+        deadline = time.monotonic() + 5
+        while not lines and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(1.2)  # two more looks: nothing new before the period
+    assert len(lines) == 1 and lines[0].startswith("waiting 1") and "a1's reply" in lines[0]
+    assert patience.BOARD.watchers == 0 and not patience.BOARD.snapshot()

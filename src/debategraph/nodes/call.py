@@ -603,7 +603,7 @@ def make_call_node(
         except Exception as exc:
             wait = clock.failed(exc)
             if wait:  # the server's Retry-After, before the policy's backoff
-                with BOARD.waiting(clock.waiting("server's Retry-After")):
+                with BOARD.waiting(clock.waiting("retry-after")):
                     await asyncio.sleep(wait)
             if (error := clock.verdict(exc)) is exc:
                 raise
@@ -627,7 +627,7 @@ def make_call_node(
         except Exception as exc:
             wait = clock.failed(exc)
             if wait:
-                with BOARD.waiting(clock.waiting("server's Retry-After")):
+                with BOARD.waiting(clock.waiting("retry-after")):
                     time.sleep(wait)
             if (error := clock.verdict(exc)) is exc:
                 raise

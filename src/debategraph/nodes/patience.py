@@ -68,7 +68,8 @@ class Waiting:
 
     Attributes:
         speaker: The agent or role making the call.
-        what: What it waits for (``"a reply"``, ``"the server's Retry-After"``).
+        what: What it waits for: ``"reply"``, or ``"retry-after"`` (the wait a server asked
+            for before the next attempt).
         url: The server's URL (credentials removed), if the model has one.
         attempt: The attempt under way (1-based).
         attempts: Attempts the retry policy allows, if known.
@@ -84,12 +85,17 @@ class Waiting:
 
     def describe(self, now: float) -> str:
         """One line: what is awaited, from where, for how long, at which attempt."""
-        where = f" from {self.url}" if self.url else ""
         of = f" of {self.attempts}" if self.attempts else ""
-        return (
-            f"waiting {now - self.since:.0f} s for {self.speaker}'s {self.what}{where} "
-            f"(attempt {self.attempt}{of})"
-        )
+        if self.what == "reply":
+            where = f" from {self.url}" if self.url else ""
+            awaited = f"{self.speaker}'s reply{where} (attempt {self.attempt}{of})"
+        else:
+            where = f" at {self.url}" if self.url else ""
+            awaited = (
+                f"the Retry-After the server{where} asked of {self.speaker} "
+                f"(after attempt {self.attempt}{of})"
+            )
+        return f"waiting {now - self.since:.0f} s for {awaited}"
 
 
 class WaitBoard:
