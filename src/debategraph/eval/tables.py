@@ -306,6 +306,7 @@ def render_markdown(
     plots: Sequence[str],
     with_cost: bool = False,
     rows_line: str = "",
+    comparisons: Sequence[str] = (),
 ) -> str:
     """The whole ``report.md`` text.
 
@@ -317,6 +318,8 @@ def render_markdown(
         plots: File names of the plots written next to the report.
         with_cost: Whether tables get a cost column.
         rows_line: A sentence saying how many rows the figures rest on.
+        comparisons: Lines of the paired comparisons' section, placed after the budget
+            table (see :mod:`debategraph.eval.comparison_table`).
 
     Returns:
         Markdown text.
@@ -405,6 +408,7 @@ def render_markdown(
             "",
             budgets,
         ]
+    out += comparisons
     spending = [g for g in groups if any(s["requests"] is not None for s in g.summaries.values())]
     if spending:
         out += [
