@@ -166,9 +166,7 @@ def test_the_report_writes_the_comparisons(tmp_path):
 
 
 def test_report_command_refuses_an_unknown_arm_in_one_line(tmp_path):
-    (tmp_path / "results.jsonl").write_text(
-        "\n".join(json.dumps(r) for r in debate_rows()) + "\n"
-    )
+    (tmp_path / "results.jsonl").write_text("\n".join(json.dumps(r) for r in debate_rows()) + "\n")
     result = CliRunner().invoke(app, ["report", str(tmp_path), "--no-plots", "--baseline", "sc"])
     assert result.exit_code == 2
     assert "no arm named 'sc' in these rows; arms present: du, cot, sc@du" in result.output

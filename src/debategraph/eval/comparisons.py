@@ -239,15 +239,15 @@ def user_pairs(
             or a string without a colon.
     """
     arms = list(group_by(rows, "method"))
-    compare = [split_pair(p, arms) if isinstance(p, str) else p for p in compare]
-    named = [name for pair in compare for name in pair] + ([baseline] if baseline else [])
+    split = [split_pair(p, arms) if isinstance(p, str) else p for p in compare]
+    named = [name for pair in split for name in pair] + ([baseline] if baseline else [])
     unknown = [name for name in dict.fromkeys(named) if name not in arms]
     if unknown:
         raise ValueError(
             f"no arm named {', '.join(map(repr, unknown))} in these rows; arms present: "
             + ", ".join(arms)
         )
-    pairs: list[tuple[str, str, Kind]] = [(a, b, "user") for a, b in compare]
+    pairs: list[tuple[str, str, Kind]] = [(a, b, "user") for a, b in split]
     if baseline:
         pairs += [(arm, baseline, "user") for arm in arms if arm != baseline]
     return pairs
