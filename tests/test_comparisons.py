@@ -84,7 +84,7 @@ def seeded_rows() -> list[dict[str, Any]]:
     rows = []
     for (item, seed), (x, y) in table.items():
         rows.append(
-            {"method": "x", "id": item, "seed": seed, "error": "boom"}
+            {"method": "x", "id": item, "seed": seed, "error": "boom", "dataset": "arithmetic"}
             if x is None
             else row("x", item, x, seed=seed)
         )
@@ -178,3 +178,12 @@ def test_report_command_refuses_an_unknown_arm_in_one_line(tmp_path):
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["comparisons"][-1]["resamples"] == 500
     assert (summary["comparisons"][-1]["a"], summary["comparisons"][-1]["b"]) == ("cot", "du")
+
+
+def test_the_report_keeps_every_seed_and_pairs_by_seed(tmp_path):
+    rows = [{**r, "input_tokens": 1, "output_tokens": 1, "calls": 1} for r in seeded_rows()]
+    (tmp_path / "results.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    write_report(tmp_path, plots=False, compare=["x:y"])
+    (found,) = json.loads((tmp_path / "summary.json").read_text())["comparisons"]
+    assert (found["n"], found["pairs"], found["seeds"], found["failed"]) == (3, 5, 2, 1)
+    assert found["test"] == "sign-flip exact"

@@ -136,7 +136,8 @@ def load_rows(results_dir: str | os.PathLike[str]) -> LoadedRows:
             if own and labels is not None and key[0] not in labels:
                 loaded.leave_out(where, "foreign method", f"method {key[0]!r} is not an arm")
                 continue
-            identity = (str(row.get("source", "")), str(row.get("dataset", "")), *key)
+            seed = str(row.get("seed", ""))  # rows of other seeds are not repeats
+            identity = (str(row.get("source", "")), str(row.get("dataset", "")), *key, seed)
             if identity in seen:
                 loaded.leave_out(where, "duplicate", f"{key[0]}/{key[1]} repeats {seen[identity]}")
                 continue
