@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 from debategraph.cli import app
 from debategraph.eval import compare_arms, paired_comparisons
 from debategraph.eval.comparisons import default_pairs, split_pair
+from debategraph.eval.dynamics import vote_at_round, vote_is_right
 from debategraph.eval.report import write_report
 from debategraph.eval.stats import paired_bootstrap
 
@@ -187,3 +188,19 @@ def test_the_report_keeps_every_seed_and_pairs_by_seed(tmp_path):
     (found,) = json.loads((tmp_path / "summary.json").read_text())["comparisons"]
     assert (found["n"], found["pairs"], found["seeds"], found["failed"]) == (3, 5, 2, 1)
     assert found["test"] == "sign-flip exact"
+
+
+def test_the_round_zero_vote_is_graded_as_vote_at_round_grades_it():
+    rows = [
+        *debate_rows(),
+        row("du", "m0", True, task="math", reference="\\frac{1}{2}",
+            round_answers=[["0.5", "1/2", "3"], ["1/2"] * 3]),
+        row("du", "m1", True, round_answers=[[None, None], ["4", "4"]]),
+        row("du", "m2", True, round_answers=[["4", "5", "5", "4"]]),
+    ]  # fmt: skip
+    du = [r for r in rows if r["method"] == "du"]
+    expected = {r["id"]: r["correct"] for r in vote_at_round(du, 0)}
+    assert {r["id"]: vote_is_right(r) for r in du if "error" not in r} == expected
+    assert expected["m1"] is False and expected["m2"] is True  # abstentions; first-seen tie
+    c = compare_arms(rows, "du", "du · vote@r0")
+    assert c["accuracy_b"] == pytest.approx(sum(expected.values()) / len(expected))

@@ -3,7 +3,8 @@
 Two arms are compared on the items both finished: rows are paired by ``(id, seed)`` (a row
 without ``seed`` is one seed), an abstention counts as wrong (as in accuracy) and a pair where
 either row failed (``error``) is left out of both arms and counted. The report compares every
-debate with the vote of its own round 0 (:func:`debategraph.eval.dynamics.vote_at_round`),
+debate with the vote of its own round 0 (graded as
+:func:`debategraph.eval.dynamics.vote_at_round` grades it),
 every budget-matched voting arm with the debate whose budget it spent, and any pair the user
 names. The statistics are :mod:`debategraph.eval.stats`.
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, TypedDict
 
-from debategraph.eval.dynamics import vote_at_round
+from debategraph.eval.dynamics import vote_is_right
 from debategraph.eval.metrics import Row, group_by, is_failed
 from debategraph.eval.stats import (
     DEFAULT_RESAMPLES,
@@ -196,7 +197,10 @@ def default_pairs(rows: Sequence[Row]) -> list[tuple[str, str, Kind]]:
     Returns:
         ``(a, b, kind)`` triples.
     """
-    by_method = group_by(rows, "method")
+    return _default_pairs(group_by(rows, "method"))
+
+
+def _default_pairs(by_method: Mapping[str, list[Row]]) -> list[tuple[str, str, Kind]]:
     pairs: list[tuple[str, str, Kind]] = [
         (m, VOTE_LABEL.format(method=m), "vote") for m, rs in by_method.items() if _debates(rs)
     ]
@@ -300,13 +304,20 @@ def compare_arms(
     )
 
 
+def _vote_row(row: Row) -> Row:
+    """What pairing reads of the row :func:`vote_at_round` makes at round 0 (failed: kept)."""
+    key = {"id": row["id"], "seed": row.get("seed")}
+    return (
+        {**key, "error": row["error"]} if is_failed(row) else {**key, "correct": vote_is_right(row)}
+    )
+
+
 def _arm_rows(by_method: Mapping[str, list[Row]], name: str) -> list[Row] | None:
     if name in by_method:
         return by_method[name]
     for method, rows in by_method.items():
         if name == VOTE_LABEL.format(method=method):
-            failed = [r for r in rows if is_failed(r)]  # they stay failed on the vote's side
-            return [*failed, *vote_at_round(rows, 0, label=VOTE_LABEL)]
+            return [_vote_row(r) for r in rows if is_failed(r) or r.get("round_answers")]
     return None
 
 
@@ -343,7 +354,7 @@ def paired_comparisons(
     out: list[Comparison] = []
     for dataset, dataset_rows in group_by(rows, "dataset").items():
         by_method = group_by(dataset_rows, "method")
-        pairs = (default_pairs(dataset_rows) if defaults else []) + asked
+        pairs = (_default_pairs(by_method) if defaults else []) + asked
         done: set[frozenset[str]] = set()
         for a, b, kind in pairs:
             if a == b or frozenset((a, b)) in done:
