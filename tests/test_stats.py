@@ -148,3 +148,15 @@ def test_minimum_detectable_difference_against_the_normal_quantiles():
         expected = z * math.sqrt(0.2 / n)
         assert minimum_detectable_difference(n, 0.2) == pytest.approx(expected, rel=1e-9)
     assert minimum_detectable_difference(100, 0.2) == pytest.approx(0.1253, abs=1e-4)
+
+
+def test_the_docs_table_of_detectable_differences_is_the_formulas():
+    from pathlib import Path
+
+    doc = (Path(__file__).parents[1] / "docs" / "evaluation.md").read_text(encoding="utf-8")
+    for d in (0.1, 0.2, 0.3):
+        cells = [f"{100 * minimum_detectable_difference(n, d):.1f}" for n in (100, 500, 1319)]
+        assert f"| {d} | {' | '.join(cells)} |" in doc
+    z = reference.norm.ppf(0.975) + reference.norm.ppf(0.8)
+    assert "about 1,744 items" in doc and round((z / 0.03) ** 2 * 0.2) == 1744
+    assert "about 628" in doc and round((z / 0.05) ** 2 * 0.2) == 628
