@@ -3,14 +3,16 @@
 Synthesises the rows of a run of ``--items`` items x 6 arms x ``--seeds`` seeds (three
 debates with three agents and three rounds, ``cot``, ``sc``, and a token-matched
 ``sc@groupdebate~tokens``; each row carries a ``seed``), writes them as ``results.jsonl``, and
-runs ``debategraph report --no-plots`` on them in a fresh process, twice: as it is, and with
-the comparisons switched off. Each run reports wall time and peak resident memory (the
-process's ``ru_maxrss``); the comparisons' own time is measured once more in-process on the
-loaded rows. The report makes 4 comparisons (three debates against their round-0 vote, the
-budget arm against its debate), each with 10,000 bootstrap resamples and, with several seeds,
-a 10,000-draw Monte Carlo sign-flip test.
+runs the report (``write_report`` without plots, as ``debategraph report --no-plots`` does) in
+a fresh process, as it is and with the comparisons switched off, interleaved ``--repeats``
+times (the machine is shared: the spread between repeats is the noise). Each run reports
+wall time and peak resident memory (the process's ``ru_maxrss``); the comparisons' own time
+is measured once more in-process on the loaded rows. The report makes 4 comparisons (three
+debates against their round-0 vote, the budget arm against its debate), each with 10,000
+bootstrap resamples and, with several seeds, a 10,000-draw Monte Carlo sign-flip test.
 
-Usage: python bench/report_stats.py [--items 10000] [--seeds 5] [--out bench/RESULTS-report.md]
+Usage: python bench/report_stats.py [--items 10000] [--seeds 5] [--repeats 2]
+       [--out bench/RESULTS-report.md]
 """
 
 from __future__ import annotations
@@ -104,6 +106,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=10_000)
     parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
     from debategraph.eval.comparisons import paired_comparisons
@@ -113,8 +116,10 @@ def main() -> None:
         folder = Path(tmp)
         rows = synthesise(args.items, args.seeds, folder / "results.jsonl")
         size = (folder / "results.jsonl").stat().st_size / 2**20
-        on = run_report(folder, "on")
-        off = run_report(folder, "off")
+        runs: dict[str, list[dict[str, float]]] = {"on": [], "off": []}
+        for _ in range(args.repeats):
+            for mode in runs:
+                runs[mode].append(run_report(folder, mode))
         loaded = load_rows(folder).rows
         start = time.perf_counter()
         found = paired_comparisons(loaded)
@@ -125,14 +130,18 @@ def main() -> None:
         f"`python bench/report_stats.py --items {args.items} --seeds {args.seeds}` "
         f"(Python {platform.python_version()}, {os.cpu_count()} CPU(s), shared machine): "
         f"{rows:,} synthetic rows ({args.items:,} items x {len(ARMS)} arms x {args.seeds} "
-        f"seeds, {size:.0f} MiB of JSON lines); `debategraph report --no-plots` in a fresh "
-        f"process. {len(found)} comparisons, each 10,000 bootstrap resamples"
+        f"seeds, {size:.0f} MiB of JSON lines); the report without plots in a fresh "
+        f"process, each mode {args.repeats} time(s), interleaved. {len(found)} comparisons, "
+        "each 10,000 bootstrap resamples"
         + (" and a 10,000-draw sign-flip test." if args.seeds > 1 else " and McNemar."),
         "",
-        "| Report | Wall s | Peak RSS MiB |",
+        "| Report | Wall s (each run) | Peak RSS MiB |",
         "|---|---:|---:|",
-        f"| with comparisons | {on['wall_s']:.1f} | {on['peak_mib']:,.0f} |",
-        f"| comparisons switched off | {off['wall_s']:.1f} | {off['peak_mib']:,.0f} |",
+        *(
+            f"| {label} | {', '.join(format(r['wall_s'], '.1f') for r in runs[mode])} | "
+            f"{max(r['peak_mib'] for r in runs[mode]):,.0f} |"
+            for mode, label in (("on", "with comparisons"), ("off", "comparisons switched off"))
+        ),
         "",
         f"The comparisons alone, on the loaded rows: {alone:.2f} s "
         f"({', '.join(c['test'] for c in found[:1])}; "
