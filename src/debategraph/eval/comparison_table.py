@@ -105,7 +105,7 @@ def comparison_section(comparisons: Sequence[Comparison], *, holm: bool = False)
         f"{count} paired comparison(s) on the items both arms finished (n; pairs where either "
         "row failed are left out of both and counted in *Failed*; abstentions count as wrong). "
         "Δ = A − B in points, with the 95% percentile interval of a paired bootstrap over "
-        f"items ({first['resamples']:,} resamples, seed {first['seed']}). A only / B only: "
+        f"items ({first['resamples']:,} resamples, seed {first['bootstrap_seed']}). A only / B only: "
         "items (item-seed pairs with several seeds) that one arm got right and the other "
         "wrong. p: exact two-sided McNemar test with one seed; with several seeds, a paired "
         "sign-flip test over items on their mean differences. An interval that covers 0 means "

@@ -60,7 +60,7 @@ class Comparison(TypedDict):
         failed: Pairs left out because either row failed.
         unpaired: Rows of one arm without a row of the other for the same item and seed.
         resamples: Bootstrap resamples (and Monte Carlo sign flips).
-        seed: Seed of the bootstrap and the Monte Carlo test.
+        bootstrap_seed: Seed of the bootstrap and the Monte Carlo test.
     """
 
     a: str
@@ -83,7 +83,7 @@ class Comparison(TypedDict):
     failed: int
     unpaired: int
     resamples: int
-    seed: int
+    bootstrap_seed: int
 
 
 def _key(row: Row) -> _Key:
@@ -176,7 +176,7 @@ def compare_rows(
         failed=len(failed),
         unpaired=unpaired,
         resamples=resamples,
-        seed=seed,
+        bootstrap_seed=seed,
     )
 
 
