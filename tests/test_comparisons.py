@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from debategraph.cli import app
 from debategraph.eval import compare_arms, paired_comparisons
+from debategraph.eval.comparison_table import comparison_table
 from debategraph.eval.comparisons import default_pairs, split_pair
 from debategraph.eval.dynamics import vote_at_round, vote_is_right
 from debategraph.eval.report import write_report
@@ -204,3 +205,21 @@ def test_the_round_zero_vote_is_graded_as_vote_at_round_grades_it():
     assert expected["m1"] is False and expected["m2"] is True  # abstentions; first-seen tie
     c = compare_arms(rows, "du", "du · vote@r0")
     assert c["accuracy_b"] == pytest.approx(sum(expected.values()) / len(expected))
+
+
+def test_the_table_names_datasets_and_pairs_without_shared_items():
+    rows = [row("a", "q0", True), row("b", "q1", False)]
+    rows += [row("a", "q0", True, dataset="gsm8k"), row("b", "q0", False, dataset="gsm8k")]
+    found = paired_comparisons(rows, compare=["a:b"])
+    assert [(c["dataset"], c["n"], c["unpaired"]) for c in found] == [
+        ("arithmetic", 0, 2),
+        ("gsm8k", 1, 0),
+    ]
+    table = comparison_table(found)
+    assert table.splitlines()[0].startswith("| Dataset | A | B |")
+    assert "| arithmetic | a | b | asked | 0 | — | — | — (— to —) |" in table
+    assert table.splitlines()[2].endswith("| no item finished by both |")
+    assert table.splitlines()[3].endswith(
+        "| a ahead by the interval, but p ≥ 0.05: too few items to be sure |"
+    )
+    assert "| +100.0 (+100.0 to +100.0) | 1 | 0 | 1.000 |" in table

@@ -20,15 +20,21 @@ def _p(value: float | None) -> str:
     return "< 0.001" if value < 0.001 else f"{value:.3f}"
 
 
-def reading(c: Comparison) -> str:
-    """In words, what the interval says: which arm is ahead, or that it covers zero."""
+def reading(c: Comparison, *, holm: bool = False) -> str:
+    """In words: which arm is ahead, or that the interval covers zero.
+
+    An interval clear of zero whose p-value (Holm-adjusted with ``holm``) is 0.05 or more (a
+    handful of items, where the percentile bootstrap is too narrow) is said to be so.
+    """
     if c["n"] == 0 or math.isnan(c["ci_low"]):
         return "no item finished by both"
-    if c["ci_low"] > 0:
-        return f"{c['a']} ahead"
-    if c["ci_high"] < 0:
-        return f"{c['b']} ahead"
-    return "interval covers 0: no clear difference"
+    if c["ci_low"] <= 0 <= c["ci_high"]:
+        return "interval covers 0: no clear difference"
+    ahead = c["a"] if c["ci_low"] > 0 else c["b"]
+    p = c["p_holm"] if holm and c["p_holm"] is not None else c["p_value"]
+    if p >= 0.05:
+        return f"{ahead} ahead by the interval, but p ≥ 0.05: too few items to be sure"
+    return f"{ahead} ahead"
 
 
 def comparison_table(comparisons: Sequence[Comparison], *, holm: bool = False) -> str:
@@ -79,7 +85,7 @@ def comparison_table(comparisons: Sequence[Comparison], *, holm: bool = False) -
                 _p(c["p_holm"] if holm else c["p_value"]),
                 c["test"],
                 str(c["failed"]),
-                reading(c),
+                reading(c, holm=holm),
             ]
         )
     return "\n".join("| " + " | ".join(cells) + " |" for cells in lines)
@@ -105,8 +111,8 @@ def comparison_section(comparisons: Sequence[Comparison], *, holm: bool = False)
         f"{count} paired comparison(s) on the items both arms finished (n; pairs where either "
         "row failed are left out of both and counted in *Failed*; abstentions count as wrong). "
         "Δ = A − B in points, with the 95% percentile interval of a paired bootstrap over "
-        f"items ({first['resamples']:,} resamples, seed {first['bootstrap_seed']}). A only / B only: "
-        "items (item-seed pairs with several seeds) that one arm got right and the other "
+        f"items ({first['resamples']:,} resamples, seed {first['bootstrap_seed']}). "
+        "A only / B only: items (item-seed pairs with several seeds) that one arm got right and the other "
         "wrong. p: exact two-sided McNemar test with one seed; with several seeds, a paired "
         "sign-flip test over items on their mean differences. An interval that covers 0 means "
         "these items cannot tell the arms apart. " + correction,
