@@ -113,9 +113,9 @@ def comparison_section(comparisons: Sequence[Comparison], *, holm: bool = False)
         "Δ = A − B in points, with the 95% percentile interval of a paired bootstrap over "
         f"items ({first['resamples']:,} resamples, seed {first['bootstrap_seed']}). "
         "A only / B only: items (item-seed pairs with several seeds) that one arm got right "
-        "and the other wrong. p: exact two-sided McNemar test with one seed; with several seeds, a paired "
-        "sign-flip test over items on their mean differences. An interval that covers 0 means "
-        "these items cannot tell the arms apart. " + correction,
+        "and the other wrong. p: exact two-sided McNemar test with one seed; with several "
+        "seeds, a paired sign-flip test over items on their mean differences. An interval "
+        "that covers 0 means these items cannot tell the arms apart. " + correction,
         "",
         comparison_table(comparisons, holm=holm),
     ]
