@@ -135,7 +135,7 @@ def main() -> None:
     lines = [
         "# Report with paired comparisons",
         "",
-        f"`python bench/report_stats.py --items {args.items} --seeds {args.seeds}` "
+        f"`python bench/report_stats.py {' '.join(sys.argv[1:])}` "
         f"(Python {platform.python_version()}, {os.cpu_count()} CPU(s), shared machine): "
         f"{rows:,} synthetic rows ({args.items:,} items x {len(ARMS)} arms x {args.seeds} "
         f"seeds, {size:.0f} MiB of JSON lines); the report without plots in a fresh "
