@@ -67,10 +67,23 @@ def parse_prices(text: str | None) -> dict[str, float] | None:
 
 
 def _ids(value: str | None) -> str | list[str] | None:
-    """An id file's path, or a comma-separated id list."""
+    """An id file's path, or a comma-separated id list; exits 2 if it names no id."""
     if value is None or Path(value).is_file():
         return value
-    return [i.strip() for i in value.split(",") if i.strip()]
+    ids = [i.strip() for i in value.split(",") if i.strip()]
+    if not ids:
+        fail(
+            f"--ids {value!r} names no item: give id1,id2,... or a file with one id per line "
+            "(or leave --ids out for every item)"
+        )
+    return ids
+
+
+def _dataset_error(exc: Exception) -> str:
+    """One line for a failure to load the items, naming the file where there is one."""
+    if isinstance(exc, OSError) and exc.filename is not None:
+        return f"cannot read {exc.filename}: {exc.strerror or exc}"
+    return str(exc)
 
 
 def eval_command(
@@ -247,7 +260,7 @@ def eval_command(
             executor=_executor(engines, sweep.run),
         )
         return
-    dataset, seed = dataset or "gsm8k", seed or 0
+    dataset, seed = "gsm8k" if dataset is None else dataset, seed or 0
     if not method:
         fail("give a method to evaluate (--method du, repeat for more), or a sweep --config")
     from debategraph.methods.registry import PluginError, get_method
@@ -387,6 +400,7 @@ def _run_arms(
     from debategraph.nodes.runnable import run_sync
 
     limit = selection.get("limit")
+    ids = _ids(selection.get("ids"))
     if limit is not None and limit < 1:
         fail(f"--limit must be at least 1, got {limit}")
     if concurrency < 1:
@@ -408,11 +422,11 @@ def _run_arms(
             dataset,
             limit=limit,
             seed=selection.get("seed") or 0,
-            ids=_ids(selection.get("ids")),
+            ids=ids,
             path=selection.get("path"),
         )
-    except (ValueError, ImportError, OSError, DatasetFormatError) as exc:
-        fail(str(exc))
+    except (ValueError, ImportError, OSError, EOFError, DatasetFormatError) as exc:
+        fail(_dataset_error(exc))
     if limit is not None and len(items) < limit:
         warn(f"--limit {limit} is more than the {len(items)} items of {dataset}: all of them run")
     if any(_simulated_arm(arm) for arm in arms):
