@@ -43,7 +43,7 @@ from debategraph.cli_options import (
 )
 from debategraph.eval.budget import Budget
 from debategraph.eval.datasets import DATASETS, DatasetFormatError, load_dataset
-from debategraph.policies.terminal import visible
+from debategraph.policies.terminal import cut_text, visible
 
 RESULTS_FILE_NAME = "results.jsonl"
 
@@ -573,24 +573,25 @@ def show_command(
     import json
 
     from rich.console import Console
+    from rich.markup import escape as rich_escape
 
     from debategraph.eval.results import load_rows
     from debategraph.eval.rows import result_from_row
     from debategraph.policies.secrets import Redactor
-    from debategraph.transcript import print_transcript
+    from debategraph.transcript import CELL_CHARS, LINE_CHARS, print_transcript
 
     if not (results_dir / RESULTS_FILE_NAME).is_file():
         fail(f"{results_dir} holds no {RESULTS_FILE_NAME}: give a directory written by eval")
     rows = load_rows(results_dir).rows
     wanted = [r for r in rows if str(r["id"]) == item and (not method or r["method"] in method)]
     if not wanted:
-        ids = sorted({str(r["id"]) for r in rows})
-        methods = sorted({str(r["method"]) for r in rows})
+        ids = sorted({cut_text(str(r["id"]), CELL_CHARS) for r in rows})
+        methods = sorted({cut_text(str(r["method"]), CELL_CHARS) for r in rows})
         fail(
-            f"no stored debate of item {item!r}"
+            f"no stored debate of item {cut_text(repr(item), CELL_CHARS)}"
             + (f" by {', '.join(method)}" if method else "")
             + f" in {results_dir} (items such as {', '.join(ids[:3])}; methods: "
-            f"{', '.join(methods)})"
+            f"{', '.join(methods[:20])})"
         )
     redactor = Redactor.from_environment()
     if as_json:
@@ -604,10 +605,11 @@ def show_command(
         try:
             result = result_from_row(row)
         except ValueError as exc:
-            warn(str(exc))
+            warn(cut_text(str(exc), LINE_CHARS, redactor))
             continue
         print_transcript(result, console, show_text=show_text, redact=redactor)
         correct = row.get("correct")
         if row.get("reference") is not None:
             verdict = "right" if correct else "wrong"
-            console.print(f"reference: {visible(str(row['reference']))} ({verdict})")
+            reference = rich_escape(visible(cut_text(str(row["reference"]), CELL_CHARS, redactor)))
+            console.print(f"reference: {reference} ({verdict})")
