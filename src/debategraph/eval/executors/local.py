@@ -24,10 +24,10 @@ from debategraph.eval.datasets import Item
 from debategraph.eval.dynamics import settled_at_round0
 from debategraph.eval.executors.admission import Admission, Turn
 from debategraph.eval.executors.base import Deliver, Job, Work
+from debategraph.eval.redaction import run_redactor
 from debategraph.eval.rows import describe_error, error_row, result_row
 from debategraph.eval.spend import SpendMeter
 from debategraph.models.resolve import SIMULATED, ModelConfigError, resolve_model
-from debategraph.policies.secrets import Redactor
 from debategraph.tracing import item_run_config
 
 
@@ -87,7 +87,7 @@ class ItemRunner:
         self.job = job
         self.arms = {arm.label: arm for arm in job.arms}
         self.bases = {arm.budget_of for arm in job.arms if arm.budget_of is not None}
-        self.redact = Redactor.from_environment(urls=[a.settings.get("base_url") for a in job.arms])
+        self.redact = run_redactor(job.arms)
         self.limiter = Admission(job.concurrency)
         self.cache = call_cache(job.cache)
         rate = (
