@@ -24,6 +24,7 @@ from debategraph.cli_options import (
     MaxTokens,
     MethodOption,
     Models,
+    NoCache,
     RetryBackoff,
     Rounds,
     SamplingPresetName,
@@ -33,6 +34,7 @@ from debategraph.cli_options import (
     Timeout,
     TopK,
     TopP,
+    chosen_cache,
     err,
     fail,
     generation_settings,
@@ -145,6 +147,7 @@ def eval_command(
     logprobs: Logprobs = False,
     allow_large: AllowLarge = False,
     cache: CachePath = None,
+    no_cache: NoCache = False,
     match_budget: Annotated[
         Budget | None,
         typer.Option(
@@ -249,7 +252,7 @@ def eval_command(
             out_dir=out or Path(sweep.run["out"]),
             concurrency=concurrency if concurrency != 16 else sweep.run.get("concurrency", 16),
             rps=rps if rps is not None else sweep.run.get("rps"),
-            cache=cache or sweep.run.get("cache"),
+            cache=chosen_cache(cache, no_cache) if cache or no_cache else sweep.run.get("cache"),
             match_budget=_budget(sweep.run.get("match_budget")),
             only_contested=bool(sweep.run.get("only_contested")),
             force=force,
@@ -301,7 +304,7 @@ def eval_command(
         out_dir=out or Path("results") / _default_out(dataset, arms, only_contested),
         concurrency=concurrency,
         rps=rps,
-        cache=cache,
+        cache=chosen_cache(cache, no_cache),
         match_budget=match_budget,
         only_contested=only_contested,
         force=force,
@@ -397,6 +400,7 @@ def _run_arms(
     from debategraph.eval.report import results_table
     from debategraph.eval.runner import budget_arms, run_eval, screen_arm
     from debategraph.eval.store import RESULTS_FILE, OutputBusyError, SettingsMismatchError
+    from debategraph.nodes.cache_guard import CacheError
     from debategraph.nodes.runnable import run_sync
 
     limit = selection.get("limit")
@@ -462,6 +466,9 @@ def _run_arms(
                 executor=executor,
             )
         )
+    except CacheError as exc:  # a fault that running again would meet again
+        kept = out_dir / RESULTS_FILE
+        fail(f"{exc}; the rows finished before it are kept in {kept}" if kept.exists() else str(exc))
     except (DebateConfigError, SettingsMismatchError, OutputBusyError, ValueError) as exc:
         fail(str(exc))
     except OSError as exc:
