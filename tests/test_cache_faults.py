@@ -87,7 +87,13 @@ def test_a_cache_damaged_past_its_header_is_refused_before_any_call(tmp_path: Pa
     assert not out.exists()  # no item ran, so none became an error row
     model = ScriptedChatModel(replies=["Answer: 7"])
     with pytest.raises(CacheError, match="is damaged"):
-        evaluate(ITEMS, [Arm("cot", "cot", {"models": model})], tmp_path / "api", dataset="own", cache=cache)
+        evaluate(
+            ITEMS,
+            [Arm("cot", "cot", {"models": model})],
+            tmp_path / "api",
+            dataset="own",
+            cache=cache,
+        )
     assert model.calls == []
     again = runner.invoke(app, [*EVAL, "--out", str(out), "--cache", str(cache), "--no-cache"])
     assert again.exit_code == 2 and "not both" in again.stderr
@@ -126,7 +132,13 @@ def test_a_read_only_cache_is_refused_before_any_call(
     monkeypatch.setattr(langgraph_sqlite.sqlite3, "connect", read_only)
     model = ScriptedChatModel(replies=["Answer: 7"])
     with pytest.raises(CacheError) as info:
-        evaluate(ITEMS, [Arm("cot", "cot", {"models": model})], tmp_path / "api", dataset="own", cache=cache)
+        evaluate(
+            ITEMS,
+            [Arm("cot", "cot", {"models": model})],
+            tmp_path / "api",
+            dataset="own",
+            cache=cache,
+        )
     assert str(info.value) == (
         f"cache {cache} is read-only (attempt to write a readonly database): make it "
         f"writable, or {WAY_OUT}"

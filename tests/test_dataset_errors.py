@@ -56,7 +56,9 @@ def test_an_id_file_without_ids_is_refused(tmp_path: Path, text: str) -> None:
     file = tmp_path / "ids.txt"
     file.write_text(text)
     line = refused(["--ids", str(file)], tmp_path / "out")
-    assert line == f"error: the id file {file} lists no ids: put one id per line (# starts a comment)"
+    assert (
+        line == f"error: the id file {file} lists no ids: put one id per line (# starts a comment)"
+    )
     with pytest.raises(ValueError, match="lists no ids"):
         load_dataset("gsm8k", ids=file)
     with pytest.raises(ValueError, match="id list is empty"):
@@ -65,7 +67,9 @@ def test_an_id_file_without_ids_is_refused(tmp_path: Path, text: str) -> None:
 
 def test_a_latin1_question_set_names_the_file_and_the_byte_offset(tmp_path: Path) -> None:
     file = tmp_path / "latin1.jsonl"
-    file.write_bytes(GOOD + '{"id": "q2", "question": "Café: 2 + 2?", "reference": 4}\n'.encode("latin-1"))
+    file.write_bytes(
+        GOOD + '{"id": "q2", "question": "Café: 2 + 2?", "reference": 4}\n'.encode("latin-1")
+    )
     offset = len(GOOD) + len(b'{"id": "q2", "question": "Caf')
     line = refused(["--dataset", "jsonl", "--path", str(file)], tmp_path / "out")
     assert line == (
@@ -77,14 +81,19 @@ def test_a_latin1_question_set_names_the_file_and_the_byte_offset(tmp_path: Path
 def test_a_latin1_id_file_and_sweep_file_name_the_file(tmp_path: Path) -> None:
     ids = tmp_path / "ids.txt"
     ids.write_bytes(b"gsm8k-test-0001\ncaf\xe9\n")
-    with pytest.raises(DatasetFormatError, match=r"ids.txt: not UTF-8 text: byte 0xe9 at byte offset 19 \(line 2\)"):
+    with pytest.raises(
+        DatasetFormatError, match=r"ids.txt: not UTF-8 text: byte 0xe9 at byte offset 19 \(line 2\)"
+    ):
         read_ids(ids)
     assert "ids.txt: not UTF-8" in refused(["--ids", str(ids)], tmp_path / "out")
     sweep = tmp_path / "s.toml"
     sweep.write_bytes(b'dataset = "gsm8k"\n# caf\xe9\n[arms.cot]\nmethod = "cot"\n')
     result = runner.invoke(app, ["eval", "--config", str(sweep), "--out", str(tmp_path / "o")])
     assert result.exit_code == 2
-    assert result.stderr.strip() == f"error: {sweep}: not UTF-8 text (byte offset 23); save it as UTF-8"
+    assert (
+        result.stderr.strip()
+        == f"error: {sweep}: not UTF-8 text (byte offset 23); save it as UTF-8"
+    )
 
 
 def test_damaged_or_cut_gzip_files_are_one_line_naming_the_file(tmp_path: Path) -> None:

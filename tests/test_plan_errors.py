@@ -33,7 +33,9 @@ def message(change: Callable[[dict[str, Any]], object]) -> str:
     return str(info.value)
 
 
-@pytest.mark.parametrize("field", ["speaker", "kind", "round", "reads", "template", "vars", "history"])
+@pytest.mark.parametrize(
+    "field", ["speaker", "kind", "round", "reads", "template", "vars", "history"]
+)
 def test_a_missing_field_is_named_with_the_call(field: str) -> None:
     assert message(without(field)) == (
         f"sloppy: call 'r0:a1' has no field {field!r}; build calls with "

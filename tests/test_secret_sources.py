@@ -8,8 +8,8 @@ import pytest
 from langchain_openai import ChatOpenAI
 
 from debategraph import Agent
-from debategraph.eval.runner import Arm, evaluate
 from debategraph.eval.datasets import Item
+from debategraph.eval.runner import Arm, evaluate
 from debategraph.models.credentials import model_secrets
 from debategraph.policies.secrets import (
     Redactor,
@@ -34,7 +34,12 @@ def test_proxy_urls_give_their_passwords_with_or_without_a_scheme() -> None:
         "ALL_PROXY": "socks5://proxy.example:1080",  # no credentials
         "HOME": "/root",
     }
-    assert environment_secrets(env) == ["Pr0xy%2DPassw0rd", PROXY_PASSWORD, PROXY_PASSWORD, PROXY_PASSWORD]
+    assert environment_secrets(env) == [
+        "Pr0xy%2DPassw0rd",
+        PROXY_PASSWORD,
+        PROXY_PASSWORD,
+        PROXY_PASSWORD,
+    ]
     redact = Redactor.from_environment(env)
     assert redact(f"the proxy password is {PROXY_PASSWORD}.") == "the proxy password is [redacted]."
     assert redact("proxyuser at proxy.example") == "proxyuser at proxy.example"
@@ -78,7 +83,14 @@ def test_a_model_object_gives_its_key_headers_and_url_password() -> None:
     )
     bound = model.bind(extra_headers={"Authorization": f"Bearer {BEARER}"})
     found = set(model_secrets([{"models": [Agent("a1", bound)], "rounds": 1}, "openai:gpt"]))
-    assert found == {"sk-object-key-1234", "bob", "url-pass-99", HEADER_VALUE, f"Bearer {BEARER}", BEARER}
+    assert found == {
+        "sk-object-key-1234",
+        "bob",
+        "url-pass-99",
+        HEADER_VALUE,
+        f"Bearer {BEARER}",
+        BEARER,
+    }
 
 
 def test_a_reply_echoing_the_proxy_password_is_stored_redacted(

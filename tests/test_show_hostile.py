@@ -49,7 +49,9 @@ def test_cut_text_keeps_the_head_counts_the_rest_and_redacts_before_cutting() ->
 def test_a_huge_answer_and_question_are_cut_with_a_note(stored: tuple[Path, dict]) -> None:
     answer, question = "9" * 200_000, "How many? " * 2_000_000  # 20 MB
     text = "because " * 5_000
-    out, item = hostile(stored, answer=answer, question=question, turn={"answer": answer, "text": text})
+    out, item = hostile(
+        stored, answer=answer, question=question, turn={"answer": answer, "text": text}
+    )
     shown = runner.invoke(app, ["show", str(out), item, "--show-text"], env={"COLUMNS": "400"})
     assert shown.exit_code == 0, shown.output
     printed = shown.stdout

@@ -97,7 +97,9 @@ def print_transcript(
                 console.print(f"[bold]{cell(t['id'])}[/]")
                 text = t.get("text")
                 shown = (
-                    escape(text, TEXT_CHARS) if text is not None else "[dim](reply text not kept)[/]"
+                    escape(text, TEXT_CHARS)
+                    if text is not None
+                    else "[dim](reply text not kept)[/]"
                 )
                 console.print(shown, highlight=False)
                 console.print()

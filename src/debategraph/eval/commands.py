@@ -468,7 +468,9 @@ def _run_arms(
         )
     except CacheError as exc:  # a fault that running again would meet again
         kept = out_dir / RESULTS_FILE
-        fail(f"{exc}; the rows finished before it are kept in {kept}" if kept.exists() else str(exc))
+        fail(
+            f"{exc}; the rows finished before it are kept in {kept}" if kept.exists() else str(exc)
+        )
     except (DebateConfigError, SettingsMismatchError, OutputBusyError, ValueError) as exc:
         fail(str(exc))
     except OSError as exc:

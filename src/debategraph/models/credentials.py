@@ -61,8 +61,9 @@ def _object_secrets(obj: Any) -> list[str]:
     if isinstance(fields, Mapping):  # a pydantic model: its secret fields
         for name in fields:
             held = getattr(obj, name, None)
-            if hasattr(held, "get_secret_value"):
-                secret = held.get_secret_value()
+            reveal = getattr(held, "get_secret_value", None)
+            if callable(reveal):
+                secret = reveal()
                 if isinstance(secret, str) and secret:
                     found.append(secret)
     for name in _URL_FIELDS:

@@ -138,7 +138,7 @@ def open_sqlite_cache(path: Path) -> BaseCache[Any]:
     check_cache_path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        inner = SqliteCache(path=str(path), serde=RedactingSerializer())
+        inner: SqliteCache[Any] = SqliteCache(path=str(path), serde=RedactingSerializer())
     except (sqlite3.Error, OSError) as exc:
         raise cache_fault(path, exc) from None
     check_cache_file(inner._conn, path)

@@ -38,10 +38,12 @@ def cache_fault(path: Path, exc: BaseException) -> CacheError:
             f"cache {path} cannot be written: its disk is full ({detail}); free space there, "
             f"or {_WAY_OUT}"
         )
-    if code in (errno.EROFS, errno.EACCES, errno.EPERM) or "readonly" in text or "read-only" in text:
-        return CacheError(
-            f"cache {path} is read-only ({detail}): make it writable, or {_WAY_OUT}"
-        )
+    if (
+        code in (errno.EROFS, errno.EACCES, errno.EPERM)
+        or "readonly" in text
+        or "read-only" in text
+    ):
+        return CacheError(f"cache {path} is read-only ({detail}): make it writable, or {_WAY_OUT}")
     if isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError):
         return CacheError(
             f"cache {path} is damaged ({detail}): delete it (its stored replies are lost), "

@@ -48,23 +48,22 @@ def checked_call(method: str, raw: object, position: int) -> Call:
             "not a call record: build calls with debategraph.methods.call(view, ...)"
         )
     call = upgrade_call(raw)
-    name = _name(call, position)
+    record: Mapping[str, Any] = call
+    name = _name(record, position)
     for field, (kind, words) in _FIELDS.items():
-        if field not in call:
-            near = difflib.get_close_matches(field, [str(k) for k in call if k not in _FIELDS])
+        if field not in record:
+            near = difflib.get_close_matches(field, [str(k) for k in record if k not in _FIELDS])
             hint = f" (is {near[0]!r} a misspelling?)" if near else ""
             raise PlanError(
                 f"{method}: {name} has no field {field!r}{hint}; build calls with "
                 "debategraph.methods.call(view, ...)"
             )
-        value = call[field]
+        value = record[field]
         wrong = not isinstance(value, kind) or (field == "round" and isinstance(value, bool))
         if not wrong and field == "reads":
             wrong = not all(isinstance(i, str) for i in value)
         if wrong:
-            raise PlanError(
-                f"{method}: {name} has {field}={_short(value)}, which must be {words}"
-            )
+            raise PlanError(f"{method}: {name} has {field}={_short(value)}, which must be {words}")
     return call
 
 

@@ -18,6 +18,7 @@ import json
 import os
 import re
 from collections.abc import Iterable, Mapping
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 REDACTED = "[redacted]"
@@ -72,7 +73,7 @@ def url_secrets(url: str) -> list[str]:
     return found
 
 
-def header_secrets(headers: Mapping[object, object]) -> list[str]:
+def header_secrets(headers: Mapping[Any, Any]) -> list[str]:
     """The values of the credential headers among ``headers`` (``Authorization``, ``X-Api-Key``).
 
     A header is taken for a credential when its name says so (auth, key, token, secret,
