@@ -94,7 +94,18 @@ def test_a_cache_damaged_past_its_header_is_refused_before_any_call(tmp_path: Pa
             dataset="own",
             cache=cache,
         )
+    with pytest.raises(CacheError, match="is damaged"):
+        dg.run("What is 3 + 4?", method="cot", models=model, cache=cache)
     assert model.calls == []
+    sweep = tmp_path / "s.toml"
+    sweep.write_text(
+        f'dataset = "arithmetic"\nlimit = 2\ncache = "{cache}"\nout = "{tmp_path / "sw"}"\n'
+        '[arms.cot]\nmethod = "cot"\n'
+    )
+    named = runner.invoke(app, ["eval", "--config", str(sweep), "--quiet"])
+    assert named.exit_code == 2 and "is damaged" in named.stderr
+    skipped = runner.invoke(app, ["eval", "--config", str(sweep), "--quiet", "--no-cache"])
+    assert skipped.exit_code == 0, skipped.output
     again = runner.invoke(app, [*EVAL, "--out", str(out), "--cache", str(cache), "--no-cache"])
     assert again.exit_code == 2 and "not both" in again.stderr
     without = runner.invoke(app, [*EVAL, "--out", str(out), "--no-cache"])

@@ -11,6 +11,8 @@ from typer.testing import CliRunner
 from debategraph.cli import app
 from debategraph.eval.datasets import DatasetFormatError, load_dataset, load_jsonl, read_ids
 
+from .openai_server import serve
+
 runner = CliRunner()
 EVAL = ["eval", "--method", "cot", "--quiet"]
 GOOD = b'{"id": "q1", "question": "What is 3 + 4?", "reference": 7}\n'
@@ -141,3 +143,11 @@ def test_a_question_set_that_cannot_be_opened_is_named(
         assert line == "error: path is empty: give your question set's .jsonl file"
     else:
         assert line == f"error: cannot read {path}: {says}"
+
+
+def test_refused_dataset_settings_send_no_request(tmp_path: Path, loopback: None) -> None:
+    with serve() as server:
+        model = ["--model", "sim-0", "--base-url", server.base_url]
+        for args in (["--dataset", "", "--limit", "1"], ["--ids", ",,,"], ["--ids", ""]):
+            refused([*model, *args], tmp_path / "out")
+        assert server.stats()["chat_requests"] == 0
