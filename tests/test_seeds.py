@@ -84,7 +84,8 @@ def test_rows_of_different_seeds_differ_on_the_simulated_model(seeded_run):
         assert all(len(run) == len(ITEMS) for run in runs)
         assert len({json.dumps(run) for run in runs}) == len(SEEDS), label
     # Replies differ too, not only the answers read from them.
-    texts = {r["turns"][0]["text"] for r in seeded_run if r["method"] == "du" and r["id"] == ITEMS[0].id}
+    first = [r for r in seeded_run if r["method"] == "du" and r["id"] == ITEMS[0].id]
+    texts = {r["turns"][0]["text"] for r in first}
     assert len(texts) == len(SEEDS)
 
 
@@ -255,11 +256,12 @@ def test_rows_without_a_seed_are_one_seed():
 
 
 def test_summary_and_report_give_each_arms_accuracy_over_seeds(tmp_path):
-    def finished(row: dict[str, Any]) -> dict[str, Any]:
-        return {**row, "answer": "1", "input_tokens": 10, "output_tokens": 5, "calls": 1,
-                "round_answers": [["1"]], "source": "simulated", "dataset": "arithmetic"}  # fmt: skip
-
     where = {"source": "simulated", "dataset": "arithmetic"}
+
+    def finished(row: dict[str, Any]) -> dict[str, Any]:
+        counts = {"input_tokens": 10, "output_tokens": 5, "calls": 1}
+        return {**row, **counts, **where, "answer": "1", "round_answers": [["1"]]}
+
     rows = []
     for k, row in enumerate(FIXTURE):
         rows.append(finished({**row, "id": f"q{k % 4}"}) if "error" not in row else row | where)

@@ -318,9 +318,7 @@ def _settled_items(path: Path, arms: Sequence[Arm]) -> set[Unit]:
     if screen is None or not path.exists():
         return set()
     return {
-        row_key(row)[1:]
-        for row in read_rows(path)
-        if row.get("method") == screen and _settled(row)
+        row_key(row)[1:] for row in read_rows(path) if row.get("method") == screen and _settled(row)
     }
 
 

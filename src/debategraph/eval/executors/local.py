@@ -177,9 +177,7 @@ class ItemRunner:
         except Exception as exc:
             wall = time.perf_counter() - start
             error = describe_error(exc, self.redact)
-            return error_row(
-                arm, item, error, wall_s=wall, dataset=dataset, spend=meter, seed=seed
-            )
+            return error_row(arm, item, error, wall_s=wall, dataset=dataset, spend=meter, seed=seed)
         wall = time.perf_counter() - start
         return result_row(
             arm,
