@@ -110,3 +110,14 @@ def test_bad_sweep_seeds_name_the_key_and_the_fix(tmp_path, change, message):
     escaped = message.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[")
     with pytest.raises(SweepError, match=escaped.replace("]", r"\]")):
         load_sweep(config)
+
+
+def test_only_contested_counts_item_seed_pairs(tmp_path):
+    args = ["eval", "--method", "du", "--dataset", "arithmetic", "--limit", "6", "--agents", "3"]
+    out = runner.invoke(app, [*args, "--rounds", "1", "--only-contested", "--seeds", "0,1",
+                              "--out", str(tmp_path / "oc"), "--quiet"])  # fmt: skip
+    assert out.exit_code == 0, out.output
+    written = rows(tmp_path / "oc")
+    settled = sum(r["screen"]["settled"] for r in written if r["method"] == "vote@r0")
+    assert f"--only-contested: {settled} of 12 (item, seed) pairs settled" in one_line(out.stdout)
+    assert len(written) == 12 + (12 - settled)

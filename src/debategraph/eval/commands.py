@@ -353,6 +353,11 @@ def _default_out(
     return name + (f"-seeds{'_'.join(map(str, seeds))}" if seeds is not None else "")
 
 
+def _screened(items: int, seeds: list[int] | None) -> str:
+    """What ``--only-contested`` screened: ``40 items``, or ``120 (item, seed) pairs``."""
+    return f"{items} items" if seeds is None else f"{items * len(seeds)} (item, seed) pairs"
+
+
 def _stderr_line(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
@@ -521,7 +526,7 @@ def _run_arms(
             else ""
         )
         typer.echo(
-            f"\n--only-contested: {outcome.settled} of {len(items)} items settled (all "
+            f"\n--only-contested: {outcome.settled} of {_screened(len(items), seeds)} settled (all "
             f"{arms[0].settings['agents']} agents gave the same round-0 answer) and skipped "
             f"by the other methods{vote}"
         )
