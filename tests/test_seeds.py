@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -128,6 +129,39 @@ def test_resume_after_a_partial_multi_seed_run_redoes_nothing_finished(tmp_path,
     assert (outcome.resumed, outcome.written) == (len(kept), 36 - len(kept))
     assert not finished & set(seen.written)
     assert set(seen.written) | finished == set(keys(seeded_run))
+    assert without_timings(lines(tmp_path)) == seeded_run
+
+
+class StopAfter:
+    """Progress hook that presses Ctrl-C (SIGINT to this process) after ``k`` rows."""
+
+    def __init__(self, k: int) -> None:
+        self.k, self.seen, self.resumed, self.written = k, 0, 0, []
+
+    def start(self, totals, done) -> None:
+        self.resumed = len(done)
+
+    def advance(self, row) -> None:
+        self.seen += 1
+        self.written.append(row_key(row))
+        if self.seen == self.k:
+            signal.raise_signal(signal.SIGINT)
+
+    def stop(self) -> None:
+        pass
+
+
+def test_a_multi_seed_run_interrupted_by_ctrl_c_resumes_without_redoing_rows(tmp_path, seeded_run):
+    arms = du_cot()
+    first = StopAfter(7)
+    with pytest.raises(KeyboardInterrupt):
+        evaluate(ITEMS, arms, tmp_path, dataset="arithmetic", seeds=SEEDS, progress=first)
+    finished = set(keys(lines(tmp_path)))
+    assert 7 <= len(finished) < 36 and finished <= set(first.written)
+    second = StopAfter(0)
+    outcome = evaluate(ITEMS, arms, tmp_path, dataset="arithmetic", seeds=SEEDS, progress=second)
+    assert second.resumed == outcome.resumed == len(finished)
+    assert not finished & set(second.written) and outcome.written == 36 - len(finished)
     assert without_timings(lines(tmp_path)) == seeded_run
 
 

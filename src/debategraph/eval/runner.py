@@ -1,4 +1,4 @@
-"""The evaluation runner: many debates at once, one JSONL row per (method, item), resumable.
+"""The evaluation runner: many debates at once, a JSONL row per (method, item, seed), resumable.
 
 :func:`run_eval` runs every method ("arm") on every item, under each seed when given
 several (``seeds``: one row per (method, item, seed)). It owns the results directory
