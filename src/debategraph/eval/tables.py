@@ -13,6 +13,7 @@ from pathlib import Path
 from debategraph.eval.dynamics import RoundStats
 from debategraph.eval.metrics import MethodSummary, Row, group_by, is_failed
 from debategraph.eval.results import SIMULATED_NOTE, SOURCE_TITLES, Group
+from debategraph.eval.seeds_table import seeds_section
 
 _COLUMNS = (
     ("Method", "left"),
@@ -360,6 +361,7 @@ def render_markdown(
                 f"{contested} contested ones. On those, {method}'s vote scores "
                 f"{_fmt(screen['contested_accuracy'], '.1f', 100)}%.",
             ]
+        out += seeds_section(group.summaries)
         versus = debate_vs_vote_table(group.summaries)
         if versus:
             out += [
