@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ from debategraph.eval.metrics import summarize, wilson_interval
 from debategraph.eval.pareto import (
     ParetoPoint,
     arm_points,
+    dominates,
     front,
     is_voting_arm,
     mark_front,
@@ -225,3 +227,21 @@ def test_report_with_every_item_right_draws_its_bars(tmp_path: Path) -> None:
     write_report(folder)
     assert (folder / "pareto.png").stat().st_size > 1000
     assert (folder / "accuracy_vs_tokens.png").stat().st_size > 1000
+
+
+def test_the_front_sweep_agrees_with_pairwise_dominance() -> None:
+    rng = random.Random(7)
+    for _ in range(200):
+        points = [
+            point(f"p{i}", rng.choice([10, 20, 20, 30, 45, 60]), rng.choice([0.1, 0.4, 0.4, 0.7]))
+            for i in range(rng.randint(1, 12))
+        ]
+        brute = [not any(dominates(q, p) for q in points) for p in points]
+        assert [p["on_front"] for p in mark_front(points)] == brute
+
+
+def test_an_arm_whose_rows_record_no_answer_is_its_decision() -> None:
+    rows = [{"method": "x", "id": "q0", "correct": True, "input_tokens": 3, "output_tokens": 1,
+             "round_answers": [[]]}]  # fmt: skip
+    (only,) = arm_points("x", rows)
+    assert only["decision"] and only["correct"] == 1 and only["tokens_per_item"] == 4.0

@@ -15,9 +15,10 @@ read off the run it already made:
 
 An item that stopped before round ``r`` (or has fewer than ``k`` answers, as budget-matched
 arms do) carries its last round (all its answers) and its whole spend. The majority is
-:func:`debategraph.policies.voting.majority_vote` with the first-seen tie-break, graded like
-the final answer, as the report's per-round table and ``maj@k`` do. The interval is the 95%
-Wilson interval of the accuracy.
+:func:`debategraph.policies.voting.majority_vote` with the first-seen tie-break (for the first
+``k`` answers, :func:`~debategraph.policies.voting.prefix_majorities`, the same rule in one
+pass), graded like the final answer, as the report's per-round table and ``maj@k`` do. The
+interval is the 95% Wilson interval of the accuracy.
 
 Tokens are input + output tokens of the stored turns. A row without its turns (written
 before 0.2, or by another tool) gives an estimate, and its points say so
@@ -37,7 +38,7 @@ from typing import Any, TypedDict
 from debategraph.eval.metrics import Row, group_by, is_failed, wilson_interval
 from debategraph.policies.canonical import answers_match
 from debategraph.policies.types import Answer, TaskKind
-from debategraph.policies.voting import majority_vote
+from debategraph.policies.voting import majority_vote, prefix_majorities
 
 
 class ParetoPoint(TypedDict):
@@ -130,7 +131,9 @@ class _Grader:
         self.seen: dict[Answer, bool] = {}
 
     def majority_right(self, answers: Sequence[Answer]) -> bool:
-        decided = majority_vote(answers, tie_policy="first").answer
+        return self.right(majority_vote(answers, tie_policy="first").answer)
+
+    def right(self, decided: Answer) -> bool:
         if decided not in self.seen:
             self.seen[decided] = answers_match(decided, self.reference, self.task)
         return self.seen[decided]
@@ -224,10 +227,11 @@ def vote_points(arm: str, rows: Sequence[Row]) -> list[ParetoPoint]:
             for turn in turns:
                 by_agent[turn.get("agent")] = by_agent.get(turn.get("agent"), 0) + _spend(turn)
             costs = [by_agent[name] for name in names]
+        decided = prefix_majorities(answers)
         through = 0
         for k, tally in enumerate(tallies, start=1):
             used = min(k, len(answers))
-            right = grader.majority_right(answers[:used])
+            right = grader.right(decided[used - 1]) if answers else grader.right(None)
             if costs is not None:
                 through += costs[k - 1] if k <= len(costs) else 0
                 tally.add(right, through, True)
@@ -271,6 +275,8 @@ def arm_points(arm: str, rows: Sequence[Row]) -> list[ParetoPoint]:
         return [decision_point(arm, scored)] if scored else []
     steps = vote_points(arm, traced) if is_voting_arm(traced) else round_points(arm, traced)
     final = decision_point(arm, traced)
+    if not steps:  # rows that record a round without answers
+        return [final]
     last = steps[-1]
     same = final["correct"] == last["correct"] and abs(
         final["tokens_per_item"] - last["tokens_per_item"]
@@ -289,16 +295,35 @@ def dominates(a: ParetoPoint, b: ParetoPoint) -> bool:
 def mark_front(points: Sequence[ParetoPoint]) -> list[ParetoPoint]:
     """The points with ``on_front`` set: true where no other point dominates it.
 
+    One sweep from the cheapest spend up: a point is dominated when a cheaper point is at
+    least as accurate, or a point of the same spend is more accurate.
+
     Args:
         points: The points of one group.
 
     Returns:
         New points, in the same order.
     """
+    order = sorted(range(len(points)), key=lambda i: points[i]["tokens_per_item"])
+    on = [False] * len(points)
+    cheaper_best = float("-inf")  # best accuracy among strictly cheaper points
+    start = 0
+    while start < len(order):
+        spend = points[order[start]]["tokens_per_item"]
+        end = start
+        while end < len(order) and points[order[end]]["tokens_per_item"] == spend:
+            end += 1
+        same = [order[j] for j in range(start, end)]
+        best = max(points[i]["accuracy"] for i in same)
+        for i in same:
+            accuracy = points[i]["accuracy"]
+            on[i] = accuracy > cheaper_best and accuracy == best
+        cheaper_best = max(cheaper_best, best)
+        start = end
     marked = []
-    for p in points:
-        copy = p.copy()
-        copy["on_front"] = not any(dominates(q, p) for q in points)
+    for point, front_flag in zip(points, on, strict=True):
+        copy = point.copy()
+        copy["on_front"] = front_flag
         marked.append(copy)
     return marked
 
