@@ -200,7 +200,11 @@ def wilson_interval(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     denominator = 1 + z2 / n
     center = (p + z2 / (2 * n)) / denominator
     half = z / denominator * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
-    return (max(0.0, center - half), min(1.0, center + half))
+    # At k = 0 and k = n a bound is exactly 0 or 1; rounding can miss it by 1e-16, which put
+    # the plots' error bars below zero.
+    low = 0.0 if k == 0 else max(0.0, center - half)
+    high = 1.0 if k == n else min(1.0, center + half)
+    return (low, high)
 
 
 def is_failed(row: Row) -> bool:

@@ -307,6 +307,7 @@ def render_markdown(
     plots: Sequence[str],
     with_cost: bool = False,
     rows_line: str = "",
+    pareto: str = "",
 ) -> str:
     """The whole ``report.md`` text.
 
@@ -318,6 +319,7 @@ def render_markdown(
         plots: File names of the plots written next to the report.
         with_cost: Whether tables get a cost column.
         rows_line: A sentence saying how many rows the figures rest on.
+        pareto: The compute-Pareto section (:mod:`debategraph.eval.pareto_table`), or "".
 
     Returns:
         Markdown text.
@@ -419,6 +421,8 @@ def render_markdown(
         ]
         for group in spending:
             out += ["", f"{group.title}:", "", spending_table(group.summaries)]
+    if pareto:
+        out += ["", pareto]
     if plots:
         out += ["", "## Plots", ""]
         out += [f"![{Path(name).stem.replace('_', ' ')}]({name})" for name in plots]
