@@ -278,9 +278,10 @@ def main() -> None:
     model call are freed before a collection walks them: in a zero-latency evaluation the
     collector's time falls from 2.0 s to 0.6 s per 1,000 items (``bench/collector.py``).
     """
-    # Ctrl-C must work even where the parent ignored SIGINT (a script's background job).
-    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
+        # Inside the try: a Ctrl-C from this instant on is the one-line `interrupted` below.
+        # Set even where the parent ignored SIGINT (a script's background job).
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         _prepare(sys.argv[1:])
         code = app(standalone_mode=False)
     except (KeyboardInterrupt, typer.Abort):

@@ -68,6 +68,23 @@ def parse_prices(text: str | None) -> dict[str, float] | None:
     return {"input": values[0] / 1e6, "output": values[1] / 1e6}
 
 
+def parse_seeds(text: str | None) -> list[int] | None:
+    """``"0,1,2"`` -> ``[0, 1, 2]`` (``--seeds``); exits 2 if empty, malformed or repeated."""
+    if text is None:
+        return None
+    from debategraph.eval.runner import check_seeds
+
+    parts = [part.strip() for part in text.split(",")]
+    try:
+        seeds = [int(part) for part in parts]
+    except ValueError:
+        fail(f"--seeds takes integers separated by commas (e.g. 0,1,2,3,4), got {text!r}")
+    try:
+        return check_seeds(seeds)
+    except ValueError as exc:
+        fail(f"--seeds: {exc}")
+
+
 def _ids(value: str | None) -> str | list[str] | None:
     """An id file's path, or a comma-separated id list; exits 2 if it names no id."""
     if value is None or Path(value).is_file():
@@ -111,7 +128,19 @@ def eval_command(
         int | None, typer.Option(help="Seeded sample of this many items (all by default).")
     ] = None,
     seed: Annotated[
-        int | None, typer.Option(help="Seed of the sample and of every debate (default 0).")
+        int | None,
+        typer.Option(
+            help="Seed of the sample and of every debate (default 0); with --seeds, of the "
+            "sample only."
+        ),
+    ] = None,
+    seeds: Annotated[
+        str | None,
+        typer.Option(
+            help="Run every method once per seed on the same sample (e.g. 0,1,2,3,4): the "
+            "debates' seeds; rows record theirs and the report gives accuracy mean ± sd over "
+            "seeds."
+        ),
     ] = None,
     ids: Annotated[
         str | None, typer.Option(help="Exactly these items: a file of ids, or id1,id2,...")
@@ -217,6 +246,7 @@ def eval_command(
     from debategraph.eval.sweep import SweepError, load_sweep
 
     price = parse_prices(prices)
+    seed_list = parse_seeds(seeds)
     engines = {"engine": engine, "address": address, "workers": workers}
     if config is not None:
         given = {
@@ -227,14 +257,14 @@ def eval_command(
             "--max-tokens": max_tokens, "--stop": stop, "--timeout": timeout,
             "--max-attempts": max_attempts, "--retry-backoff": retry_backoff,
             "--ids": ids, "--path": path, "--gate": gate, "--dataset": dataset,
-            "--seed": seed,
+            "--seed": seed, "--seeds": seeds,
         }  # fmt: skip
         clashes = [flag for flag, value in given.items() if value is not None and value != []]
         if only_contested:
             fail("with --config, put only_contested = true in the sweep file (top level)")
         if clashes or logprobs or match_budget is not None or tie_policy != "first":
             clash = clashes[0] if clashes else "that flag"
-            where = "top level" if clash in {"--dataset", "--ids", "--path"} else None
+            where = "top level" if clash in {"--dataset", "--ids", "--path", "--seeds"} else None
             if clash == "--seed":
                 where = "top level for the sample, [settings] for the debates"
             fail(
@@ -261,6 +291,7 @@ def eval_command(
             price=price,
             texts=texts if not texts else bool(sweep.run.get("texts", True)),
             executor=_executor(engines, sweep.run),
+            seeds=sweep.run.get("seeds"),
         )
         return
     dataset, seed = "gsm8k" if dataset is None else dataset, seed or 0
@@ -280,7 +311,7 @@ def eval_command(
         "rounds": rounds,
         "models": (model[0] if len(model) == 1 else list(model)) if model else None,
         "base_url": base_url,
-        "seed": seed,
+        "seed": None if seed_list is not None else seed,  # --seeds: each unit's seed
         "tie_policy": tie_policy,
         "decision": decision,
         "decision_options": {
@@ -301,7 +332,7 @@ def eval_command(
         arms,
         dataset=dataset,
         selection={"limit": limit, "seed": seed, "ids": ids, "path": path},
-        out_dir=out or Path("results") / _default_out(dataset, arms, only_contested),
+        out_dir=out or Path("results") / _default_out(dataset, arms, only_contested, seed_list),
         concurrency=concurrency,
         rps=rps,
         cache=chosen_cache(cache, no_cache),
@@ -313,6 +344,7 @@ def eval_command(
         price=price,
         texts=texts,
         executor=_executor(engines, {}),
+        seeds=seed_list,
     )
 
 
@@ -329,9 +361,17 @@ def _skip_rate(value: str) -> float | str:
     return rate
 
 
-def _default_out(dataset: str, arms: list[Arm], only_contested: bool) -> str:
-    """``results/<this>`` when no --out is given: the dataset and the arms' labels."""
-    return f"{dataset}-{'-'.join(arm.label for arm in arms)}" + "-contested" * only_contested
+def _default_out(
+    dataset: str, arms: list[Arm], only_contested: bool, seeds: list[int] | None = None
+) -> str:
+    """``results/<this>`` when no --out is given: the dataset, the arms' labels, the seeds."""
+    name = f"{dataset}-{'-'.join(arm.label for arm in arms)}" + "-contested" * only_contested
+    return name + (f"-seeds{'_'.join(map(str, seeds))}" if seeds is not None else "")
+
+
+def _screened(items: int, seeds: list[int] | None) -> str:
+    """What ``--only-contested`` screened: ``40 items``, or ``120 (item, seed) pairs``."""
+    return f"{items} items" if seeds is None else f"{items * len(seeds)} (item, seed) pairs"
 
 
 def _stderr_line(text: str) -> None:
@@ -393,6 +433,7 @@ def _run_arms(
     texts: bool = True,
     executor: Executor | None = None,
     only_contested: bool = False,
+    seeds: list[int] | None = None,
 ) -> None:
     """Load the items, run the arms (resumably) and print the table; exit on any error."""
     from debategraph.api import DebateConfigError
@@ -464,6 +505,7 @@ def _run_arms(
                 cache=cache,
                 texts=texts,
                 executor=executor,
+                seeds=seeds,
             )
         )
     except CacheError as exc:  # a fault that running again would meet again
@@ -491,6 +533,12 @@ def _run_arms(
         warn(problem)
     summary = summarize(outcome.summary_rows(), price)
     typer.echo(visible(results_table(summary, with_cost=price is not None)))
+    if seeds is not None:
+        from debategraph.eval.seeds_table import SEEDS_NOTE, seeds_table
+
+        table = seeds_table(summary)
+        if table:
+            typer.echo(visible(f"\n{SEEDS_NOTE}\n\n{table}"))
     screen = summary[arms[0].label]["screen"] if arms[0].label in summary else None
     if only_contested and screen is not None:
         contested = screen["items"] - screen["settled"]
@@ -501,7 +549,7 @@ def _run_arms(
             else ""
         )
         typer.echo(
-            f"\n--only-contested: {outcome.settled} of {len(items)} items settled (all "
+            f"\n--only-contested: {outcome.settled} of {_screened(len(items), seeds)} settled (all "
             f"{arms[0].settings['agents']} agents gave the same round-0 answer) and skipped "
             f"by the other methods{vote}"
         )

@@ -105,7 +105,7 @@ def load_rows(results_dir: str | os.PathLike[str]) -> LoadedRows:
     item_ids = set(manifest.get("item_ids") or ()) or None
     labels = {a.get("label") for a in manifest.get("settings", {}).get("arms", ())} or None
     loaded = LoadedRows()
-    seen: dict[tuple[str, ...], str] = {}
+    seen: dict[tuple[str | int | None, ...], str] = {}
     for file in sorted(folder.glob("*.jsonl")):
         own = file.name == RESULTS_FILE
         for number, raw in enumerate(file.read_bytes().splitlines(), start=1):
