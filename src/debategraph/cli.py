@@ -36,6 +36,7 @@ from debategraph.cli_options import (
     MaxTokens,
     MethodOption,
     Models,
+    NoCache,
     RetryBackoff,
     Rounds,
     SamplingPresetName,
@@ -46,6 +47,7 @@ from debategraph.cli_options import (
     TopK,
     TopP,
     check_output_folder,
+    chosen_cache,
     err,
     fail,
     generation_settings,
@@ -159,6 +161,7 @@ def run_command(
     logprobs: Logprobs = False,
     allow_large: AllowLarge = False,
     cache: CachePath = None,
+    no_cache: NoCache = False,
     graph_png: Annotated[
         Path | None,
         typer.Option(help="Save one PNG of the debate graph (who read whom) per round."),
@@ -216,7 +219,7 @@ def run_command(
             adversaries=adversaries,
             logprobs=logprobs,
             allow_large=allow_large,
-            cache=cache,
+            cache=chosen_cache(cache, no_cache),
             max_attempts=max_attempts,
             retry_backoff=retry_backoff,
             **generation_settings(temperature, top_p, max_tokens, stop, timeout, top_k, preset),
@@ -275,9 +278,10 @@ def main() -> None:
     model call are freed before a collection walks them: in a zero-latency evaluation the
     collector's time falls from 2.0 s to 0.6 s per 1,000 items (``bench/collector.py``).
     """
-    # Ctrl-C must work even where the parent ignored SIGINT (a script's background job).
-    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
+        # Inside the try: a Ctrl-C from this instant on is the one-line `interrupted` below.
+        # Set even where the parent ignored SIGINT (a script's background job).
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         _prepare(sys.argv[1:])
         code = app(standalone_mode=False)
     except (KeyboardInterrupt, typer.Abort):

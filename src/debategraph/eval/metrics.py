@@ -45,6 +45,7 @@ from debategraph.eval.dynamics import (
     round_zero_vote,
     total_flips,
 )
+from debategraph.eval.seeds import SeedSpread, seed_spread
 from debategraph.policies.answers import answers_match
 from debategraph.policies.types import Answer, TaskKind
 from debategraph.policies.voting import majority_vote, unanimous
@@ -118,6 +119,8 @@ class MethodSummary(TypedDict):
             ``items`` it screened, how many were ``settled`` (skipped by the other arms),
             and ``contested_accuracy``, its vote's accuracy on the contested ones (NaN when
             none); ``None`` otherwise.
+        seeds: Accuracy per seed and its mean, sample sd, min and max over the seeds
+            (:func:`debategraph.eval.seeds.seed_spread`; rows without ``seed`` are one seed).
     """
 
     method: str
@@ -164,6 +167,7 @@ class MethodSummary(TypedDict):
     vote_at_round0: RoundZeroVote
     gate: dict[str, Any] | None
     screen: dict[str, Any] | None
+    seeds: SeedSpread
 
 
 ANSWER_SOURCES = ("declared", "fallback", "none")
@@ -196,7 +200,11 @@ def wilson_interval(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     denominator = 1 + z2 / n
     center = (p + z2 / (2 * n)) / denominator
     half = z / denominator * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
-    return (max(0.0, center - half), min(1.0, center + half))
+    # At k = 0 and k = n a bound is exactly 0 or 1; rounding can miss it by 1e-16, which put
+    # the plots' error bars below zero.
+    low = 0.0 if k == 0 else max(0.0, center - half)
+    high = 1.0 if k == n else min(1.0, center + half)
+    return (low, high)
 
 
 def is_failed(row: Row) -> bool:
@@ -440,6 +448,7 @@ def summarize_method(
         vote_at_round0=round_zero_vote(scored),
         gate=_gate(scored),
         screen=_screen(scored),
+        seeds=seed_spread(scored),
     )
 
 

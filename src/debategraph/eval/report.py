@@ -15,7 +15,9 @@ plots:
 - ``per_round.png``: majority-vote accuracy and consensus per round per method;
 - ``token_breakdown.png``: mean tokens per item by call kind, input vs output;
 - ``debate_vs_vote.png``: each debate's final accuracy against its round-0 vote, and the
-  agents' flips (right → wrong, wrong → right) over all rounds.
+  agents' flips (right → wrong, wrong → right) over all rounds;
+- ``pareto.png``: the compute-Pareto points (each debate per round, each vote per number of
+  answers) against tokens per item, with the front (:mod:`debategraph.eval.pareto`).
 
 Plots need matplotlib (``pip install 'debategraph[plots]'``); it is imported only when
 plotting and draws with the Agg backend, without touching pyplot's global state.
@@ -32,6 +34,9 @@ from typing import Any
 
 from debategraph.eval.comparison_table import comparison_section
 from debategraph.eval.comparisons import paired_comparisons
+from debategraph.eval.pareto import group_points
+from debategraph.eval.pareto_plot import plot_pareto
+from debategraph.eval.pareto_table import pareto_section
 from debategraph.eval.plots import (
     plot_accuracy_vs_tokens,
     plot_debate_vs_vote,
@@ -53,6 +58,7 @@ PLOT_NAMES = (
     "per_round.png",
     "token_breakdown.png",
     "debate_vs_vote.png",
+    "pareto.png",
 )
 
 
@@ -141,14 +147,16 @@ def write_report(
     target = Path(out_dir) if out_dir is not None else source
     target.mkdir(parents=True, exist_ok=True)
     groups = build_groups(rows, prices)
+    pareto = group_points(rows, groups)
     plot_files: list[str] = []
     if plots:
         plot_accuracy_vs_tokens(groups, target / PLOT_NAMES[0])
         plot_per_round(groups, target / PLOT_NAMES[1])
         plot_token_breakdown(groups, target / PLOT_NAMES[2])
         plot_debate_vs_vote(groups, target / PLOT_NAMES[3])
+        plot_pareto(groups, pareto, target / PLOT_NAMES[4])
         plot_files = list(PLOT_NAMES)
-    summary = {
+    summary: dict[str, Any] = {
         "rows": {"used": len(loaded.rows), "left_out": loaded.excluded, "problems": problems},
         "groups": [
             {
@@ -161,6 +169,8 @@ def write_report(
         ],
         "comparisons": paired,
     }
+    for entry, points in zip(summary["groups"], pareto, strict=True):
+        entry["pareto"] = points
     (target / "summary.json").write_text(redact(json.dumps(_jsonable(summary), indent=2)) + "\n")
     text = render_markdown(
         groups,
@@ -171,6 +181,7 @@ def write_report(
         with_cost=prices is not None,
         rows_line=loaded.describe(),
         comparisons=comparison_section(paired, holm=holm),
+        pareto=pareto_section(groups, pareto),
     )
     report = target / REPORT_NAME
     report.write_text(redact(text), encoding="utf-8")

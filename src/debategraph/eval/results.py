@@ -105,7 +105,7 @@ def load_rows(results_dir: str | os.PathLike[str]) -> LoadedRows:
     item_ids = set(manifest.get("item_ids") or ()) or None
     labels = {a.get("label") for a in manifest.get("settings", {}).get("arms", ())} or None
     loaded = LoadedRows()
-    seen: dict[tuple[str, ...], str] = {}
+    seen: dict[tuple[str | int | None, ...], str] = {}
     for file in sorted(folder.glob("*.jsonl")):
         own = file.name == RESULTS_FILE
         for number, raw in enumerate(file.read_bytes().splitlines(), start=1):
@@ -136,8 +136,7 @@ def load_rows(results_dir: str | os.PathLike[str]) -> LoadedRows:
             if own and labels is not None and key[0] not in labels:
                 loaded.leave_out(where, "foreign method", f"method {key[0]!r} is not an arm")
                 continue
-            seed = str(row.get("seed", ""))  # rows of other seeds are not repeats
-            identity = (str(row.get("source", "")), str(row.get("dataset", "")), *key, seed)
+            identity = (str(row.get("source", "")), str(row.get("dataset", "")), *key)
             if identity in seen:
                 loaded.leave_out(where, "duplicate", f"{key[0]}/{key[1]} repeats {seen[identity]}")
                 continue

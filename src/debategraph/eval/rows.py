@@ -90,6 +90,7 @@ def result_row(
     dataset: str,
     spend: SpendMeter | None = None,
     texts: bool = True,
+    seed: int | None = None,
 ) -> dict[str, Any]:
     """The JSONL row of one finished debate (schema in :mod:`debategraph.eval.metrics`).
 
@@ -106,6 +107,8 @@ def result_row(
         dataset: The dataset name.
         spend: What the debate's requests cost, failed and retried ones included.
         texts: Keep every turn's reply text (off for very large runs).
+        seed: The debate's seed, recorded as the row's ``seed`` (``--seeds``); ``None``
+            records none.
 
     Returns:
         The row.
@@ -114,6 +117,7 @@ def result_row(
     row = {
         "method": arm.label,
         "id": item.id,
+        **_seed_field(seed),
         "dataset": dataset,
         "source": row_source(dataset, arm, result),
         "answer": result.answer,
@@ -165,15 +169,17 @@ def error_row(
     wall_s: float,
     dataset: str,
     spend: SpendMeter | None = None,
+    seed: int | None = None,
 ) -> dict[str, Any]:
     """The row of a failed debate: counted as failed, run again on the next run.
 
     With ``spend`` it records what the failed debate's requests cost (every token of every
-    reply that arrived counts as wasted).
+    reply that arrived counts as wasted); with ``seed``, the seed it ran under.
     """
     row = {
         "method": arm.label,
         "id": item.id,
+        **_seed_field(seed),
         "dataset": dataset,
         "reference": item.reference,
         "error": error,
@@ -182,6 +188,11 @@ def error_row(
     if spend is not None:
         row.update(spend.record())
     return row
+
+
+def _seed_field(seed: int | None) -> dict[str, int]:
+    """A row's ``seed`` field: present only in a run of several seeds (``--seeds``)."""
+    return {} if seed is None else {"seed": seed}
 
 
 SHOWN_FIELDS = ("question", "turns", "decision", "agent_names")

@@ -13,6 +13,7 @@ from pathlib import Path
 from debategraph.eval.dynamics import RoundStats
 from debategraph.eval.metrics import MethodSummary, Row, group_by, is_failed
 from debategraph.eval.results import SIMULATED_NOTE, SOURCE_TITLES, Group
+from debategraph.eval.seeds_table import seeds_section
 
 _COLUMNS = (
     ("Method", "left"),
@@ -306,6 +307,7 @@ def render_markdown(
     plots: Sequence[str],
     with_cost: bool = False,
     rows_line: str = "",
+    pareto: str = "",
     comparisons: Sequence[str] = (),
 ) -> str:
     """The whole ``report.md`` text.
@@ -318,6 +320,7 @@ def render_markdown(
         plots: File names of the plots written next to the report.
         with_cost: Whether tables get a cost column.
         rows_line: A sentence saying how many rows the figures rest on.
+        pareto: The compute-Pareto section (:mod:`debategraph.eval.pareto_table`), or "".
         comparisons: Lines of the paired comparisons' section, placed after the budget
             table (see :mod:`debategraph.eval.comparison_table`).
 
@@ -363,6 +366,7 @@ def render_markdown(
                 f"{contested} contested ones. On those, {method}'s vote scores "
                 f"{_fmt(screen['contested_accuracy'], '.1f', 100)}%.",
             ]
+        out += seeds_section(group.summaries)
         versus = debate_vs_vote_table(group.summaries)
         if versus:
             out += [
@@ -421,6 +425,8 @@ def render_markdown(
         ]
         for group in spending:
             out += ["", f"{group.title}:", "", spending_table(group.summaries)]
+    if pareto:
+        out += ["", pareto]
     if plots:
         out += ["", "## Plots", ""]
         out += [f"![{Path(name).stem.replace('_', ' ')}]({name})" for name in plots]

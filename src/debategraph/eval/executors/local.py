@@ -24,10 +24,10 @@ from debategraph.eval.datasets import Item
 from debategraph.eval.dynamics import settled_at_round0
 from debategraph.eval.executors.admission import Admission, Turn
 from debategraph.eval.executors.base import Deliver, Job, Work
+from debategraph.eval.redaction import run_redactor
 from debategraph.eval.rows import describe_error, error_row, result_row
 from debategraph.eval.spend import SpendMeter
 from debategraph.models.resolve import SIMULATED, ModelConfigError, resolve_model
-from debategraph.policies.secrets import Redactor
 from debategraph.tracing import item_run_config
 
 
@@ -87,7 +87,7 @@ class ItemRunner:
         self.job = job
         self.arms = {arm.label: arm for arm in job.arms}
         self.bases = {arm.budget_of for arm in job.arms if arm.budget_of is not None}
-        self.redact = Redactor.from_environment(urls=[a.settings.get("base_url") for a in job.arms])
+        self.redact = run_redactor(job.arms)
         self.limiter = Admission(job.concurrency)
         self.cache = call_cache(job.cache)
         rate = (
@@ -112,7 +112,7 @@ class ItemRunner:
             budgets = dict(work.budgets)
             for label in work.labels:
                 arm = self.arms[label]
-                row = await self.debate(arm, work.item, budgets)
+                row = await self.debate(arm, work.item, budgets, seed=work.seed)
                 if label in self.bases and "error" not in row:
                     budgets[label] = budget_digest(row)
                 if arm.screens and "error" not in row:
@@ -122,7 +122,12 @@ class ItemRunner:
                     return
 
     async def debate(
-        self, arm: Arm, item: Item, budgets: Mapping[str, Mapping[str, Any]]
+        self,
+        arm: Arm,
+        item: Item,
+        budgets: Mapping[str, Mapping[str, Any]],
+        *,
+        seed: int | None = None,
     ) -> dict[str, Any]:
         """One arm on one item: its row, a failed row if the debate failed.
 
@@ -131,24 +136,27 @@ class ItemRunner:
             item: The question.
             budgets: What budget-matched arms read of this item's finished rows, by arm
                 label.
+            seed: The debate's seed in place of the arm's, recorded in the row; ``None``
+                keeps the arm's and records none.
 
         Raises:
             DebateConfigError: Settings that cannot run (a bug in the checks before).
         """
         dataset = self.job.dataset
         settings = dict(self.settings[arm.label])
+        if seed is not None:
+            settings["seed"] = seed
         start = time.perf_counter()
         if arm.budget_of is not None:
             base = budgets.get(arm.budget_of)
             if base is None:
                 error = f"BudgetUnavailable: {arm.budget_of} has no result for this item"
-                return error_row(arm, item, error, wall_s=0.0, dataset=dataset)
+                return error_row(arm, item, error, wall_s=0.0, dataset=dataset, seed=seed)
             try:
                 settings = budget_settings(arm.budget, settings, base)
             except ValueError as exc:
-                return error_row(
-                    arm, item, f"BudgetUnavailable: {exc}", wall_s=0.0, dataset=dataset
-                )
+                error = f"BudgetUnavailable: {exc}"
+                return error_row(arm, item, error, wall_s=0.0, dataset=dataset, seed=seed)
         meter = SpendMeter()
         traced = item_run_config(arm.label, item.id, dataset)
         try:
@@ -169,10 +177,17 @@ class ItemRunner:
         except Exception as exc:
             wall = time.perf_counter() - start
             error = describe_error(exc, self.redact)
-            return error_row(arm, item, error, wall_s=wall, dataset=dataset, spend=meter)
+            return error_row(arm, item, error, wall_s=wall, dataset=dataset, spend=meter, seed=seed)
         wall = time.perf_counter() - start
         return result_row(
-            arm, item, result, wall_s=wall, dataset=dataset, spend=meter, texts=self.job.texts
+            arm,
+            item,
+            result,
+            wall_s=wall,
+            dataset=dataset,
+            spend=meter,
+            texts=self.job.texts,
+            seed=seed,
         )
 
 
