@@ -12,7 +12,7 @@ from pathlib import Path
 
 from debategraph.eval.dynamics import RoundStats
 from debategraph.eval.metrics import MethodSummary, Row, group_by, is_failed
-from debategraph.eval.results import SIMULATED_NOTE, SOURCE_TITLES, Group
+from debategraph.eval.results import SIMULATED_NOTE, SOURCE_TITLES, Group, group_sources
 
 _COLUMNS = (
     ("Method", "left"),
@@ -263,7 +263,9 @@ def extraction_table(summaries: Mapping[str, MethodSummary]) -> str:
 
 
 def _sources_line(groups: Sequence[Group], rows: Sequence[Row]) -> str:
-    counts = {source: len(r) for source, r in group_by(rows, "source").items()}
+    counts: dict[str, int] = {}
+    for source in group_sources(rows):
+        counts[source] = counts.get(source, 0) + 1
     if set(counts) == {""}:
         return "Rows do not say whether they come from simulated models or real outputs."
     parts = []
