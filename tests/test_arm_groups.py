@@ -74,3 +74,20 @@ def test_older_rows_of_one_arm_join_their_simulated_group() -> None:
         list(groups.values()), rows, files=["results.jsonl"], problems=[], plots=[]
     )
     assert "simulated models: 4 rows (du, s2mad); real model outputs: 2 rows (du)." in report
+
+
+def test_a_gate_counts_as_debated_only_the_items_with_debate_rounds(tmp_path: Path) -> None:
+    # sid-et skips the debate at round 0 when its first agent is confident: the gate let
+    # these items through, but none was debated.
+    items = load_dataset("gsm8k", limit=4)
+    arms = [Arm("sid-et+gate-entropy-1", "sid-et+gate-entropy-1", {})]
+    rows = evaluate(items, arms, tmp_path, dataset="gsm8k").rows
+    skipped = [r for r in rows if r["decision"]["evidence"]["sid_et"]["outcome"] == "skipped"]
+    assert skipped and all(r["gate"]["fired"] and r["rounds"] == 0 for r in skipped)
+    (group,) = build_groups(rows)
+    gate = group.summaries["sid-et+gate-entropy-1"]["gate"]
+    rounds = sum(r["rounds"] > 0 for r in rows)
+    assert gate == {"rule": "entropy<1", "items": 4, "passed": 4, "debated": rounds}
+    report = render_markdown([group], rows, files=["results.jsonl"], problems=[], plots=[])
+    line = f"debated {rounds} of 4 items (gate entropy<1); {4 - rounds} more passed the gate"
+    assert line in report

@@ -9,9 +9,10 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from debategraph.eval.dynamics import RoundStats
-from debategraph.eval.metrics import MethodSummary, Row, group_by, is_failed
+from debategraph.eval.metrics import MethodSummary, Row, is_failed
 from debategraph.eval.results import SIMULATED_NOTE, SOURCE_TITLES, Group, group_sources
 
 _COLUMNS = (
@@ -277,6 +278,12 @@ def _sources_line(groups: Sequence[Group], rows: Sequence[Row]) -> str:
     return f"{line} {SIMULATED_NOTE}" if "simulated" in counts else line
 
 
+def _stopped_anyway(gate: Mapping[str, Any]) -> str:
+    """The items a gate let through on which the method itself stopped at round 0."""
+    stopped = (gate.get("passed") or gate["debated"]) - gate["debated"]
+    return f"; {stopped} more passed the gate and stopped at round 0" if stopped else ""
+
+
 def spending_table(summaries: Mapping[str, MethodSummary]) -> str:
     """Requests, failed requests and wasted tokens per method (rows that record them)."""
     body = []
@@ -348,7 +355,7 @@ def render_markdown(
             out += ["", "Gates (round 0 is always paid; the debate only when the gate fires):"]
             out += [""] + [
                 f"- {method}: debated {gate['debated']} of {gate['items']} items "
-                f"(gate {gate['rule']})"
+                f"(gate {gate['rule']}){_stopped_anyway(gate)}"
                 for method, gate in gates
             ]
         screens = [(s["method"], s["screen"]) for s in group.summaries.values() if s["screen"]]
