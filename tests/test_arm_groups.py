@@ -91,3 +91,18 @@ def test_a_gate_counts_as_debated_only_the_items_with_debate_rounds(tmp_path: Pa
     report = render_markdown([group], rows, files=["results.jsonl"], problems=[], plots=[])
     line = f"debated {rounds} of 4 items (gate entropy<1); {4 - rounds} more passed the gate"
     assert line in report
+
+
+def test_the_report_says_a_confidence_gate_changed_round_0() -> None:
+    rows = [
+        {**row("du+gate-confidence-0.8", f"q{k}", "simulated", SIM),
+         "rounds": k, "gate": {"rule": "confidence>0.8", "settled": not k, "fired": bool(k)}}
+        for k in range(2)
+    ]  # fmt: skip
+    report = render_markdown(build_groups(rows), rows, files=["r.jsonl"], problems=[], plots=[])
+    line = next(x for x in report.splitlines() if x.startswith("- du+gate-confidence-0.8"))
+    assert line.startswith("- du+gate-confidence-0.8: debated 1 of 2 items (gate confidence>0.8)")
+    assert "asks every agent for a confidence" in line
+    entropy = [{**r, "gate": {**r["gate"], "rule": "entropy<1"}} for r in rows]
+    text = render_markdown(build_groups(entropy), entropy, files=["r"], problems=[], plots=[])
+    assert "asks every agent" not in text

@@ -278,6 +278,16 @@ def _sources_line(groups: Sequence[Group], rows: Sequence[Row]) -> str:
     return f"{line} {SIMULATED_NOTE}" if "simulated" in counts else line
 
 
+def _asked_confidence(gate: Mapping[str, Any]) -> str:
+    """What a ``confidence>C`` gate changes: the wrapped method's round-0 prompts."""
+    if not str(gate.get("rule", "")).startswith("confidence"):
+        return ""
+    return (
+        "; this rule asks every agent for a confidence, so its round 0 is not the ungated "
+        "method's: other prompts, more tokens (docs/methods/gate.md, Cost)"
+    )
+
+
 def _stopped_anyway(gate: Mapping[str, Any]) -> str:
     """The items a gate let through on which the method itself stopped at round 0."""
     stopped = (gate.get("passed") or gate["debated"]) - gate["debated"]
@@ -355,7 +365,7 @@ def render_markdown(
             out += ["", "Gates (round 0 is always paid; the debate only when the gate fires):"]
             out += [""] + [
                 f"- {method}: debated {gate['debated']} of {gate['items']} items "
-                f"(gate {gate['rule']}){_stopped_anyway(gate)}"
+                f"(gate {gate['rule']}){_stopped_anyway(gate)}{_asked_confidence(gate)}"
                 for method, gate in gates
             ]
         screens = [(s["method"], s["screen"]) for s in group.summaries.values() if s["screen"]]
