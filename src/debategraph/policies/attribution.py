@@ -101,6 +101,26 @@ _TURN_RE = re.compile(
     r"nevertheless|nonetheless|so|therefore|thus|hence|unlike|contrary)\b",
     re.IGNORECASE,
 )
+_REPORT_VERB_RE = re.compile(
+    r"(?=[sScCtTbBaAdDgGwWrRfFpPeEoOlLiI])\b(?:says|said|claims|claimed|thinks|thought|"
+    r"believes|believed|argues|argued|concludes|concluded|decides|decided|gets|got|writes|"
+    r"wrote|reasons|reasoned|arrives|arrived|ends|ended|lands|landed|settles|settled|finds|"
+    r"found|computes|computed|calculates|calculated|obtains|obtained|picks|picked|chooses|"
+    r"chose|gives|gave|answers|answered|estimates|estimated|states|stated|suggests|"
+    r"suggested|proposes|proposed|insists|insisted|asserts|asserted|reports|reported)\b",
+    re.IGNORECASE,
+)
+"""A peer's verb of saying or finding: after a turn word it keeps the peer the subject
+(``Agent 4 used the dot product but dropped a sign and concluded the answer is ...``)."""
+_FRAME_RE = re.compile(
+    r"[ \t]*+(?:#?\d{1,2}+[ \t]*+)?(?:\w++[ \t]++)?(?:thinks?|believes?|argues?|claims?|"
+    r"says?|said|suggests?|concludes?|concluded|reasons?|reasoned|insists?|maintains?|"
+    r"states?|stated|wrote|writes|assumes?|assumed|reckons?|figures?)[ \t]++"
+    r"(?:that|since|because)\b",
+    re.IGNORECASE,
+)
+"""A peer reporting a whole argument (``Agent 4 thinks that since ..., the answer is 30``):
+its commas do not end the report."""
 _SIDING_RE = re.compile(
     r"(?=[cCrRiIaAwW])\b(?:correctly|rightly|(?:is|are|was|were)[ \t]++(?:right|correct))\b",
     re.IGNORECASE,
@@ -272,8 +292,11 @@ def _speaker_owns(
         return None
     last = peers[-1]
     after = segment[last.end() :]
-    if _SPEAKER_RE.search(after) or _TURN_RE.search(after) or _SIDING_RE.search(after):
+    if _SPEAKER_RE.search(after) or _SIDING_RE.search(after):
         return True
+    turns = deque(_TURN_RE.finditer(after), maxlen=1)
+    if turns and not _REPORT_VERB_RE.search(after, turns[0].end()):
+        return True  # "Agent 2 got 42, so the answer is 40"
     for peer in (peers[0], last):
         if _SIDES_BEFORE_RE.search(segment, max(0, peer.start() - 40), peer.start()):
             return True  # "I agree with Agent 2, who says ...", "unlike the other agents' ..."
@@ -281,7 +304,8 @@ def _speaker_owns(
         return True  # "the other agents have it wrong, the answer is 40"
     since_first = segment[peers[0].end() :]
     comma = since_first.rfind(",")
-    if comma >= 0 and not (lists and _LIST_TAIL_RE.fullmatch(since_first, comma)):
+    framed = any(_FRAME_RE.match(segment, peer.end()) for peer in (peers[0], last))
+    if comma >= 0 and not framed and not (lists and _LIST_TAIL_RE.fullmatch(since_first, comma)):
         since_first = since_first[comma:]
     reported = any(r.search(since_first) for r in reports)
     return not (reported or _ACCORDING_RE.search(segment))
@@ -362,6 +386,35 @@ def is_peer_statement(text: str, pos: int) -> bool:
     return statement_owner(text, pos) != "speaker"
 
 
+_VALUE_OF_PEER_RE = re.compile(
+    r"(?:[^,;:!?\n.]|\.(?=\S)){0,60}?"
+    r"(?:\b(?:in|per|by)[ \t]++(?:their|his|her|(?:the[ \t]++)?"
+    rf"(?:{PEER_NAME}|others)['’]s?)[ \t]++(?:own[ \t]++)?(?:solution|view|work|reasoning|"
+    r"calculation|answer|write-up|approach|opinion|account|derivation|version|steps)s?\b"
+    rf"|\baccording[ \t]++to[ \t]++(?:them|him|her|(?:the[ \t]++)?{PEER_NAME}|the[ \t]++others))",
+    re.IGNORECASE,
+)
+
+
+def is_attributed_after(text: str, end: int) -> bool:
+    """Whether the value of a declaration ending at ``end`` is given to a peer right after it.
+
+    ``Therefore, the answer is 15 in their solution``, ``so the answer is 120 according to
+    them``, ``\boxed{2/3} in a2's derivation``: the sentence hands the value to a peer (no
+    comma, colon or sentence end between the value and the peer, and no word of the
+    speaker's).
+
+    Args:
+        text: The whole response.
+        end: Where the declaration's marker (or boxed value) ends.
+
+    Returns:
+        True when the value is the peer's.
+    """
+    found = _VALUE_OF_PEER_RE.match(text, end)
+    return found is not None and not _SPEAKER_RE.search(text, end, found.start() + 1 + len(found.group()))
+
+
 def is_adopted(text: str, end: int) -> bool:
     """Whether the speaker adopts a peer's statement whose marker ends at ``end``.
 
@@ -409,7 +462,11 @@ def is_peer_value(text: str, pos: int) -> bool:
     owns = _speaker_owns(clause, _DEBATE_PEER_RE, (_REPORT_RE, _POSSESSED_RE), lists=True)
     if owns is not None:
         return not owns
-    return _head_names_peer(head, clause, _DEBATE_PEER_RE) or _named_after(text, pos, clause)
+    return (
+        _head_names_peer(head, clause, _DEBATE_PEER_RE)
+        or _named_after(text, pos, clause)
+        or is_attributed_after(text, pos)
+    )
 
 
 def _named_after(text: str, pos: int, clause: str) -> bool:
