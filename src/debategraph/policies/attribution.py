@@ -35,6 +35,16 @@ The rules for a declaration (:func:`statement_owner`, :func:`is_peer_statement`)
    (``Agent 2: the answer is 42``) is a peer's, unless the head judges the peer
    (``Agent 2 is wrong: the answer is 40``, ``Agent 2 is right: ...``): then the speaker
    speaks.
+6. A line whose head describes a peer's reply (``a2's reply, in short: ...``, ``Agent 3
+   wrote: ...``) is the peer's up to the candidate, across sentences, unless the speaker
+   speaks in it or it opens by judging the peer (:func:`_in_described_line`).
+7. A value handed to a peer right after it (``the answer is 15 in their solution``,
+   ``... is 120 according to them``) is the peer's (:func:`is_attributed_after`).
+
+In rule 4, a turn word followed by a peer's verb of saying or finding (``Agent 1 instead
+charges ... and concludes the answer is 69``, ``Agent 4 used ... but dropped a sign and
+concluded ...``) does not turn the clause to the speaker, and a peer reporting an argument
+(``Agent 4 thinks that since ..., the answer is 30``) reports it past its commas.
 
 **Adopting is declaring; reporting is not.** A peer's statement that the speaker adopts in
 the same sentence (``Agent 2 says the answer is 12, and I agree``, ``..., which is
@@ -122,9 +132,15 @@ _FRAME_RE = re.compile(
 """A peer reporting a whole argument (``Agent 4 thinks that since ..., the answer is 30``):
 its commas do not end the report."""
 _SIDING_RE = re.compile(
-    r"(?=[cCrRiIaAwW])\b(?:correctly|rightly|(?:is|are|was|were)[ \t]++(?:right|correct))\b",
+    r"(?=[cCrRiIaAwW])\b(?:(?:correctly|rightly)[ \t]++(?:\w++[ \t]++)?(?:says?|said|notes?|"
+    r"noted|points?|pointed|states?|stated|argues?|argued|observes?|observed|finds?|found|"
+    r"concludes?|concluded|computes?|computed|gets|got|answers?|answered|chooses|chose|"
+    r"picks?|picked|selects?|selected|identifies|identified|claims?|claimed)"
+    r"|(?:is|are|was|were)[ \t]++(?:right|correct))\b",
     re.IGNORECASE,
 )
+"""The speaker siding with a peer: ``Agent 2 correctly says``, ``Agent 2 is right``; not an
+adverb of the peer's own steps (``they square 8 correctly, then ...``)."""
 _SIDES_BEFORE_RE = re.compile(
     r"(?:\b(?:I|we)[ \t]++(?:\w++[ \t]++)?(?:agree|concur|side)[ \t]++with"
     r"|\b(?:unlike|contrary[ \t]++to|rather[ \t]++than|instead[ \t]++of|against|versus|vs\.?))"
@@ -342,6 +358,44 @@ Owner = Literal["speaker", "peer", "reproduced", "hypothetical"]
 copied blocks, quotations), or nobody's (hypothetical)."""
 
 
+_DESCRIBED_HEAD_RE = re.compile(
+    rf"(?:{PEER_NAME}|\bothers)['’]s?[ \t]++(?:[\w-]++[ \t]++){{0,2}}?(?:solutions?|responses?|"
+    r"answers?|repl(?:y|ies)|reasoning|arguments?|work|summary|write-?up|steps|derivation|"
+    r"calculations?|approach|working|version|account)\b",
+    re.IGNORECASE,
+)
+_LINE_HEAD_LIMIT = 80
+
+
+def _in_described_line(text: str, pos: int) -> bool:
+    """Whether ``pos`` follows, on its line, a head that hands the line to a peer.
+
+    ``a2's reply, in short: Venus is the hottest planet; the answer is Venus`` and ``For
+    comparison, Agent 3 wrote: ...; the answer is 9``: a head naming a debate peer with its
+    reply or a reporting verb, then a colon, makes the rest of the line the peer's, across
+    sentences, unless the speaker speaks there or the line opens by judging the peer
+    (``Agent 2's answer: wrong. The answer is 40``). A bare name (``Agent 1: 12.``) is a
+    roster, not a description.
+    """
+    line_start = text.rfind("\n", max(0, pos - WINDOW), pos) + 1
+    if line_start == 0 and pos > WINDOW:
+        return False
+    colon = text.find(":", line_start, min(pos, line_start + _LINE_HEAD_LIMIT))
+    if colon < 0:
+        return False
+    head = text[line_start:colon]
+    if not (_DESCRIBED_HEAD_RE.search(head) or (
+        _DEBATE_PEER_RE.search(head) and _REPORT_VERB_RE.search(head)
+    )):
+        return False
+    if _SPEAKER_RE.search(head) or _JUDGEMENT_RE.search(head):
+        return False
+    rest = text[colon + 1 : pos]
+    opening = _BOUNDARY_RE.search(rest)
+    first = rest[: opening.start()] if opening else rest
+    return not (_SPEAKER_RE.search(rest) or _JUDGEMENT_RE.search(first))
+
+
 def statement_owner(text: str, pos: int) -> Owner:
     """Who a candidate declaration at ``pos`` belongs to (the module docstring's rules).
 
@@ -367,6 +421,8 @@ def statement_owner(text: str, pos: int) -> Owner:
     owns = _speaker_owns(clause, _PEER_RE, (_REPORT_RE, _POSSESSED_RE))
     if owns is None:
         owns = not _head_names_peer(head, clause, _PEER_RE)
+    if owns and not head and _in_described_line(text, pos):
+        owns = False
     return "speaker" if owns else "peer"
 
 

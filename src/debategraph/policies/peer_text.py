@@ -55,7 +55,7 @@ PEER_NAME = (
 
 _REPLY_NOUN = (
     r"(?:solution|response|answer|reply|reasoning|argument|opinion|critique|work|summary|"
-    r"output|message)"
+    r"output|message|write-?up|steps|derivation|calculation|approach|working)"
 )
 _LEAD = (
     r"(?:(?:here|below|above|this|these)[ \t]++(?:is|are|was|were)[ \t]++|here['’]s[ \t]++)?"
