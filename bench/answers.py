@@ -254,7 +254,7 @@ def report(args: argparse.Namespace, base: str, results: dict[str, Any]) -> str:
         "## Held-out replies (`tests/fixtures/answers/heldout_peer_after.txt`)",
         "",
         "The speaker declares its answer, then describes or quotes a peer's solution that "
-        "reaches another answer (often with that solution's own closing \"the answer is\" "
+        'reaches another answer (often with that solution\'s own closing "the answer is" '
         "line). A case passes when both the answer and its source are as expected.",
         "",
         "| arm | cases | pass | misread |",

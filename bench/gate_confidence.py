@@ -33,9 +33,11 @@ async def main(limit: int, bound: float) -> None:
         if cost >= 0:
             pairs.append((cost, await tokens("du", item.question, round0=True)))
     spent, plain = sum(p[0] for p in pairs), sum(p[1] for p in pairs)
-    print(f"{gated}: settled {len(pairs)} of {len(items)} items; on them {spent / len(pairs):,.0f} "
-          f"tokens/item against {plain / len(pairs):,.0f} for du's ungated round 0: "
-          f"{spent / plain:.2f}x")
+    print(
+        f"{gated}: settled {len(pairs)} of {len(items)} items; on them {spent / len(pairs):,.0f} "
+        f"tokens/item against {plain / len(pairs):,.0f} for du's ungated round 0: "
+        f"{spent / plain:.2f}x"
+    )
 
 
 if __name__ == "__main__":

@@ -34,9 +34,8 @@ def test_a_gated_debate_that_settles_at_round_0_keeps_its_rows_together(tmp_path
     groups = build_groups(rows)
     owners = {m: g.source for g in groups for m in g.summaries}
     assert owners == {"du+gate-entropy-1": "simulated", "vote": "real"}
-    assert next(g for g in groups if g.source == "simulated").summaries[
-        "du+gate-entropy-1"
-    ]["n"] == len(items)
+    simulated = next(g for g in groups if g.source == "simulated")
+    assert simulated.summaries["du+gate-entropy-1"]["n"] == len(items)
 
 
 def row(method: str, item: str, source: str | None, models: list[str] | None) -> dict[str, Any]:

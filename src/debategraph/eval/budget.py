@@ -27,9 +27,7 @@ def round0_answers(row: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [t for t in turns if t.get("round") == 0 and t.get("kind") == "answer"]
 
 
-def budget_samples(
-    budget: Budget, base: Mapping[str, Any], per_sample: float | None = None
-) -> int:
+def budget_samples(budget: Budget, base: Mapping[str, Any], per_sample: float | None = None) -> int:
     """How many answers a budget-matched arm draws on an item, from its base arm's row.
 
     ``calls``: one per model call of the base. ``tokens``: the base's total tokens divided by

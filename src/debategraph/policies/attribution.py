@@ -384,9 +384,10 @@ def _in_described_line(text: str, pos: int) -> bool:
     if colon < 0:
         return False
     head = text[line_start:colon]
-    if not (_DESCRIBED_HEAD_RE.search(head) or (
-        _DEBATE_PEER_RE.search(head) and _REPORT_VERB_RE.search(head)
-    )):
+    if not (
+        _DESCRIBED_HEAD_RE.search(head)
+        or (_DEBATE_PEER_RE.search(head) and _REPORT_VERB_RE.search(head))
+    ):
         return False
     if _SPEAKER_RE.search(head) or _JUDGEMENT_RE.search(head):
         return False
@@ -453,7 +454,7 @@ _VALUE_OF_PEER_RE = re.compile(
 
 
 def is_attributed_after(text: str, end: int) -> bool:
-    """Whether the value of a declaration ending at ``end`` is given to a peer right after it.
+    r"""Whether the value of a declaration ending at ``end`` is given to a peer right after it.
 
     ``Therefore, the answer is 15 in their solution``, ``so the answer is 120 according to
     them``, ``\boxed{2/3} in a2's derivation``: the sentence hands the value to a peer (no
@@ -468,7 +469,7 @@ def is_attributed_after(text: str, end: int) -> bool:
         True when the value is the peer's.
     """
     found = _VALUE_OF_PEER_RE.match(text, end)
-    return found is not None and not _SPEAKER_RE.search(text, end, found.start() + 1 + len(found.group()))
+    return found is not None and not _SPEAKER_RE.search(text, end, found.end())
 
 
 def is_adopted(text: str, end: int) -> bool:
