@@ -113,8 +113,10 @@ class MethodSummary(TypedDict):
         flips: The flips of every round added up, per kind.
         vote_at_round0: The majority of the same debates' round-0 answers beside their final
             answers (:func:`debategraph.eval.dynamics.round_zero_vote`).
-        gate: For a gated method: its ``rule``, the scored ``items`` that record the gate and
-            how many it let debate (``debated``); ``None`` for a method without a gate.
+        gate: For a gated method: its ``rule``, the scored ``items`` that record the gate,
+            how many it let through (``passed``) and how many of those had debate rounds
+            (``debated``: a method may still stop at round 0, as a skipping ``sid-et``
+            does); ``None`` for a method without a gate.
         screen: For the arm that screened items (``--only-contested``): the scored
             ``items`` it screened, how many were ``settled`` (skipped by the other arms),
             and ``contested_accuracy``, its vote's accuracy on the contested ones (NaN when
@@ -466,13 +468,15 @@ def _screen(rows: Sequence[Row]) -> dict[str, Any] | None:
 
 
 def _gate(rows: Sequence[Row]) -> dict[str, Any] | None:
-    gated = [row["gate"] for row in rows if isinstance(row.get("gate"), Mapping)]
+    gated = [row for row in rows if isinstance(row.get("gate"), Mapping)]
     if not gated:
         return None
+    passed = [row for row in gated if row["gate"].get("fired")]
     return {
-        "rule": gated[0].get("rule"),
+        "rule": gated[0]["gate"].get("rule"),
         "items": len(gated),
-        "debated": sum(bool(g.get("fired")) for g in gated),
+        "passed": len(passed),
+        "debated": sum((row.get("rounds") or 0) > 0 for row in passed),
     }
 
 
