@@ -1,7 +1,9 @@
 """Any method as a LangSmith experiment, offline: the target, the evaluator, ``aevaluate``.
 
-``aevaluate`` runs with ``upload_results=False`` against a loopback sink that accepts what the
-LangSmith client posts (its traces), so the test also reads what LangSmith would store.
+``aevaluate`` runs with ``upload_results=False`` against a loopback sink that accepts whatever
+the LangSmith client posts. The test reads only public interfaces (the results ``aevaluate``
+returns and LangChain's ``collect_runs``), never the client's wire format, which changes
+between LangSmith releases.
 """
 
 from __future__ import annotations
@@ -10,12 +12,12 @@ import asyncio
 import json
 import threading
 import uuid
-from email.parser import BytesParser
-from email.policy import HTTP
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from langchain_core.tracers.context import collect_runs
+from langchain_core.tracers.schemas import Run
 from langsmith import Client, aevaluate
 from langsmith.schemas import Example
 
@@ -67,14 +69,12 @@ def test_bad_settings_fail_when_the_target_is_made():
 
 
 class Sink(BaseHTTPRequestHandler):
-    """Accepts every request with ``{}`` and keeps the bodies (a stand-in LangSmith API)."""
-
-    posted: list[tuple[str, str, bytes]] = []  # noqa: RUF012
+    """Accepts every request with ``{}`` (a stand-in LangSmith API)."""
 
     def do_request(self) -> None:
         size = int(self.headers.get("content-length") or 0)
-        body = self.rfile.read(size) if size else b""
-        self.posted.append((self.path, self.headers.get("content-type") or "", body))
+        if size:
+            self.rfile.read(size)
         self.send_response(200)
         self.send_header("content-type", "application/json")
         self.end_headers()
@@ -86,59 +86,44 @@ class Sink(BaseHTTPRequestHandler):
         pass
 
 
-def traced_runs(posted: list[tuple[str, str, bytes]]) -> list[dict[str, Any]]:
-    """The runs in the client's multipart posts (``post.<id>`` parts and their fields)."""
-    runs: dict[str, dict[str, Any]] = {}
-    for path, content_type, body in posted:
-        if path != "/runs/multipart":
-            continue
-        message = BytesParser(policy=HTTP).parsebytes(
-            b"Content-Type: " + content_type.encode() + b"\r\n\r\n" + body
-        )
-        for part in message.iter_parts():
-            name = part.get_param("name", header="content-disposition")
-            run_id, _, field = name.partition(".")[2].partition(".")
-            data = json.loads(part.get_payload(decode=True))
-            runs.setdefault(run_id, {}).update({field: data} if field else data)
-    return list(runs.values())
-
-
 @pytest.mark.filterwarnings("ignore::langsmith._internal._beta_decorator.LangSmithBetaWarning")
 @pytest.mark.filterwarnings("ignore:.*upload_results.*")
 def test_aevaluate_runs_a_debate_experiment_offline(loopback):
-    Sink.posted = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Sink)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Sink)  # takes the client's trace uploads
     threading.Thread(target=server.serve_forever, daemon=True).start()
     client = Client(api_key="offline", api_url=f"http://127.0.0.1:{server.server_port}")
     dataset = uuid.uuid4()
     data = [Example(id=uuid.uuid4(), dataset_id=dataset, **e) for e in examples(ITEMS)]
     target = debate_target("du", agents=2, rounds=1, seed=3)
 
-    async def experiment() -> list[Any]:
-        results = await aevaluate(
-            target, data=data, evaluators=[correct], metadata=target.metadata,
-            experiment_prefix="du", upload_results=False, client=client,
-        )  # fmt: skip
-        return [row async for row in results]
+    async def experiment() -> tuple[list[Any], list[Run]]:
+        with collect_runs() as collected:  # LangChain's own record of every model call
+            results = await aevaluate(
+                target, data=data, evaluators=[correct], metadata=target.metadata,
+                experiment_prefix="du", upload_results=False, client=client,
+            )  # fmt: skip
+            rows = [row async for row in results]
+        return rows, collected.traced_runs
 
     try:
-        rows = asyncio.run(experiment())
+        rows, traced = asyncio.run(experiment())
         client.flush()
     finally:
         server.shutdown()
     by_item = {row["example"].inputs["item_id"]: row for row in rows}
     assert sorted(by_item) == ["arith-1", "pick-1"]
+    assert by_item["arith-1"]["run"].outputs["answer"] == "15"
     assert by_item["arith-1"]["evaluation_results"]["results"][0].score == 1
     # The simulated debaters know no planets: a letter or an abstention, graded either way.
     picked = by_item["pick-1"]["run"].outputs["answer"]
     assert picked in ("A", "B", "C", None)
     assert by_item["pick-1"]["evaluation_results"]["results"][0].score == int(picked == "B")
-    runs = traced_runs(Sink.posted)
-    roots = [r for r in runs if "id" in r and not r.get("parent_run_id")]
-    assert len(roots) == 2
-    assert all(r["extra"]["metadata"]["seed"] == 3 for r in roots)  # the experiment's metadata
-    calls = [r for r in runs if r.get("run_type") == "llm"]
+    for row in rows:  # the target's run carries the experiment's metadata
+        metadata = row["run"].extra["metadata"]
+        assert metadata["seed"] == 3 and metadata["debategraph_method"] == "du"
+        assert row["run"].outputs["usage"]["calls"] == 4
+    calls = [run for run in traced if run.run_type == "llm"]
     assert len(calls) == 8
-    assert {"du · a1 · r0", "du · a2 · r1"} <= {r["name"] for r in calls}
-    meta = next(r for r in calls if r["name"] == "du · a2 · r1")["extra"]["metadata"]
+    assert {"du · a1 · r0", "du · a2 · r1"} <= {run.name for run in calls}
+    meta = next(run for run in calls if run.name == "du · a2 · r1").extra["metadata"]
     assert meta["call_id"] == "r1:a2" and meta["debategraph_method"] == "du"

@@ -78,6 +78,21 @@ def test_two_workers_write_the_local_executors_rows(cluster, tmp_path):
     assert 2 <= remote.peak_in_flight <= 16
 
 
+def test_workers_run_each_arm_item_and_seed_once_as_this_process_does(cluster, tmp_path):
+    arms = arms_for(["du"], {"agents": 2, "rounds": 1}, match_budget=True)
+    items = ITEMS[:6]
+    local = evaluate(items, arms, tmp_path / "local", dataset="arithmetic", seeds=[0, 1, 2])
+    remote = evaluate(items, arms, tmp_path / "ray", dataset="arithmetic", seeds=[0, 1, 2],
+                      executor=RayExecutor(workers=2))  # fmt: skip
+    assert (remote.written, remote.failed, local.written) == (36, 0, 36)
+    rows = lines(tmp_path / "ray")
+    assert len({(r["method"], r["id"], r["seed"]) for r in rows}) == 36
+    assert without(rows) == without(lines(tmp_path / "local"))
+    again = evaluate(items, arms, tmp_path / "ray", dataset="arithmetic", seeds=[0, 1, 2],
+                     executor=RayExecutor(workers=2))  # fmt: skip
+    assert (again.resumed, again.written) == (36, 0)
+
+
 class KillWorker:
     """Progress hook that SIGKILLs the first worker after ``k`` rows."""
 
@@ -132,6 +147,8 @@ def test_a_unit_lost_with_its_worker_fails_its_screen_alone():
         ("du",): ["du"],
     }
     assert all(r["error"].startswith("WorkerDied") for rows in failed.values() for r in rows)
+    seeded = RayExecutor()._rows(ray, lost, Work(ITEMS[0], ("du",), seed=3), job, [0], 0)
+    assert [(r["method"], r["id"], r["seed"]) for r in seeded] == [("du", ITEMS[0].id, 3)]
 
 
 class Locked(BaseChatModel):

@@ -365,7 +365,11 @@ def test_finalize_keeps_one_row_per_key_a_finished_one_first(tmp_path):
     for row in lines:
         results.append(row)
     kept = results.finalize(lambda key: key[1])
-    assert kept == [(("cot", "q1"), False), (("cot", "q2"), False), (("cot", "q3"), True)]
+    assert kept == [
+        (("cot", "q1", None), False),
+        (("cot", "q2", None), False),
+        (("cot", "q3", None), True),
+    ]
     rows = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
     assert [(r["id"], r.get("wall_s"), r.get("error")) for r in rows] == [
         ("q1", 1.0, None),

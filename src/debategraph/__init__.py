@@ -7,10 +7,33 @@ debate loads no numpy, networkx or OpenAI client.
 
 from __future__ import annotations
 
-import warnings
-from importlib import import_module
-from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+import itertools
+import os
+import signal
+import sys
+
+
+def _interrupted_while_starting(signum: int, frame: object) -> None:
+    os.write(2, b"interrupted\n")
+    os._exit(130)
+
+
+def _is_command_line() -> bool:
+    argv = getattr(sys, "argv", None) or [""]
+    orig = getattr(sys, "orig_argv", [])
+    by_module = any(pair == ("-m", "debategraph") for pair in itertools.pairwise(orig))
+    return by_module or os.path.basename(argv[0]) in ("debategraph", "debategraph.exe")
+
+
+# The command line answers Ctrl-C with one line from its first moment: until its imports are
+# done (debategraph.cli then hands SIGINT back to KeyboardInterrupt), there is nothing to save.
+if _is_command_line():
+    signal.signal(signal.SIGINT, _interrupted_while_starting)
+
+import warnings  # noqa: E402
+from importlib import import_module  # noqa: E402
+from types import MappingProxyType  # noqa: E402
+from typing import TYPE_CHECKING, Any  # noqa: E402
 
 if TYPE_CHECKING:
     from debategraph.api import DebateConfigError, arun, run

@@ -1,22 +1,23 @@
 """The ``debategraph`` console script: Ctrl-C is answered from its first moment.
 
-Importing the command line takes a few hundred milliseconds; a Ctrl-C in that time ends the
-process with one line and exit status 130, not a traceback. The command line itself lives
-in :mod:`debategraph.cli`.
+Importing the command line takes a few hundred milliseconds. Until it is imported, the
+package's guard (installed by ``debategraph/__init__.py`` when the process is the command
+line, and here again for other launchers or a parent that ignored SIGINT) answers a Ctrl-C
+with one line, ``interrupted``, and exit status 130: there is nothing to save yet. The command
+line then hands SIGINT back to ``KeyboardInterrupt`` inside its own handling, so a running
+evaluation cancels its work and keeps its rows. It lives in :mod:`debategraph.cli`.
 """
 
 from __future__ import annotations
 
 import signal
-import sys
+
+from debategraph import _interrupted_while_starting
 
 
 def main() -> None:
     """Run the command line (``debategraph.cli.main``)."""
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        from debategraph.cli import main as cli_main
-    except KeyboardInterrupt:
-        sys.stderr.write("interrupted\n")
-        sys.exit(130)
+    signal.signal(signal.SIGINT, _interrupted_while_starting)
+    from debategraph.cli import main as cli_main
+
     cli_main()

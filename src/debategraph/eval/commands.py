@@ -24,6 +24,7 @@ from debategraph.cli_options import (
     MaxTokens,
     MethodOption,
     Models,
+    NoCache,
     RetryBackoff,
     Rounds,
     SamplingPresetName,
@@ -33,6 +34,7 @@ from debategraph.cli_options import (
     Timeout,
     TopK,
     TopP,
+    chosen_cache,
     err,
     fail,
     generation_settings,
@@ -43,7 +45,7 @@ from debategraph.cli_options import (
 )
 from debategraph.eval.budget import Budget
 from debategraph.eval.datasets import DATASETS, DatasetFormatError, load_dataset
-from debategraph.policies.terminal import visible
+from debategraph.policies.terminal import cut_text, visible
 
 RESULTS_FILE_NAME = "results.jsonl"
 
@@ -66,11 +68,41 @@ def parse_prices(text: str | None) -> dict[str, float] | None:
     return {"input": values[0] / 1e6, "output": values[1] / 1e6}
 
 
+def parse_seeds(text: str | None) -> list[int] | None:
+    """``"0,1,2"`` -> ``[0, 1, 2]`` (``--seeds``); exits 2 if empty, malformed or repeated."""
+    if text is None:
+        return None
+    from debategraph.eval.runner import check_seeds
+
+    parts = [part.strip() for part in text.split(",")]
+    try:
+        seeds = [int(part) for part in parts]
+    except ValueError:
+        fail(f"--seeds takes integers separated by commas (e.g. 0,1,2,3,4), got {text!r}")
+    try:
+        return check_seeds(seeds)
+    except ValueError as exc:
+        fail(f"--seeds: {exc}")
+
+
 def _ids(value: str | None) -> str | list[str] | None:
-    """An id file's path, or a comma-separated id list."""
+    """An id file's path, or a comma-separated id list; exits 2 if it names no id."""
     if value is None or Path(value).is_file():
         return value
-    return [i.strip() for i in value.split(",") if i.strip()]
+    ids = [i.strip() for i in value.split(",") if i.strip()]
+    if not ids:
+        fail(
+            f"--ids {value!r} names no item: give id1,id2,... or a file with one id per line "
+            "(or leave --ids out for every item)"
+        )
+    return ids
+
+
+def _dataset_error(exc: Exception) -> str:
+    """One line for a failure to load the items, naming the file where there is one."""
+    if isinstance(exc, OSError) and exc.filename is not None:
+        return f"cannot read {exc.filename}: {exc.strerror or exc}"
+    return str(exc)
 
 
 def eval_command(
@@ -96,7 +128,19 @@ def eval_command(
         int | None, typer.Option(help="Seeded sample of this many items (all by default).")
     ] = None,
     seed: Annotated[
-        int | None, typer.Option(help="Seed of the sample and of every debate (default 0).")
+        int | None,
+        typer.Option(
+            help="Seed of the sample and of every debate (default 0); with --seeds, of the "
+            "sample only."
+        ),
+    ] = None,
+    seeds: Annotated[
+        str | None,
+        typer.Option(
+            help="Run every method once per seed on the same sample (e.g. 0,1,2,3,4): the "
+            "debates' seeds; rows record theirs and the report gives accuracy mean ± sd over "
+            "seeds."
+        ),
     ] = None,
     ids: Annotated[
         str | None, typer.Option(help="Exactly these items: a file of ids, or id1,id2,...")
@@ -132,6 +176,7 @@ def eval_command(
     logprobs: Logprobs = False,
     allow_large: AllowLarge = False,
     cache: CachePath = None,
+    no_cache: NoCache = False,
     match_budget: Annotated[
         Budget | None,
         typer.Option(
@@ -201,6 +246,7 @@ def eval_command(
     from debategraph.eval.sweep import SweepError, load_sweep
 
     price = parse_prices(prices)
+    seed_list = parse_seeds(seeds)
     engines = {"engine": engine, "address": address, "workers": workers}
     if config is not None:
         given = {
@@ -211,14 +257,14 @@ def eval_command(
             "--max-tokens": max_tokens, "--stop": stop, "--timeout": timeout,
             "--max-attempts": max_attempts, "--retry-backoff": retry_backoff,
             "--ids": ids, "--path": path, "--gate": gate, "--dataset": dataset,
-            "--seed": seed,
+            "--seed": seed, "--seeds": seeds,
         }  # fmt: skip
         clashes = [flag for flag, value in given.items() if value is not None and value != []]
         if only_contested:
             fail("with --config, put only_contested = true in the sweep file (top level)")
         if clashes or logprobs or match_budget is not None or tie_policy != "first":
             clash = clashes[0] if clashes else "that flag"
-            where = "top level" if clash in {"--dataset", "--ids", "--path"} else None
+            where = "top level" if clash in {"--dataset", "--ids", "--path", "--seeds"} else None
             if clash == "--seed":
                 where = "top level for the sample, [settings] for the debates"
             fail(
@@ -236,7 +282,7 @@ def eval_command(
             out_dir=out or Path(sweep.run["out"]),
             concurrency=concurrency if concurrency != 16 else sweep.run.get("concurrency", 16),
             rps=rps if rps is not None else sweep.run.get("rps"),
-            cache=cache or sweep.run.get("cache"),
+            cache=chosen_cache(cache, no_cache) if cache or no_cache else sweep.run.get("cache"),
             match_budget=_budget(sweep.run.get("match_budget")),
             only_contested=bool(sweep.run.get("only_contested")),
             force=force,
@@ -245,9 +291,10 @@ def eval_command(
             price=price,
             texts=texts if not texts else bool(sweep.run.get("texts", True)),
             executor=_executor(engines, sweep.run),
+            seeds=sweep.run.get("seeds"),
         )
         return
-    dataset, seed = dataset or "gsm8k", seed or 0
+    dataset, seed = "gsm8k" if dataset is None else dataset, seed or 0
     if not method:
         fail("give a method to evaluate (--method du, repeat for more), or a sweep --config")
     from debategraph.methods.registry import PluginError, get_method
@@ -264,7 +311,7 @@ def eval_command(
         "rounds": rounds,
         "models": (model[0] if len(model) == 1 else list(model)) if model else None,
         "base_url": base_url,
-        "seed": seed,
+        "seed": None if seed_list is not None else seed,  # --seeds: each unit's seed
         "tie_policy": tie_policy,
         "decision": decision,
         "decision_options": {
@@ -285,10 +332,10 @@ def eval_command(
         arms,
         dataset=dataset,
         selection={"limit": limit, "seed": seed, "ids": ids, "path": path},
-        out_dir=out or Path("results") / _default_out(dataset, arms, only_contested),
+        out_dir=out or Path("results") / _default_out(dataset, arms, only_contested, seed_list),
         concurrency=concurrency,
         rps=rps,
-        cache=cache,
+        cache=chosen_cache(cache, no_cache),
         match_budget=match_budget,
         only_contested=only_contested,
         force=force,
@@ -297,6 +344,7 @@ def eval_command(
         price=price,
         texts=texts,
         executor=_executor(engines, {}),
+        seeds=seed_list,
     )
 
 
@@ -313,9 +361,17 @@ def _skip_rate(value: str) -> float | str:
     return rate
 
 
-def _default_out(dataset: str, arms: list[Arm], only_contested: bool) -> str:
-    """``results/<this>`` when no --out is given: the dataset and the arms' labels."""
-    return f"{dataset}-{'-'.join(arm.label for arm in arms)}" + "-contested" * only_contested
+def _default_out(
+    dataset: str, arms: list[Arm], only_contested: bool, seeds: list[int] | None = None
+) -> str:
+    """``results/<this>`` when no --out is given: the dataset, the arms' labels, the seeds."""
+    name = f"{dataset}-{'-'.join(arm.label for arm in arms)}" + "-contested" * only_contested
+    return name + (f"-seeds{'_'.join(map(str, seeds))}" if seeds is not None else "")
+
+
+def _screened(items: int, seeds: list[int] | None) -> str:
+    """What ``--only-contested`` screened: ``40 items``, or ``120 (item, seed) pairs``."""
+    return f"{items} items" if seeds is None else f"{items * len(seeds)} (item, seed) pairs"
 
 
 def _cut_short_words(debates: list[dict[str, Any]], out_dir: Path) -> str:
@@ -391,6 +447,7 @@ def _run_arms(
     texts: bool = True,
     executor: Executor | None = None,
     only_contested: bool = False,
+    seeds: list[int] | None = None,
 ) -> None:
     """Load the items, run the arms (resumably) and print the table; exit on any error."""
     from debategraph.api import DebateConfigError
@@ -399,9 +456,11 @@ def _run_arms(
     from debategraph.eval.report import results_table
     from debategraph.eval.runner import budget_arms, run_eval, screen_arm
     from debategraph.eval.store import RESULTS_FILE, OutputBusyError, SettingsMismatchError
+    from debategraph.nodes.cache_guard import CacheError
     from debategraph.nodes.runnable import run_sync
 
     limit = selection.get("limit")
+    ids = _ids(selection.get("ids"))
     if limit is not None and limit < 1:
         fail(f"--limit must be at least 1, got {limit}")
     if concurrency < 1:
@@ -423,11 +482,11 @@ def _run_arms(
             dataset,
             limit=limit,
             seed=selection.get("seed") or 0,
-            ids=_ids(selection.get("ids")),
+            ids=ids,
             path=selection.get("path"),
         )
-    except (ValueError, ImportError, OSError, DatasetFormatError) as exc:
-        fail(str(exc))
+    except (ValueError, ImportError, OSError, EOFError, DatasetFormatError) as exc:
+        fail(_dataset_error(exc))
     if limit is not None and len(items) < limit:
         warn(f"--limit {limit} is more than the {len(items)} items of {dataset}: all of them run")
     if any(_simulated_arm(arm) for arm in arms):
@@ -463,7 +522,13 @@ def _run_arms(
                 cache=cache,
                 texts=texts,
                 executor=executor,
+                seeds=seeds,
             )
+        )
+    except CacheError as exc:  # a fault that running again would meet again
+        kept = out_dir / RESULTS_FILE
+        fail(
+            f"{exc}; the rows finished before it are kept in {kept}" if kept.exists() else str(exc)
         )
     except (DebateConfigError, SettingsMismatchError, OutputBusyError, ValueError) as exc:
         fail(str(exc))
@@ -487,6 +552,12 @@ def _run_arms(
         warn(problem)
     summary = summarize(outcome.summary_rows(), price)
     typer.echo(visible(results_table(summary, with_cost=price is not None)))
+    if seeds is not None:
+        from debategraph.eval.seeds_table import SEEDS_NOTE, seeds_table
+
+        table = seeds_table(summary)
+        if table:
+            typer.echo(visible(f"\n{SEEDS_NOTE}\n\n{table}"))
     screen = summary[arms[0].label]["screen"] if arms[0].label in summary else None
     if only_contested and screen is not None:
         contested = screen["items"] - screen["settled"]
@@ -497,7 +568,7 @@ def _run_arms(
             else ""
         )
         typer.echo(
-            f"\n--only-contested: {outcome.settled} of {len(items)} items settled (all "
+            f"\n--only-contested: {outcome.settled} of {_screened(len(items), seeds)} settled (all "
             f"{arms[0].settings['agents']} agents gave the same round-0 answer) and skipped "
             f"by the other methods{vote}"
         )
@@ -539,6 +610,25 @@ def report_command(
             "for several."
         ),
     ] = None,
+    compare: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Compare two arms on the items both finished, A:B (the difference is A - B), "
+            "with a paired bootstrap interval and an exact McNemar p-value; repeat for more."
+        ),
+    ] = None,
+    baseline: Annotated[
+        str | None, typer.Option(help="Compare every other arm with this arm as well.")
+    ] = None,
+    holm: Annotated[
+        bool, typer.Option(help="Print Holm-adjusted p-values over all the comparisons.")
+    ] = False,
+    resamples: Annotated[
+        int, typer.Option(min=1, help="Resamples of the paired bootstrap.")
+    ] = 10_000,
+    bootstrap_seed: Annotated[
+        int, typer.Option(help="Seed of the paired bootstrap (same seed, same intervals).")
+    ] = 0,
 ) -> None:
     """Write report.md, summary.json and plots for a results directory."""
     from debategraph.eval.report import write_report
@@ -554,6 +644,11 @@ def report_command(
             decisions=decision or (),
             sid_et_skip_rates=[_skip_rate(x) for x in sid_et_skip_rate or ()],
             redact=Redactor.from_environment(),
+            compare=compare or (),
+            baseline=baseline,
+            holm=holm,
+            resamples=resamples,
+            bootstrap_seed=bootstrap_seed,
         )
     except (FileNotFoundError, ValueError) as exc:
         fail(str(exc))
@@ -578,24 +673,25 @@ def show_command(
     import json
 
     from rich.console import Console
+    from rich.markup import escape as rich_escape
 
     from debategraph.eval.results import load_rows
     from debategraph.eval.rows import result_from_row
     from debategraph.policies.secrets import Redactor
-    from debategraph.transcript import print_transcript
+    from debategraph.transcript import CELL_CHARS, LINE_CHARS, print_transcript
 
     if not (results_dir / RESULTS_FILE_NAME).is_file():
         fail(f"{results_dir} holds no {RESULTS_FILE_NAME}: give a directory written by eval")
     rows = load_rows(results_dir).rows
     wanted = [r for r in rows if str(r["id"]) == item and (not method or r["method"] in method)]
     if not wanted:
-        ids = sorted({str(r["id"]) for r in rows})
-        methods = sorted({str(r["method"]) for r in rows})
+        ids = sorted({cut_text(str(r["id"]), CELL_CHARS) for r in rows})
+        methods = sorted({cut_text(str(r["method"]), CELL_CHARS) for r in rows})
         fail(
-            f"no stored debate of item {item!r}"
+            f"no stored debate of item {cut_text(repr(item), CELL_CHARS)}"
             + (f" by {', '.join(method)}" if method else "")
             + f" in {results_dir} (items such as {', '.join(ids[:3])}; methods: "
-            f"{', '.join(methods)})"
+            f"{', '.join(methods[:20])})"
         )
     redactor = Redactor.from_environment()
     if as_json:
@@ -609,10 +705,11 @@ def show_command(
         try:
             result = result_from_row(row)
         except ValueError as exc:
-            warn(str(exc))
+            warn(cut_text(str(exc), LINE_CHARS, redactor))
             continue
         print_transcript(result, console, show_text=show_text, redact=redactor)
         correct = row.get("correct")
         if row.get("reference") is not None:
             verdict = "right" if correct else "wrong"
-            console.print(f"reference: {visible(str(row['reference']))} ({verdict})")
+            reference = rich_escape(visible(cut_text(str(row["reference"]), CELL_CHARS, redactor)))
+            console.print(f"reference: {reference} ({verdict})")

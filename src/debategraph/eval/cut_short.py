@@ -36,21 +36,30 @@ TOTALS = ("input_tokens", "output_tokens", "requests", "failed_requests")
 """The figures summed over the cut-short debates."""
 
 
-def note_cut_short(method: str, item_id: str, meter: SpendMeter) -> None:
-    """Record what a cancelled debate had spent, if it made any request."""
+def note_cut_short(
+    method: str, item_id: str, meter: SpendMeter, *, seed: int | None = None
+) -> None:
+    """Record what a cancelled debate had spent, if it made any request.
+
+    Args:
+        method: The arm's label.
+        item_id: The item's id.
+        meter: The debate's spend meter.
+        seed: The debate's seed under ``--seeds`` (recorded when given).
+    """
     sink = CUT_SHORT.get()
     if sink is None or not (meter.requests or meter.input_tokens or meter.output_tokens):
         return
-    sink.append(
-        {
-            "method": method,
-            "id": item_id,
-            "input_tokens": meter.input_tokens,
-            "output_tokens": meter.output_tokens,
-            "requests": meter.requests,
-            "failed_requests": meter.failed,
-        }
+    debate: dict[str, Any] = {"method": method, "id": item_id}
+    if seed is not None:
+        debate["seed"] = seed
+    debate.update(
+        input_tokens=meter.input_tokens,
+        output_tokens=meter.output_tokens,
+        requests=meter.requests,
+        failed_requests=meter.failed,
     )
+    sink.append(debate)
 
 
 def totals(debates: Iterable[Mapping[str, Any]]) -> dict[str, int]:

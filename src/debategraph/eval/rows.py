@@ -40,8 +40,11 @@ def row_source(dataset: str, arm: Arm, result: DebateResult) -> str:
 
     Answers of provider models are real. Answers of the simulated debater are real only
     where it replays real GPT-3 solutions: initial-round answers on the bundled GSM8K items,
-    with the plain ``"simulated"`` spec (no overrides) and no adversary. So a zero-round
-    ``mav`` on ``gsm8k`` is real, and a simulated debate's rows are simulated.
+    with the plain ``"simulated"`` spec (no overrides) and no adversary, in an arm that never
+    goes past round 0. So a zero-round ``mav`` on ``gsm8k`` is real, and every row of a
+    simulated debate is simulated, including an item it ended at round 0 (a settled gate,
+    a skipping ``sid-et``, ``s2mad`` or ``svr`` that found consensus): one arm's rows are one
+    group in the report.
 
     Args:
         dataset: The dataset name.
@@ -55,6 +58,7 @@ def row_source(dataset: str, arm: Arm, result: DebateResult) -> str:
     specs = list(models) if isinstance(models, list | tuple) else [models]
     replays = (
         dataset in REAL_DATASETS
+        and not _may_debate(arm)
         and not result.adversaries
         and all(_plain_or_provider(spec) for spec in specs)
     )
@@ -71,6 +75,14 @@ def row_source(dataset: str, arm: Arm, result: DebateResult) -> str:
         )
 
     return "real" if all(real(t) for t in result.turns) else "simulated"
+
+
+def _may_debate(arm: Arm) -> bool:
+    """Whether ``arm``'s agents may read each other past round 0 on some item."""
+    from debategraph.methods.registry import get_method
+
+    method = arm.method if not isinstance(arm.method, str) else get_method(arm.method)
+    return method.debates and arm.settings.get("rounds") != 0
 
 
 def _plain_or_provider(spec: Any) -> bool:
@@ -90,6 +102,7 @@ def result_row(
     dataset: str,
     spend: SpendMeter | None = None,
     texts: bool = True,
+    seed: int | None = None,
 ) -> dict[str, Any]:
     """The JSONL row of one finished debate (schema in :mod:`debategraph.eval.metrics`).
 
@@ -106,6 +119,8 @@ def result_row(
         dataset: The dataset name.
         spend: What the debate's requests cost, failed and retried ones included.
         texts: Keep every turn's reply text (off for very large runs).
+        seed: The debate's seed, recorded as the row's ``seed`` (``--seeds``); ``None``
+            records none.
 
     Returns:
         The row.
@@ -114,6 +129,7 @@ def result_row(
     row = {
         "method": arm.label,
         "id": item.id,
+        **_seed_field(seed),
         "dataset": dataset,
         "source": row_source(dataset, arm, result),
         "answer": result.answer,
@@ -165,15 +181,17 @@ def error_row(
     wall_s: float,
     dataset: str,
     spend: SpendMeter | None = None,
+    seed: int | None = None,
 ) -> dict[str, Any]:
     """The row of a failed debate: counted as failed, run again on the next run.
 
     With ``spend`` it records what the failed debate's requests cost (every token of every
-    reply that arrived counts as wasted).
+    reply that arrived counts as wasted); with ``seed``, the seed it ran under.
     """
     row = {
         "method": arm.label,
         "id": item.id,
+        **_seed_field(seed),
         "dataset": dataset,
         "reference": item.reference,
         "error": error,
@@ -182,6 +200,11 @@ def error_row(
     if spend is not None:
         row.update(spend.record())
     return row
+
+
+def _seed_field(seed: int | None) -> dict[str, int]:
+    """A row's ``seed`` field: present only in a run of several seeds (``--seeds``)."""
+    return {} if seed is None else {"seed": seed}
 
 
 SHOWN_FIELDS = ("question", "turns", "decision", "agent_names")

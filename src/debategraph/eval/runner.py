@@ -1,10 +1,11 @@
-"""The evaluation runner: many debates at once, one JSONL row per (method, item), resumable.
+"""The evaluation runner: many debates at once, a JSONL row per (method, item, seed), resumable.
 
-:func:`run_eval` runs every method ("arm") on every item. It owns the results directory
+:func:`run_eval` runs every method ("arm") on every item, under each seed when given
+several (``seeds``: one row per (method, item, seed)). It owns the results directory
 (one writer at a time, ``run.json``, resume, the final plan-order rewrite) and hands the
 pending items to an executor (:mod:`debategraph.eval.executors`): by default this process's
 event loop, or Ray workers on one machine or many. The executor hands rows back and only
-this process writes ``results.jsonl``; a row is written at most once per (arm, item).
+this process writes ``results.jsonl``; a row is written at most once per (arm, item, seed).
 
 Items start one at a time, as call slots free up (see
 :mod:`~debategraph.eval.executors.admission`), and three bounds apply to model calls:
@@ -46,6 +47,7 @@ from debategraph.eval.cut_short import CUT_SHORT, log_cut_short
 from debategraph.eval.datasets import Item
 from debategraph.eval.executors import Executor, Job, LocalExecutor, Work
 from debategraph.eval.executors.local import with_rate_limiter
+from debategraph.eval.redaction import run_redactor
 from debategraph.eval.rows import describe_error, error_row, result_row, row_source
 from debategraph.eval.store import (
     RESULTS_FILE,
@@ -58,7 +60,6 @@ from debategraph.eval.store import (
     row_key,
 )
 from debategraph.nodes.runnable import run_sync
-from debategraph.policies.secrets import Redactor
 
 __all__ = [
     "Arm",
@@ -68,6 +69,7 @@ __all__ = [
     "arms_for",
     "budget_arms",
     "check_arms",
+    "check_seeds",
     "describe_error",
     "error_row",
     "evaluate",
@@ -110,7 +112,7 @@ SUMMARY_FIELDS = frozenset(
         "correct", "abstained", "input_tokens", "output_tokens", "calls", "ncomm", "rounds",
         "agents", "parse_failures", "wall_s", "round_answers", "tokens_by_kind",
         "answer_sources", "requests", "failed_requests", "wasted_input_tokens",
-        "wasted_output_tokens", "gate", "screen", "turns",
+        "wasted_output_tokens", "gate", "screen", "turns", "seed",
     }
 )  # fmt: skip
 """The fields of a row that :func:`debategraph.eval.metrics.summarize` reads: what
@@ -138,10 +140,11 @@ class EvalOutcome:
         wall_s: Seconds this call spent running the pending debates (loading and
             rewriting the file excluded).
         settled: Items a screening arm found settled at round 0, which the other arms
-            skipped (``--only-contested``; see :func:`~debategraph.eval.arms.screen_arm`).
-        repeated: Rows an executor handed back again for an (arm, item) already written
+            skipped (``--only-contested``; see :func:`~debategraph.eval.arms.screen_arm`);
+            with several seeds, (item, seed) pairs.
+        repeated: Rows an executor handed back again for an (arm, item, seed) already written
             (work Ray ran again after a worker died), left out.
-        plan: The run's arms and items in order (what :attr:`rows` sorts by).
+        plan: The run's arms, seeds and items in order (what :attr:`rows` sorts by).
     """
 
     path: Path
@@ -201,26 +204,42 @@ def _shared(value: Any) -> Any:
 
 
 class Plan:
-    """The order of a run's rows: arm order, then item order.
+    """The order of a run's rows: arm order, then seed order, then item order.
 
     Args:
         items: The run's items.
         arms: The run's arms.
+        seeds: The run's seeds (``--seeds``); ``None`` for one run whose rows record none.
     """
 
-    def __init__(self, items: Sequence[Item], arms: Sequence[Arm]) -> None:
+    def __init__(
+        self, items: Sequence[Item], arms: Sequence[Arm], seeds: Sequence[int] | None = None
+    ) -> None:
         self.arms = {arm.label: k for k, arm in enumerate(arms)}
         self.items = {item.id: k for k, item in enumerate(items)}
+        self.seeds: dict[int | None, int] = {
+            seed: k for k, seed in enumerate(seeds if seeds is not None else [None])
+        }
 
     def __contains__(self, key: object) -> bool:
-        return isinstance(key, tuple) and key[0] in self.arms and key[1] in self.items
+        return (
+            isinstance(key, tuple)
+            and len(key) == 3
+            and key[0] in self.arms
+            and key[1] in self.items
+            and key[2] in self.seeds
+        )
 
     def __len__(self) -> int:
-        return len(self.arms) * len(self.items)
+        return len(self.arms) * len(self.seeds) * len(self.items)
 
-    def order(self, key: Key) -> tuple[int, int]:
+    def order(self, key: Key) -> tuple[int, int, int]:
         """Sort key of a row's key (keys of other runs last)."""
-        return (self.arms.get(key[0], len(self.arms)), self.items.get(key[1], len(self.items)))
+        return (
+            self.arms.get(key[0], len(self.arms)),
+            self.seeds.get(key[2], len(self.seeds)),
+            self.items.get(key[1], len(self.items)),
+        )
 
 
 def run_settings(
@@ -229,6 +248,7 @@ def run_settings(
     *,
     dataset: str,
     selection: Mapping[str, Any] | None = None,
+    seeds: Sequence[int] | None = None,
 ) -> dict[str, Any]:
     """The settings recorded in ``run.json``: what a resumed run must share.
 
@@ -238,6 +258,8 @@ def run_settings(
         arms: The arms.
         dataset: Dataset name.
         selection: How the items were picked (``limit``, ``seed``, ``ids``, ``path``).
+        seeds: The debates' seeds (``--seeds``), recorded only when given, so that a
+            directory of a single-seed run resumes as before.
 
     Returns:
         JSON-ready settings.
@@ -250,7 +272,30 @@ def run_settings(
         "items": len(items),
         "items_sha256": digest[:16],
         "arms": [arm.to_json() for arm in arms],
+        **({"seeds": list(seeds)} if seeds is not None else {}),
     }
+
+
+def check_seeds(seeds: Sequence[int] | None) -> list[int] | None:
+    """``seeds`` as a list, or a ValueError that says what to fix.
+
+    Raises:
+        ValueError: An empty list, a value that is not an integer, or a repeated seed.
+    """
+    if seeds is None:
+        return None
+    if isinstance(seeds, str | bytes) or not isinstance(seeds, Sequence):
+        raise ValueError(f"seeds must be a list of integers such as [0, 1, 2], got {seeds!r}")
+    given = list(seeds)
+    if not given:
+        raise ValueError("seeds is empty: give one integer or more, such as [0, 1, 2]")
+    wrong = [s for s in given if not isinstance(s, int) or isinstance(s, bool)]
+    if wrong:
+        raise ValueError(f"seeds must be integers, got {wrong[0]!r}")
+    repeated = sorted({s for s in given if given.count(s) > 1})
+    if repeated:
+        raise ValueError(f"seed(s) given more than once: {', '.join(map(str, repeated))}")
+    return given
 
 
 def _settled(row: Mapping[str, Any]) -> bool:
@@ -264,16 +309,22 @@ def _skipped(row: Mapping[str, Any], arms: Sequence[Arm]) -> list[dict[str, Any]
     return [{"method": a.label, "id": row["id"], "skipped": True} for a in arms if not a.screens]
 
 
-def _settled_items(path: Path, arms: Sequence[Arm]) -> set[str]:
-    """The items a finished run's screening arm found settled (none without one)."""
+Unit = tuple[str, int | None]
+"""An (item id, seed) pair: what a screen settles and what budget-matched arms read."""
+
+
+def _settled_items(path: Path, arms: Sequence[Arm]) -> set[Unit]:
+    """The (item, seed) pairs a finished run's screening arm found settled (none without one)."""
     screen = next((arm.label for arm in arms if arm.screens), None)
     if screen is None or not path.exists():
         return set()
-    return {row["id"] for row in read_rows(path) if row.get("method") == screen and _settled(row)}
+    return {
+        row_key(row)[1:] for row in read_rows(path) if row.get("method") == screen and _settled(row)
+    }
 
 
 class _Writer:
-    """Takes the executor's rows: writes each (arm, item) once, counts, shows progress."""
+    """Takes the executor's rows: writes each (arm, item, seed) once, counts, shows progress."""
 
     def __init__(self, results: ResultsFile, progress: Progress | None, arms: Sequence[Arm]):
         self.results = results
@@ -306,33 +357,38 @@ class _Resumed:
         self.bases = {arm.budget_of for arm in arms if arm.budget_of is not None}
         self.screen = next((arm.label for arm in arms if arm.screens), None)
         self.done: set[Key] = set()
-        self.settled: set[str] = set()
-        self.budgets: dict[str, dict[str, dict[str, Any]]] = {}
+        self.settled: set[Unit] = set()
+        self.budgets: dict[Unit, dict[str, dict[str, Any]]] = {}
         self.progress: list[dict[str, Any]] | None = [] if progress else None
 
     def __call__(self, row: dict[str, Any]) -> None:
         key = row_key(row)
         self.done.add(key)
         if key[0] in self.bases:
-            self.budgets.setdefault(key[1], {})[key[0]] = budget_digest(row)
+            self.budgets.setdefault(key[1:], {})[key[0]] = budget_digest(row)
         settled = key[0] == self.screen and _settled(row)
         if settled:
-            self.settled.add(key[1])
+            self.settled.add(key[1:])
         if self.progress is not None:
             self.progress.append({k: row[k] for k in PROGRESS_FIELDS if k in row})
             self.progress += _skipped(row, self.arms) if settled else []
 
-    def work(self, items: Sequence[Item], arms: Sequence[Arm]) -> Iterator[Work]:
-        """The pending units, in plan order, made as the executor asks for them.
+    def work(
+        self, items: Sequence[Item], arms: Sequence[Arm], seeds: Sequence[int | None]
+    ) -> Iterator[Work]:
+        """The pending units, seed by seed in item order, made as the executor asks for them.
 
-        Items a screening arm found settled have none; an item's screen comes first.
+        Items a screening arm found settled under a seed have none under it; an item's
+        screen comes first.
         """
-        for item in items:
-            if item.id in self.settled:
-                continue
-            labels = tuple(arm.label for arm in arms if (arm.label, item.id) not in self.done)
-            if labels:
-                yield Work(item, labels, self.budgets.get(item.id, {}))
+        for seed in seeds:
+            for item in items:
+                unit = (item.id, seed)
+                if unit in self.settled:
+                    continue
+                labels = tuple(a.label for a in arms if (a.label, *unit) not in self.done)
+                if labels:
+                    yield Work(item, labels, self.budgets.get(unit, {}), seed)
 
 
 async def run_eval(
@@ -350,10 +406,12 @@ async def run_eval(
     cache: Any = None,
     texts: bool = True,
     executor: Executor | None = None,
+    seeds: Sequence[int] | None = None,
 ) -> EvalOutcome:
     """Run every arm on every item, appending rows to ``out_dir/results.jsonl``; resumable.
 
-    Finished (method, item) rows already in the file are skipped; failed rows are run again.
+    Finished (method, item, seed) rows already in the file are skipped; failed rows are run
+    again.
     At most ``concurrency`` model calls are in flight, across items and agents, and items
     start as call slots free up (about ``concurrency`` / calls per round at once). When every
     row is in, the file is rewritten in plan order (arm order, then item order), so an
@@ -380,6 +438,11 @@ async def run_eval(
             (the default: this process) or
             :class:`~debategraph.eval.executors.RayExecutor` (Ray workers);
             ``concurrency`` and ``rps`` are shared out among its workers.
+        seeds: Run every arm on every item once per seed (``--seeds``): each debate runs
+            with that seed in place of its arm's ``seed`` setting (sampling, agent order,
+            random tie-breaks, the simulated model) and its row records it as ``seed``;
+            the items are the same for every seed. ``None`` (the default) runs each arm
+            once with its own seed, and rows record none.
 
     Returns:
         The outcome.
@@ -388,7 +451,8 @@ async def run_eval(
         DebateConfigError: Invalid arms, or a job the executor cannot run, caught before
             any model call.
         SettingsMismatchError: ``out_dir`` holds results of other settings (and no ``force``).
-        ValueError: ``concurrency`` below 1, ``rps`` not above 0, or repeated item ids.
+        ValueError: ``concurrency`` below 1, ``rps`` not above 0, repeated item ids, or
+            ``seeds`` empty, repeated or not integers.
         OutputBusyError: Another process is writing ``out_dir``.
     """
     if concurrency < 1:
@@ -397,17 +461,24 @@ async def run_eval(
         raise ValueError("item ids must be unique")
     if rps is not None and (not math.isfinite(rps) or rps <= 0):
         raise ValueError(f"rps must be a number above 0 (requests per second), got {rps}")
+    seeds = check_seeds(seeds)
     check_arms(arms)
     executor = executor or LocalExecutor()
     job = Job(tuple(arms), dataset, concurrency, rps, cache, texts)
     executor.check(job)
     out = Path(out_dir)
-    redact = Redactor.from_environment(urls=[arm.settings.get("base_url") for arm in arms])
-    settings = run_settings(items, arms, dataset=dataset, selection=selection)
-    plan = Plan(items, arms)
+    redact = run_redactor(arms)
+    settings = run_settings(items, arms, dataset=dataset, selection=selection, seeds=seeds)
+    plan = Plan(items, arms, seeds)
     if out.is_dir() and not os.access(out, os.W_OK):
         settled = _settled_items(out / RESULTS_FILE, arms)
-        planned = {(a.label, i.id) for a in arms for i in items if a.screens or i.id not in settled}
+        planned = {
+            (a.label, i.id, s)
+            for a in arms
+            for i in items
+            for s in plan.seeds
+            if a.screens or (i.id, s) not in settled
+        }
         check_finished(out, settings, planned, redact=redact)
         return EvalOutcome(path=out / RESULTS_FILE, count=len(planned), resumed=len(planned),
                            written=0, failed=0, settled=len(settled), plan=plan)  # fmt: skip
@@ -417,10 +488,11 @@ async def run_eval(
         resumed = _Resumed(arms, progress=progress is not None)
         results.load(resumed)
         if progress is not None:
-            progress.start({arm.label: len(items) for arm in arms}, resumed.progress or [])
+            per_arm = len(items) * len(plan.seeds)
+            progress.start({arm.label: per_arm for arm in arms}, resumed.progress or [])
             resumed.progress = None
         writer = _Writer(results, progress, arms)
-        work = resumed.work(items, arms)
+        work = resumed.work(items, arms, list(plan.seeds))
         first = next(work, None)  # nothing pending: no executor started (no Ray cluster)
         start = time.perf_counter()
         peak = 0
@@ -453,7 +525,8 @@ async def run_eval(
         count=len(failed_flags),
         resumed=sum(key in plan for key in resumed.done),
         written=len(writer.written),
-        settled=len(resumed.settled & set(plan.items)) + writer.settled,
+        settled=sum(i in plan.items and s in plan.seeds for i, s in resumed.settled)
+        + writer.settled,
         repeated=writer.repeated,
         failed=sum(failed_flags),
         problems=problems,

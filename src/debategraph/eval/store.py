@@ -1,6 +1,6 @@
 """A results directory on disk: ``results.jsonl`` (one row per line) and ``run.json``.
 
-The results file is append-only while a run goes: every finished (method, item) row is
+The results file is append-only while a run goes: every finished (method, item, seed) row is
 written as one line with a single ``write`` and flushed at once, so a crash or Ctrl-C loses
 at most the line being written. On resume, :meth:`ResultsFile.load` drops what a crash can
 leave behind (a torn last line, an unreadable line), failed rows (they are retried) and
@@ -32,8 +32,9 @@ RESULTS_FILE = "results.jsonl"
 MANIFEST_FILE = "run.json"
 """Name of the run manifest inside a results directory."""
 
-Key = tuple[str, str]
-"""A row's identity: ``(method label, item id)``."""
+Key = tuple[str, str, int | None]
+"""A row's identity: ``(method label, item id, seed)``; the seed is ``None`` for a row
+without a ``seed`` field (a single-seed run, or one written before ``--seeds``)."""
 
 
 MANIFEST_FORMAT = 2
@@ -101,10 +102,13 @@ def row_problem(row: object) -> str | None:
 
     A finished row needs ``method``, ``id``, ``answer``, ``correct``, ``input_tokens``,
     ``output_tokens``, ``calls`` and ``round_answers`` with their types; a failed row needs
-    ``method``, ``id`` and ``error``.
+    ``method``, ``id`` and ``error``. A ``seed``, where a row has one, is an integer.
     """
     if not isinstance(row, dict):
         return "not a JSON object"
+    seed = row.get("seed")
+    if "seed" in row and (not isinstance(seed, int) or isinstance(seed, bool)):
+        return f"'seed' is {type(seed).__name__}, not int"
     fields = _FAILED_FIELDS if "error" in row else _FINISHED_FIELDS
     for name, types in fields.items():
         if name not in row:
@@ -119,8 +123,14 @@ def row_problem(row: object) -> str | None:
 
 
 def row_key(row: Mapping[str, Any]) -> Key:
-    """The identity of a row: ``(row["method"], row["id"])``."""
-    return (str(row["method"]), str(row["id"]))
+    """The identity of a row: ``(row["method"], row["id"], row.get("seed"))``."""
+    seed = row.get("seed")
+    return (str(row["method"]), str(row["id"]), seed if isinstance(seed, int) else None)
+
+
+def describe_key(key: Key) -> str:
+    """A row's key as messages print it: ``du, q-1`` or, with a seed, ``du, q-1, seed 2``."""
+    return ", ".join(key[:2]) + ("" if key[2] is None else f", seed {key[2]}")
 
 
 def encode_row(row: Mapping[str, Any], redact: Callable[[str], str] = str) -> bytes:
@@ -207,7 +217,7 @@ class ResultsFile:
                     first = seen[row_key(row)]
                     self.problems.append(
                         f"{self.path.name}, line {number}: repeats the row of line {first} "
-                        f"({row['method']}, {row['id']}): dropped, line {first} kept"
+                        f"({describe_key(row_key(row))}): dropped, line {first} kept"
                     )
                 if row is None or "error" in row or row_key(row) in seen:
                     dropped += 1

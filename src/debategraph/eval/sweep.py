@@ -4,7 +4,8 @@
 
     dataset = "gsm8k"            # required; every other top-level key is optional
     limit = 50
-    seed = 0
+    seed = 0                     # the sample's seed (and the debates', without seeds)
+    seeds = [0, 1, 2]            # optional: run every arm once per debate seed
     concurrency = 32
     out = "results/sweep"        # default: results/<file name without .toml>
     cache = "results/calls.sqlite"
@@ -45,6 +46,7 @@ RUN_KEYS = {
     "dataset": str,
     "limit": int,
     "seed": int,
+    "seeds": list,
     "ids": str,
     "path": str,
     "concurrency": int,
@@ -78,7 +80,8 @@ class Sweep:
         dataset: The dataset name.
         selection: ``limit``, ``seed``, ``ids`` and ``path`` (how items are picked).
         run: ``concurrency``, ``rps``, ``out``, ``cache``, ``match_budget``, ``texts``,
-            ``only_contested``, ``engine``, ``address`` and ``workers`` when given.
+            ``only_contested``, ``engine``, ``address``, ``workers`` and ``seeds`` when
+            given.
         arms: The arms, in file order.
     """
 
@@ -101,6 +104,25 @@ def _gated(where: str, method: str, rule: object) -> str:
     except (ValueError, PluginError) as exc:
         raise SweepError(f"{where}.gate: {exc}") from None
     return name
+
+
+def _check_seeds(file: Path, data: Mapping[str, Any]) -> None:
+    """A sweep's ``seeds``: integers, none repeated, and no debate seed set beside them."""
+    from debategraph.eval.runner import check_seeds
+
+    try:
+        check_seeds(data["seeds"])
+    except ValueError as exc:
+        raise SweepError(f"{file}: {exc}") from None
+    tables = {"[settings]": data.get("settings")} | {
+        f"arms.{label}": spec for label, spec in (data.get("arms") or {}).items()
+    }
+    for where, table in tables.items():
+        if isinstance(table, Mapping) and "seed" in table:
+            raise SweepError(
+                f"{file}: seeds (top level) sets the debates' seeds, so drop seed from "
+                f"{where} (the top-level seed picks the sample)"
+            )
 
 
 def _check_type(where: str, value: object, kind: type) -> None:
@@ -161,6 +183,10 @@ def load_sweep(path: str | Path) -> Sweep:
         data = tomllib.loads(file.read_text(encoding="utf-8"))
     except OSError as exc:
         raise SweepError(f"cannot read {file}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise SweepError(
+            f"{file}: not UTF-8 text (byte offset {exc.start}); save it as UTF-8"
+        ) from None
     except tomllib.TOMLDecodeError as exc:
         raise SweepError(f"{file} is not valid TOML: {exc}") from None
     unknown = sorted(set(data) - set(RUN_KEYS) - {"settings", "arms"})
@@ -174,6 +200,8 @@ def load_sweep(path: str | Path) -> Sweep:
     for key, kind in RUN_KEYS.items():
         if key in data:
             _check_type(f"{file}: {key}", data[key], kind)
+    if "seeds" in data:
+        _check_seeds(file, data)
     if data.get("match_budget") not in (None, False, True, "calls", "tokens"):
         raise SweepError(
             f'{file}: match_budget must be true, "calls" or "tokens", got {data["match_budget"]!r}'

@@ -14,12 +14,13 @@ prints what it is waiting for after a few seconds).
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from langchain_core.callbacks.manager import dispatch_custom_event
 
@@ -259,3 +260,20 @@ def watch_waits(
         stop.set()
         BOARD.watchers -= 1
         thread.join(timeout=1.0)
+
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+def watched(
+    fn: Callable[P, T], write: Callable[[str], None], *, after: float = 5.0
+) -> Callable[P, T]:
+    """``fn``, reporting through ``write`` the calls that wait long while it runs."""
+
+    @functools.wraps(fn)
+    def run(*args: P.args, **kwargs: P.kwargs) -> T:
+        with watch_waits(write, after=after):
+            return fn(*args, **kwargs)
+
+    return run

@@ -19,12 +19,13 @@ from debategraph.methods.contract import Method, Phase, PlanError, logprob_reque
 from debategraph.models.resolve import Models, model_key
 from debategraph.models.roster import Agent
 from debategraph.nodes.call import CallTask
+from debategraph.nodes.call_fields import checked_call
 from debategraph.nodes.runnable import DualNode
 from debategraph.nodes.view import current_context, view_of
 from debategraph.policies.secrets import redact_url
 from debategraph.policies.types import TaskKind
 from debategraph.state.context import DebateContext
-from debategraph.state.records import Call, CallKind, Turn, upgrade_call
+from debategraph.state.records import Call, CallKind, Turn
 
 __all__ = ["PlanError", "check_calls", "make_dispatch", "make_plan_node"]
 
@@ -34,7 +35,7 @@ def _as_phase(result: object) -> Phase | None:
         return None
     if isinstance(result, Phase):
         return result
-    if isinstance(result, Sequence):
+    if isinstance(result, Sequence) and not isinstance(result, str | bytes):
         return Phase(calls=list(result))
     raise PlanError(f"a planner returns a Phase, a list of calls or None, got {result!r}")
 
@@ -57,7 +58,8 @@ def check_calls(
 
     Raises:
         PlanError: A repeated or already-made id, an unknown speaker, kind or template, or a
-            call of another round.
+            call of another round (each call's fields are checked before, by
+            :func:`~debategraph.nodes.call_fields.checked_call`).
     """
     ids: set[str] = set()
     for c in calls:
@@ -110,7 +112,7 @@ def make_plan_node(method: Method[Any], speakers: Sequence[str]) -> DualNode:
             update["method_state"] = dict(planned.method_state)
         if planned is None or not planned.calls:
             return {**update, "phase": None, "calls": []}
-        calls = [upgrade_call(c) for c in planned.calls]
+        calls = [checked_call(method.name, c, k) for k, c in enumerate(planned.calls)]
         turns: Sequence[Turn] = state.get("turns") or ()
         made = {t["id"]: (t["round"], t["kind"]) for t in turns}
         check_calls(method, calls, known, round_, made)

@@ -47,19 +47,24 @@ class Job:
 
 @dataclass(frozen=True)
 class Work:
-    """One item's pending arms: the unit an executor runs, in one place, arms in order.
+    """One item's pending arms under one seed: the unit an executor runs, arms in order.
 
     Attributes:
         item: The question.
         labels: Labels of the arms to run on it, in plan order.
-        budgets: What budget-matched arms read of this item's finished rows (``sc@du``
-            reads ``du``'s; see :func:`~debategraph.eval.budget.budget_digest`), by arm
-            label, when those rows were written by an earlier run.
+        budgets: What budget-matched arms read of this item's finished rows under the same
+            seed (``sc@du`` reads ``du``'s; see
+            :func:`~debategraph.eval.budget.budget_digest`), by arm label, when those rows
+            were written by an earlier run.
+        seed: The debates' seed, which replaces the arms' own and is recorded in every row
+            (``--seeds``); ``None`` runs each arm with its own seed setting, and its rows
+            record none.
     """
 
     item: Item
     labels: tuple[str, ...]
     budgets: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    seed: int | None = None
 
     def unconditional(self, arms: Mapping[str, Arm]) -> tuple[str, ...]:
         """The labels that run whatever the others' rows say.

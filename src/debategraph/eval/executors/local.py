@@ -25,10 +25,10 @@ from debategraph.eval.datasets import Item
 from debategraph.eval.dynamics import settled_at_round0
 from debategraph.eval.executors.admission import Admission, Turn
 from debategraph.eval.executors.base import Deliver, Job, Work
+from debategraph.eval.redaction import run_redactor
 from debategraph.eval.rows import describe_error, error_row, result_row
 from debategraph.eval.spend import SpendMeter
 from debategraph.models.resolve import SIMULATED, ModelConfigError, resolve_model
-from debategraph.policies.secrets import Redactor
 from debategraph.tracing import item_run_config
 
 
@@ -88,7 +88,7 @@ class ItemRunner:
         self.job = job
         self.arms = {arm.label: arm for arm in job.arms}
         self.bases = {arm.budget_of for arm in job.arms if arm.budget_of is not None}
-        self.redact = Redactor.from_environment(urls=[a.settings.get("base_url") for a in job.arms])
+        self.redact = run_redactor(job.arms)
         self.limiter = Admission(job.concurrency)
         self.cache = call_cache(job.cache)
         rate = (
@@ -113,7 +113,7 @@ class ItemRunner:
             budgets = dict(work.budgets)
             for label in work.labels:
                 arm = self.arms[label]
-                row = await self.debate(arm, work.item, budgets)
+                row = await self.debate(arm, work.item, budgets, seed=work.seed)
                 if label in self.bases and "error" not in row:
                     budgets[label] = budget_digest(row)
                 if arm.screens and "error" not in row:
@@ -122,8 +122,40 @@ class ItemRunner:
                 if arm.screens and ("error" in row or row["screen"]["settled"]):
                     return
 
+    async def sample_price(
+        self, arm: Arm, item: Item, settings: Mapping[str, Any], meter: SpendMeter
+    ) -> float:
+        """What one of ``arm``'s samples costs on ``item``, in tokens: one drawn to see.
+
+        A debate's own round-0 calls are no price for a sample (a system prompt or a request
+        for a confidence makes them dearer, a short framing cheaper), so an arm that matches
+        tokens draws one sample first (its first, with the call cache on). Its requests are
+        in the row's spend, beside the samples the row keeps.
+        """
+        probe = {**settings, "agents": 1}
+        models = probe.get("models")
+        if isinstance(models, list):
+            probe["models"] = models[:1]
+        result = await arun(
+            item.question,
+            method=arm.method,
+            task=item.task,
+            choices=item.choices,
+            item_id=item.id,
+            config={"max_concurrency": self.job.concurrency, "callbacks": [meter]},
+            call_limiter=self.limiter,
+            cache=self.cache,
+            **probe,
+        )
+        return float(result.usage["input_tokens"] + result.usage["output_tokens"])
+
     async def debate(
-        self, arm: Arm, item: Item, budgets: Mapping[str, Mapping[str, Any]]
+        self,
+        arm: Arm,
+        item: Item,
+        budgets: Mapping[str, Mapping[str, Any]],
+        *,
+        seed: int | None = None,
     ) -> dict[str, Any]:
         """One arm on one item: its row, a failed row if the debate failed.
 
@@ -132,25 +164,38 @@ class ItemRunner:
             item: The question.
             budgets: What budget-matched arms read of this item's finished rows, by arm
                 label.
+            seed: The debate's seed in place of the arm's, recorded in the row; ``None``
+                keeps the arm's and records none.
 
         Raises:
             DebateConfigError: Settings that cannot run (a bug in the checks before).
         """
         dataset = self.job.dataset
         settings = dict(self.settings[arm.label])
+        if seed is not None:
+            settings["seed"] = seed
         start = time.perf_counter()
+        meter = SpendMeter()
         if arm.budget_of is not None:
             base = budgets.get(arm.budget_of)
             if base is None:
                 error = f"BudgetUnavailable: {arm.budget_of} has no result for this item"
-                return error_row(arm, item, error, wall_s=0.0, dataset=dataset)
+                return error_row(arm, item, error, wall_s=0.0, dataset=dataset, seed=seed)
+            price = None
+            if arm.budget == "tokens":
+                try:
+                    price = await self.sample_price(arm, item, settings, meter)
+                except Exception as exc:
+                    wall = time.perf_counter() - start
+                    error = describe_error(exc, self.redact)
+                    return error_row(
+                        arm, item, error, wall_s=wall, dataset=dataset, spend=meter, seed=seed
+                    )
             try:
-                settings = budget_settings(arm.budget, settings, base)
+                settings = budget_settings(arm.budget, settings, base, price)
             except ValueError as exc:
-                return error_row(
-                    arm, item, f"BudgetUnavailable: {exc}", wall_s=0.0, dataset=dataset
-                )
-        meter = SpendMeter()
+                error = f"BudgetUnavailable: {exc}"
+                return error_row(arm, item, error, wall_s=0.0, dataset=dataset, seed=seed)
         traced = item_run_config(arm.label, item.id, dataset)
         try:
             result = await arun(
@@ -168,15 +213,22 @@ class ItemRunner:
         except DebateConfigError:
             raise
         except asyncio.CancelledError:  # no row: resume runs it again; its spend is noted
-            note_cut_short(arm.label, item.id, meter)
+            note_cut_short(arm.label, item.id, meter, seed=seed)
             raise
         except Exception as exc:
             wall = time.perf_counter() - start
             error = describe_error(exc, self.redact)
-            return error_row(arm, item, error, wall_s=wall, dataset=dataset, spend=meter)
+            return error_row(arm, item, error, wall_s=wall, dataset=dataset, spend=meter, seed=seed)
         wall = time.perf_counter() - start
         return result_row(
-            arm, item, result, wall_s=wall, dataset=dataset, spend=meter, texts=self.job.texts
+            arm,
+            item,
+            result,
+            wall_s=wall,
+            dataset=dataset,
+            spend=meter,
+            texts=self.job.texts,
+            seed=seed,
         )
 
 

@@ -12,7 +12,7 @@ worker writes a file.
   pickled, or whose pickle holds a configured secret (a model object with its key, a URL
   with credentials), is refused before any call.
 * A worker that dies (killed, out of memory, its node lost) is restarted by Ray and the
-  units it held run again; the driver writes one row per (arm, item) whatever arrives twice.
+  units it held run again; the driver writes one row per (arm, item, seed) whatever arrives twice.
   A unit whose retries run out becomes failed rows, run again by the next run.
 * ``--cache`` is one SQLite file (WAL mode, one writer at a time): workers on this machine
   share it safely; workers on other machines cannot, so it is refused there.
@@ -38,6 +38,7 @@ from typing import Any
 from debategraph.api import DebateConfigError
 from debategraph.eval.executors.base import Deliver, Job, Work
 from debategraph.eval.executors.local import ItemRunner
+from debategraph.eval.redaction import run_redactor
 from debategraph.eval.rows import error_row
 from debategraph.policies.secrets import Redactor
 
@@ -106,7 +107,7 @@ class RayExecutor:
                 "a cache object cannot be shared by Ray workers: give the cache as a SQLite "
                 "file path (--cache FILE)"
             )
-        secrets = Redactor.from_environment(urls=[a.settings.get("base_url") for a in job.arms])
+        secrets = run_redactor(job.arms)
         for arm in job.arms:
             try:
                 data = ray.cloudpickle.dumps(arm)
@@ -268,7 +269,9 @@ class RayExecutor:
             )
             arms = {arm.label: arm for arm in job.arms}
             return [
-                error_row(arms[label], unit.item, error, wall_s=0.0, dataset=job.dataset)
+                error_row(
+                    arms[label], unit.item, error, wall_s=0.0, dataset=job.dataset, seed=unit.seed
+                )
                 for label in unit.unconditional(arms)
             ]
         except ray.exceptions.RayTaskError as exc:

@@ -1,0 +1,110 @@
+"""Accuracy over seeds: each seed's accuracy, and their mean, sample sd, min and max.
+
+A run with ``--seeds`` writes one row per (method, item, seed), each with an integer
+``seed``; a row without the field belongs to one unnamed seed (``None``), so a single-seed
+run has one seed. Failed rows are left out, as in every other figure; a seed none of whose
+rows was scored has no accuracy and does not count. The spread is the sample standard
+deviation (``ddof=1``) of the per-seed accuracies: the seeds are a sample of the debates'
+randomness, so it estimates how far another seed's accuracy may land. With one seed it is
+undefined (``None``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any, TypedDict
+
+Row = Mapping[str, Any]
+
+
+class SeedAccuracy(TypedDict):
+    """One seed's figure.
+
+    Attributes:
+        seed: The seed (``None`` for rows that record none).
+        items: Scored rows of that seed.
+        correct: How many of them are correct.
+        accuracy: ``correct / items``.
+    """
+
+    seed: int | None
+    items: int
+    correct: int
+    accuracy: float
+
+
+class SeedSpread(TypedDict):
+    """Accuracy over seeds, per method (``summary.json``'s ``seeds``).
+
+    Attributes:
+        n: Seeds with a scored row.
+        mean: Mean of the per-seed accuracies (``None`` when ``n`` is 0).
+        sd: Their sample standard deviation, ``ddof=1`` (``None`` when ``n`` < 2).
+        min: The lowest per-seed accuracy (``None`` when ``n`` is 0).
+        max: The highest (``None`` when ``n`` is 0).
+        accuracies: Each seed's figure, in seed order (the unnamed seed first).
+    """
+
+    n: int
+    mean: float | None
+    sd: float | None
+    min: float | None
+    max: float | None
+    accuracies: list[SeedAccuracy]
+
+
+def row_seed(row: Row) -> int | None:
+    """The seed a row ran under: its integer ``seed``, or ``None`` when it records none."""
+    seed = row.get("seed")
+    return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
+
+
+def seed_accuracies(rows: Iterable[Row]) -> list[SeedAccuracy]:
+    """Each seed's accuracy over one method's rows (failed rows left out), in seed order.
+
+    Args:
+        rows: One method's rows.
+
+    Returns:
+        One entry per seed that has a scored row; the unnamed seed (``None``) first.
+    """
+    counts: dict[int | None, list[int]] = {}
+    for row in rows:
+        if "error" in row:
+            continue
+        tally = counts.setdefault(row_seed(row), [0, 0])
+        tally[0] += 1
+        tally[1] += bool(row.get("correct"))
+    order = sorted(counts, key=lambda s: (s is not None, s or 0))
+    return [
+        SeedAccuracy(seed=s, items=counts[s][0], correct=counts[s][1],
+                     accuracy=counts[s][1] / counts[s][0])
+        for s in order
+    ]  # fmt: skip
+
+
+def seed_spread(rows: Iterable[Row]) -> SeedSpread:
+    """Mean, sample sd (``ddof=1``), min and max of one method's per-seed accuracies.
+
+    Args:
+        rows: One method's rows.
+
+    Returns:
+        The spread (see :class:`SeedSpread`).
+    """
+    per_seed = seed_accuracies(rows)
+    values = [entry["accuracy"] for entry in per_seed]
+    n = len(values)
+    mean = math.fsum(values) / n if n else None
+    sd = None
+    if mean is not None and n > 1:
+        sd = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1))
+    return SeedSpread(
+        n=n,
+        mean=mean,
+        sd=sd,
+        min=min(values) if values else None,
+        max=max(values) if values else None,
+        accuracies=per_seed,
+    )
