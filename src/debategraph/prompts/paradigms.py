@@ -47,10 +47,12 @@ def discuss(p: PromptInput) -> str:
 def report(p: PromptInput) -> str:
     """``report``: the reporting agent reads the others' replies and reports again."""
     head, shown = _split(p)
+    if p.round <= 1:
+        intro, label = "You report to a group of agents. Their first answers:", "Answer"
+    else:
+        intro, label = "You report to a group of agents. Their replies to your last report:", "Reply"
     return (
-        f"{head}You report to a group of agents, and they have replied to your last "
-        "report:\n\n"
-        f"{peer_blocks(shown, 'Reply')}\n\n"
+        f"{head}{intro}\n\n{peer_blocks(shown, label)}\n\n"
         "Write your next report for the group: take up every reply that finds a real flaw, "
         "set aside those that do not, and give the answer you now stand by.\n\n"
         f"{_tail(p)}"
