@@ -1,6 +1,7 @@
 """MALLM's discussion paradigms: plans per phase and turn order, accounting, golden transcripts."""
 
 import json
+from dataclasses import replace
 import os
 from pathlib import Path
 
@@ -229,7 +230,7 @@ def test_tokens_are_the_instructions_plus_every_turn_read(name, order, window):
         read = [by_id[i] for i in t["reads"]]
         p = PromptInput(question=ARITH, peers=read, agent=t["agent"], round=t["round"])
         [template] = [f for f in method.prompts.values() if f(p) == t["prompt"]]
-        blanked = PromptInput(question=ARITH, peers=[blank(x) for x in read], agent=t["agent"])
+        blanked = replace(p, peers=[blank(x) for x in read])
         instructions += estimate_tokens(template(blanked))
     assert r.usage["input_tokens"] == instructions + a * cost["reads"]
 
