@@ -1,8 +1,8 @@
 """MALLM's discussion paradigms: plans per phase and turn order, accounting, golden transcripts."""
 
 import json
-from dataclasses import replace
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -59,9 +59,7 @@ def answers(round_, agents=("a1", "a2", "a3", "a4")):
 
 def test_round_zero_is_everyone_alone_in_one_phase():
     for name, order in CONFIGS:
-        assert plan_of(name, [], 0, 0, order) == [
-            (f"r0:a{i}", "initial", []) for i in range(1, 5)
-        ]
+        assert plan_of(name, [], 0, 0, order) == [(f"r0:a{i}", "initial", []) for i in range(1, 5)]
         assert plan_of(name, answers(0), 0, 1, order) is None
 
 
@@ -86,8 +84,8 @@ def test_memory_window_keeps_the_last_rounds_and_this_round():
                      options={"window": 1})  # fmt: skip
     planned = get_method("mallm-memory").plan(view)
     assert [c["reads"] for c in planned] == [["r1:a2", "r1:a1", "r1:a3", "r1:a4", "r2:a1"]]
-    assert got == [("r2:a2", "discuss",
-                    ["r1:a2", "r0:a1", "r0:a3", "r0:a4", "r1:a1", "r1:a3", "r1:a4", "r2:a1"])]  # fmt: skip
+    every = ["r1:a2", "r0:a1", "r0:a3", "r0:a4", "r1:a1", "r1:a3", "r1:a4", "r2:a1"]
+    assert got == [("r2:a2", "discuss", every)]
     with pytest.raises(DebateConfigError, match="window must be at least 1"):
         dg.run(ARITH, method="mallm-memory", options={"window": 0})
 

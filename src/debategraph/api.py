@@ -318,8 +318,9 @@ async def arun(
         **settings: Any other ``DebateContext`` field: ``rounds``, ``base_url``, ``seed``,
             ``tie_policy``, ``decision``, ``decision_options``, ``anonymize``,
             ``stop_on_consensus``, ``cut_off``, ``attack``, ``attack_ratio``, ``adversaries``,
-            ``personas`` (a role prompt per agent), ``temperature``, ``top_p``, ``max_tokens``, ``stop``, ``timeout``, ``logprobs``,
-            ``role_models``, ``allow_large``.
+            ``personas`` (a role prompt per agent), ``temperature``, ``top_p``,
+            ``max_tokens``, ``stop``, ``timeout``, ``logprobs``, ``role_models``,
+            ``allow_large``.
 
     Raises:
         DebateConfigError: Invalid settings; raised before any model call.

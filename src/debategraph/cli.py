@@ -90,7 +90,9 @@ def parse_personas(values: list[str] | None) -> dict[str, str]:
     for value in values or ():
         agent, sep, text = value.partition("=")
         if not sep or not agent.strip() or not text.strip():
-            fail(f"--persona takes AGENT=TEXT (e.g. a1='You are a careful accountant.'), got {value!r}")
+            fail(
+                f"--persona takes AGENT=TEXT (e.g. a1='You are a careful reviewer.'), got {value!r}"
+            )
         personas[agent.strip()] = text.strip()
     return personas
 

@@ -1,5 +1,4 @@
-"""MALLM's discussion paradigms over our engine: ``mallm-memory``, ``mallm-report``,
-``mallm-relay`` and ``mallm-collective``.
+"""MALLM's discussion paradigms: ``mallm-memory``, ``-report``, ``-relay``, ``-collective``.
 
 Round 0: every agent answers alone. In each debate round every agent speaks once, shown its
 own latest answer and what the paradigm lets it read (``debategraph.policies.paradigms``):
@@ -62,7 +61,9 @@ class MemoryOptions(TurnOrderOptions):
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.window is not None and self.window < 1:
-            raise ValueError(f"window must be at least 1 (or none for every round), got {self.window}")
+            raise ValueError(
+                f"window must be at least 1 (or none for every round), got {self.window}"
+            )
 
 
 TEMPLATES: dict[Paradigm, str] = {

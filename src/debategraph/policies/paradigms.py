@@ -36,9 +36,7 @@ TurnOrder = Literal["sequential", "simultaneous"]
 PARADIGMS: tuple[Paradigm, ...] = ("memory", "report", "relay", "collective")
 
 
-def speaking_phases(
-    paradigm: Paradigm, agents: Sequence[str], order: TurnOrder
-) -> list[list[str]]:
+def speaking_phases(paradigm: Paradigm, agents: Sequence[str], order: TurnOrder) -> list[list[str]]:
     """The speakers of each phase of a debate round (round 0 is everyone at once).
 
     Args:

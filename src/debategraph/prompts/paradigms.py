@@ -50,7 +50,10 @@ def report(p: PromptInput) -> str:
     if p.round <= 1:
         intro, label = "You report to a group of agents. Their first answers:", "Answer"
     else:
-        intro, label = "You report to a group of agents. Their replies to your last report:", "Reply"
+        intro, label = (
+            "You report to a group of agents. Their replies to your last report:",
+            "Reply",
+        )
     return (
         f"{head}{intro}\n\n{peer_blocks(shown, label)}\n\n"
         "Write your next report for the group: take up every reply that finds a real flaw, "
