@@ -105,3 +105,14 @@ def test_a_sweep_sets_personas_per_arm_and_rows_record_them(tmp_path):
     assert rows["cast"]["settings"]["personas"] == {"a1": ACCOUNTANT}
     assert "personas" not in rows["plain"]["settings"]
     assert rows["cast"]["input_tokens"] > rows["plain"]["input_tokens"]
+
+
+def test_the_studio_graph_takes_personas_in_its_context():
+    from debategraph.graphs import studio
+
+    plain = studio.graph("mallm-collective").invoke({"question": ARITH}, context={"rounds": 1})
+    cast = studio.graph("mallm-collective").invoke(
+        {"question": ARITH}, context={"rounds": 1, "personas": {"a3": ACCOUNTANT}}
+    )
+    grew = [b["input_tokens"] - a["input_tokens"] for a, b in zip(plain["turns"], cast["turns"])]
+    assert grew[:3] == [0, 0, estimate_tokens(ACCOUNTANT)]  # round 0: the same prompts
