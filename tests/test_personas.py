@@ -114,5 +114,6 @@ def test_the_studio_graph_takes_personas_in_its_context():
     cast = studio.graph("mallm-collective").invoke(
         {"question": ARITH}, context={"rounds": 1, "personas": {"a3": ACCOUNTANT}}
     )
-    grew = [b["input_tokens"] - a["input_tokens"] for a, b in zip(plain["turns"], cast["turns"])]
+    pairs = zip(plain["turns"], cast["turns"], strict=True)
+    grew = [b["input_tokens"] - a["input_tokens"] for a, b in pairs]
     assert grew[:3] == [0, 0, estimate_tokens(ACCOUNTANT)]  # round 0: the same prompts
