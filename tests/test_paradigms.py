@@ -268,3 +268,20 @@ def test_each_paradigm_has_a_studio_graph_and_a_card():
         assert getattr(studio, name.replace("-", "_")).name == name
         card = Path(__file__).parents[1] / get_method(name).card
         assert f"`{name}`" in card.read_text(encoding="utf-8")
+
+
+def test_the_paradigms_are_listed_by_debategraph_methods_and_run_from_the_command_line():
+    from typer.testing import CliRunner
+
+    from debategraph.cli import app
+
+    runner = CliRunner()
+    listed = runner.invoke(app, ["methods"])
+    assert listed.exit_code == 0, listed.output
+    assert all(name in listed.stdout for name in PARADIGM)
+    ran = runner.invoke(app, ["run", "--method", "mallm-report", "--option",
+                              "turn_order=simultaneous", "--json", ARITH])  # fmt: skip
+    assert ran.exit_code == 0, ran.output
+    assert json.loads(ran.stdout)["settings"]["options"] == {"turn_order": "simultaneous"}
+    bad = runner.invoke(app, ["run", "--method", "mallm-relay", "--option", "turn_order=x", ARITH])
+    assert bad.exit_code == 2 and "turn_order must be one of sequential, simultaneous" in bad.output
