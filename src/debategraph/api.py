@@ -320,8 +320,9 @@ async def arun(
         **settings: Any other ``DebateContext`` field: ``rounds``, ``base_url``, ``seed``,
             ``tie_policy``, ``decision``, ``decision_options``, ``anonymize``,
             ``stop_on_consensus``, ``cut_off``, ``attack``, ``attack_ratio``, ``adversaries``,
-            ``temperature``, ``top_p``, ``max_tokens``, ``stop``, ``timeout``, ``logprobs``,
-            ``role_models``, ``allow_large``.
+            ``personas`` (a role prompt per agent), ``temperature``, ``top_p``,
+            ``max_tokens``, ``stop``, ``timeout``, ``logprobs``, ``role_models``,
+            ``allow_large``.
 
     Raises:
         DebateConfigError: Invalid settings; raised before any model call.
@@ -399,6 +400,8 @@ def settings_record(
         "decision": ctx.decision or method.decision,
         "options": options,
     }
+    if ctx.personas:
+        record["personas"] = dict(ctx.personas)
     generation = ctx.generation()
     if ctx.timeout is not None:
         generation["timeout"] = ctx.timeout

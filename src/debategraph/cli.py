@@ -86,6 +86,19 @@ def parse_adversaries(values: list[str] | None) -> dict[str, str]:
     return adversaries
 
 
+def parse_personas(values: list[str] | None) -> dict[str, str]:
+    """``--persona AGENT=TEXT`` options as a mapping; exits with status 2 on a malformed one."""
+    personas: dict[str, str] = {}
+    for value in values or ():
+        agent, sep, text = value.partition("=")
+        if not sep or not agent.strip() or not text.strip():
+            fail(
+                f"--persona takes AGENT=TEXT (e.g. a1='You are a careful reviewer.'), got {value!r}"
+            )
+        personas[agent.strip()] = text.strip()
+    return personas
+
+
 def method_or_exit(spec: str) -> Method[Any]:
     """The method a name or ``package.module:ATTR`` names; exits with status 2 if none."""
     try:
@@ -148,6 +161,13 @@ def run_command(
         list[str] | None,
         typer.Option(help="AGENT=ANSWER: the agent argues for this wrong answer; repeat."),
     ] = None,
+    persona: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="AGENT=TEXT: the agent's role prompt, its system prompt on every call "
+            "(e.g. a1='You are a careful accountant.'); repeat."
+        ),
+    ] = None,
     gate: Gate = None,
     preset: SamplingPresetName = None,
     temperature: Temperature = None,
@@ -187,6 +207,7 @@ def run_command(
             f"{agents}-agent vote (use --method mav or sc to say so)"
         )
     adversaries = parse_adversaries(adversary)
+    personas = parse_personas(persona)
     options = parse_method_options(m, option)
     if graph_png is not None:
         check_output_folder(graph_png, "--graph-png", needs="matplotlib")
@@ -217,6 +238,7 @@ def run_command(
             attack=attack,
             attack_ratio=attack_ratio,
             adversaries=adversaries,
+            personas=personas,
             logprobs=logprobs,
             allow_large=allow_large,
             cache=chosen_cache(cache, no_cache),

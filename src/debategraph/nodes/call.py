@@ -132,6 +132,9 @@ def render(
     if c["kind"] in ("answer", "pairwise") and c["speaker"] in ctx.adversaries:
         prompt = f"{prompt}\n\n{ADVERSARY_INSTRUCTION.format(answer=ctx.adversaries[c['speaker']])}"
     system = method.system_for(c["template"])
+    persona = ctx.personas.get(c["speaker"])
+    if persona:
+        system = f"{persona}\n\n{system}" if system else persona
     messages: list[BaseMessage] = [SystemMessage(system)] if system else []
     for turn in task["history"]:
         messages += history(turn)

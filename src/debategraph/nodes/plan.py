@@ -193,9 +193,16 @@ def make_dispatch(method: Method[Any], roster: Sequence[Agent]) -> DualNode:
                     **shared,
                     "model": key,
                     "adversary": ctx.adversaries.get(c["speaker"]),
+                    **_persona(ctx, c["speaker"]),
                 },
             )
             sends.append(Send(c["speaker"], payload))
         return sends
 
     return DualNode("dispatch", dispatch)
+
+
+def _persona(ctx: DebateContext, speaker: str) -> dict[str, str]:
+    """The speaker's persona for a cache key; nothing without one, so older keys still hit."""
+    persona = ctx.personas.get(speaker)
+    return {"persona": persona} if persona else {}
