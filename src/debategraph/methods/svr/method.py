@@ -211,6 +211,7 @@ SVR = Method(
     options=SvrOptions,
     bind=bind_svr,
     decision="svr",
+    answer_rounds=False,
     default_agents=6,
     default_rounds=MAX_ROUNDS,
     max_phases=64,
