@@ -19,7 +19,7 @@ BALLOT_HEADER = "Ballot over the candidate answers"
 JUDGE_HEADER = "You are the judge of this debate."
 """Opens the judge's prompt (the simulated debater recognises it by these words)."""
 
-_HOW = {
+BALLOT_FORMS = {
     "approval": (
         "approve every candidate you consider correct, e.g. 'Ballot: C1, C3' (at least one)."
     ),
@@ -32,6 +32,7 @@ _HOW = {
         "(leave out any you consider wrong)."
     ),
 }
+"""How each kind of ballot is asked for (the end of the request's last sentence)."""
 
 
 def candidate_lines(candidates: Sequence[str]) -> str:
@@ -46,7 +47,7 @@ def ballot_request(ballot: Mapping[str, Any]) -> str:
         ballot: The call's ``ballot`` variable: ``kind``, ``candidates`` and, for a
             cumulative ballot, ``points``.
     """
-    how = _HOW[ballot["kind"]].format(points=ballot.get("points", DEFAULT_POINTS))
+    how = BALLOT_FORMS[ballot["kind"]].format(points=ballot.get("points", DEFAULT_POINTS))
     return (
         f"{BALLOT_HEADER} (your own earlier answer and those you read):\n"
         f"{candidate_lines(ballot['candidates'])}\n"
