@@ -43,7 +43,7 @@ RankedCount = Literal["irv", "borda"]
 DEFAULT_POINTS = 10
 """Points each voter shares out in a cumulative vote, unless the rule's ``points`` says."""
 
-_BALLOT_LINE_RE = re.compile(r"^\s*\**\s*ballot\s*\**\s*:\s*(.*)$", re.IGNORECASE | re.MULTILINE)
+_BALLOT_LINE_RE = re.compile(r"^\s*\**\s*ballot\s*\**\s*:\s*\**\s*(.*)$", re.IGNORECASE | re.MULTILINE)
 _LABEL_RE = re.compile(r"^\s*\(?\s*C\s*(\d+)\s*\)?\s*$", re.IGNORECASE)
 _POINTS_RE = re.compile(r"^\s*\(?\s*C\s*(\d+)\s*\)?\s*[=:]\s*(-?\d+(?:\.\d+)?)\s*$", re.IGNORECASE)
 
