@@ -114,9 +114,10 @@ def rescore(
                 kwargs.setdefault("tie_policy", tie_policy)
             if rule == "credibility" and "weights" not in kwargs:
                 kwargs["weights"] = _credibilities(row, len(path.agents))
+            inputs: dict[str, int] = {}
             if needs.ballot is not None:
                 points = kwargs.get("points", DEFAULT_POINTS)
-                kwargs["ballots"] = _row_ballots(row, rule, needs.ballot, points)
+                kwargs["ballots"], inputs = _row_ballots(row, rule, needs.ballot, points)
             if needs.judge:
                 kwargs["judged"] = _row_judged(row, rule)
             decision = apply_rule(rule, path, seed=derive_seed(seed, str(row["id"])), **kwargs)
@@ -125,7 +126,7 @@ def rescore(
                 answer=decision.answer,
                 correct=answers_match(decision.answer, row.get("reference"), task),
                 abstained=decision.answer is None,
-                decision={"rule": decision.rule, "evidence": decision.evidence},
+                decision={"rule": decision.rule, "evidence": {**decision.evidence, **inputs}},
             )
         out.append(new)
     return out
@@ -136,7 +137,9 @@ def rescore_all(rows: Sequence[Row], rules: Sequence[str], **options: Any) -> li
     return [r for rule in rules for r in rescore(rows, rule, **options)]
 
 
-def _row_ballots(row: Row, rule: str, kind: BallotKind, points: int) -> list[Any]:
+def _row_ballots(
+    row: Row, rule: str, kind: BallotKind, points: int
+) -> tuple[list[Any], dict[str, int]]:
     """The agents' ballots a row keeps (its turns'), as the debate's decision read them.
 
     Raises:
@@ -152,7 +155,7 @@ def _row_ballots(row: Row, rule: str, kind: BallotKind, points: int) -> list[Any
         )
     latest = {t["agent"]: t for t in turns}
     agents = row.get("agent_names") or sorted(latest)
-    return ballots_of(latest, agents, kind, points)[0]
+    return ballots_of(latest, agents, kind, points)
 
 
 def _row_judged(row: Row, rule: str) -> dict[str, Any]:
