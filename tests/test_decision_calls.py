@@ -60,7 +60,11 @@ def test_ballots_are_asked_in_the_final_round_only_and_decide():
     assert all(BALLOT_HEADER in prompts[f"r2:a{i}"] for i in (1, 2, 3))
     final = [t for t in result.turns if t["round"] == 2]
     # a1's candidates: its own answer, then those it read (a2's, a3's), in that order.
-    assert final[0]["ballot"] == {"kind": "ranked", "candidates": ["4", "5", "6"], "vote": ["5", "4"]}
+    assert final[0]["ballot"] == {
+        "kind": "ranked",
+        "candidates": ["4", "5", "6"],
+        "vote": ["5", "4"],
+    }
     assert [t["answer"] for t in final] == ["4", "5", "6"]  # the ballot's labels are not answers
     # Instant runoff: first preferences 5: 2, 6: 1, so 5 wins where plurality ties.
     assert result.answer == "5"

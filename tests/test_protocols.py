@@ -10,6 +10,7 @@ from debategraph.policies.ballots import (
     parse_ballot,
     strip_ballot,
 )
+from debategraph.policies.decisions import majority_rule
 from debategraph.policies.protocols import (
     approval_rule,
     cumulative_rule,
@@ -19,7 +20,6 @@ from debategraph.policies.protocols import (
     unanimity_rule,
 )
 from debategraph.policies.rule_needs import RuleNeeds, needs, rule_needs
-from debategraph.policies.decisions import majority_rule
 from debategraph.testing import make_trajectory
 
 

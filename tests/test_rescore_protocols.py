@@ -73,7 +73,9 @@ def test_report_says_in_one_line_why_it_cannot(rows):
     assert refused.exit_code == 2
     assert "run debategraph eval --decision judge instead" in refused.output
     done = runner.invoke(
-        app, ["report", str(out), "--no-plots", "--decision", "supermajority"], catch_exceptions=False
+        app,
+        ["report", str(out), "--no-plots", "--decision", "supermajority"],
+        catch_exceptions=False,
     )
     assert done.exit_code == 0, done.output
     summary = json.loads((out / "summary.json").read_text())

@@ -468,8 +468,10 @@ class SimulatedDebater(BaseChatModel):
         return f"I checked the solution's steps against the question. <label>{label}</label>"
 
     def _judge(self, scene: _Scene, rng: random.Random) -> tuple[str, Answer]:
-        """A judge's verdict: the right answer if one agent has it and the judge sees it
-        (chance ``skill``), else the answer most agents give."""
+        """A judge's verdict: the right answer when an agent gave it and the judge sees it.
+
+        It sees it with chance ``skill``; otherwise it takes the answer most agents give.
+        """
         support = Counter(a for a in scene.peer_answers if a is not None)
         truth = scene.known.answer if scene.known else None
         if truth is not None and truth in support and rng.random() < self.skill:

@@ -87,7 +87,7 @@ def with_ballots(view: DebateView[Any], calls: Sequence[Call], kind: BallotKind)
         ballot: dict[str, Any] = {"kind": kind, "candidates": candidates}
         if kind == "cumulative":
             ballot["points"] = points_of(view.context)
-        out.append(Call(**{**c, "vars": {**c["vars"], "ballot": ballot}}))  # type: ignore[typeddict-item]
+        out.append(Call(**{**c, "vars": {**c["vars"], "ballot": ballot}}))
     return out
 
 

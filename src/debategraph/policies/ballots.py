@@ -43,7 +43,9 @@ RankedCount = Literal["irv", "borda"]
 DEFAULT_POINTS = 10
 """Points each voter shares out in a cumulative vote, unless the rule's ``points`` says."""
 
-_BALLOT_LINE_RE = re.compile(r"^\s*\**\s*ballot\s*\**\s*:\s*\**\s*(.*)$", re.IGNORECASE | re.MULTILINE)
+_BALLOT_LINE_RE = re.compile(
+    r"^\s*\**\s*ballot\s*\**\s*:\s*\**\s*(.*)$", re.IGNORECASE | re.MULTILINE
+)
 _LABEL_RE = re.compile(r"^\s*\(?\s*C\s*(\d+)\s*\)?\s*$", re.IGNORECASE)
 _POINTS_RE = re.compile(r"^\s*\(?\s*C\s*(\d+)\s*\)?\s*[=:]\s*(-?\d+(?:\.\d+)?)\s*$", re.IGNORECASE)
 
@@ -118,14 +120,14 @@ def parse_ballot(
         return {a: n for a, n in allocation.items() if n > 0}
     chosen: list[str] = []
     for item in items:
-        answer = _candidate(item, candidates)
-        if answer is None:
+        named = _candidate(item, candidates)
+        if named is None:
             return None
-        if answer in chosen:
+        if named in chosen:
             if kind == "ranked":
                 return None
             continue
-        chosen.append(answer)
+        chosen.append(named)
     return chosen
 
 
@@ -134,9 +136,7 @@ def _tie_order(order: Sequence[str], scored: Sequence[str]) -> list[str]:
     return list(dict.fromkeys([*order, *scored]))
 
 
-def _winner(
-    scores: Mapping[str, float], order: Sequence[str]
-) -> tuple[str | None, list[str]]:
+def _winner(scores: Mapping[str, float], order: Sequence[str]) -> tuple[str | None, list[str]]:
     """The answer with the highest score (ties: earliest in ``order``), and the tied ones."""
     if not scores:
         return None, []
@@ -200,7 +200,8 @@ def cumulative_count(
         ``tie`` and ``tied``.
     """
     counted: list[Mapping[str, int] | None] = [
-        b if b is not None and sum(b.values()) <= points and min(b.values(), default=0) >= 0
+        b
+        if b is not None and sum(b.values()) <= points and min(b.values(), default=0) >= 0
         else None
         for b in ballots
     ]
