@@ -183,3 +183,17 @@ def test_simulated_debaters_answer_ballots_and_judges():
     judged = dg.run("What is the result of 3+4*5+6-7*2?", method="du", agents=3, decision="judge")
     assert judged.turns[-1]["kind"] == "decision" and judged.answer == judged.turns[-1]["answer"]
     assert judged.answer is not None
+
+
+def test_agents_not_asked_cast_the_ballot_their_answer_implies():
+    # A unanimous round 0 settles the gate: the debate ends there and nobody is asked.
+    settled = roster(voter("4", "4"), voter("4", "4"), voter("4", "4"))
+    result = dg.run(QUESTION, method="du+gate-unanimous", agents=settled, decision="ranked")
+    assert result.rounds == 0 and result.answer == "4"
+    assert result.decision["evidence"]["implied"] == 3
+    assert result.decision["evidence"]["rounds"] == [{"counts": {"4": 3}}]
+
+
+def test_svr_takes_the_answer_rules_over_its_votes():
+    result = dg.run("What is the result of 3+4*5+6-7*2?", method="svr", decision="unanimity")
+    assert result.decision["rule"] == "unanimity" and "end" in result.decision["evidence"]
