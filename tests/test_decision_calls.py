@@ -197,3 +197,19 @@ def test_agents_not_asked_cast_the_ballot_their_answer_implies():
 def test_svr_takes_the_answer_rules_over_its_votes():
     result = dg.run("What is the result of 3+4*5+6-7*2?", method="svr", decision="unanimity")
     assert result.decision["rule"] == "unanimity" and "end" in result.decision["evidence"]
+
+
+@pytest.mark.parametrize("rule", ["approval", "cumulative", "ranked"])
+def test_simulated_ballots_of_every_kind_are_readable(rule):
+    result = dg.run(
+        "What is the result of 3+4*5+6-7*2?", method="ring", agents=4, rounds=1, decision=rule
+    )
+    final = [t for t in result.turns if t["round"] == 1]
+    assert len(final) == 4 and all(t["ballot"]["kind"] == rule for t in final)
+    assert result.decision["evidence"]["spoiled"] == 0
+    for t in final:
+        vote = t["ballot"]["vote"]
+        top = max(vote, key=vote.get) if rule == "cumulative" else vote[0]
+        assert top == t["answer"]  # its own answer gets its approval, most points, first rank
+        if rule == "cumulative":
+            assert sum(vote.values()) == 10
