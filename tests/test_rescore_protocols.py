@@ -97,3 +97,13 @@ def test_rules_lists_every_rule_and_what_it_reads():
     }
     for name, words in expected.items():
         assert words in lines[name], lines[name]
+
+
+def test_the_protocols_are_entry_points_of_debategraph():
+    from debategraph.methods.registry import rule_plugins
+
+    plugins, broken = rule_plugins()
+    assert not broken
+    sources = {p.name: p.source for p in plugins if p.builtin}
+    for name in ("supermajority", "unanimity", "approval", "cumulative", "ranked", "judge"):
+        assert sources[name].startswith(f"entry point {name} = debategraph.policies.protocols:")
