@@ -74,6 +74,20 @@ def test_ballots_are_asked_in_the_final_round_only_and_decide():
     assert dg.run(QUESTION, method="du", agents=three_voters(), rounds=2).answer == "4"
 
 
+def test_a_new_answer_is_voted_for_as_c0():
+    def switcher(prompt):
+        if BALLOT_HEADER in prompt:
+            assert "C0: the answer you give in this reply" in prompt
+            return "I now get 7.\nBallot: C0 > C2"
+        return "I get 4."
+
+    agents = roster(switcher, voter("5", "5", ["5"]), voter("6", "6", ["6"]))
+    result = dg.run(QUESTION, method="du", agents=agents, rounds=1, decision="ranked")
+    first = result.turns[3]
+    assert first["answer"] == "7" and first["ballot"]["vote"] == ["7", "5"]
+    assert first["ballot"]["candidates"] == ["4", "5", "6"]
+
+
 def test_approval_and_a_spoiled_ballot():
     agents = roster(
         voter("4", "4", ["5", "4"]),

@@ -110,6 +110,17 @@ def test_an_unreadable_ballot_is_spoiled(text, kind):
     assert parse_ballot(text, kind, CANDIDATES) is None
 
 
+def test_c0_is_the_answer_of_the_reply_itself():
+    assert parse_ballot("Ballot: C0 > C2", "ranked", CANDIDATES, own="9") == ["9", "5"]
+    assert parse_ballot("Ballot: C0=6, C1=4", "cumulative", CANDIDATES, own="9") == {
+        "9": 6,
+        "4": 4,
+    }
+    # C0 and C1 name one answer: it counts once, at its first place.
+    assert parse_ballot("Ballot: C0 > C1 > C2", "ranked", CANDIDATES, own="4") == ["4", "5"]
+    assert parse_ballot("Ballot: C0, C3", "approval", CANDIDATES, own=None) is None
+
+
 def test_the_budget_and_the_kind_are_checked():
     assert parse_ballot("Ballot: C1=20", "cumulative", CANDIDATES, points=20) == {"4": 20}
     with pytest.raises(ValueError, match="unknown ballot kind 'borda'"):

@@ -50,7 +50,7 @@ _REACHED_ITEM_RE = re.compile(r"\s*(.+?) \(([^()]*)\)\s*(?:;|$)")
 _CHOICE_MARK_RE = re.compile(r"\([A-J]\)")
 _ADVERSARY_RE = re.compile(r"argue convincingly that the answer is (.+?)\.(?:\s|$)")
 _FINAL_LINE_RE = re.compile(r"\n?A: ?(.+)\s*$")
-_CANDIDATE_RE = re.compile(r"^C(\d+): (.+)$", re.MULTILINE)
+_CANDIDATE_RE = re.compile(r"^C([1-9]\d*): (.+)$", re.MULTILINE)
 _POINTS_ASKED_RE = re.compile(r"share out (\d+) points")
 _FILLER = (
     "Let me double-check each step before answering.",
@@ -487,6 +487,8 @@ class SimulatedDebater(BaseChatModel):
     def _ballot(self, scene: _Scene, answer: Answer) -> str:
         """The ballot line asked for: its own answer first, then the peers' by support."""
         candidates = {c: int(i) for i, c in _CANDIDATE_RE.findall(scene.prompt)}
+        if answer is not None and answer not in candidates:
+            candidates[answer] = 0  # C0: the answer it gives now
         support = Counter(a for a in scene.peer_answers if a is not None)
         ranked = sorted(candidates, key=lambda c: (c != answer, -support[c], candidates[c]))
         labels = [f"C{candidates[c]}" for c in ranked]

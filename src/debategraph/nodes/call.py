@@ -466,7 +466,11 @@ def to_turn(
         turn["vars"] = dict(c["vars"])
     if ballot:
         vote = parse_ballot(
-            text, ballot["kind"], ballot["candidates"], points=ballot.get("points", DEFAULT_POINTS)
+            text,
+            ballot["kind"],
+            ballot["candidates"],
+            points=ballot.get("points", DEFAULT_POINTS),
+            own=turn["answer"],
         )
         turn["ballot"] = {"kind": ballot["kind"], "candidates": ballot["candidates"], "vote": vote}
     return turn

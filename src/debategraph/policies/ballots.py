@@ -1,7 +1,8 @@
 """Ballots and their counts: approval, cumulative (points) and ranked (Borda, instant runoff).
 
-Pure functions, no LangGraph. A ballot names candidate answers by label (``C1``, ``C2``, ...)
-on one line that starts with ``Ballot:``; :func:`parse_ballot` turns it into answers:
+Pure functions, no LangGraph. A ballot names candidate answers by label (``C1``, ``C2``,
+...; ``C0`` is the answer the voter gives in the same reply) on one line that starts with
+``Ballot:``; :func:`parse_ballot` turns it into answers:
 
 * approval: ``Ballot: C1, C3`` -> ``["42", "17"]`` (the answers approved);
 * cumulative: ``Ballot: C1=7, C2=3`` -> ``{"42": 7, "17": 3}`` (points, at most the budget);
@@ -66,11 +67,15 @@ def strip_ballot(text: str) -> str:
     return _BALLOT_LINE_RE.sub("", text)
 
 
-def _candidate(item: str, candidates: Sequence[str]) -> str | None:
-    found = _LABEL_RE.match(item)
-    if found is None:
-        return None
-    index = int(found.group(1)) - 1
+def _label_index(label_text: str) -> int | None:
+    """``C3`` -> 2, ``C0`` -> -1 (the voter's own answer); ``None`` when not a label."""
+    found = _LABEL_RE.match(label_text)
+    return None if found is None else int(found.group(1)) - 1
+
+
+def _candidate(index: int, candidates: Sequence[str], own: str | None) -> str | None:
+    if index == -1:
+        return own
     return candidates[index] if 0 <= index < len(candidates) else None
 
 
@@ -80,6 +85,7 @@ def parse_ballot(
     candidates: Sequence[str],
     *,
     points: int = DEFAULT_POINTS,
+    own: str | None = None,
 ) -> Ballot | None:
     """Read the ballot in ``text`` (its last ``Ballot:`` line).
 
@@ -88,6 +94,9 @@ def parse_ballot(
         kind: ``approval``, ``cumulative`` or ``ranked``.
         candidates: The answers the labels stand for: ``C1`` is ``candidates[0]``.
         points: The cumulative budget.
+        own: The answer the reply itself gives, which ``C0`` stands for (a ballot naming
+            ``C0`` without one is spoiled). Labels naming one answer twice (``C0`` and the
+            ``C`` label of the same answer) count as one name, its first place in a ranking.
 
     Returns:
         The ballot as answers, or ``None`` when it is spoiled (see the module docstring).
@@ -109,25 +118,27 @@ def parse_ballot(
             found = _POINTS_RE.match(item)
             if found is None:
                 return None
-            index, value = int(found.group(1)) - 1, float(found.group(2))
-            if not 0 <= index < len(candidates) or value < 0 or value != int(value):
+            value = float(found.group(2))
+            answer = _candidate(int(found.group(1)) - 1, candidates, own)
+            if answer is None or value < 0 or value != int(value):
                 return None
-            answer = candidates[index]
             allocation[answer] = allocation.get(answer, 0) + int(value)
         total = sum(allocation.values())
         if total == 0 or total > points:
             return None
         return {a: n for a, n in allocation.items() if n > 0}
     chosen: list[str] = []
+    labels: set[int] = set()
     for item in items:
-        named = _candidate(item, candidates)
-        if named is None:
+        index = _label_index(item)
+        named = None if index is None else _candidate(index, candidates, own)
+        if index is None or named is None:
             return None
-        if named in chosen:
-            if kind == "ranked":
-                return None
-            continue
-        chosen.append(named)
+        if index in labels and kind == "ranked":
+            return None
+        labels.add(index)
+        if named not in chosen:
+            chosen.append(named)
     return chosen
 
 

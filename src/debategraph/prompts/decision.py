@@ -16,6 +16,9 @@ from debategraph.prompts.common import PromptInput, answer_format, peer_blocks, 
 BALLOT_HEADER = "Ballot over the candidate answers"
 """Opens the ballot request (the simulated debater recognises it by these words)."""
 
+OWN_CANDIDATE = "C0"
+"""The label of the answer the voter gives in the reply that holds its ballot."""
+
 JUDGE_HEADER = "You are the judge of this debate."
 """Opens the judge's prompt (the simulated debater recognises it by these words)."""
 
@@ -51,6 +54,7 @@ def ballot_request(ballot: Mapping[str, Any]) -> str:
     return (
         f"{BALLOT_HEADER} (your own earlier answer and those you read):\n"
         f"{candidate_lines(ballot['candidates'])}\n"
+        f"{OWN_CANDIDATE}: the answer you give in this reply, if it is none of these\n"
         f"After your answer, add one last line that starts with 'Ballot:' and {how}"
     )
 
