@@ -122,12 +122,14 @@ def call_cache(cache: CacheSpec) -> BaseCache[Any] | None:
 
     Raises:
         DebateConfigError: The path is a directory, not a SQLite file, or not writable.
+        CacheError: The file is damaged or read-only (checked when it is opened).
     """
     if cache is None or isinstance(cache, BaseCache):
         return cache
     path = Path(cache).expanduser().resolve()
     with _GRAPHS_LOCK:
-        if str(path) not in _SQLITE_CACHES:
+        opened = _SQLITE_CACHES.get(str(path))
+        if opened is None or getattr(opened, "broken", False):  # reopened after a failure
             _SQLITE_CACHES[str(path)] = open_sqlite_cache(path)
         return _SQLITE_CACHES[str(path)]
 

@@ -7,8 +7,9 @@ so one set of debates compares majority vote, Free-MAD's score and RECONCILE's w
 (the Free-MAD paper's ablation) at the cost of one. The rows keep their token counts: the
 debate is the same, only the decision differs.
 
-Rows of methods whose stances are not answer turns (SVR-MAD's pairwise debates) hold only
-their initial answers in ``round_answers``; re-deciding them votes over those.
+Rows of SVR-MAD, whose agents take their stances in pairwise debates rather than answer
+turns, hold the initial answers and then each agent's vote after the debates (what a named
+rule reads when the debate runs); rows of older versions hold only the initial answers.
 
 Rules that read more than the answers re-decide only rows that hold what they read: a ballot
 rule (``approval``, ``cumulative``, ``ranked``) rows whose agents gave that kind of ballot,

@@ -19,6 +19,7 @@ from debategraph.methods.contract import Method, Phase, PlanError, logprob_reque
 from debategraph.models.resolve import Models, model_key
 from debategraph.models.roster import Agent
 from debategraph.nodes.call import CallTask
+from debategraph.nodes.call_fields import checked_call
 from debategraph.nodes.decision_calls import (
     decided_this_round,
     judge_call,
@@ -31,7 +32,7 @@ from debategraph.policies.secrets import redact_url
 from debategraph.policies.types import TaskKind
 from debategraph.prompts.decision import PROMPTS as DECISION_PROMPTS
 from debategraph.state.context import DebateContext
-from debategraph.state.records import Call, CallKind, Turn, upgrade_call
+from debategraph.state.records import Call, CallKind, Turn
 
 __all__ = ["PlanError", "check_calls", "make_dispatch", "make_plan_node"]
 
@@ -41,7 +42,7 @@ def _as_phase(result: object) -> Phase | None:
         return None
     if isinstance(result, Phase):
         return result
-    if isinstance(result, Sequence):
+    if isinstance(result, Sequence) and not isinstance(result, str | bytes):
         return Phase(calls=list(result))
     raise PlanError(f"a planner returns a Phase, a list of calls or None, got {result!r}")
 
@@ -64,7 +65,8 @@ def check_calls(
 
     Raises:
         PlanError: A repeated or already-made id, an unknown speaker, kind or template, or a
-            call of another round.
+            call of another round (each call's fields are checked before, by
+            :func:`~debategraph.nodes.call_fields.checked_call`).
     """
     ids: set[str] = set()
     for c in calls:
@@ -124,7 +126,7 @@ def make_plan_node(method: Method[Any], speakers: Sequence[str]) -> DualNode:
                 check_calls(method, [judge], known, round_)
                 return {**update, "phase": phase, "calls": [judge]}
             return {**update, "phase": None, "calls": []}
-        calls = [upgrade_call(c) for c in planned.calls]
+        calls = [checked_call(method.name, c, k) for k, c in enumerate(planned.calls)]
         made = {t["id"]: (t["round"], t["kind"]) for t in turns}
         check_calls(method, calls, known, round_, made)
         if needs.ballot is not None:
