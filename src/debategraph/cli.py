@@ -282,6 +282,35 @@ def methods_command(
         warn(f"plugin not loaded: {problem}")
 
 
+@app.command("rules")
+@interruptible
+def rules_command(
+    sources: Annotated[
+        bool, typer.Option("--source", help="Say where each rule comes from.")
+    ] = False,
+) -> None:
+    """List the decision rules (--decision NAME): what each reads, its options, what it does."""
+    from debategraph.methods.registry import rule_plugins
+    from debategraph.policies.decisions import rule_options
+    from debategraph.policies.rule_needs import rule_needs
+
+    plugins, broken = rule_plugins()
+    width = max([len(p.name) for p in plugins] + [12])
+    for p in plugins:
+        doc = (p.value.__doc__ or "").strip().splitlines()
+        summary = doc[0].replace("``", "") if doc else ""
+        options = sorted(rule_options(p.value) - {"seed", "ballots", "judged"})
+        line = (
+            f"{p.name:{width}} reads {rule_needs(p.value).describe()}; "
+            f"options: {', '.join(options) or 'none'}. {summary}"
+        ).rstrip()
+        if sources or not p.builtin:
+            line += f"  [{'built-in' if p.builtin else p.source}]"
+        typer.echo(visible(line))
+    for problem in broken:
+        warn(f"plugin not loaded: {problem}")
+
+
 app.command("eval")(interruptible(eval_command))
 app.command("report")(interruptible(report_command))
 app.command("show")(interruptible(show_command))

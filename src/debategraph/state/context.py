@@ -63,7 +63,8 @@ class DebateContext:
     tie_policy: TiePolicy = "first"
     """How majority-vote ties are broken: ``first``, ``random`` or ``confidence``."""
     decision: str | None = None
-    """A decision rule by name (``majority``, ``freemad``, ``reconcile``, ``credibility``, a
+    """A decision rule by name (``majority``, ``freemad``, ``reconcile``, ``credibility``,
+    ``supermajority``, ``unanimity``, ``approval``, ``cumulative``, ``ranked``, ``judge``, a
     plugin's, or ``package.module:ATTR``), overriding the method's own."""
     decision_options: dict[str, Any] = field(default_factory=dict)
     """Options of the decision rule, e.g. Free-MAD's ``weights``."""
