@@ -597,8 +597,9 @@ def report_command(
         list[str] | None,
         typer.Option(
             help="Re-decide the stored debates with this rule, no model call (majority, "
-            "freemad, reconcile, credibility, a plugin's, or package.module:ATTR); repeat to "
-            "compare rules side by side."
+            "supermajority, unanimity, freemad, reconcile, credibility, a plugin's, or "
+            "package.module:ATTR; ballot rules and judge only on rows run with them; see "
+            "debategraph rules); repeat to compare rules side by side."
         ),
     ] = None,
     sid_et_skip_rate: Annotated[
