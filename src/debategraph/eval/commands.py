@@ -453,7 +453,6 @@ def _run_arms(
     from debategraph.api import DebateConfigError
     from debategraph.eval.cut_short import CUT_SHORT
     from debategraph.eval.metrics import summarize
-    from debategraph.eval.report import results_table
     from debategraph.eval.runner import budget_arms, run_eval, screen_arm
     from debategraph.eval.store import RESULTS_FILE, OutputBusyError, SettingsMismatchError
     from debategraph.nodes.cache_guard import CacheError
@@ -550,6 +549,8 @@ def _run_arms(
         CUT_SHORT.reset(noting)
     for problem in outcome.problems:
         warn(problem)
+    from debategraph.eval.report import results_table  # after the run: numpy, plots
+
     summary = summarize(outcome.summary_rows(), price)
     typer.echo(visible(results_table(summary, with_cost=price is not None)))
     if seeds is not None:
