@@ -3,9 +3,9 @@
 The command runs in its own process (``python -m debategraph eval --method du --dataset
 arithmetic --limit N --concurrency 64`` on the simulated debaters, which answer at once), as a
 user runs it. This script reads its RSS (``/proc/<pid>/status``) and the rows written so far
-(``results.jsonl``) every 0.1 s, and notes the RSS at 0, 1k, 2k, ... rows, at the end of the
-rows (before the summary) and the peak (the child's ``ru_maxrss``). ``--src`` and ``--base``
-run two trees one after the other.
+(``results.jsonl``) every 0.1 s, and notes the RSS at the first row, at 1k, 2k, ... rows, at
+the end of the rows (before the summary) and the peak (the child's ``ru_maxrss``). ``--src``
+and ``--base`` run two trees one after the other.
 
 Usage: python bench/cli_rss.py [--items 10000] [--src src] [--base /tmp/base/src]
        [--out bench/RESULTS-scale.md]  (appends a section; without --out prints it)
@@ -62,7 +62,7 @@ def run(src: Path, items: int, every: int) -> dict[str, Any]:
                     chunk = handle.read()
                 rows += chunk.count(b"\n")
                 offset += len(chunk)
-            if rss is None:
+            if rss is None or rows == 0:
                 continue
             if not marks or rows >= len(marks) * every:
                 marks.append(rss)
@@ -91,8 +91,8 @@ def render(runs: dict[str, dict[str, Any]], cmd: str, items: int, every: int) ->
         "--concurrency 64` on the simulated debaters, in its own process; RSS read from "
         "`/proc` every 0.1 s.",
         "",
-        f"| code | RSS MiB at 0, {every // 1000}k, ... rows | growth per item, first mark→"
-        "end of rows | end of rows | peak | CPU s | wall s |",
+        f"| code | RSS MiB at the first row, {every // 1000}k, ... rows "
+        f"| growth per item, {every // 1000}k→end of rows | end of rows | peak | CPU s | wall s |",
         "|---|---|---:|---:|---:|---:|---:|",
     ]
     for name, r in runs.items():

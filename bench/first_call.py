@@ -141,10 +141,7 @@ def measure(srcs: dict[str, Path], repeats: int) -> dict[str, dict[str, list[flo
 
 
 def spread(values: list[float], fmt: str = ".2f") -> str:
-    return (
-        f"{statistics.median(values):{fmt}} "
-        f"({min(values):{fmt}}–{max(values):{fmt}})"
-    )
+    return f"{statistics.median(values):{fmt}} ({min(values):{fmt}}–{max(values):{fmt}})"
 
 
 def render(results: dict[str, dict[str, list[float]]], cmd: str, repeats: int) -> str:

@@ -88,7 +88,7 @@ def _tokens(text: str) -> int:
     return sum(map(_line_tokens, text.split("\n")))
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=8192)  # the lines of the debates in flight; more only grows the heap
 def _line_tokens(line: str) -> int:
     return estimate_tokens(line)
 
