@@ -129,6 +129,14 @@ class _Scene:
         return answers
 
 
+def _asks_verdict(prompt: str) -> bool:
+    """Whether the prompt itself asks for a ``<label>`` verdict (not a quoted reply that has one).
+
+    A revision that shows an earlier verdict in a fenced block asks for an answer.
+    """
+    return "<label>" in prompt and "<label>" in _BLOCK_RE.sub("", prompt)
+
+
 def _reached(summary: str) -> list[tuple[str, int]] | None:
     """The ``(answer, agents)`` pairs of a summary's ``Answers reached:`` line, if it has one."""
     line = _REACHED_RE.search(summary)
@@ -295,7 +303,7 @@ class SimulatedDebater(BaseChatModel):
             known=lookup(question),
             task=task,
             num_choices=len(choices) or None,
-            mode="summary" if summary else ("evaluate" if "<label>" in prompt else "answer"),
+            mode="summary" if summary else ("evaluate" if _asks_verdict(prompt) else "answer"),
             wants_confidence="Confidence:" in prompt,
             peers=peers,
             own_previous=previous[-1] if previous else None,
