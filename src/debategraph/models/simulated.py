@@ -49,6 +49,8 @@ _REACHED_ITEM_RE = re.compile(r"\s*(.+?) \(([^()]*)\)\s*(?:;|$)")
 _CHOICE_MARK_RE = re.compile(r"\([A-J]\)")
 _ADVERSARY_RE = re.compile(r"argue convincingly that the answer is (.+?)\.(?:\s|$)")
 _FINAL_LINE_RE = re.compile(r"\n?A: ?(.+)\s*$")
+_RANK_REQUEST = "line of the form 'Ranking: "
+_LETTERED_BLOCK_RE = re.compile(r"^Response ([A-Z]):\n```\n(.*?)\n```", re.MULTILINE | re.DOTALL)
 _FILLER = (
     "Let me double-check each step before answering.",
     "I will keep the units consistent throughout.",
@@ -127,6 +129,15 @@ class _Scene:
             else:
                 answers += [a for a, n in reached for _ in range(n)]
         return answers
+
+
+def _mode(prompt: str, summary: bool) -> str:
+    """What the prompt asks for: a summary, a ranking, a verdict, or an answer."""
+    if summary:
+        return "summary"
+    if _RANK_REQUEST in prompt:
+        return "rank"
+    return "evaluate" if _asks_verdict(prompt) else "answer"
 
 
 def _asks_verdict(prompt: str) -> bool:
@@ -254,6 +265,8 @@ class SimulatedDebater(BaseChatModel):
         rng = random.Random(_stable_seed(self.seed, self.agent, scene.prompt, len(messages)))
         if scene.mode == "summary":
             text, answer = self._summarize(scene), None
+        elif scene.mode == "rank":
+            text, answer = self._rank(scene, rng), None
         elif scene.mode == "evaluate":
             text, answer = self._evaluate(scene, rng), None
         else:
@@ -303,7 +316,7 @@ class SimulatedDebater(BaseChatModel):
             known=lookup(question),
             task=task,
             num_choices=len(choices) or None,
-            mode="summary" if summary else ("evaluate" if _asks_verdict(prompt) else "answer"),
+            mode=_mode(prompt, summary),
             wants_confidence="Confidence:" in prompt,
             peers=peers,
             own_previous=previous[-1] if previous else None,
@@ -452,6 +465,25 @@ class SimulatedDebater(BaseChatModel):
         )
         reached = "; ".join(f"{answer} ({', '.join(who)})" for answer, who in holders.items())
         return f"{lines}.\nAnswers reached: {reached}"
+
+    def _rank(self, scene: _Scene, rng: random.Random) -> str:
+        """Rank lettered responses: the answer it now holds first, then by support, then A-Z.
+
+        The answer it holds is its own first answer after reading the responses, as in a
+        debate round.
+        """
+        shown = [
+            (label, _parsed(block, scene.task, scene.num_choices))
+            for label, block in _LETTERED_BLOCK_RE.findall(scene.prompt)
+        ]
+        held = self._update(scene, self._initial(scene)[1], rng)
+        support = Counter(a for _, a in shown if a is not None)
+        order = sorted(
+            shown, key=lambda s: (s[1] is None or s[1] != held, -support[s[1] or ""], s[0])
+        )
+        notes = " ".join(f"Response {label} reaches {answer}." for label, answer in shown)
+        ranking = ", ".join(label for label, _ in order)
+        return f"{notes} I checked each against my own working.\nRanking: {ranking}"
 
     def _evaluate(self, scene: _Scene, rng: random.Random) -> str:
         target = self._parse(scene, scene.peers[-1]) if scene.peers else None
