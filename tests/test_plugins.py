@@ -43,7 +43,7 @@ ARITH = "What is the result of 3+4*5+6-7*2?"
 BUILTINS = {
     "cot", "sc", "mav", "du", "ring", "freemad-n", "freemad-c", "reconcile", "cortex", "svr",
     "groupdebate", "du-sum", "chateval", "madm2-s", "madm2-o", "mad", "s2mad", "sid-et",
-    "council", "moa", "self-moa", "self-refine",
+    "council", "mad-judge", "moa", "self-moa", "self-refine",
 }  # fmt: skip
 
 

@@ -50,6 +50,8 @@ _CHOICE_MARK_RE = re.compile(r"\([A-J]\)")
 _ADVERSARY_RE = re.compile(r"argue convincingly that the answer is (.+?)\.(?:\s|$)")
 _FINAL_LINE_RE = re.compile(r"\n?A: ?(.+)\s*$")
 _RANK_REQUEST = "line of the form 'Ranking: "
+_CHOOSE_CUE = "choose among the answers shown"
+_DEFER_RE = re.compile(r"end instead with the line '([^']+)'")
 _LETTERED_BLOCK_RE = re.compile(r"^Response ([A-Z]):\n```\n(.*?)\n```", re.MULTILINE | re.DOTALL)
 _FILLER = (
     "Let me double-check each step before answering.",
@@ -114,6 +116,8 @@ class _Scene:
     own_previous: str | None
     independent: bool
     adversary: str | None
+    choose: bool = False
+    defer: str | None = None
 
     @cached_property
     def peer_answers(self) -> list[Answer]:
@@ -310,6 +314,7 @@ class SimulatedDebater(BaseChatModel):
             elif any(_CHOICE_MARK_RE.search(b) for b in peers):
                 task = "choice"
         adversary = _ADVERSARY_RE.search(prompt)
+        defer = _DEFER_RE.search(prompt)
         return _Scene(
             prompt=prompt,
             question=question,
@@ -322,6 +327,8 @@ class SimulatedDebater(BaseChatModel):
             own_previous=previous[-1] if previous else None,
             independent=INDEPENDENCE_CUE in prompt,
             adversary=adversary.group(1).strip() if adversary else None,
+            choose=_CHOOSE_CUE in prompt,
+            defer=defer.group(1) if defer else None,
         )
 
     def _parse(self, scene: _Scene, text: str) -> Answer:
@@ -336,6 +343,8 @@ class SimulatedDebater(BaseChatModel):
                 f"the result is {scene.adversary}."
             )
             return self._finish(scene, body, scene.adversary, rng, confident=True), scene.adversary
+        if scene.choose and scene.peers:
+            return self._choose(scene, rng)
         first_reasoning, first_answer = self._initial(scene)
         if not scene.peers and scene.own_previous is None:
             return self._finish(scene, first_reasoning, first_answer, rng), first_answer
@@ -465,6 +474,33 @@ class SimulatedDebater(BaseChatModel):
         )
         reached = "; ".join(f"{answer} ({', '.join(who)})" for answer, who in holders.items())
         return f"{lines}.\nAnswers reached: {reached}"
+
+    def _choose(self, scene: _Scene, rng: random.Random) -> tuple[str, Answer]:
+        """A judge's choice among the answers shown; it may defer when offered a line to.
+
+        Agreeing sides are taken; otherwise it recognises the right answer among them with
+        its skill, else defers if it may, else takes the best-supported answer.
+        """
+        support = Counter(a for a in scene.peer_answers if a is not None)
+        truth = scene.known.answer if scene.known else None
+        if not support:
+            pick: Answer = None
+        elif len(support) == 1:
+            pick = next(iter(support))
+        elif truth in support and rng.random() < self.skill:
+            pick = truth
+        elif scene.defer is not None:
+            pick = None
+        else:
+            pick = support.most_common(1)[0][0]
+        if pick is None and scene.defer is not None:
+            # No number in a deferral: a reader must not take one for an answer.
+            return (
+                f"The sides still disagree; neither has shown the other wrong.\n{scene.defer}",
+                None,
+            )
+        body = f"Weighing both sides' steps, {pick} is the better-supported answer."
+        return self._finish(scene, body, pick, rng), pick
 
     def _rank(self, scene: _Scene, rng: random.Random) -> str:
         """Rank lettered responses: the answer it now holds first, then by support, then A-Z.
