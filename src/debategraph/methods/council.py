@@ -39,6 +39,7 @@ from debategraph.methods import (
     decide_by_rule,
     fenced,
     initial_calls,
+    presets,
     question_block,
 )
 
@@ -255,6 +256,7 @@ def round_bound(view: View) -> int:
 
 COUNCIL = Method(
     name="council",
+    presets=presets.paper(presets.COUNCIL),
     description="LLM council: every member answers, ranks the others' answers anonymously, "
     "and a chairman writes the final answer from the answers and the aggregate ranking.",
     prompts={"initial": initial, "rank": rank, "chair": chair},

@@ -37,6 +37,7 @@ from debategraph.methods import (
     call,
     decide_by_rule,
     fenced,
+    presets,
     question_block,
 )
 
@@ -222,6 +223,7 @@ def final(p: PromptInput) -> str:
 
 MAD_JUDGE = Method(
     name="mad-judge",
+    presets=presets.paper(presets.MAD_JUDGE),
     description="Liang et al.'s MAD: an affirmative and a negative debater argue in turn; a "
     "judge may end the debate once it prefers a side, else gives a final judgement.",
     prompts={

@@ -31,6 +31,7 @@ from debategraph.methods import (
     decide_by_rule,
     fenced,
     initial_calls,
+    presets,
     question_block,
 )
 
@@ -126,6 +127,7 @@ def aggregate(p: PromptInput) -> str:
 
 MOA = Method(
     name="moa",
+    presets=presets.paper(presets.MOA),
     description="Mixture-of-Agents: layers of proposers, each reading all of the previous "
     "layer's responses to synthesise its own; a final aggregator writes the answer.",
     prompts={"initial": initial, "synthesize": synthesize, "aggregate": aggregate},

@@ -26,6 +26,7 @@ from debategraph.methods import (
     decide_by_rule,
     fenced,
     initial_calls,
+    presets,
     question_block,
 )
 
@@ -126,6 +127,7 @@ def round_bound(view: View) -> int:
 
 SELF_MOA = Method(
     name="self-moa",
+    presets=presets.paper(presets.SELF_MOA),
     description="Self-MoA: one model sampled k times, the same model synthesises one answer "
     "from the samples (sequentially, a window at a time, with --option window=W).",
     prompts={"initial": initial, "aggregate": aggregate},

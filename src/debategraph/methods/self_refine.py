@@ -34,6 +34,7 @@ from debategraph.methods import (
     fenced,
     initial_calls,
     own_answer_block,
+    presets,
     question_block,
 )
 
@@ -171,6 +172,7 @@ def refine(p: PromptInput) -> str:
 
 SELF_REFINE = Method(
     name="self-refine",
+    presets=presets.paper(presets.SELF_REFINE),
     description="Self-Refine: one model answers, gives feedback on its own answer and "
     "rewrites it, until the feedback finds nothing to fix or the iterations run out.",
     prompts={"initial": initial, "feedback": feedback, "refine": refine},
