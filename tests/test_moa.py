@@ -110,3 +110,10 @@ def test_golden_transcript_on_the_simulated_debaters():
         ("r2:aggregator", "15"),
     ]  # fmt: skip
     assert r.answer == "15" and r.usage["calls"] == 13
+
+
+def test_a_rounds_setting_caps_the_layers():
+    capped = dg.run(Q, method="moa", agents=2, rounds=1, models=FixedLength())
+    assert [t["id"] for t in capped.turns] == ["r0:a1", "r0:a2", "r1:aggregator"]
+    with pytest.raises(dg.DebateConfigError, match="moa needs at least one round"):
+        dg.run(Q, method="moa", rounds=0)

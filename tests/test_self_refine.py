@@ -123,3 +123,8 @@ def test_the_simulated_debater_answers_a_refine_prompt_that_quotes_a_verdict():
     r = dg.run(Q, method="self-refine", seed=3, options={"until_ok": False, "iterations": 1})
     assert r.turns[-1]["kind"] == "answer" and "<label>" in r.turns[-1]["prompt"]
     assert r.turns[-1]["answer"] is not None
+
+
+def test_a_rounds_setting_caps_the_iterations():
+    r = dg.run(Q, method="self-refine", models=scripted(), rounds=2)
+    assert r.usage["calls"] == 1 + 2 * 2

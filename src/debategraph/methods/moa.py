@@ -1,6 +1,7 @@
 """Mixture-of-Agents (Wang et al., ICLR 2025, arXiv 2406.04692): method ``moa``.
 
-``layers`` layers; the last is one aggregator. Layer 1 (round 0): every proposer (agent)
+``layers`` layers (capped by ``rounds + 1`` when a run gives ``rounds``); the last is one
+aggregator. Layer 1 (round 0): every proposer (agent)
 answers alone. Each later proposer layer (rounds ``1 .. layers - 2``): every proposer reads
 all of the previous layer's responses, its own among them, under an aggregate-and-synthesise
 instruction, and answers again; no proposer keeps a chat history. The final layer (round
@@ -20,7 +21,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from debategraph.methods import (
+    MAX_ROUNDS,
     Call,
+    DebateConfigError,
     DebateView,
     Decision,
     Method,
@@ -59,24 +62,40 @@ class MoaOptions(MethodOptions):
 View = DebateView[MoaOptions]
 
 
+def layers(view: View) -> int:
+    """Layers in force: ``layers``, capped by ``rounds + 1`` when a run gives ``rounds``.
+
+    Raises:
+        DebateConfigError: Fewer than two layers (``rounds=0``).
+    """
+    count = min(view.options.layers, view.rounds + 1)
+    if count < 2:
+        raise DebateConfigError(
+            f"moa needs at least one round after the proposers' first answers (the "
+            f"aggregator's), got rounds={view.rounds}"
+        )
+    return count
+
+
 def plan(view: View) -> list[Call] | None:
     """Layer ``round + 1``: the proposers, reading the previous layer; last, the aggregator."""
     if view.round == 0:
+        layers(view)
         return initial_calls(view)
     previous = [t["id"] for t in view.turns if t["round"] == view.round - 1]
-    if view.round == view.options.layers - 1:
+    if view.round == layers(view) - 1:
         return [call(view, AGGREGATOR, reads=previous, template="aggregate")]
     return [call(view, agent, reads=previous, template="synthesize") for agent in view.agents]
 
 
 def stop(view: View) -> bool:
     """After the aggregator's layer."""
-    return view.round >= view.options.layers - 1
+    return view.round >= layers(view) - 1
 
 
 def round_bound(view: View) -> int:
     """Rounds after the first layer: ``layers - 1``."""
-    return view.options.layers - 1
+    return layers(view) - 1
 
 
 def decide(view: View) -> Decision:
@@ -138,7 +157,7 @@ MOA = Method(
     roles=(AGGREGATOR,),
     decision=AGGREGATOR,
     default_agents=6,
-    default_rounds=2,
+    default_rounds=MAX_ROUNDS,
     debates=False,
     round_bound=round_bound,
     plan_node="layers",

@@ -1,7 +1,8 @@
 """Self-Refine (Madaan et al., NeurIPS 2023): method ``self-refine``.
 
 One model answers, writes feedback on its own answer and rewrites the answer from that
-feedback, for ``iterations`` rounds or until its feedback finds nothing to fix. Round 0 is
+feedback, for ``iterations`` rounds (capped by ``rounds`` when a run gives it) or until its
+feedback finds nothing to fix. Round 0 is
 the first answer; every later round has two phases:
 
 1. **feedback** (call ``r{k}:feedback:{agent}``, kind ``evaluation``): the agent reads its
@@ -22,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from debategraph.methods import (
+    MAX_ROUNDS,
     Call,
     DebateView,
     Method,
@@ -75,6 +77,11 @@ def _feedback(turns: list[Turn], agent: str) -> list[Turn]:
     ]
 
 
+def iterations(view: View) -> int:
+    """Feedback-and-refine rounds in force: ``iterations``, capped by ``rounds`` when given."""
+    return min(view.options.iterations, view.rounds)
+
+
 def finished(view: View) -> dict[str, int]:
     """The agents whose feedback found nothing to fix, with the round it said so."""
     if not view.options.until_ok:
@@ -124,14 +131,14 @@ def plan(view: View) -> Phase | list[Call] | None:
 
 def stop(view: View) -> bool:
     """After ``iterations`` rounds, or once every agent's feedback found nothing to fix."""
-    if view.round >= view.options.iterations:
+    if view.round >= iterations(view):
         return True
     return len(finished(view)) == len(view.agents)
 
 
 def round_bound(view: View) -> int:
-    """Most rounds a run may take: ``iterations``."""
-    return view.options.iterations
+    """Most rounds a run may take: the iterations in force."""
+    return iterations(view)
 
 
 def initial(p: PromptInput) -> str:
@@ -180,7 +187,7 @@ SELF_REFINE = Method(
     stop=stop,
     options=SelfRefineOptions,
     default_agents=1,
-    default_rounds=4,
+    default_rounds=MAX_ROUNDS,
     debates=False,
     max_phases=2,
     round_bound=round_bound,
