@@ -167,3 +167,21 @@ def test_golden_transcript_on_the_simulated_debaters():
     assert r.answer == "15" and r.decision["rule"] == "chairman"
     # Every simulated ranking puts the wrong answer (a4's 14) last.
     assert all(v[-1] == "a4" for k, v in r.method_state["rankings"].items() if k != "a4")
+
+
+def test_report_decision_council_rank_reads_each_rows_rankings():
+    from debategraph.eval.rescore import rescore
+
+    row = {
+        "id": "q1", "method": "council", "task": "number", "reference": "6",
+        "round_answers": [["5", "6", "6"]],
+        "method_state": {"rankings": {"a1": ["a3", "a2"], "a2": ["a3", "a1"],
+                                      "a3": ["a2", "a1"]}},
+    }  # fmt: skip
+    (new,) = rescore([row], "council-rank")
+    assert new["method"] == "council [council-rank]" and new["answer"] == "6" and new["correct"]
+    assert new["decision"]["evidence"] == {"borda": {"a1": 0, "a2": 1, "a3": 2}, "winner": "a3"}
+    with pytest.raises(ValueError, match="only method 'council' records them"):
+        rescore([{**row, "method_state": {}}], "council-rank")
+    with pytest.raises(ValueError, match=r"the rankings name \['bob'\]"):
+        council_rank(make_trajectory([["5"], ["6"]]), rankings={"a1": ["bob"]})

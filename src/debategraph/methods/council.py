@@ -196,7 +196,7 @@ def council_rank(
 
     Raises:
         ValueError: The answers differ and there are no rankings (a method other than
-            ``council`` records none).
+            ``council`` records none), or the rankings name someone who is not a member.
     """
     finals = trajectory.final_answers()
     members = list(trajectory.agents)
@@ -207,6 +207,9 @@ def council_rank(
             "council-rank decides from the council's anonymous rankings; only method "
             "'council' records them"
         )
+    strangers = sorted({m for ranked in rankings.values() for m in ranked} - set(members))
+    if strangers:
+        raise ValueError(f"the rankings name {strangers}, who are not among {members}")
     points = borda(rankings, members)
     winner = min(members, key=lambda m: (-points[m], members.index(m)))
     evidence = {"borda": points, "winner": winner}
