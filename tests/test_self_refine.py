@@ -110,7 +110,7 @@ def test_golden_transcript_on_the_simulated_debaters():
         ("r0:a1", "15", None), ("r0:a2", "25", None), ("r0:a3", "15", None),
         ("r1:feedback:a1", None, "keep"), ("r1:feedback:a2", None, "mask"),
         ("r1:feedback:a3", None, "unsure"),
-        ("r1:a2", "25", None), ("r1:a3", "15", None),
+        ("r1:a2", "15", None), ("r1:a3", "15", None),
         ("r2:feedback:a2", None, "keep"), ("r2:feedback:a3", None, "mask"),
         ("r2:a3", "15", None),
     ]  # fmt: skip
@@ -128,3 +128,23 @@ def test_the_simulated_debater_answers_a_refine_prompt_that_quotes_a_verdict():
 def test_a_rounds_setting_caps_the_iterations():
     r = dg.run(Q, method="self-refine", models=scripted(), rounds=2)
     assert r.usage["calls"] == 1 + 2 * 2
+
+
+def test_the_simulated_debater_looks_again_when_its_feedback_finds_a_mistake():
+    from langchain_core.messages import HumanMessage
+
+    from debategraph import SimulatedDebater
+    from debategraph.methods.self_refine import refine
+
+    draft = make_turn("r0:a1", text="3 + 20 + 6 - 14 is 16.\nThe final answer is \\boxed{16}.")
+
+    def fixed(verdict):
+        note = make_turn("r1:feedback:a1", kind="evaluation", text=f"Checked. {verdict}")
+        prompt = refine(dg.methods.PromptInput(question=Q, peers=[draft, note]))
+        answers = [
+            SimulatedDebater(agent="a1", seed=seed, skill=0.9).invoke([HumanMessage(prompt)]).text
+            for seed in range(40)
+        ]
+        return sum("\\boxed{15}" in a for a in answers)
+
+    assert fixed("<label>NO</label>") > 2 * fixed("<label>YES</label>")  # 17 vs 7 (seeded)

@@ -51,6 +51,7 @@ _ADVERSARY_RE = re.compile(r"argue convincingly that the answer is (.+?)\.(?:\s|
 _FINAL_LINE_RE = re.compile(r"\n?A: ?(.+)\s*$")
 _RANK_REQUEST = "line of the form 'Ranking: "
 _CHOOSE_CUE = "choose among the answers shown"
+_AGAINST_RE = re.compile(r"<label>\s*(?:NO|WRONG|INCORRECT)\s*</label>", re.IGNORECASE)
 _DEFER_RE = re.compile(r"end instead with the line '([^']+)'")
 _LETTERED_BLOCK_RE = re.compile(r"^Response ([A-Z]):\n```\n(.*?)\n```", re.MULTILINE | re.DOTALL)
 _FILLER = (
@@ -118,6 +119,7 @@ class _Scene:
     adversary: str | None
     choose: bool = False
     defer: str | None = None
+    flagged: bool = False
 
     @cached_property
     def peer_answers(self) -> list[Answer]:
@@ -328,6 +330,7 @@ class SimulatedDebater(BaseChatModel):
             independent=INDEPENDENCE_CUE in prompt,
             adversary=adversary.group(1).strip() if adversary else None,
             choose=_CHOOSE_CUE in prompt,
+            flagged=any(_AGAINST_RE.search(block) for block in peers[-1:]),
             defer=defer.group(1) if defer else None,
         )
 
@@ -408,6 +411,9 @@ class SimulatedDebater(BaseChatModel):
         support = Counter(a for a in peers if a is not None)
         truth = scene.known.answer if scene.known else None
         pull = self.conformity * (0.3 if scene.independent else 1.0) * (1 - self.stubbornness)
+        flagged = scene.flagged and truth is not None and own != truth
+        if flagged and rng.random() < 0.5 * self.skill:
+            return truth  # the latest quoted verdict finds its answer wrong: it looks again
         majority, votes = support.most_common(1)[0] if support else (None, 0)
         strong = majority is not None and majority != own and votes * 2 >= len(peers)
         if truth is not None and own == truth:
