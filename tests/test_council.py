@@ -185,3 +185,12 @@ def test_report_decision_council_rank_reads_each_rows_rankings():
         rescore([{**row, "method_state": {}}], "council-rank")
     with pytest.raises(ValueError, match=r"the rankings name \['bob'\]"):
         council_rank(make_trajectory([["5"], ["6"]]), rankings={"a1": ["bob"]})
+
+
+def test_a_cut_off_member_ranks_nobody_and_a_council_needs_two():
+    turns = answers("1", "2", "3")
+    calls = plan(make_view(COUNCIL, turns=turns, round=1, agents=3, cut_off=["a2"]))
+    assert [c["id"] for c in calls] == ["r1:rank:a1", "r1:rank:a3"]
+    assert all("r0:a2" in c["reads"] for c in calls)  # the others still rank its answer
+    with pytest.raises(dg.DebateConfigError, match="council needs at least 2 members"):
+        dg.run(Q, method="council", agents=1)

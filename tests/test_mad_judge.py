@@ -150,3 +150,15 @@ def test_the_simulated_judge_defers_or_chooses_among_the_sides():
     assert not any(ch.isdigit() for ch in text)
     agreed = p.replace("\\boxed{17}", "\\boxed{16}")
     assert "\\boxed{16}" in judge_model.invoke([HumanMessage(agreed)]).text
+
+
+def test_a_cut_off_debater_reads_nothing():
+    turns = [make_turn("r0:a1", answer="14"), make_turn("r0:a2", answer="15")]
+    (a,) = plan(make_view(MAD_JUDGE, turns=turns, round=1, agents=2, cut_off=["a1"]))
+    assert (a["reads"], a["template"]) == ([], "open")
+    turns.append(make_turn("r1:a1", answer="14"))
+    (n,) = plan(make_view(MAD_JUDGE, turns=turns, round=1, phase=1, agents=2, cut_off=["a2"]))
+    assert n["reads"] == []
+    assert "cannot see the affirmative" in MAD_JUDGE.prompts["rebut"](
+        dg.methods.PromptInput(question=Q)
+    )

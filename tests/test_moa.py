@@ -117,3 +117,11 @@ def test_a_rounds_setting_caps_the_layers():
     assert [t["id"] for t in capped.turns] == ["r0:a1", "r0:a2", "r1:aggregator"]
     with pytest.raises(dg.DebateConfigError, match="moa needs at least one round"):
         dg.run(Q, method="moa", rounds=0)
+
+
+def test_a_cut_off_proposer_reads_only_its_own_last_response():
+    turns = layer(0, ["1", "2", "3"])
+    calls = plan(make_view(MOA, turns=turns, round=1, agents=3, cut_off=["a2"]))
+    assert [c["reads"] for c in calls] == [
+        ["r0:a1", "r0:a2", "r0:a3"], ["r0:a2"], ["r0:a1", "r0:a2", "r0:a3"],
+    ]  # fmt: skip

@@ -27,6 +27,7 @@ from typing import Any
 
 from debategraph.methods import (
     Call,
+    DebateConfigError,
     DebateView,
     Decision,
     Method,
@@ -117,12 +118,16 @@ def borda(rankings: Mapping[str, Sequence[str]], members: Sequence[str]) -> dict
 def plan(view: View) -> Phase | list[Call] | None:
     """Round 0: the answers; round 1: the anonymous rankings, then the chairman."""
     if view.round == 0:
+        if len(view.agents) < 2:
+            raise DebateConfigError(
+                f"council needs at least 2 members to rank each other, got {len(view.agents)}"
+            )
         return initial_calls(view) if view.phase == 0 else None
     latest = view.latest_ids()
     members = [a for a in view.agents if a in latest]
     if view.phase == 0:
         calls = []
-        for ranker in members:
+        for ranker in [m for m in members if m not in view.cut_off]:
             others = shown_order(view, ranker, [m for m in members if m != ranker])
             if others:
                 calls.append(

@@ -102,13 +102,13 @@ def plan(view: View) -> list[Call] | None:
     """Affirmative, negative, the judge's judgement, then (last round) its final judgement."""
     affirmative, negative = sides(view)
     latest = view.latest_ids()
-    own = [a for a in (affirmative, negative) if a not in view.cut_off]
+    connected = [a for a in (affirmative, negative) if a not in view.cut_off]
     if view.phase == 0:
-        reads = [latest[negative]] if view.round > 0 and affirmative in own else []
+        reads = [latest[negative]] if view.round > 0 and affirmative in connected else []
         template = "reply" if reads else "open"
         return [call(view, affirmative, reads=reads, template=template, history=True)]
     if view.phase == 1:
-        reads = [latest[affirmative]] if negative in own else []
+        reads = [latest[affirmative]] if negative in connected else []
         return [call(view, negative, reads=reads, template="rebut", history=True)]
     this_round = [latest[affirmative], latest[negative]]
     if view.phase == 2 and view.options.adaptive_break:

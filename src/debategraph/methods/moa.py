@@ -85,7 +85,13 @@ def plan(view: View) -> list[Call] | None:
     previous = [t["id"] for t in view.turns if t["round"] == view.round - 1]
     if view.round == layers(view) - 1:
         return [call(view, AGGREGATOR, reads=previous, template="aggregate")]
-    return [call(view, agent, reads=previous, template="synthesize") for agent in view.agents]
+    calls = []
+    for agent in view.agents:
+        # A cut-off proposer (the communication attack) reads only its own last response.
+        own = [i for i in previous if i == f"r{view.round - 1}:{agent}"]
+        reads = own if agent in view.cut_off else previous
+        calls.append(call(view, agent, reads=reads, template="synthesize"))
+    return calls
 
 
 def stop(view: View) -> bool:
