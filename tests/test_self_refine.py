@@ -148,3 +148,17 @@ def test_the_simulated_debater_looks_again_when_its_feedback_finds_a_mistake():
         return sum("\\boxed{15}" in a for a in answers)
 
     assert fixed("<label>NO</label>") > 2 * fixed("<label>YES</label>")  # 17 vs 7 (seeded)
+
+
+def test_the_decision_takes_each_refiners_last_answer():
+    # a1 stopped after round 1 holding 14; a2 and a3 refined to 15 and 16, then a3 to 15.
+    turns = [
+        make_turn("r0:a1", answer="14"), make_turn("r0:a2", answer="12"),
+        make_turn("r0:a3", answer="16"), feedback_turn(1, "a1", "keep"),
+        make_turn("r1:a2", answer="15"), make_turn("r1:a3", answer="16"),
+        make_turn("r2:a3", answer="15"),
+    ]  # fmt: skip
+    view = make_view(SELF_REFINE, turns=turns, round=2, agents=3)
+    decision = SELF_REFINE.decide(view)
+    assert (decision.answer, decision.rule) == ("15", "majority")
+    assert decision.evidence["votes"] == {"14": 1, "15": 2}
