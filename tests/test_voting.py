@@ -1,4 +1,6 @@
-from debategraph.policies.voting import majority_vote
+import random
+
+from debategraph.policies.voting import majority_vote, prefix_majorities
 
 
 def test_plurality_and_abstentions_counted():
@@ -68,3 +70,19 @@ def test_random_ties_differ_across_items_of_one_run() -> None:
     assert set(picks) == {"5", "7"}
     same_seed = {majority_vote(["7", "5"], tie_policy="random", seed=0).answer for _ in range(40)}
     assert len(same_seed) == 1
+
+
+def test_prefix_majorities_hand_computed() -> None:
+    # "2" leads, "1" ties it (seen later: "2" stays), "1" overtakes, "2" ties back (seen
+    # first: "2"), an abstention changes nothing.
+    answers = [None, "2", "1", "1", "2", None, "3"]
+    assert prefix_majorities(answers) == [None, "2", "2", "1", "2", "2", "2"]
+    assert prefix_majorities([]) == []
+
+
+def test_prefix_majorities_is_the_first_seen_vote_of_every_prefix() -> None:
+    rng = random.Random(11)
+    for _ in range(500):
+        answers = [rng.choice(["1", "2", "3", None]) for _ in range(rng.randint(1, 15))]
+        votes = [majority_vote(answers[:k], tie_policy="first").answer for k in range(1, 16)]
+        assert prefix_majorities(answers) == votes[: len(answers)]

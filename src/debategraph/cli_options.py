@@ -128,7 +128,8 @@ Rounds = Annotated[
     int | None, typer.Option(help="Debate rounds after the initial answer (method default).")
 ]
 DecisionRule = Annotated[
-    str | None, typer.Option(help="Decision rule overriding the method's own.")
+    str | None,
+    typer.Option(help="Decision rule overriding the method's own (debategraph rules lists them)."),
 ]
 Ties = Annotated[str, typer.Option(help="Majority-vote ties: first, random or confidence.")]
 MethodOption = Annotated[
@@ -194,6 +195,22 @@ CachePath = Annotated[
         "makes no model call.",
     ),
 ]
+
+NoCache = Annotated[
+    bool,
+    typer.Option(
+        "--no-cache",
+        help="Use no call cache, not even the one a sweep file names (e.g. when the cache "
+        "file is damaged or its disk is full).",
+    ),
+]
+
+
+def chosen_cache(cache: Path | str | None, no_cache: bool) -> Path | str | None:
+    """The cache to use: ``None`` with ``--no-cache``; exits 2 when both are given."""
+    if no_cache and cache is not None:
+        fail("give --cache FILE or --no-cache, not both")
+    return None if no_cache else cache
 
 
 def generation_settings(

@@ -9,10 +9,22 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.markup import escape as rich_escape
 
-from debategraph.policies.terminal import visible
+from debategraph.policies.terminal import cut_text, visible
 
 if TYPE_CHECKING:
     from debategraph.result import DebateResult
+
+QUESTION_CHARS = 2_000
+"""The most characters of the question a transcript shows."""
+
+CELL_CHARS = 60
+"""The most characters of a table cell (a turn's id, model, reads, answer)."""
+
+TEXT_CHARS = 20_000
+"""The most characters of one reply's text (``--show-text``)."""
+
+LINE_CHARS = 2_000
+"""The most characters of any other line (the decision's evidence, a mask's summary)."""
 
 
 def print_transcript(
@@ -25,18 +37,23 @@ def print_transcript(
     """Readable transcript: per round who read whom, answers, confidence and tokens.
 
     Every piece of model or user text is redacted and escaped, so secrets never show and
-    brackets in the text are shown as written.
+    brackets in the text are shown as written. A long field is cut with a note of how many
+    characters were cut (``show --json`` and ``run --json --text`` keep every character),
+    so a hostile 20 MB question prints as fast as a short one.
     """
     from rich.table import Table
 
-    def escape(text: str) -> str:
-        return rich_escape(visible(redact(text)))
+    def escape(text: str, limit: int = LINE_CHARS) -> str:
+        return rich_escape(visible(cut_text(text, limit, redact)))
+
+    def cell(text: str) -> str:
+        return escape(text, CELL_CHARS)
 
     console.print(
         f"[bold]{escape(result.method)}[/] · {len(result.agents)} agents · "
         f"{result.rounds} debate rounds"
     )
-    console.print(f"[dim]Q:[/] {escape(result.question)}\n")
+    console.print(f"[dim]Q:[/] {escape(result.question, QUESTION_CHARS)}\n")
     groups = result.method_state.get("groups")
     if groups:
         listed = " · ".join(f"g{j} = {', '.join(g)}" for j, g in enumerate(groups, 1))
@@ -54,19 +71,19 @@ def print_transcript(
             read = ", ".join(i.split(":", 1)[-1] for i in t["reads"]) or "-"
             conf = "-" if t["confidence"] is None else f"{t['confidence']:.2f}"
             if t["kind"] == "evaluation":
-                answer = escape(str(t.get("label")))
+                answer = cell(str(t.get("label")))
             elif t["answer"] is None:
                 answer = "[red]abstained[/]" if t["kind"] == "answer" else "-"
             else:
-                answer = escape(t["answer"])
+                answer = cell(t["answer"])
                 if t.get("answer_source") == "fallback":
                     answer += " [dim](fallback)[/]"
             est = "~" if t["usage_estimated"] else ""
             table.add_row(
-                escape(t["id"]),
-                t["kind"],
-                escape(t["model"]),
-                escape(read),
+                cell(t["id"]),
+                cell(str(t["kind"])),
+                cell(t["model"]),
+                cell(read),
                 answer,
                 conf,
                 f"{est}{t['input_tokens']}/{t['output_tokens']}",
@@ -77,15 +94,19 @@ def print_transcript(
                 console.print(escape(mask["summary"]), highlight=False)
         if show_text:
             for t in turns:
-                console.print(f"[bold]{escape(t['id'])}[/]")
+                console.print(f"[bold]{cell(t['id'])}[/]")
                 text = t.get("text")
-                shown = escape(text) if text is not None else "[dim](reply text not kept)[/]"
+                shown = (
+                    escape(text, TEXT_CHARS)
+                    if text is not None
+                    else "[dim](reply text not kept)[/]"
+                )
                 console.print(shown, highlight=False)
                 console.print()
     usage = result.usage
     answer = result.answer if result.answer is not None else "no answer"
     console.print(
-        f"\n[bold]answer:[/] {escape(answer)}"
+        f"\n[bold]answer:[/] {cell(answer)}"
         f"  ({escape(result.decision['rule'])}: {escape(json.dumps(result.decision['evidence']))})"
     )
     console.print(

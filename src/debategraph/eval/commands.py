@@ -24,6 +24,7 @@ from debategraph.cli_options import (
     MaxTokens,
     MethodOption,
     Models,
+    NoCache,
     RetryBackoff,
     Rounds,
     SamplingPresetName,
@@ -33,6 +34,7 @@ from debategraph.cli_options import (
     Timeout,
     TopK,
     TopP,
+    chosen_cache,
     err,
     fail,
     generation_settings,
@@ -43,7 +45,7 @@ from debategraph.cli_options import (
 )
 from debategraph.eval.budget import Budget
 from debategraph.eval.datasets import DATASETS, DatasetFormatError, load_dataset
-from debategraph.policies.terminal import visible
+from debategraph.policies.terminal import cut_text, visible
 
 RESULTS_FILE_NAME = "results.jsonl"
 
@@ -84,10 +86,23 @@ def parse_seeds(text: str | None) -> list[int] | None:
 
 
 def _ids(value: str | None) -> str | list[str] | None:
-    """An id file's path, or a comma-separated id list."""
+    """An id file's path, or a comma-separated id list; exits 2 if it names no id."""
     if value is None or Path(value).is_file():
         return value
-    return [i.strip() for i in value.split(",") if i.strip()]
+    ids = [i.strip() for i in value.split(",") if i.strip()]
+    if not ids:
+        fail(
+            f"--ids {value!r} names no item: give id1,id2,... or a file with one id per line "
+            "(or leave --ids out for every item)"
+        )
+    return ids
+
+
+def _dataset_error(exc: Exception) -> str:
+    """One line for a failure to load the items, naming the file where there is one."""
+    if isinstance(exc, OSError) and exc.filename is not None:
+        return f"cannot read {exc.filename}: {exc.strerror or exc}"
+    return str(exc)
 
 
 def eval_command(
@@ -161,6 +176,7 @@ def eval_command(
     logprobs: Logprobs = False,
     allow_large: AllowLarge = False,
     cache: CachePath = None,
+    no_cache: NoCache = False,
     match_budget: Annotated[
         Budget | None,
         typer.Option(
@@ -266,7 +282,7 @@ def eval_command(
             out_dir=out or Path(sweep.run["out"]),
             concurrency=concurrency if concurrency != 16 else sweep.run.get("concurrency", 16),
             rps=rps if rps is not None else sweep.run.get("rps"),
-            cache=cache or sweep.run.get("cache"),
+            cache=chosen_cache(cache, no_cache) if cache or no_cache else sweep.run.get("cache"),
             match_budget=_budget(sweep.run.get("match_budget")),
             only_contested=bool(sweep.run.get("only_contested")),
             force=force,
@@ -278,7 +294,7 @@ def eval_command(
             seeds=sweep.run.get("seeds"),
         )
         return
-    dataset, seed = dataset or "gsm8k", seed or 0
+    dataset, seed = "gsm8k" if dataset is None else dataset, seed or 0
     if not method:
         fail("give a method to evaluate (--method du, repeat for more), or a sweep --config")
     from debategraph.methods.registry import PluginError, get_method
@@ -319,7 +335,7 @@ def eval_command(
         out_dir=out or Path("results") / _default_out(dataset, arms, only_contested, seed_list),
         concurrency=concurrency,
         rps=rps,
-        cache=cache,
+        cache=chosen_cache(cache, no_cache),
         match_budget=match_budget,
         only_contested=only_contested,
         force=force,
@@ -425,9 +441,11 @@ def _run_arms(
     from debategraph.eval.report import results_table
     from debategraph.eval.runner import budget_arms, run_eval, screen_arm
     from debategraph.eval.store import RESULTS_FILE, OutputBusyError, SettingsMismatchError
+    from debategraph.nodes.cache_guard import CacheError
     from debategraph.nodes.runnable import run_sync
 
     limit = selection.get("limit")
+    ids = _ids(selection.get("ids"))
     if limit is not None and limit < 1:
         fail(f"--limit must be at least 1, got {limit}")
     if concurrency < 1:
@@ -449,11 +467,11 @@ def _run_arms(
             dataset,
             limit=limit,
             seed=selection.get("seed") or 0,
-            ids=_ids(selection.get("ids")),
+            ids=ids,
             path=selection.get("path"),
         )
-    except (ValueError, ImportError, OSError, DatasetFormatError) as exc:
-        fail(str(exc))
+    except (ValueError, ImportError, OSError, EOFError, DatasetFormatError) as exc:
+        fail(_dataset_error(exc))
     if limit is not None and len(items) < limit:
         warn(f"--limit {limit} is more than the {len(items)} items of {dataset}: all of them run")
     if any(_simulated_arm(arm) for arm in arms):
@@ -489,6 +507,11 @@ def _run_arms(
                 executor=executor,
                 seeds=seeds,
             )
+        )
+    except CacheError as exc:  # a fault that running again would meet again
+        kept = out_dir / RESULTS_FILE
+        fail(
+            f"{exc}; the rows finished before it are kept in {kept}" if kept.exists() else str(exc)
         )
     except (DebateConfigError, SettingsMismatchError, OutputBusyError, ValueError) as exc:
         fail(str(exc))
@@ -555,8 +578,9 @@ def report_command(
         list[str] | None,
         typer.Option(
             help="Re-decide the stored debates with this rule, no model call (majority, "
-            "freemad, reconcile, credibility, a plugin's, or package.module:ATTR); repeat to "
-            "compare rules side by side."
+            "supermajority, unanimity, freemad, reconcile, credibility, a plugin's, or "
+            "package.module:ATTR; ballot rules and judge only on rows run with them; see "
+            "debategraph rules); repeat to compare rules side by side."
         ),
     ] = None,
     sid_et_skip_rate: Annotated[
@@ -568,6 +592,25 @@ def report_command(
             "for several."
         ),
     ] = None,
+    compare: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Compare two arms on the items both finished, A:B (the difference is A - B), "
+            "with a paired bootstrap interval and an exact McNemar p-value; repeat for more."
+        ),
+    ] = None,
+    baseline: Annotated[
+        str | None, typer.Option(help="Compare every other arm with this arm as well.")
+    ] = None,
+    holm: Annotated[
+        bool, typer.Option(help="Print Holm-adjusted p-values over all the comparisons.")
+    ] = False,
+    resamples: Annotated[
+        int, typer.Option(min=1, help="Resamples of the paired bootstrap.")
+    ] = 10_000,
+    bootstrap_seed: Annotated[
+        int, typer.Option(help="Seed of the paired bootstrap (same seed, same intervals).")
+    ] = 0,
 ) -> None:
     """Write report.md, summary.json and plots for a results directory."""
     from debategraph.eval.report import write_report
@@ -583,6 +626,11 @@ def report_command(
             decisions=decision or (),
             sid_et_skip_rates=[_skip_rate(x) for x in sid_et_skip_rate or ()],
             redact=Redactor.from_environment(),
+            compare=compare or (),
+            baseline=baseline,
+            holm=holm,
+            resamples=resamples,
+            bootstrap_seed=bootstrap_seed,
         )
     except (FileNotFoundError, ValueError) as exc:
         fail(str(exc))
@@ -607,24 +655,25 @@ def show_command(
     import json
 
     from rich.console import Console
+    from rich.markup import escape as rich_escape
 
     from debategraph.eval.results import load_rows
     from debategraph.eval.rows import result_from_row
     from debategraph.policies.secrets import Redactor
-    from debategraph.transcript import print_transcript
+    from debategraph.transcript import CELL_CHARS, LINE_CHARS, print_transcript
 
     if not (results_dir / RESULTS_FILE_NAME).is_file():
         fail(f"{results_dir} holds no {RESULTS_FILE_NAME}: give a directory written by eval")
     rows = load_rows(results_dir).rows
     wanted = [r for r in rows if str(r["id"]) == item and (not method or r["method"] in method)]
     if not wanted:
-        ids = sorted({str(r["id"]) for r in rows})
-        methods = sorted({str(r["method"]) for r in rows})
+        ids = sorted({cut_text(str(r["id"]), CELL_CHARS) for r in rows})
+        methods = sorted({cut_text(str(r["method"]), CELL_CHARS) for r in rows})
         fail(
-            f"no stored debate of item {item!r}"
+            f"no stored debate of item {cut_text(repr(item), CELL_CHARS)}"
             + (f" by {', '.join(method)}" if method else "")
             + f" in {results_dir} (items such as {', '.join(ids[:3])}; methods: "
-            f"{', '.join(methods)})"
+            f"{', '.join(methods[:20])})"
         )
     redactor = Redactor.from_environment()
     if as_json:
@@ -638,10 +687,11 @@ def show_command(
         try:
             result = result_from_row(row)
         except ValueError as exc:
-            warn(str(exc))
+            warn(cut_text(str(exc), LINE_CHARS, redactor))
             continue
         print_transcript(result, console, show_text=show_text, redact=redactor)
         correct = row.get("correct")
         if row.get("reference") is not None:
             verdict = "right" if correct else "wrong"
-            console.print(f"reference: {visible(str(row['reference']))} ({verdict})")
+            reference = rich_escape(visible(cut_text(str(row["reference"]), CELL_CHARS, redactor)))
+            console.print(f"reference: {reference} ({verdict})")

@@ -46,6 +46,7 @@ from debategraph.eval.budget import TURN_FIELDS, budget_digest
 from debategraph.eval.datasets import Item
 from debategraph.eval.executors import Executor, Job, LocalExecutor, Work
 from debategraph.eval.executors.local import with_rate_limiter
+from debategraph.eval.redaction import run_redactor
 from debategraph.eval.rows import describe_error, error_row, result_row, row_source
 from debategraph.eval.store import (
     RESULTS_FILE,
@@ -58,7 +59,6 @@ from debategraph.eval.store import (
     row_key,
 )
 from debategraph.nodes.runnable import run_sync
-from debategraph.policies.secrets import Redactor
 
 __all__ = [
     "Arm",
@@ -466,7 +466,7 @@ async def run_eval(
     job = Job(tuple(arms), dataset, concurrency, rps, cache, texts)
     executor.check(job)
     out = Path(out_dir)
-    redact = Redactor.from_environment(urls=[arm.settings.get("base_url") for arm in arms])
+    redact = run_redactor(arms)
     settings = run_settings(items, arms, dataset=dataset, selection=selection, seeds=seeds)
     plan = Plan(items, arms, seeds)
     if out.is_dir() and not os.access(out, os.W_OK):

@@ -183,6 +183,10 @@ def load_sweep(path: str | Path) -> Sweep:
         data = tomllib.loads(file.read_text(encoding="utf-8"))
     except OSError as exc:
         raise SweepError(f"cannot read {file}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise SweepError(
+            f"{file}: not UTF-8 text (byte offset {exc.start}); save it as UTF-8"
+        ) from None
     except tomllib.TOMLDecodeError as exc:
         raise SweepError(f"{file} is not valid TOML: {exc}") from None
     unknown = sorted(set(data) - set(RUN_KEYS) - {"settings", "arms"})

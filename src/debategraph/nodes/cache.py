@@ -25,6 +25,7 @@ from typing import Any
 from langgraph.cache.base import BaseCache
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
+from debategraph.nodes.cache_guard import GuardedCache, cache_fault, check_cache_file
 from debategraph.policies.secrets import Redactor
 from debategraph.state.context import DebateConfigError
 from debategraph.state.records import Turn
@@ -122,16 +123,23 @@ def _writable(folder: Path) -> bool:
 
 
 def open_sqlite_cache(path: Path) -> BaseCache[Any]:
-    """A SQLite call cache at ``path`` that writes no secret.
+    """A SQLite call cache at ``path`` that writes no secret, checked before any call.
+
+    Every page is read and a write is tried (and rolled back), so a damaged or read-only
+    file is refused here; a read or write that fails later stops the run with one
+    :class:`~debategraph.nodes.cache_guard.CacheError` (see :mod:`.cache_guard`).
 
     Raises:
         DebateConfigError: The path cannot hold a cache (see :func:`check_cache_path`).
+        CacheError: The file is damaged or read-only.
     """
     from langgraph.cache.sqlite import SqliteCache
 
     check_cache_path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        return SqliteCache(path=str(path), serde=RedactingSerializer())
-    except sqlite3.DatabaseError as exc:
-        raise DebateConfigError(f"cache {path} cannot be used: {exc}") from None
+        inner: SqliteCache[Any] = SqliteCache(path=str(path), serde=RedactingSerializer())
+    except (sqlite3.Error, OSError) as exc:
+        raise cache_fault(path, exc) from None
+    check_cache_file(inner._conn, path)
+    return GuardedCache(inner, path)

@@ -2,7 +2,11 @@
 
 Every configured secret value is redacted by exact match, whatever its shape: the values of
 environment variables whose names say they hold one (``OPENAI_API_KEY``, ``*_TOKEN``,
-``*_SECRET``, ...) and the user name and password of any configured URL. Known key shapes
+``*_SECRET``, ...), the password of a URL in any environment variable (``HTTPS_PROXY`` with
+``user:password@``, with or without a scheme), the values of credential headers set in the
+environment (``*_HEADERS`` such as ``OTEL_EXPORTER_OTLP_HEADERS``) or on a model
+(``default_headers``; see :func:`header_secrets`), and the user name and password of any
+configured URL. Known key shapes
 (``sk-...``, ``Bearer ...``, ``Basic ...``, ``user:pass@`` in URLs, ``api_key=...``) are
 redacted as well, for
 keys that were never configured here (a server echoing another key).
@@ -14,6 +18,7 @@ import json
 import os
 import re
 from collections.abc import Iterable, Mapping
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 REDACTED = "[redacted]"
@@ -34,6 +39,11 @@ _SHAPES_RE = re.compile(
     r"|(?<=//)[^/\s:@\\]+:[^/\s@\\]+(?=@)"
 )
 _NOT_SECRETS = frozenset({"not-needed", "local", "none", "null", "dummy"})
+_PROXY_NAME_RE = re.compile(r"PROXY$", re.IGNORECASE)
+_HEADERS_NAME_RE = re.compile(r"HEADERS?$", re.IGNORECASE)
+_HEADER_NAME_RE = re.compile(
+    r"AUTH|KEY|TOKEN|SECRET|PASS|COOKIE|CREDENTIAL|SESSION|SIGNATURE", re.IGNORECASE
+)
 
 
 def redact_url(url: str) -> str:
@@ -63,10 +73,75 @@ def url_secrets(url: str) -> list[str]:
     return found
 
 
+def header_secrets(headers: Mapping[Any, Any]) -> list[str]:
+    """The values of the credential headers among ``headers`` (``Authorization``, ``X-Api-Key``).
+
+    A header is taken for a credential when its name says so (auth, key, token, secret,
+    password, cookie, session, signature); an ``Authorization: Bearer T`` value gives
+    ``T`` as well as the whole value.
+    """
+    found: list[str] = []
+    for name, value in headers.items():
+        if not isinstance(value, str) or not _HEADER_NAME_RE.search(str(name)):
+            continue
+        found.append(value.strip())
+        scheme, _, token = value.strip().partition(" ")
+        if token.strip() and scheme.isalpha():
+            found.append(token.strip())
+    return found
+
+
+def parse_headers(text: str) -> dict[str, str]:
+    """Headers written in a setting: a JSON object, ``Name: value`` lines, or ``k=v,k2=v2``."""
+    text = text.strip()
+    if text.startswith("{"):
+        try:
+            data = json.loads(text)
+        except ValueError:
+            data = None
+        if isinstance(data, Mapping):
+            return {str(k): str(v) for k, v in data.items()}
+    lines = [line for line in text.splitlines() if line.strip()]
+    if len(lines) > 1 or (lines and ":" in lines[0] and "=" not in lines[0].partition(":")[0]):
+        pairs = [line.partition(":") for line in lines]
+    else:
+        pairs = [pair.partition("=") for pair in text.split(",")]
+    return {unquote(k.strip()): unquote(v.strip()) for k, sep, v in pairs if sep and k.strip()}
+
+
 def environment_secrets(environ: Mapping[str, str] | None = None) -> list[str]:
-    """Values of environment variables whose names say they hold a secret."""
+    """Secret values of the environment.
+
+    The values of variables whose names say they hold a secret, the password of a URL in
+    any variable (a proxy's ``user:password@host`` without a scheme too), and the values of
+    the credential headers of ``*_HEADERS`` variables.
+    """
     env = os.environ if environ is None else environ
-    return [value for name, value in env.items() if _SECRET_NAME_RE.search(name) and value]
+    found: list[str] = []
+    for name, value in env.items():
+        if not value:
+            continue
+        if _SECRET_NAME_RE.search(name):
+            found.append(value)
+        if "@" in value:
+            url = value if "://" in value or not _PROXY_NAME_RE.search(name) else f"//{value}"
+            found += _url_passwords(url)
+        if _HEADERS_NAME_RE.search(name):
+            found += header_secrets(parse_headers(value))
+    return found
+
+
+def _url_passwords(text: str) -> list[str]:
+    """The passwords of the URLs in ``text`` (raw and percent-decoded)."""
+    found = []
+    for url in text.split(","):
+        try:
+            password = urlsplit(url.strip()).password
+        except ValueError:
+            continue
+        if password:
+            found += [password, unquote(password)]
+    return found
 
 
 class Redactor:
@@ -93,10 +168,13 @@ class Redactor:
 
     @classmethod
     def from_environment(
-        cls, environ: Mapping[str, str] | None = None, urls: Iterable[str | None] = ()
+        cls,
+        environ: Mapping[str, str] | None = None,
+        urls: Iterable[str | None] = (),
+        values: Iterable[str] = (),
     ) -> Redactor:
-        """A redactor for the secrets of the environment and of ``urls``."""
-        values = environment_secrets(environ)
+        """A redactor for the secrets of the environment, of ``urls`` and ``values``."""
+        values = [*environment_secrets(environ), *values]
         for url in urls:
             if url:
                 values += url_secrets(url)

@@ -9,6 +9,7 @@ JSON output and files keep the exact text.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 _CONTROL_RE = re.compile(
     r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
@@ -21,3 +22,28 @@ def visible(text: str) -> str:
     Carriage returns, C1 controls and bidirectional marks and overrides are escaped too.
     """
     return _CONTROL_RE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
+SECRET_MARGIN = 4_096
+"""Characters past a cut that are still redacted, so no secret is cut in half and shown."""
+
+
+def cut_text(text: str, limit: int, redact: Callable[[str], str] = str) -> str:
+    """``text`` redacted and, past ``limit`` characters, cut with a note of how much was cut.
+
+    Only the first ``limit`` characters (and a margin of :data:`SECRET_MARGIN`) are redacted,
+    so a 20 MB field costs no more than a short one; a secret that straddles the cut is
+    redacted before the cut is made.
+
+    Args:
+        text: A field of a reply, a question or a stored row.
+        limit: The most characters kept.
+        redact: Applied before the cut (e.g. a :class:`~debategraph.policies.secrets.Redactor`).
+
+    Returns:
+        The text, or its first ``limit`` characters and `` … [N more characters cut]``.
+    """
+    if len(text) <= limit:
+        return redact(text)
+    kept = redact(text[: limit + SECRET_MARGIN])[:limit]
+    return f"{kept} … [{len(text) - limit:,} more characters cut]"

@@ -129,3 +129,35 @@ def majority_vote(
         return Decision(tied[0], "majority", evidence)
     chosen = break_tie(tied, answers, tie_policy, confidences=confidences, seed=seed)
     return Decision(chosen, "majority", {**evidence, "tie": True, "tied": tied})
+
+
+def prefix_majorities(answers: Sequence[Answer]) -> list[Answer]:
+    """The first-seen majority of every prefix: ``majority_vote(answers[:k]).answer``, k = 1..n.
+
+    One pass instead of n votes: only the new answer's count grows, so the leader either
+    stays or is overtaken by it (or ties it while seen earlier). The same rule as
+    :func:`majority_vote` with ``tie_policy="first"``, for the votes of every number of
+    samples (``maj@k`` for each k).
+
+    Args:
+        answers: Canonical answers (``None``: abstained), in agent order.
+
+    Returns:
+        One decided answer per prefix (``None`` while every answer so far abstained).
+    """
+    counts: dict[str, int] = {}
+    first: dict[str, int] = {}
+    leader: str | None = None
+    out: list[Answer] = []
+    for position, answer in enumerate(answers):
+        if answer is not None:
+            counts[answer] = counts.get(answer, 0) + 1
+            first.setdefault(answer, position)
+            if (
+                leader is None
+                or counts[answer] > counts[leader]
+                or (counts[answer] == counts[leader] and first[answer] < first[leader])
+            ):
+                leader = answer
+        out.append(leader)
+    return out

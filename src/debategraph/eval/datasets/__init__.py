@@ -11,12 +11,12 @@ in :data:`DATASETS`. :mod:`.source` documents how items are sampled.
 from debategraph.eval.datasets.arc import arc_row_to_item, load_arc_challenge
 from debategraph.eval.datasets.arithmetic import ARITHMETIC_DEFAULT_SIZE, arithmetic_items
 from debategraph.eval.datasets.catalog import DATASETS, load_dataset
+from debategraph.eval.datasets.errors import DatasetFormatError
 from debategraph.eval.datasets.gsm8k import gsm8k_row_to_item, load_gsm8k_bundled, load_gsm8k_hub
 from debategraph.eval.datasets.hub import INSTALL_HINT
 from debategraph.eval.datasets.items import (
     LETTERS,
     TASKS,
-    DatasetFormatError,
     Item,
     load_jsonl,
     record_to_item,

@@ -66,17 +66,29 @@ def load_dataset(
         The selected items.
 
     Raises:
-        ValueError: Unknown dataset name, a missing or misplaced ``path``, unknown ids.
-        DatasetFormatError: The ``jsonl`` file is malformed.
+        ValueError: An empty or unknown dataset name, a missing, empty or misplaced ``path``,
+            an empty id list or id file, unknown ids.
+        DatasetFormatError: The ``jsonl`` file or the id file is malformed or not UTF-8.
+        OSError: The ``jsonl`` file or the id file cannot be read.
         ImportError: A hub dataset without the ``datasets`` extra installed.
     """
+    if not name.strip():
+        raise ValueError(f"the dataset name is empty: give one of {', '.join(DATASETS)}")
     if name not in DATASETS:
         raise ValueError(f"unknown dataset {name!r}; valid names: {', '.join(DATASETS)}")
     if ids is not None and limit is not None:
         raise ValueError("give either ids or limit, not both")
     if path is not None and name != "jsonl":
         raise ValueError(f"path is only used by dataset 'jsonl', not {name!r}")
+    if path is not None and not str(path).strip():
+        raise ValueError("path is empty: give your question set's .jsonl file")
     wanted = None
     if ids is not None:
         wanted = read_ids(ids) if isinstance(ids, str | os.PathLike) else list(ids)
+        if not wanted:
+            raise ValueError(
+                f"the id file {ids} lists no ids: put one id per line (# starts a comment)"
+                if isinstance(ids, str | os.PathLike)
+                else "the id list is empty: give at least one id, or no ids for every item"
+            )
     return DATASETS[name].load(Selection(limit=limit, seed=seed, ids=wanted, path=path))

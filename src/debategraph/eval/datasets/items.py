@@ -34,7 +34,6 @@ Example::
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
 import re
@@ -44,6 +43,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, cast, get_args
 
+from debategraph.eval.datasets.errors import DatasetFormatError, text_lines
 from debategraph.policies.answers import canonicalize
 from debategraph.policies.types import TaskKind
 
@@ -127,10 +127,6 @@ class Item:
             return record_to_item(record, require_reference=False)
         except _InvalidRecord as exc:
             raise DatasetFormatError(f"invalid item: {exc}") from None
-
-
-class DatasetFormatError(ValueError):
-    """A question set is malformed; the message names each bad line and how to fix it."""
 
 
 class _InvalidRecord(ValueError):
@@ -370,12 +366,11 @@ def load_jsonl(path: str | os.PathLike[str], *, require_reference: bool = True) 
 
     Raises:
         DatasetFormatError: Some lines are malformed; the message lists each line number,
-            the problem and the fix.
+            the problem and the fix. Also a file that is not UTF-8 text or not gzip data.
+        OSError: The file cannot be opened.
     """
     file = Path(path)
-    opener = gzip.open if file.suffix == ".gz" else open
-    with opener(file, "rt", encoding="utf-8") as lines:
-        return read_records(lines, str(file), require_reference=require_reference)
+    return read_records(text_lines(file), str(file), require_reference=require_reference)
 
 
 def save_jsonl(items: Iterable[Item], path: str | os.PathLike[str]) -> Path:

@@ -16,8 +16,8 @@ import random
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
+from debategraph.eval.datasets.errors import text_lines
 from debategraph.eval.datasets.items import Item
 from debategraph.policies.types import TaskKind
 
@@ -75,9 +75,13 @@ def read_ids(path: str | os.PathLike[str]) -> list[str]:
 
     Returns:
         The ids, in file order.
+
+    Raises:
+        DatasetFormatError: The file is not UTF-8 text (the message gives the byte offset).
+        OSError: The file cannot be opened.
     """
-    lines = Path(path).read_text(encoding="utf-8").splitlines()
-    return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    lines = [line.strip() for line in text_lines(path)]
+    return [line for line in lines if line and not line.startswith("#")]
 
 
 def select_items(

@@ -24,10 +24,10 @@ from debategraph.eval.datasets import Item
 from debategraph.eval.dynamics import settled_at_round0
 from debategraph.eval.executors.admission import Admission, Turn
 from debategraph.eval.executors.base import Deliver, Job, Work
+from debategraph.eval.redaction import run_redactor
 from debategraph.eval.rows import describe_error, error_row, result_row
 from debategraph.eval.spend import SpendMeter
 from debategraph.models.resolve import SIMULATED, ModelConfigError, resolve_model
-from debategraph.policies.secrets import Redactor
 from debategraph.tracing import item_run_config
 
 
@@ -87,7 +87,7 @@ class ItemRunner:
         self.job = job
         self.arms = {arm.label: arm for arm in job.arms}
         self.bases = {arm.budget_of for arm in job.arms if arm.budget_of is not None}
-        self.redact = Redactor.from_environment(urls=[a.settings.get("base_url") for a in job.arms])
+        self.redact = run_redactor(job.arms)
         self.limiter = Admission(job.concurrency)
         self.cache = call_cache(job.cache)
         rate = (
@@ -121,6 +121,33 @@ class ItemRunner:
                 if arm.screens and ("error" in row or row["screen"]["settled"]):
                     return
 
+    async def sample_price(
+        self, arm: Arm, item: Item, settings: Mapping[str, Any], meter: SpendMeter
+    ) -> float:
+        """What one of ``arm``'s samples costs on ``item``, in tokens: one drawn to see.
+
+        A debate's own round-0 calls are no price for a sample (a system prompt or a request
+        for a confidence makes them dearer, a short framing cheaper), so an arm that matches
+        tokens draws one sample first (its first, with the call cache on). Its requests are
+        in the row's spend, beside the samples the row keeps.
+        """
+        probe = {**settings, "agents": 1}
+        models = probe.get("models")
+        if isinstance(models, list):
+            probe["models"] = models[:1]
+        result = await arun(
+            item.question,
+            method=arm.method,
+            task=item.task,
+            choices=item.choices,
+            item_id=item.id,
+            config={"max_concurrency": self.job.concurrency, "callbacks": [meter]},
+            call_limiter=self.limiter,
+            cache=self.cache,
+            **probe,
+        )
+        return float(result.usage["input_tokens"] + result.usage["output_tokens"])
+
     async def debate(
         self,
         arm: Arm,
@@ -147,17 +174,27 @@ class ItemRunner:
         if seed is not None:
             settings["seed"] = seed
         start = time.perf_counter()
+        meter = SpendMeter()
         if arm.budget_of is not None:
             base = budgets.get(arm.budget_of)
             if base is None:
                 error = f"BudgetUnavailable: {arm.budget_of} has no result for this item"
                 return error_row(arm, item, error, wall_s=0.0, dataset=dataset, seed=seed)
+            price = None
+            if arm.budget == "tokens":
+                try:
+                    price = await self.sample_price(arm, item, settings, meter)
+                except Exception as exc:
+                    wall = time.perf_counter() - start
+                    error = describe_error(exc, self.redact)
+                    return error_row(
+                        arm, item, error, wall_s=wall, dataset=dataset, spend=meter, seed=seed
+                    )
             try:
-                settings = budget_settings(arm.budget, settings, base)
+                settings = budget_settings(arm.budget, settings, base, price)
             except ValueError as exc:
                 error = f"BudgetUnavailable: {exc}"
                 return error_row(arm, item, error, wall_s=0.0, dataset=dataset, seed=seed)
-        meter = SpendMeter()
         traced = item_run_config(arm.label, item.id, dataset)
         try:
             result = await arun(

@@ -38,6 +38,7 @@ from typing import Any
 from debategraph.api import DebateConfigError
 from debategraph.eval.executors.base import Deliver, Job, Work
 from debategraph.eval.executors.local import ItemRunner
+from debategraph.eval.redaction import run_redactor
 from debategraph.eval.rows import error_row
 from debategraph.policies.secrets import Redactor
 
@@ -106,7 +107,7 @@ class RayExecutor:
                 "a cache object cannot be shared by Ray workers: give the cache as a SQLite "
                 "file path (--cache FILE)"
             )
-        secrets = Redactor.from_environment(urls=[a.settings.get("base_url") for a in job.arms])
+        secrets = run_redactor(job.arms)
         for arm in job.arms:
             try:
                 data = ray.cloudpickle.dumps(arm)
