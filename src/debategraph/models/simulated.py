@@ -99,6 +99,15 @@ def _question_of(contents: Sequence[str]) -> str | None:
     return None
 
 
+def _asks_verdict(prompt: str) -> bool:
+    """Whether the prompt itself asks for a ``<label>`` verdict.
+
+    A label inside a fenced block is quoted material (a review being revised after), not
+    the request.
+    """
+    return "<label>" in prompt and "<label>" in _BLOCK_RE.sub("", prompt)
+
+
 @dataclass(frozen=True)
 class _Scene:
     prompt: str
@@ -295,7 +304,7 @@ class SimulatedDebater(BaseChatModel):
             known=lookup(question),
             task=task,
             num_choices=len(choices) or None,
-            mode="summary" if summary else ("evaluate" if "<label>" in prompt else "answer"),
+            mode="summary" if summary else ("evaluate" if _asks_verdict(prompt) else "answer"),
             wants_confidence="Confidence:" in prompt,
             peers=peers,
             own_previous=previous[-1] if previous else None,
