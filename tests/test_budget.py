@@ -114,12 +114,12 @@ def test_shared_rounds_reach_only_the_methods_that_debate(tmp_path):
     assert calls == {"cot": (1, 0, 0), "mav": (3, 0, 0), "sc": (3, 0, 0), "du": (6, 1, 6)}
     sweep = tmp_path / "sweep.toml"
     sweep.write_text('dataset = "arithmetic"\n[settings]\nrounds = 2\n[arms.cot]\nmethod = "cot"\n'
-                     '[arms.cot-reflects]\nmethod = "cot"\nrounds = 1\n'
+                     '[arms.cot-alone]\nmethod = "cot"\nrounds = 0\n'
                      '[arms.du]\nmethod = "du"\n')  # fmt: skip
     from debategraph.eval.sweep import load_sweep
 
     rounds = {a.label: a.settings.get("rounds") for a in load_sweep(sweep).arms}
-    assert rounds == {"cot": None, "cot-reflects": 1, "du": 2}
+    assert rounds == {"cot": None, "cot-alone": 0, "du": 2}
 
 
 def test_a_measured_sample_price_sizes_the_token_budget():
