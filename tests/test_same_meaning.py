@@ -93,7 +93,8 @@ def test_a_sweep_arm_that_gives_a_baseline_rounds_is_refused_by_name(tmp_path):
     with pytest.raises(SweepError, match=r"arms\.mav-debates\.rounds: mav does not debate"):
         load_sweep(sweep)
     sweep.write_text('dataset = "arithmetic"\n[settings]\nrounds = 2\n'
-                     '[arms.mav]\nmethod = "mav"\n[arms.mav-0]\nmethod = "mav"\nrounds = 0\n')  # fmt: skip
+                     '[arms.mav]\nmethod = "mav"\n'
+                     '[arms.mav-0]\nmethod = "mav"\nrounds = 0\n')  # fmt: skip
     assert [a.settings.get("rounds") for a in load_sweep(sweep).arms] == [None, 0]
 
 

@@ -79,7 +79,8 @@ def test_the_simulated_debaters_revise_with_answers_and_score_like_a_vote(tmp_pa
 
     arms = [Arm("review", "review", {}), Arm("mav", "mav", {})]
     with registered(REVIEW, rules={"supermajority": supermajority}):
-        outcome = evaluate(load_dataset("arithmetic", limit=20), arms, tmp_path, dataset="arithmetic")
+        items = load_dataset("arithmetic", limit=20)
+        outcome = evaluate(items, arms, tmp_path, dataset="arithmetic")
     rows = {m: [r for r in outcome.rows if r["method"] == m] for m in ("review", "mav")}
     revisions = [
         t for r in rows["review"] for t in r["turns"] if t["kind"] == "answer" and t["round"] == 1

@@ -124,8 +124,7 @@ def _new_provider(spec: str, base_url: str | None, timeout: float | None) -> Bas
     except Exception as exc:  # provider SDKs raise their own types for missing credentials
         if "api_key" in str(exc).lower() or "credential" in str(exc).lower():
             raise ModelConfigError(
-                f"model {spec!r} needs an API key: set {key_variable(provider)} in the "
-                "environment"
+                f"model {spec!r} needs an API key: set {key_variable(provider)} in the environment"
             ) from None
         raise ModelConfigError(
             f"model {spec!r} could not be created: {type(exc).__name__}"
