@@ -321,7 +321,8 @@ class Method(Generic[OptionsT]):
         min_rounds: First round at which the consensus stop may fire.
         single_model: Every agent is a sample of one model (self-consistency).
         debates: The method's agents read each other (``False`` for cot, sc and voting):
-            rounds given to several methods at once (an evaluation's ``--rounds``) skip it.
+            rounds given to several methods at once (an evaluation's ``--rounds``) skip it,
+            and rounds above 0 given to it alone are refused.
         no_answer_if_all_differ: The vote returns "no answer" when all answers differ.
         max_phases: Most phases a round may have; the planner is not asked again after.
         round_bound: Most debate rounds the method may run, given the view at round 0
