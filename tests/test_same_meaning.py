@@ -81,6 +81,13 @@ def test_an_evaluations_shared_rounds_still_skip_the_baselines(tmp_path):
     rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     shape = {r["method"]: (r["calls"], r["rounds"], r["ncomm"]) for r in rows}
     assert shape == {"sc": (2, 0, 0), "du": (4, 1, 2)}
+    assert "warning" not in done.stderr
+    alone = cli("eval", "--dataset", "arithmetic", "--limit", "1", "--method", "sc",
+                "--rounds", "1", "--out", str(tmp_path / "alone"), "--quiet")  # fmt: skip
+    assert alone.returncode == 0, alone.stderr
+    assert "warning: --rounds 1 reaches none of these methods (sc): they never debate" in " ".join(
+        alone.stderr.split()
+    )
 
 
 def test_a_sweep_arm_that_gives_a_baseline_rounds_is_refused_by_name(tmp_path):
