@@ -174,7 +174,9 @@ def debate_solver(
         role: An Inspect model role for the debaters (a role bound to a list of models gives
             one per agent, and as many agents unless ``agents`` says otherwise); without it,
             and without ``models``, the model under evaluation. A role that is not bound
-            falls back to the model under evaluation, as ``get_model(role=...)`` does.
+            falls back to the model under evaluation, as ``get_model(role=...)`` does. When
+            the eval binds roles and the debaters use none of them, the solver says so once,
+            as a warning in Inspect's log (:func:`unused_roles`).
         task: The answer kind (``number``, ``choice``, ``math``, ``text``); default: ``choice``
             for samples with choices, else the sample's ``task`` metadata, else ``number``.
         **settings: What :func:`debategraph.arun` takes besides the question: ``agents``,
