@@ -46,7 +46,7 @@ def test_the_method_guide_shows_the_example_module_as_it_is():
         assert code.removeprefix(MODULE_TAG) in module
     pyproject = (ROOT / "examples/review_plugin/pyproject.toml").read_text()
     guide = (ROOT / "docs/writing-a-method.md").read_text()
-    declared = ['review = "debate_review:REVIEW"', 'supermajority = "debate_review:supermajority"']
+    declared = ['review = "debate_review:REVIEW"', 'quorum = "debate_review:quorum"']
     for line in declared:
         assert line in pyproject and line in guide
 

@@ -132,7 +132,8 @@ Rounds = Annotated[
     ),
 ]
 DecisionRule = Annotated[
-    str | None, typer.Option(help="Decision rule overriding the method's own.")
+    str | None,
+    typer.Option(help="Decision rule overriding the method's own (debategraph rules lists them)."),
 ]
 Ties = Annotated[str, typer.Option(help="Majority-vote ties: first, random or confidence.")]
 MethodOption = Annotated[

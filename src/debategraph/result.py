@@ -38,6 +38,7 @@ TURN_FIELDS = (
     "model",
     "label",
     "logprobs",
+    "ballot",
     "text",
 )
 

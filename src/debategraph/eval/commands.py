@@ -583,8 +583,9 @@ def report_command(
         list[str] | None,
         typer.Option(
             help="Re-decide the stored debates with this rule, no model call (majority, "
-            "freemad, reconcile, credibility, a plugin's, or package.module:ATTR); repeat to "
-            "compare rules side by side."
+            "supermajority, unanimity, freemad, reconcile, credibility, a plugin's, or "
+            "package.module:ATTR; ballot rules and judge only on rows run with them; see "
+            "debategraph rules); repeat to compare rules side by side."
         ),
     ] = None,
     sid_et_skip_rate: Annotated[
@@ -596,6 +597,25 @@ def report_command(
             "for several."
         ),
     ] = None,
+    compare: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Compare two arms on the items both finished, A:B (the difference is A - B), "
+            "with a paired bootstrap interval and an exact McNemar p-value; repeat for more."
+        ),
+    ] = None,
+    baseline: Annotated[
+        str | None, typer.Option(help="Compare every other arm with this arm as well.")
+    ] = None,
+    holm: Annotated[
+        bool, typer.Option(help="Print Holm-adjusted p-values over all the comparisons.")
+    ] = False,
+    resamples: Annotated[
+        int, typer.Option(min=1, help="Resamples of the paired bootstrap.")
+    ] = 10_000,
+    bootstrap_seed: Annotated[
+        int, typer.Option(help="Seed of the paired bootstrap (same seed, same intervals).")
+    ] = 0,
 ) -> None:
     """Write report.md, summary.json and plots for a results directory."""
     from debategraph.eval.report import write_report
@@ -611,6 +631,11 @@ def report_command(
             decisions=decision or (),
             sid_et_skip_rates=[_skip_rate(x) for x in sid_et_skip_rate or ()],
             redact=Redactor.from_environment(),
+            compare=compare or (),
+            baseline=baseline,
+            holm=holm,
+            resamples=resamples,
+            bootstrap_seed=bootstrap_seed,
         )
     except (FileNotFoundError, ValueError) as exc:
         fail(str(exc))

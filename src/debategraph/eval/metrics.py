@@ -176,7 +176,7 @@ ANSWER_SOURCES = ("declared", "fallback", "none")
 """The keys of a row's ``answer_sources``."""
 
 
-def wilson_interval(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+def wilson_interval(k: float, n: int, z: float = 1.96) -> tuple[float, float]:
     """Wilson score interval of a binomial proportion ``k / n``.
 
     ``center = (p + z²/2n) / (1 + z²/n)`` and
@@ -207,6 +207,32 @@ def wilson_interval(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     low = 0.0 if k == 0 else max(0.0, center - half)
     high = 1.0 if k == n else min(1.0, center + half)
     return (low, high)
+
+
+def item_wilson_interval(correct: int, n: int, items: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson interval of ``correct / n`` that counts items, not rows.
+
+    With several seeds an item has several rows, and they are not independent draws: the
+    interval is taken at the same proportion with ``n = items`` (each item one observation),
+    which is conservative. With one row per item it is :func:`wilson_interval` itself.
+
+    Args:
+        correct: Right rows.
+        n: Scored rows.
+        items: Distinct items among them.
+        z: Normal quantile; 1.96 gives a 95% interval.
+
+    Returns:
+        ``(low, high)``; ``(nan, nan)`` when ``n`` is 0.
+    """
+    if n == 0 or items >= n:
+        return wilson_interval(correct, n, z)
+    return wilson_interval(correct * items / n, items, z)
+
+
+def distinct_items(rows: Iterable[Row]) -> int:
+    """How many distinct items (dataset, id) the rows cover."""
+    return len({(row.get("dataset"), row.get("id")) for row in rows})
 
 
 def is_failed(row: Row) -> bool:
@@ -391,7 +417,7 @@ def summarize_method(
     n = len(scored)
     correct = sum(bool(row.get("correct")) for row in scored)
     abstained = sum(bool(row.get("abstained")) for row in scored)
-    low, high = wilson_interval(correct, n)
+    low, high = item_wilson_interval(correct, n, distinct_items(scored))
     input_tokens, output_tokens = _total(scored, "input_tokens"), _total(scored, "output_tokens")
     calls, ncomm, wall = _total(scored, "calls"), _total(scored, "ncomm"), _total(scored, "wall_s")
     cost = _cost(input_tokens, output_tokens, prices)

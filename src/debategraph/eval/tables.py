@@ -327,6 +327,7 @@ def render_markdown(
     with_cost: bool = False,
     rows_line: str = "",
     pareto: str = "",
+    comparisons: Sequence[str] = (),
 ) -> str:
     """The whole ``report.md`` text.
 
@@ -339,6 +340,8 @@ def render_markdown(
         with_cost: Whether tables get a cost column.
         rows_line: A sentence saying how many rows the figures rest on.
         pareto: The compute-Pareto section (:mod:`debategraph.eval.pareto_table`), or "".
+        comparisons: Lines of the paired comparisons' section, placed after the budget
+            table (see :mod:`debategraph.eval.comparison_table`).
 
     Returns:
         Markdown text.
@@ -428,6 +431,7 @@ def render_markdown(
             "",
             budgets,
         ]
+    out += comparisons
     spending = [g for g in groups if any(s["requests"] is not None for s in g.summaries.values())]
     if spending:
         out += [

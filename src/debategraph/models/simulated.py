@@ -38,6 +38,7 @@ from debategraph.policies.answers import canonical_number, extract_answer
 from debategraph.policies.tokens import _PIECE_RE, estimate_tokens
 from debategraph.policies.types import Answer, TaskKind
 from debategraph.prompts.common import INDEPENDENCE_CUE, OWN_ANSWER_LABEL, SUMMARY_REQUEST
+from debategraph.prompts.decision import BALLOT_HEADER, JUDGE_HEADER
 
 _QUESTION_RE = re.compile(r"^Question: (.+)$", re.MULTILINE)
 _CHOICE_LINE_RE = re.compile(r"^([A-J])\) ", re.MULTILINE)
@@ -49,6 +50,8 @@ _REACHED_ITEM_RE = re.compile(r"\s*(.+?) \(([^()]*)\)\s*(?:;|$)")
 _CHOICE_MARK_RE = re.compile(r"\([A-J]\)")
 _ADVERSARY_RE = re.compile(r"argue convincingly that the answer is (.+?)\.(?:\s|$)")
 _FINAL_LINE_RE = re.compile(r"\n?A: ?(.+)\s*$")
+_CANDIDATE_RE = re.compile(r"^C([1-9]\d*): (.+)$", re.MULTILINE)
+_POINTS_ASKED_RE = re.compile(r"share out (\d+) points")
 _FILLER = (
     "Let me double-check each step before answering.",
     "I will keep the units consistent throughout.",
@@ -257,8 +260,12 @@ class SimulatedDebater(BaseChatModel):
             text, answer = self._summarize(scene), None
         elif scene.mode == "evaluate":
             text, answer = self._evaluate(scene, rng), None
+        elif scene.mode == "judge":
+            text, answer = self._judge(scene, rng)
         else:
             text, answer = self._answer(scene, rng)
+            if BALLOT_HEADER in scene.prompt:
+                text = f"{text}\n{self._ballot(scene, answer)}"
         message = AIMessage(
             content=text,
             usage_metadata=UsageMetadata(
@@ -304,7 +311,11 @@ class SimulatedDebater(BaseChatModel):
             known=lookup(question),
             task=task,
             num_choices=len(choices) or None,
-            mode="summary" if summary else ("evaluate" if _asks_verdict(prompt) else "answer"),
+            mode="summary"
+            if summary
+            else "judge"
+            if JUDGE_HEADER in prompt
+            else ("evaluate" if _asks_verdict(prompt) else "answer"),
             wants_confidence="Confidence:" in prompt,
             peers=peers,
             own_previous=previous[-1] if previous else None,
@@ -464,6 +475,44 @@ class SimulatedDebater(BaseChatModel):
         else:
             label = "NO" if target == truth else "YES"
         return f"I checked the solution's steps against the question. <label>{label}</label>"
+
+    def _judge(self, scene: _Scene, rng: random.Random) -> tuple[str, Answer]:
+        """A judge's verdict: the right answer when an agent gave it and the judge sees it.
+
+        It sees it with chance ``skill``; otherwise it takes the answer most agents give.
+        """
+        support = Counter(a for a in scene.peer_answers if a is not None)
+        truth = scene.known.answer if scene.known else None
+        if truth is not None and truth in support and rng.random() < self.skill:
+            pick: Answer = truth
+        elif support:
+            pick = support.most_common(1)[0][0]
+        else:
+            return self._answer(scene, rng)
+        tally = ", ".join(f"{a} ({n})" for a, n in support.most_common())
+        body = f"The agents answered: {tally}. Checking each line of reasoning, {pick} holds up."
+        return self._finish(scene, body, pick, rng), pick
+
+    def _ballot(self, scene: _Scene, answer: Answer) -> str:
+        """The ballot line asked for: its own answer first, then the peers' by support."""
+        candidates = {c: int(i) for i, c in _CANDIDATE_RE.findall(scene.prompt)}
+        if answer is not None and answer not in candidates:
+            candidates[answer] = 0  # C0: the answer it gives now
+        support = Counter(a for a in scene.peer_answers if a is not None)
+        ranked = sorted(candidates, key=lambda c: (c != answer, -support[c], candidates[c]))
+        labels = [f"C{candidates[c]}" for c in ranked]
+        if not labels:
+            return "Ballot:"
+        if "approve every candidate" in scene.prompt:
+            return f"Ballot: {labels[0]}"
+        points = _POINTS_ASKED_RE.search(scene.prompt)
+        if points is not None:
+            total = int(points.group(1))
+            if len(labels) == 1:
+                return f"Ballot: {labels[0]}={total}"
+            first = round(total * 0.7)
+            return f"Ballot: {labels[0]}={first}, {labels[1]}={total - first}"
+        return "Ballot: " + " > ".join(labels)
 
     def _logprobs(self, text: str, right: bool, rng: random.Random, top: int) -> dict[str, Any]:
         mean = 0.08 + (0.12 if right else 0.45) * (1.2 - self.skill)

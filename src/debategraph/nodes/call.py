@@ -35,12 +35,15 @@ from debategraph.models.token_field import with_token_limit
 from debategraph.models.wire import REJECTED_USAGE
 from debategraph.nodes.runnable import DualNode
 from debategraph.policies.answers import PARSERS, AnswerParser, Extraction
+from debategraph.policies.ballots import DEFAULT_POINTS, parse_ballot, strip_ballot
 from debategraph.policies.confidence import read_confidence
 from debategraph.policies.retry import UnusableReplyError, is_transient, retry_after_s, status_of
 from debategraph.policies.tokens import estimate_tokens
 from debategraph.policies.types import TaskKind
 from debategraph.policies.verdicts import parse_verdict
 from debategraph.prompts.common import ADVERSARY_INSTRUCTION, PromptInput
+from debategraph.prompts.decision import PROMPTS as DECISION_PROMPTS
+from debategraph.prompts.decision import ballot_request
 from debategraph.state.context import DebateContext
 from debategraph.state.records import Call, Turn
 from debategraph.tracing import call_run_config
@@ -129,10 +132,16 @@ def render(
         options=method.options_for(ctx),
         vars=c["vars"],
     )
-    prompt = method.prompts[c["template"]](view)
+    decision = c["kind"] == "decision"  # a decision rule's own call: its own prompts
+    prompt = (DECISION_PROMPTS if decision else method.prompts)[c["template"]](view)
     if c["kind"] in ("answer", "pairwise") and c["speaker"] in ctx.adversaries:
         prompt = f"{prompt}\n\n{ADVERSARY_INSTRUCTION.format(answer=ctx.adversaries[c['speaker']])}"
-    system = method.system_for(c["template"])
+    if "ballot" in c["vars"]:
+        prompt = f"{prompt}\n\n{ballot_request(c['vars']['ballot'])}"
+    system = None if decision else method.system_for(c["template"])
+    persona = None if decision else ctx.personas.get(c["speaker"])
+    if persona:
+        system = f"{persona}\n\n{system}" if system else persona
     messages: list[BaseMessage] = [SystemMessage(system)] if system else []
     for turn in task["history"]:
         messages += history(turn)
@@ -428,9 +437,11 @@ def to_turn(
     text = reply.text
     choices = task["choices"]
     # A summary lists every answer reached and an evaluation judges one: neither states one.
-    states_answer = c["kind"] in ("answer", "pairwise")
+    states_answer = c["kind"] in ("answer", "pairwise", "decision")
+    ballot = c["vars"].get("ballot")
+    stated = strip_ballot(text) if ballot else text  # a ballot's labels are not the answer
     extraction = (
-        parser(text, task["task"], len(choices) if choices else None) if states_answer else None
+        parser(stated, task["task"], len(choices) if choices else None) if states_answer else None
     )
     reading = read_confidence(text) if states_answer else None
     turn = Turn(
@@ -459,6 +470,15 @@ def to_turn(
         turn["label"] = parse_verdict(text, c["vars"].get("verdict", "last_label"))[0]
     if c["vars"]:
         turn["vars"] = dict(c["vars"])
+    if ballot:
+        vote = parse_ballot(
+            text,
+            ballot["kind"],
+            ballot["candidates"],
+            points=ballot.get("points", DEFAULT_POINTS),
+            own=turn["answer"],
+        )
+        turn["ballot"] = {"kind": ballot["kind"], "candidates": ballot["candidates"], "vote": vote}
     return turn
 
 
