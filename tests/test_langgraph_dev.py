@@ -25,9 +25,6 @@ GSM8K = (
     "the farmers' market?"
 )
 
-BASELINES = ("cot", "sc", "mav")
-"""The methods that never debate: rounds given to them are refused."""
-
 pytestmark = pytest.mark.skipif(
     shutil.which("langgraph") is None and not Path(sys.executable).with_name("langgraph").exists(),
     reason="langgraph-cli[inmem] is not installed (pip install '.[dev]')",
@@ -83,13 +80,15 @@ def call(coroutine_fn, *args):
 async def schemas_and_runs(url):
     from langgraph_sdk import get_client
 
+    from debategraph.methods.registry import get_method
+
     client = get_client(url=url)
     assistants = await client.assistants.search(limit=100)
     by_graph = {a["graph_id"]: a["assistant_id"] for a in assistants}
     schemas = {g: await client.assistants.get_schemas(a) for g, a in by_graph.items()}
     results = {}
     for graph_id, assistant in by_graph.items():
-        rounds = {} if graph_id in BASELINES else {"rounds": 1}
+        rounds = {"rounds": 1} if get_method(graph_id).debates else {}  # else refused
         results[graph_id] = await client.runs.wait(
             None,
             assistant,

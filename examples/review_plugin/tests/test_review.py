@@ -78,7 +78,7 @@ def test_the_simulated_debaters_revise_with_answers_and_score_like_a_vote(tmp_pa
     from debategraph.eval.runner import Arm, evaluate
 
     arms = [Arm("review", "review", {}), Arm("mav", "mav", {})]
-    with registered(REVIEW, rules={"supermajority": supermajority}):
+    with registered(REVIEW, rules={"quorum": quorum}):
         items = load_dataset("arithmetic", limit=20)
         outcome = evaluate(items, arms, tmp_path, dataset="arithmetic")
     rows = {m: [r for r in outcome.rows if r["method"] == m] for m in ("review", "mav")}
