@@ -232,7 +232,7 @@ def load_sweep(path: str | Path) -> Sweep:
         own = {k: v for k, v in spec.items() if k != "method"}
         values = {**shared, **own}
         baseline = get_method(method)
-        if isinstance(own.get("rounds"), int):
+        if isinstance(own.get("rounds"), int) and not isinstance(own["rounds"], bool):
             try:
                 check_rounds(baseline, own["rounds"])
             except DebateConfigError as exc:
