@@ -138,7 +138,8 @@ def check_rounds(method: Method[Any], rounds: int | None) -> None:
     Such a method (no debate, no rounds by default) has agents that answer once and never read
     each other; rounds would make them read and revise, a different method under the
     baseline's name. ``rounds=0`` is its own setting and passes. A method that does not debate
-    but has rounds of its own (``self-refine``'s iterations, ``moa``'s layers) takes them. An evaluation's shared ``--rounds`` never reaches these methods (see
+    but has rounds of its own (``self-refine``'s iterations, ``moa``'s layers) takes them. An
+    evaluation's shared ``--rounds`` never reaches these methods (see
     :func:`debategraph.eval.arms.arms_for`), so only a setting aimed at the method is refused.
 
     Raises:
