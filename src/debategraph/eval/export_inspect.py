@@ -177,7 +177,16 @@ def _sample(run: StoredRun, arm: StoredArm, row: dict[str, Any], epoch: int) -> 
     )
     turns = list(row.get("turns") or [])
     events = _events(row, turns, run.started)
-    events.append(ScoreEvent(score=score, target=base["target"], scorer=SCORER))
+    last = events[-1] if events else None
+    events.append(
+        ScoreEvent(
+            score=score,
+            target=base["target"],
+            scorer=SCORER,
+            timestamp=last.timestamp if last else run.started,
+            working_start=last.working_start if last else 0.0,
+        )
+    )
     by_model: dict[str, ModelUsage] = defaultdict(ModelUsage)
     by_role: dict[str, ModelUsage] = defaultdict(ModelUsage)
     for turn in turns:
