@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from enum import Enum
+import os
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
@@ -12,12 +12,8 @@ from debategraph.cli_options import fail, warn
 from debategraph.eval.stored_run import StoredRun, StoredRunError, read_stored_run
 from debategraph.policies.secrets import Redactor
 
-
-class Target(str, Enum):
-    """Where ``export`` sends a run."""
-
-    inspect = "inspect"
-    langsmith = "langsmith"
+Target = Literal["inspect", "langsmith"]
+"""Where ``export`` sends a run."""
 
 
 def export_command(
@@ -50,9 +46,9 @@ def export_command(
     ] = None,
 ) -> None:
     """Open a finished run in Inspect's viewer or LangSmith, without re-running anything."""
-    if to is Target.inspect and (dataset_name or experiment_prefix):
+    if to == "inspect" and (dataset_name or experiment_prefix):
         fail("--dataset-name and --experiment-prefix go with --to langsmith")
-    if to is Target.langsmith and out is not None:
+    if to == "langsmith" and out is not None:
         fail("--out goes with --to inspect (LangSmith keeps the experiments)")
     try:
         run = read_stored_run(results_dir)
@@ -61,7 +57,7 @@ def export_command(
     if run.problems:
         warn(f"{len(run.problems)} line(s) of {results_dir} left out: {run.problems[0]}")
     redact = Redactor.from_environment()
-    if to is Target.inspect:
+    if to == "inspect":
         _to_inspect(run, out or results_dir / "inspect")
     else:
         _to_langsmith(run, redact, dataset_name=dataset_name, prefix=experiment_prefix)
@@ -84,19 +80,20 @@ def _to_inspect(run: StoredRun, out: Path) -> None:
 def _to_langsmith(
     run: StoredRun, redact: Redactor, *, dataset_name: str | None, prefix: str | None
 ) -> None:
-    import os
-
     from langsmith import Client
+    from langsmith.schemas import LangSmithInfo
     from langsmith.utils import LangSmithError
 
     from debategraph.eval.export_langsmith import Uploaded, upload_experiments
 
-    if not (os.environ.get("LANGSMITH_API_KEY") or os.environ.get("LANGCHAIN_API_KEY")):
+    key, endpoint = _setting("API_KEY"), _setting("ENDPOINT")
+    if key is None:
         fail(
             "--to langsmith needs a LangSmith API key: set LANGSMITH_API_KEY (and "
             "LANGSMITH_ENDPOINT for a self-hosted LangSmith)"
         )
-    client = Client()
+    # No trace batching and no /info request: one request per experiment, nothing else.
+    client = Client(api_key=key, api_url=endpoint, auto_batch_tracing=False, info=LangSmithInfo())
     uploaded: list[Uploaded] = []
     try:
         upload_experiments(
@@ -112,3 +109,12 @@ def _to_langsmith(
             f"uploaded experiment {done_one.name} ({done_one.rows} rows) "
             f"to dataset {done_one.dataset}"
         )
+
+
+def _setting(name: str) -> str | None:
+    """``LANGSMITH_<name>`` or ``LANGCHAIN_<name>``, read now (LangSmith caches its reads)."""
+    for prefix in ("LANGSMITH_", "LANGCHAIN_"):
+        value = os.environ.get(prefix + name, "").strip()
+        if value:
+            return value
+    return None

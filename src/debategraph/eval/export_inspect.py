@@ -67,6 +67,10 @@ _GENERATION = {"temperature": "temperature", "top_p": "top_p", "top_k": "top_k",
                "max_tokens": "max_tokens", "stop": "stop_seqs"}  # fmt: skip
 """The debate settings that are generation settings, under their Inspect names."""
 
+_TURN_METADATA = ("id", "agent", "round", "kind", "answer", "answer_source", "confidence",
+                  "reads", "label", "usage_estimated", "logprobs", "attempts")  # fmt: skip
+"""What a model event's metadata keeps of its turn."""
+
 
 def write_inspect_logs(run: StoredRun, out_dir: Path) -> list[Path]:
     """Write one ``.eval`` log per arm of ``run`` into ``out_dir`` (created if missing).
@@ -270,14 +274,7 @@ def _events(row: dict[str, Any], turns: list[dict[str, Any]], start: datetime) -
                 completed=clock + timedelta(seconds=latency),
                 working_time=latency,
                 span_id=f"round-{round_}",
-                metadata={
-                    k: turn.get(k)
-                    for k in (
-                        "id", "agent", "round", "kind", "answer", "answer_source",
-                        "confidence", "reads", "label", "usage_estimated", "logprobs",
-                    )
-                    if k in turn
-                },  # fmt: skip
+                metadata={k: turn[k] for k in _TURN_METADATA if k in turn},
             )
         )
         clock += timedelta(seconds=latency)
