@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from typing import Any, cast
 
 TRACING_VARIABLES = (
     "LANGSMITH_TRACING_V2",
@@ -71,7 +72,7 @@ def turn_tracing_off() -> None:
     for name in TRACING_VARIABLES:
         if name in os.environ:
             os.environ[name] = "false"
-    get_env_var.cache_clear()  # LangSmith caches what it read of the environment
+    cast(Any, get_env_var).cache_clear()  # LangSmith caches what it read of the environment
     langsmith.configure(enabled=False)
 
 

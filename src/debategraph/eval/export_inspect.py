@@ -154,7 +154,7 @@ def arm_log(run: StoredRun, arm: StoredArm) -> EvalLog:
 def _sample(run: StoredRun, arm: StoredArm, row: dict[str, Any], epoch: int) -> EvalSample:
     item, question = str(row["id"]), str(row.get("question") or "")
     reference = row.get("reference")
-    base = dict(
+    base: dict[str, Any] = dict(
         id=item,
         epoch=epoch,
         input=question or item,
