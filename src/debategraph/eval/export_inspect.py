@@ -246,7 +246,6 @@ def _events(row: dict[str, Any], turns: list[dict[str, Any]], start: datetime) -
                 SpanBeginEvent(
                     id=f"round-{round_}",
                     name=f"round {round_}",
-                    type="round",
                     timestamp=clock,
                     working_start=(clock - start).total_seconds(),
                 )
