@@ -166,3 +166,15 @@ def test_without_a_key_nothing_is_sent(tmp_path, langsmith, monkeypatch):
     done = runner.invoke(app, ["export", str(tmp_path / "run"), "--to", "langsmith"])
     assert done.exit_code == 2 and "set LANGSMITH_API_KEY" in done.output
     assert langsmith.seen == []
+
+
+def test_a_secret_in_a_stored_row_does_not_leave(tmp_path, langsmith, monkeypatch):
+    stored = evaluate(tmp_path / "run", "--method", "cot")
+    secret = "sk-proj-0123456789abcdefghijklmnopqrstuvwxyzABCD"
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    stored[0]["question"] += f" (key {secret})"  # as if written without the key configured
+    (tmp_path / "run" / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in stored))
+    done = runner.invoke(app, ["export", str(tmp_path / "run"), "--to", "langsmith"])
+    assert done.exit_code == 0, done.output
+    sent = json.dumps([r["body"] for r in langsmith.seen])
+    assert secret not in sent and "(key [redacted])" in sent

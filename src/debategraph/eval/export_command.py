@@ -50,13 +50,13 @@ def export_command(
         fail("--dataset-name and --experiment-prefix go with --to langsmith")
     if to == "langsmith" and out is not None:
         fail("--out goes with --to inspect (LangSmith keeps the experiments)")
+    redact = Redactor.from_environment()
     try:
-        run = read_stored_run(results_dir)
+        run = read_stored_run(results_dir, redact=redact.value)
     except StoredRunError as exc:
         fail(str(exc))
     if run.problems:
         warn(f"{len(run.problems)} line(s) of {results_dir} left out: {run.problems[0]}")
-    redact = Redactor.from_environment()
     if to == "inspect":
         _to_inspect(run, out or results_dir / "inspect")
     else:

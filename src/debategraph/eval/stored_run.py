@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 RESULTS_FILE_NAME = "results.jsonl"
 
@@ -71,8 +72,16 @@ class StoredRun:
     problems: list[str] = field(default_factory=list)
 
 
-def read_stored_run(results_dir: str | Path) -> StoredRun:
+def read_stored_run(
+    results_dir: str | Path, redact: Callable[[object], object] | None = None
+) -> StoredRun:
     """Read a results directory written by ``debategraph eval``.
+
+    Args:
+        results_dir: The directory.
+        redact: Applied to every row (a :meth:`Redactor.value
+            <debategraph.policies.secrets.Redactor.value>`), so that no secret of this
+            environment leaves with an export, even from rows written without it.
 
     Raises:
         StoredRunError: No ``results.jsonl`` there, or no row in it.
@@ -94,7 +103,8 @@ def read_stored_run(results_dir: str | Path) -> StoredRun:
     declared = {str(a.get("label")): a for a in recorded.get("arms") or () if isinstance(a, dict)}
     by_label: dict[str, list[dict[str, Any]]] = {label: [] for label in declared}
     for row in loaded.rows:
-        by_label.setdefault(str(row["method"]), []).append(row)
+        kept = cast(dict[str, Any], redact(row)) if redact is not None else row
+        by_label.setdefault(str(row["method"]), []).append(kept)
     arms = [
         StoredArm(
             label=label,
