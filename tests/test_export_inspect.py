@@ -141,6 +141,7 @@ def test_a_hand_made_run_exports_exact_figures_abstentions_and_failures(tmp_path
     assert second.config.temperature == 0.7 and second.config.seed is None
     assert first.working_time == 0.25 and second.working_start == 0.25
     assert broken.error is not None and broken.error.message == "E: x" and not broken.scores
+    assert broken.input == "q-2"  # a failed row keeps no question, and no arm finished q-2
     scores = log.results.scores[0]
     assert (scores.scored_samples, scores.unscored_samples) == (1, 1)
     assert scores.metrics["accuracy"].value == 0.0

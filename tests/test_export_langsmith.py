@@ -178,3 +178,19 @@ def test_a_secret_in_a_stored_row_does_not_leave(tmp_path, langsmith, monkeypatc
     assert done.exit_code == 0, done.output
     sent = json.dumps([r["body"] for r in langsmith.seen])
     assert secret not in sent and "(key [redacted])" in sent
+
+
+def test_a_failed_item_is_a_row_with_its_error_and_no_score(tmp_path, langsmith):
+    stored = evaluate(tmp_path / "run", "--method", "du", "--method", "cot")
+    broken = next(r for r in stored if r["method"] == "cot")
+    failed = {k: broken[k] for k in ("method", "id", "dataset", "reference")}
+    stored[stored.index(broken)] = {**failed, "error": "TimeoutError: the model did not answer"}
+    (tmp_path / "run" / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in stored))
+    done = runner.invoke(app, ["export", str(tmp_path / "run"), "--to", "langsmith"])
+    assert done.exit_code == 0, done.output
+    du, cot = (r["body"]["results"] for r in langsmith.seen)
+    (row,) = [r for r in cot if "error" in r]
+    assert row["error"] == "TimeoutError: the model did not answer"
+    assert "evaluation_scores" not in row and "actual_outputs" not in row
+    twin = next(r for r in du if r["inputs"]["item_id"] == broken["id"])
+    assert row["inputs"] == twin["inputs"] and row["row_id"] == twin["row_id"]

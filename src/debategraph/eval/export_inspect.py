@@ -152,7 +152,8 @@ def arm_log(run: StoredRun, arm: StoredArm) -> EvalLog:
 
 
 def _sample(run: StoredRun, arm: StoredArm, row: dict[str, Any], epoch: int) -> EvalSample:
-    item, question = str(row["id"]), str(row.get("question") or "")
+    item = str(row["id"])
+    question = str(row.get("question") or (run.inputs_of(item) or {}).get("question") or "")
     reference = row.get("reference")
     base: dict[str, Any] = dict(
         id=item,

@@ -72,7 +72,7 @@ def experiment_bodies(
         The JSON-ready bodies of ``POST /datasets/upload-experiment``.
     """
     dataset = dataset_name or dataset_name_of(run)
-    questions = _questions(run)
+    questions = {str(row["id"]): run.inputs_of(str(row["id"])) for a in run.arms for row in a.rows}
     bodies = []
     for arm in run.arms:
         seeds = arm.seeds
@@ -150,41 +150,23 @@ def upload_experiments(
     return uploaded
 
 
-def _questions(run: StoredRun) -> dict[str, dict[str, Any]]:
-    """Each item's inputs, from any finished row of it (failed rows keep no question)."""
-    inputs: dict[str, dict[str, Any]] = {}
-    for arm in run.arms:
-        for row in arm.finished:
-            item = str(row["id"])
-            if item in inputs or not row.get("question"):
-                continue
-            entry: dict[str, Any] = {
-                "question": row["question"],
-                "task": row.get("task") or "number",
-                "item_id": item,
-            }
-            if row.get("choices"):
-                entry["choices"] = list(row["choices"])
-            inputs[item] = entry
-    return inputs
-
-
 def _result(
     row: dict[str, Any],
     arm: StoredArm,
     dataset: str,
     start: datetime,
-    questions: dict[str, dict[str, Any]],
+    questions: dict[str, dict[str, Any] | None],
 ) -> dict[str, Any] | None:
     """One experiment row; ``None`` for a failed debate of an item no row keeps the question of."""
     item = str(row["id"])
-    if item not in questions:
+    inputs = questions.get(item)
+    if inputs is None:
         return None
     reference = row.get("reference")
     wall = float(row.get("wall_s") or 0.0)
     result: dict[str, Any] = {
         "row_id": str(uuid.uuid5(_NAMESPACE, f"{dataset}|{item}")),
-        "inputs": questions[item],
+        "inputs": inputs,
         "expected_outputs": {"reference": reference},
         "start_time": start.isoformat(),
         "end_time": (start + timedelta(seconds=wall)).isoformat(),

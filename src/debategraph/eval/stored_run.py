@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
 from typing import Any, cast
 
@@ -70,6 +71,31 @@ class StoredRun:
     started: datetime
     finished: datetime
     problems: list[str] = field(default_factory=list)
+
+    def inputs_of(self, item: str) -> dict[str, Any] | None:
+        """An item's question, task, id and choices, from any finished row of it.
+
+        A failed row keeps no question; ``None`` when no arm finished the item.
+        """
+        return self._inputs.get(item)
+
+    @cached_property
+    def _inputs(self) -> dict[str, dict[str, Any]]:
+        inputs: dict[str, dict[str, Any]] = {}
+        for arm in self.arms:
+            for row in arm.finished:
+                item = str(row["id"])
+                if item in inputs or not row.get("question"):
+                    continue
+                entry: dict[str, Any] = {
+                    "question": row["question"],
+                    "task": row.get("task") or "number",
+                    "item_id": item,
+                }
+                if row.get("choices"):
+                    entry["choices"] = list(row["choices"])
+                inputs[item] = entry
+        return inputs
 
 
 def read_stored_run(
