@@ -155,7 +155,9 @@ def test_a_refused_upload_is_one_line_that_says_what_was_uploaded(tmp_path, lang
     done = runner.invoke(app, ["export", str(tmp_path / "run"), "--to", "langsmith"])
     assert done.exit_code == 2
     line = " ".join(done.output.split())
-    assert "did not take the experiment" in line and "1 experiment(s) before it" in line
+    assert "did not take the experiment" in line
+    assert "the 1 experiment(s) before it are uploaded" in line
+    assert done.stdout.count("uploaded experiment run-du-") == 1  # said as it happened
     assert KEY not in done.output
 
 

@@ -95,20 +95,18 @@ def _to_langsmith(
     # No trace batching and no /info request: one request per experiment, nothing else.
     client = Client(api_key=key, api_url=endpoint, auto_batch_tracing=False, info=LangSmithInfo())
     uploaded: list[Uploaded] = []
+
+    def took(done: Uploaded) -> None:
+        uploaded.append(done)
+        typer.echo(f"uploaded experiment {done.name} ({done.rows} rows) to dataset {done.dataset}")
+
     try:
-        upload_experiments(
-            run, client, dataset_name=dataset_name, prefix=prefix, on_upload=uploaded.append
-        )
+        upload_experiments(run, client, dataset_name=dataset_name, prefix=prefix, on_upload=took)
     except LangSmithError as exc:
         # The SDK's message goes on to the request's headers: its first line says enough.
         reason = redact(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
-        done = f"; {len(uploaded)} experiment(s) before it were uploaded" if uploaded else ""
+        done = f"; the {len(uploaded)} experiment(s) before it are uploaded" if uploaded else ""
         fail(f"LangSmith at {redact(client.api_url)} did not take the experiment: {reason}{done}")
-    for done_one in uploaded:
-        typer.echo(
-            f"uploaded experiment {done_one.name} ({done_one.rows} rows) "
-            f"to dataset {done_one.dataset}"
-        )
 
 
 def _setting(name: str) -> str | None:
