@@ -17,6 +17,10 @@ from debategraph.policies.types import TaskKind
 TABLE = Path(__file__).resolve().parent / "fixtures" / "answers" / "debate_replies.txt"
 """The fixture file."""
 
+HELDOUT = TABLE.with_name("heldout_peer_after.txt")
+"""Held-out replies that declare the speaker's answer and then describe or quote a peer's
+solution reaching another answer (issue 31)."""
+
 _HEADER_RE = re.compile(
     r"--- (?P<id>[\w-]+) \| (?P<task>number|choice|text|math)(?:/(?P<options>\d+))? \| "
     r"(?P<answer>.+?) \| (?P<source>declared|fallback|none)(?P<after> \| after)?"

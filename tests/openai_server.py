@@ -661,6 +661,7 @@ FAULTS = (
     "huge",
     "non_utf8",
     "trickle",
+    "no_finish",
 )
 """Fault kinds, applied to chat-completions requests only."""
 
@@ -777,8 +778,10 @@ class FaultEffect:
         headers: Extra header fields (``Retry-After``).
         content: Content that replaces the responder's (``empty``, ``huge``).
         sabotage: ``"hang"``, ``"reset"``, ``"malformed"``, ``"no_choices"``, ``"non_utf8"``
-            (the reply's bytes are not UTF-8) or ``"trickle"`` (the body arrives one byte per
-            ``trickle_delay`` seconds): the wire itself is broken.
+            (the reply's bytes are not UTF-8), ``"trickle"`` (the body arrives one byte per
+            ``trickle_delay`` seconds) or ``"no_finish"`` (the reply has no finish reason: a
+            stream ends, usage and ``[DONE]`` included, without its finish chunk; a whole
+            reply says ``"finish_reason": null``): the wire itself is broken.
     """
 
     kind: str
@@ -871,7 +874,7 @@ def fault_effect(
         return FaultEffect(kind, content="")
     if kind == "huge":
         return FaultEffect(kind, content=huge_text(huge_bytes))
-    if kind in ("hang", "reset", "malformed", "no_choices", "non_utf8", "trickle"):
+    if kind in ("hang", "reset", "malformed", "no_choices", "non_utf8", "trickle", "no_finish"):
         return FaultEffect(kind, sabotage=kind)
     raise ValueError(f"unknown fault {kind!r}")
 
@@ -892,6 +895,8 @@ class RecordedRequest:
         body: The JSON body, the raw text when it is not JSON, ``None`` when empty.
         fault: The fault applied, if any.
         status: Status code answered (``None`` while in flight or when none was sent).
+        usage: ``prompt_tokens`` and ``completion_tokens`` of the reply sent, when one was
+            (a client that left during the latency gets none).
     """
 
     method: str
@@ -900,6 +905,7 @@ class RecordedRequest:
     body: Any
     fault: str | None = None
     status: int | None = None
+    usage: dict[str, int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """As JSON."""
@@ -1277,6 +1283,8 @@ class Server:
             return False
         if self.latency > 0:
             await asyncio.sleep(self.latency)
+            if reader.at_eof():  # the client gave up meanwhile: nothing is generated
+                return False
         effect = None
         if kind is not None:
             effect = fault_effect(
@@ -1291,7 +1299,7 @@ class Server:
                 http, record, writer, effect.status, effect.error, effect.headers
             )
 
-        if effect is None:
+        if effect is None or effect.sabotage == "no_finish":
             try:
                 completion = await self._complete(request)
             except Exception as exc:
@@ -1305,6 +1313,7 @@ class Server:
             completion = Completion("This reply is cut short on purpose.")
         reply = _Reply.build(self, request, completion)
         record.status = 200
+        record.usage = {k: reply.usage[k] for k in ("prompt_tokens", "completion_tokens")}
         if kind is None:
             self._count(completed=1)
         sabotage = effect.sabotage if effect is not None else None
@@ -1332,6 +1341,10 @@ class Server:
             data = data[: max(len(data) // 2, 1)]
         if sabotage == "non_utf8":
             data = data.replace(b"This reply", b"This \xff\xfe reply", 1)
+        if sabotage == "no_finish":
+            body = reply.completion_json()
+            body["choices"][0]["finish_reason"] = None
+            data = json.dumps(body).encode()
         if sabotage == "trickle":
             fields = [("Content-Type", "application/json"), ("Content-Length", str(len(data)))]
             writer.write(_head(200, [*fields, *headers]))
@@ -1369,6 +1382,8 @@ class Server:
         events = [json.dumps(e) for e in reply.stream_events(choices=sabotage != "no_choices")]
         if sabotage == "malformed":
             events[1:] = [events[min(1, len(events) - 1)][:40]]
+        if sabotage == "no_finish":
+            events = [e for e in events if '"finish_reason": null' in e or '"choices": []' in e]
         for n, event in enumerate([*events, "[DONE]"]):
             if sabotage == "reset" and n == 2:
                 drop_connection(writer)

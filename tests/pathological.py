@@ -42,4 +42,8 @@ PATHOLOGICAL = {
     "agreements": "the answer is 4, and I agree. " * (SIZE // 30),
     "roots": "\\sqrt{" * (SIZE // 6),
     "restatements": "the answer is 1 - 2, i.e. " * (SIZE // 26),
+    "peer-lead-ins": "For comparison, a3 wrote:\n" * (SIZE // 26),
+    "described-lines": "a2's reply, in short: the answer is 5; " * (SIZE // 40),
+    "values-handed-to-peers": "the answer is 5 in their solution " * (SIZE // 34),
+    "turns-then-peer-verbs": "Agent 2 instead got 5 and concluded the answer is " * (SIZE // 50),
 }

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from debategraph.policies.answers import extract_answer, parse_answer
-from tests.debate_table import TABLE, Case, load_cases
+from tests.debate_table import HELDOUT, TABLE, Case, load_cases
 
 P = pytest.param
 
@@ -382,3 +382,41 @@ def test_debate_table_loader_rejects_bad_headers(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="repeated case ids"):
         load_cases(table)
     assert TABLE.is_file()
+
+
+HELDOUT_CASES = load_cases(HELDOUT)
+
+
+@pytest.mark.parametrize("case", HELDOUT_CASES, ids=[c.id for c in HELDOUT_CASES])
+def test_heldout_reply_is_read_as_the_speaker_meant(case: Case) -> None:
+    # Issue 31: the speaker declares its answer, then describes or quotes a peer's solution
+    # reaching another answer, often with that solution's own closing "the answer is" line.
+    extraction = parse_answer(case.reply, case.task, case.options)
+    assert (extraction.answer, extraction.source) == (case.answer, case.source)
+
+
+def test_heldout_table_shape() -> None:
+    assert len(HELDOUT_CASES) >= 30
+    assert all(case.after for case in HELDOUT_CASES)
+    assert {case.task for case in HELDOUT_CASES} == {"number", "choice", "text", "math"}
+    assert not {c.id for c in HELDOUT_CASES} & {c.id for c in DEBATE_CASES}
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        P("Agent 2 is wrong:\n- 6 x 7 = 42 counts the tax twice\n- the answer is 40", "40",
+          id="lead-in-judges-the-peer"),
+        P("I checked Agent 2's steps:\n- 6 x 7 = 42\n- so the answer is 42", "42",
+          id="lead-in-in-the-speakers-voice"),
+        P("Agent 2 got 42, but the answer is 40.", "40", id="turn-then-own-phrase"),
+        P("The answer is 40 according to my own count, not 42.", "40",
+          id="according-to-the-speaker"),
+        P("Agent 1 says 42. Agent 3 thinks that since the fee is fixed, 40 is right, and I "
+          "agree: the answer is 40.", "40", id="frame-then-speaker-agrees"),
+        P("I stand by my original answer of 40; Agent 2's 42 double counts.", "40",
+          id="reaffirmed-earlier-answer"),
+    ],
+)  # fmt: skip
+def test_the_speaker_keeps_what_it_declares_beside_peers(reply: str, expected: str) -> None:
+    assert extract_answer(reply, "number") == expected

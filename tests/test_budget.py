@@ -120,3 +120,34 @@ def test_shared_rounds_reach_only_the_methods_that_debate(tmp_path):
 
     rounds = {a.label: a.settings.get("rounds") for a in load_sweep(sweep).arms}
     assert rounds == {"cot": None, "cot-reflects": 1, "du": 2}
+
+
+def test_a_measured_sample_price_sizes_the_token_budget():
+    # 1,000 tokens at 60 per round-0 call would buy 17; a sample measured at 80 buys 12.5 -> 12
+    row = base_row([(40, 10), (60, 10), (50, 10)], 1000)
+    assert budget_samples("tokens", row, per_sample=80.0) == 12
+    assert budget_samples("tokens", {"input_tokens": 10, "turns": []}, per_sample=80.0) == 1
+    assert budget_settings("tokens", {}, row, 80.0)["agents"] == 12
+
+
+def debating_methods() -> list[str]:
+    from debategraph.methods.registry import get_method, method_names
+
+    return [name for name in method_names() if get_method(name).debates]
+
+
+@pytest.mark.parametrize("method", debating_methods())
+def test_equal_tokens_give_the_vote_the_debates_tokens_within_5_percent(method, tmp_path):
+    # A debate's own round 0 is no price for a sample (GroupDebate's system prompt, RECONCILE's
+    # and CortexDebate's confidence requests): the runner prices a sample by drawing one.
+    items = load_dataset("arithmetic", limit=2, seed=1)
+    arms = arms_for([method], {}, match_budget="tokens")
+    outcome = evaluate(items, arms, tmp_path, dataset="arithmetic")
+    spent = {label: 0 for label in (method, f"sc@{method}~tokens")}
+    for row in outcome.rows:
+        assert "error" not in row, row["error"]
+        spent[row["method"]] += row["input_tokens"] + row["output_tokens"]
+    ratio = spent[f"sc@{method}~tokens"] / spent[method]
+    assert 0.95 <= ratio <= 1.05, f"sc@{method}~tokens spent {ratio:.3f}x {method}'s tokens"
+    probes = [r["wasted_input_tokens"] for r in outcome.rows if r["method"] != method]
+    assert all(p > 0 for p in probes)  # the pricing sample is spent, and said so

@@ -46,7 +46,7 @@ def test_the_method_guide_shows_the_example_module_as_it_is():
         assert code.removeprefix(MODULE_TAG) in module
     pyproject = (ROOT / "examples/review_plugin/pyproject.toml").read_text()
     guide = (ROOT / "docs/writing-a-method.md").read_text()
-    declared = ['review = "debate_review:REVIEW"', 'supermajority = "debate_review:supermajority"']
+    declared = ['review = "debate_review:REVIEW"', 'quorum = "debate_review:quorum"']
     for line in declared:
         assert line in pyproject and line in guide
 
@@ -62,6 +62,23 @@ def test_the_retry_defaults_the_docs_state_are_the_codes():
     assert f"waits of {DEFAULT_BACKOFF_S:g}, 2, 4" in evaluation
     assert f"default {DEFAULT_TIMEOUT_S:g} s for the whole request" in evaluation
     assert f"{words[DEFAULT_ATTEMPTS]} attempts by default (`--max-attempts`)" in readme
+
+
+def test_the_give_up_bound_the_docs_state_is_the_codes():
+    from debategraph.models.resolve import DEFAULT_TIMEOUT_S
+    from debategraph.nodes.patience import GIVE_UP_S
+
+    def flat(name: str) -> str:
+        return " ".join((ROOT / name).read_text(encoding="utf-8").split())
+
+    evaluation, readme = flat("docs/evaluation.md"), flat("README.md")
+    assert f"gives up {GIVE_UP_S:g} s after its first attempt" in evaluation
+    assert f"reported after {GIVE_UP_S:g} s rather than after six {DEFAULT_TIMEOUT_S:g} s" in (
+        evaluation
+    )
+    assert f"each of at most {DEFAULT_TIMEOUT_S:g} s (`--timeout`)" in readme
+    assert f"gives up {GIVE_UP_S:g} s after its first attempt" in readme
+    assert GIVE_UP_S < 300  # "a hung server is reported within 5 minutes"
 
 
 def test_every_option_of_a_method_is_in_its_card():

@@ -341,7 +341,7 @@ def test_unknown_fault_names_are_refused():
         Server(faults=["boom"])
     with pytest.raises(ValueError, match="reserved"):
         Server(port=2024)
-    assert len(FAULTS) == 13
+    assert len(FAULTS) == 14
 
 
 # -- concurrency, keep-alive, HTTP details ----------------------------------------------------
@@ -483,3 +483,41 @@ def test_loopback_fixture_still_refuses_other_hosts():
         pytest.raises(RuntimeError, match="network access"),
     ):
         sock.connect(("10.255.255.1", 80))
+
+
+def test_no_finish_leaves_the_finish_reason_out_of_a_stream_and_a_whole_reply():
+    with serve(responder=["one two"], faults=["no_finish", "no_finish"]) as server:
+        messages = [{"role": "user", "content": "x"}]
+        whole = client(server).chat.completions.create(model="m", messages=messages)
+        stream = client(server).chat.completions.create(
+            model="m", messages=messages, stream=True, stream_options={"include_usage": True}
+        )
+        chunks = list(stream)
+    assert whole.choices[0].message.content == "one two"
+    assert whole.choices[0].finish_reason is None and whole.usage.completion_tokens > 0
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert text == "one two" and chunks[-1].usage.completion_tokens > 0
+    assert all(c.choices[0].finish_reason is None for c in chunks if c.choices)
+    assert server.stats()["faults"] == {"no_finish": 2}
+
+
+def test_a_client_that_leaves_during_the_latency_gets_no_reply_and_is_not_billed():
+    with serve(responder=["one two"], latency=0.3) as server:
+        body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "x"}]})
+        head = b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n"
+        with socket.create_connection(("127.0.0.1", server.port), timeout=5) as sock:
+            sock.sendall(head % len(body) + body.encode())
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and (
+            server.stats()["in_flight"] or not server.stats()["chat_requests"]
+        ):
+            time.sleep(0.01)
+        (left,) = server.requests
+        assert (left.status, left.usage) == (None, None) and server.stats()["completed"] == 0
+        answered = client(server).chat.completions.create(
+            model="m", messages=[{"role": "user", "content": "x"}]
+        )
+        assert server.requests[-1].usage == {
+            "prompt_tokens": answered.usage.prompt_tokens,
+            "completion_tokens": answered.usage.completion_tokens,
+        }

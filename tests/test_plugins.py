@@ -43,6 +43,8 @@ ARITH = "What is the result of 3+4*5+6-7*2?"
 BUILTINS = {
     "cot", "sc", "mav", "du", "ring", "freemad-n", "freemad-c", "reconcile", "cortex", "svr",
     "groupdebate", "du-sum", "chateval", "madm2-s", "madm2-o", "mad", "s2mad", "sid-et",
+    "mallm-memory", "mallm-report", "mallm-relay", "mallm-collective",
+    "council", "mad-judge", "moa", "self-moa", "self-refine",
 }  # fmt: skip
 
 
@@ -200,7 +202,7 @@ def test_the_plugin_runs_from_the_command_line_with_its_rule(plugin_env):
     data = json.loads(
         cli(plugin_env, "run", "--method", "review", "--option", "reviewers=2", "--json", ARITH)
     )
-    assert data["method"] == "review" and data["decision"]["rule"] == "supermajority"
+    assert data["method"] == "review" and data["decision"]["rule"] == "quorum"
     kinds = [t["kind"] for t in data["turns"]]
     assert kinds.count("evaluation") == 6 and kinds.count("answer") == 6
     assert data["settings"]["options"] == {"reviewers": 2}
@@ -221,7 +223,7 @@ def test_the_plugin_evaluates_from_a_sweep_and_reports_with_its_rule(plugin_env,
 
             [arms.du-super]
             method = "du"
-            decision = "supermajority"
+            decision = "quorum"
             decision_options = {{ threshold = 0.6 }}
             """
         )
@@ -230,9 +232,9 @@ def test_the_plugin_evaluates_from_a_sweep_and_reports_with_its_rule(plugin_env,
     rows = [json.loads(x) for x in (tmp_path / "out" / "results.jsonl").read_text().splitlines()]
     assert sorted({r["method"] for r in rows}) == ["du-super", "review"] and len(rows) == 6
     assert all("error" not in r for r in rows)
-    cli(plugin_env, "report", str(tmp_path / "out"), "--no-plots", "--decision", "supermajority")
+    cli(plugin_env, "report", str(tmp_path / "out"), "--no-plots", "--decision", "quorum")
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
-    assert "review [supermajority]" in json.dumps(summary)
+    assert "review [quorum]" in json.dumps(summary)
 
 
 def test_the_plugin_builds_graphs_and_tools_by_name(plugin_env):
@@ -242,9 +244,9 @@ def test_the_plugin_builds_graphs_and_tools_by_name(plugin_env):
         graph = dg.build_debate_graph("review", agents=3).compile()
         assert "round:reviews" in graph.get_graph(xray=True).nodes, "the plan node's name"
         out = graph.invoke({{"question": {ARITH!r}}}, context={{"rounds": 1}})
-        assert out["decision"]["rule"] == "supermajority"
+        assert out["decision"]["rule"] == "quorum"
         tool = dg.debate_tool("review", agents=3)
-        assert tool.invoke({{"question": {ARITH!r}}})["decision"]["rule"] == "supermajority"
+        assert tool.invoke({{"question": {ARITH!r}}})["decision"]["rule"] == "quorum"
         r = dg.run({ARITH!r}, method="debate_review:REVIEW", agents=2)
         assert r.method == "review"
         import asyncio
@@ -252,7 +254,7 @@ def test_the_plugin_builds_graphs_and_tools_by_name(plugin_env):
         assert r.method == "review"
         node = dg.debate_node("debate_review:REVIEW", agents=2)
         assert node.invoke({{"question": {ARITH!r}}})["debate"]["decision"]["rule"] == (
-            "supermajority")
+            "quorum")
         import tempfile
         from debategraph.eval.datasets import load_dataset
         from debategraph.eval.runner import Arm, evaluate

@@ -155,8 +155,10 @@ def test_an_eval_through_faults_loses_and_duplicates_nothing(server, tmp_path):
     faulty = evaluate(items, arms, tmp_path / "faulty", dataset="arithmetic", concurrency=4)
     keys = [(r["method"], r["id"]) for r in faulty.rows]
     assert len(keys) == len(set(keys)) == 8 and faulty.failed == 0
-    spend = ("requests", "failed_requests", "wasted_input_tokens", "wasted_output_tokens")
+    spend = ("requests", "failed_requests", "wasted_input_tokens", "wasted_output_tokens",
+             "throttled_s")  # fmt: skip
     assert without_timings(faulty.rows, spend) == without_timings(clean.rows, spend)
+    assert sum(r.get("throttled_s", 0) for r in faulty.rows) == 0.05  # the one 429's wait
     assert sum(r["requests"] for r in faulty.rows) == 8 * 4 + 6
     assert sum(r["failed_requests"] for r in faulty.rows) == 6
     report = write_report(tmp_path / "faulty", plots=False).read_text()

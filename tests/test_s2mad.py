@@ -219,11 +219,18 @@ def team(*models: ScriptedChatModel) -> list[Agent]:
     return [Agent(f"a{i}", m) for i, m in enumerate(models, 1)]
 
 
-def test_a_unanimous_start_ends_at_round_zero():
+def test_a_unanimous_start_ends_after_round_one_or_at_round_zero_if_asked():
+    # SVR-MAD's protocol: stop "after round one" at consensus. Round one makes no call here
+    # (nobody's view differs), so it costs nothing.
     models = [debater("4") for _ in range(4)]
     r = dg.run(Q, method="s2mad", agents=team(*models), options={"shuffle": False})
-    assert (r.answer, r.usage["calls"], r.rounds) == ("4", 4, 0)
+    assert (r.answer, r.usage["calls"], r.rounds) == ("4", 4, 1)
     assert r.method_state["consensus"] == {"round": 0, "largest": 4, "reached": True}
+    assert r.method_state["decisions"][0]["participants"] == []
+    options = {"shuffle": False, "consensus_from": 0}
+    r0 = dg.run(Q, method="s2mad", agents=team(*models), options=options)
+    assert (r0.answer, r0.usage["calls"], r0.rounds) == ("4", 4, 0)
+    assert r0.method_state["decisions"] == []
 
 
 def test_a_scripted_debate_runs_the_mechanism_round_by_round():
@@ -269,8 +276,16 @@ def test_the_debate_stops_at_consensus():
 def test_consensus_share_and_no_early_stop():
     models = [debater("4"), debater("4"), debater("4"), debater("5")]
     kwargs = {"agents": team(*models), "rounds": 1}
+    # 3 of 4 agree at round 0: the share is reached, but only after round one does it stop;
+    # in round one a4's group (a3, a4) debates: 2 more calls.
     share = dg.run(Q, method="s2mad", options={"consensus": 0.75, "shuffle": False}, **kwargs)
-    assert share.rounds == 0 and share.usage["calls"] == 4
+    assert share.rounds == 1 and share.usage["calls"] == 4 + 2
+    at_once = {"consensus": 0.75, "shuffle": False, "consensus_from": 0}
+    early = dg.run(Q, method="s2mad", options=at_once, **kwargs)
+    assert early.rounds == 0 and early.usage["calls"] == 4
+    longer = dg.run(Q, method="s2mad", options={"consensus": 0.75, "shuffle": False},
+                    **{**kwargs, "rounds": 3})  # fmt: skip
+    assert longer.rounds == 1  # consensus holds after round one: it stops there
     never = dg.run(Q, method="s2mad", options={"consensus": None, "shuffle": False}, **kwargs)
     assert never.rounds == 1
 
@@ -302,3 +317,21 @@ def test_embedding_similarity_uses_the_response_texts():
     # a1 and a2 give different answers but the same reasoning: each reads only a3
     assert d["reads"] == {"a1": ["r0:a3"], "a2": ["r0:a3"], "a3": ["r0:a1"]}
     assert d["filtered"]["a3"] == ["r0:a2"]
+
+
+def test_every_debating_call_starts_from_groupdebates_system_framing():
+    from debategraph.prompts.groupdebate import SYSTEM
+
+    a1, a2 = debater("4"), debater("4", {"5": "5"})
+    a3, a4 = debater("5", {"4": "4"}), debater("6", {"5": "5", "4": "4"})
+    r = dg.run(Q, method="s2mad", agents=team(a1, a2, a3, a4), rounds=2,
+               options={"groups": (2, 2), "shuffle": False})  # fmt: skip
+    assert r.usage["calls"] == 12
+    calls = [c for m in (a1, a2, a3, a4) for c in m.calls]
+    summaries = [c for c in calls if "Summarize" in c["prompt"]]
+    debating = [c for c in calls if "Summarize" not in c["prompt"]]
+    assert len(summaries) == 2 and len(debating) == 10
+    assert all(c["messages"][0] == ("system", SYSTEM) for c in debating)
+    assert not any(role == "system" for c in summaries for role, _ in c["messages"])
+    with pytest.raises(ValueError, match="consensus_from must be 1"):
+        S2MadOptions(consensus_from=2)

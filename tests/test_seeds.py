@@ -323,3 +323,27 @@ def test_summary_and_report_give_each_arms_accuracy_over_seeds(tmp_path):
 def test_no_seeds_table_without_two_seeds():
     summary = summarize([{**_row(None, True), "calls": 1}])
     assert seeds_table(summary) == ""
+
+
+def test_intervals_count_items_not_seed_rows():
+    from debategraph.eval.metrics import summarize_method
+    from debategraph.eval.pareto import pareto_points
+
+    def row(item: str, seed: int, right: bool) -> dict:
+        answer = "1" if right else "2"
+        return {"method": "cot", "id": item, "seed": seed, "answer": answer, "reference": "1",
+                "correct": right, "abstained": False, "input_tokens": 10, "output_tokens": 5,
+                "calls": 1, "round_answers": [[answer]], "task": "number"}  # fmt: skip
+
+    # 2 items x 3 seeds: 3 of 6 rows right; as items, 1 of 2.
+    rows = [row("q1", s, True) for s in range(3)] + [row("q2", s, False) for s in range(3)]
+    # Wilson at k=1, n=2, z=1.96 by hand: centre 0.5, half 1.96/2.9208 * sqrt(0.125 + 0.2401).
+    low, high = 0.5 - 0.4054713, 0.5 + 0.4054713
+    summary = summarize_method("cot", rows)
+    assert summary["n"] == 6 and summary["accuracy"] == 0.5
+    assert summary["ci_low"] == pytest.approx(low, abs=1e-6)
+    assert summary["ci_high"] == pytest.approx(high, abs=1e-6)
+    one_seed = summarize_method("cot", [r for r in rows if r["seed"] == 0])
+    assert one_seed["ci_low"] == pytest.approx(low, abs=1e-6)
+    point = pareto_points(rows)[0]
+    assert (point["ci_low"], point["ci_high"]) == (summary["ci_low"], summary["ci_high"])

@@ -21,6 +21,7 @@ from debategraph.methods.contract import DebateView, Method
 from debategraph.models.resolve import Models, model_key, model_label
 from debategraph.models.roster import Agent, AgentsSpec, make_roster
 from debategraph.nodes.cache import call_cache_key, open_sqlite_cache
+from debategraph.nodes.decision_calls import needs_in_force
 from debategraph.nodes.retry import DEFAULT_ATTEMPTS, DEFAULT_BACKOFF_S, MODEL_RETRY, model_retry
 from debategraph.nodes.runnable import run_sync
 from debategraph.nodes.start import check_question, check_settings
@@ -214,7 +215,7 @@ def recursion_limit(method: Method[Any], ctx: DebateContext, agents: Sequence[st
 
     The outer loop takes one step to start, one per round (the initial round included) and
     one to decide; a round takes three steps per phase (plan, calls, observe) and one more to
-    end.
+    end. The judge rule's call is one more phase of the last round.
     """
     view = DebateView(
         method=method,
@@ -225,7 +226,8 @@ def recursion_limit(method: Method[Any], ctx: DebateContext, agents: Sequence[st
         round=0,
     )
     outer = method.max_rounds(view) + 3
-    inner = 3 * method.max_phases + 1
+    phases = method.max_phases + (1 if needs_in_force(method, ctx).judge else 0)
+    inner = 3 * phases + 1
     return max(outer, inner) + 2
 
 
@@ -320,8 +322,9 @@ async def arun(
         **settings: Any other ``DebateContext`` field: ``rounds``, ``base_url``, ``seed``,
             ``tie_policy``, ``decision``, ``decision_options``, ``anonymize``,
             ``stop_on_consensus``, ``cut_off``, ``attack``, ``attack_ratio``, ``adversaries``,
-            ``temperature``, ``top_p``, ``max_tokens``, ``stop``, ``timeout``, ``logprobs``,
-            ``role_models``, ``allow_large``.
+            ``personas`` (a role prompt per agent), ``temperature``, ``top_p``,
+            ``max_tokens``, ``stop``, ``timeout``, ``logprobs``, ``role_models``,
+            ``allow_large``.
 
     Raises:
         DebateConfigError: Invalid settings; raised before any model call.
@@ -399,6 +402,8 @@ def settings_record(
         "decision": ctx.decision or method.decision,
         "options": options,
     }
+    if ctx.personas:
+        record["personas"] = dict(ctx.personas)
     generation = ctx.generation()
     if ctx.timeout is not None:
         generation["timeout"] = ctx.timeout

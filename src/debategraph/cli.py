@@ -87,6 +87,19 @@ def parse_adversaries(values: list[str] | None) -> dict[str, str]:
     return adversaries
 
 
+def parse_personas(values: list[str] | None) -> dict[str, str]:
+    """``--persona AGENT=TEXT`` options as a mapping; exits with status 2 on a malformed one."""
+    personas: dict[str, str] = {}
+    for value in values or ():
+        agent, sep, text = value.partition("=")
+        if not sep or not agent.strip() or not text.strip():
+            fail(
+                f"--persona takes AGENT=TEXT (e.g. a1='You are a careful reviewer.'), got {value!r}"
+            )
+        personas[agent.strip()] = text.strip()
+    return personas
+
+
 def method_or_exit(spec: str) -> Method[Any]:
     """The method a name or ``package.module:ATTR`` names; exits with status 2 if none."""
     try:
@@ -149,6 +162,13 @@ def run_command(
         list[str] | None,
         typer.Option(help="AGENT=ANSWER: the agent argues for this wrong answer; repeat."),
     ] = None,
+    persona: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="AGENT=TEXT: the agent's role prompt, its system prompt on every call "
+            "(e.g. a1='You are a careful accountant.'); repeat."
+        ),
+    ] = None,
     gate: Gate = None,
     preset: SamplingPresetName = None,
     temperature: Temperature = None,
@@ -188,6 +208,7 @@ def run_command(
             f"{agents}-agent vote (use --method mav or sc to say so)"
         )
     adversaries = parse_adversaries(adversary)
+    personas = parse_personas(persona)
     options = parse_method_options(m, option)
     if graph_png is not None:
         check_output_folder(graph_png, "--graph-png", needs="matplotlib")
@@ -198,10 +219,15 @@ def run_command(
             warn(SIMULATOR_BLIND)
     redactor = Redactor.from_environment(urls=[base_url])
     from debategraph.api import DebateConfigError, run
+    from debategraph.nodes.patience import watched
     from debategraph.tracing_guard import check_tracing
 
     check_tracing(warn)
 
+    def waiting(line: str) -> None:
+        err.print(rich_escape(visible(redactor(line))), soft_wrap=True, highlight=False)
+
+    run = watched(run, waiting, after=float(os.environ.get("DEBATEGRAPH_WAIT_SECONDS") or 5))
     try:
         result = run(
             question,
@@ -221,6 +247,7 @@ def run_command(
             attack=attack,
             attack_ratio=attack_ratio,
             adversaries=adversaries,
+            personas=personas,
             logprobs=logprobs,
             allow_large=allow_large,
             cache=chosen_cache(cache, no_cache),
@@ -257,6 +284,35 @@ def methods_command(
     width = max([len(p.name) for p in plugins] + [12])
     for p in plugins:
         line = f"{p.name:{width}} {p.value.description}"
+        if sources or not p.builtin:
+            line += f"  [{'built-in' if p.builtin else p.source}]"
+        typer.echo(visible(line))
+    for problem in broken:
+        warn(f"plugin not loaded: {problem}")
+
+
+@app.command("rules")
+@interruptible
+def rules_command(
+    sources: Annotated[
+        bool, typer.Option("--source", help="Say where each rule comes from.")
+    ] = False,
+) -> None:
+    """List the decision rules (--decision NAME): what each reads, its options, what it does."""
+    from debategraph.methods.registry import rule_plugins
+    from debategraph.policies.decisions import rule_options
+    from debategraph.policies.rule_needs import rule_needs
+
+    plugins, broken = rule_plugins()
+    width = max([len(p.name) for p in plugins] + [12])
+    for p in plugins:
+        doc = (p.value.__doc__ or "").strip().splitlines()
+        summary = doc[0].replace("``", "") if doc else ""
+        options = sorted(rule_options(p.value) - {"seed", "ballots", "judged"})
+        line = (
+            f"{p.name:{width}} reads {rule_needs(p.value).describe()}; "
+            f"options: {', '.join(options) or 'none'}. {summary}"
+        ).rstrip()
         if sources or not p.builtin:
             line += f"  [{'built-in' if p.builtin else p.source}]"
         typer.echo(visible(line))

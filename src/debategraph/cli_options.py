@@ -128,7 +128,8 @@ Rounds = Annotated[
     int | None, typer.Option(help="Debate rounds after the initial answer (method default).")
 ]
 DecisionRule = Annotated[
-    str | None, typer.Option(help="Decision rule overriding the method's own.")
+    str | None,
+    typer.Option(help="Decision rule overriding the method's own (debategraph rules lists them)."),
 ]
 Ties = Annotated[str, typer.Option(help="Majority-vote ties: first, random or confidence.")]
 MethodOption = Annotated[

@@ -38,6 +38,7 @@ TURN_FIELDS = (
     "model",
     "label",
     "logprobs",
+    "ballot",
     "text",
 )
 
@@ -113,11 +114,16 @@ class DebateResult:
         return answers_match(self.answer, self.reference, self.task)
 
     def round_answers(self) -> list[list[str | None]]:
-        """Per round, every agent's answer (agents that did not speak carry theirs)."""
+        """Per round, every agent's answer (agents that did not speak carry theirs).
+
+        A method whose agents take stances outside answer turns (SVR-MAD's pairwise debates)
+        keeps them in ``method_state["stances"]``: they follow the answer turns' rounds.
+        """
         from debategraph.state.views import trajectory
 
         path = trajectory(self.turns, [a["name"] for a in self.agents])
-        return [list(col) for col in zip(*path.answers, strict=True)] if path.answers else []
+        rounds = [list(col) for col in zip(*path.answers, strict=True)] if path.answers else []
+        return rounds + [list(r) for r in self._stances("answers")] if rounds else rounds
 
     def round_confidences(self) -> list[list[float | None]]:
         """Per round, every agent's stated confidence (``None`` where none was read)."""
@@ -126,7 +132,12 @@ class DebateResult:
         path = trajectory(self.turns, [a["name"] for a in self.agents])
         if not path.confidences:
             return []
-        return [list(col) for col in zip(*path.confidences, strict=True)]
+        rounds = [list(col) for col in zip(*path.confidences, strict=True)]
+        return rounds + [list(r) for r in self._stances("confidences")]
+
+    def _stances(self, key: str) -> list[list[Any]]:
+        stances = self.method_state.get("stances")
+        return list(stances.get(key) or []) if isinstance(stances, dict) else []
 
     def graphs(self) -> list[nx.DiGraph]:
         """Per debate round, who read whom, as networkx digraphs.

@@ -1,4 +1,4 @@
-"""A peer-review debate and a supermajority rule: a complete debategraph plugin.
+"""A peer-review debate and a quorum rule: a complete debategraph plugin.
 
 Method ``review``. Round 0: every agent answers alone. Every later round has two phases:
 
@@ -7,7 +7,7 @@ Method ``review``. Round 0: every agent answers alone. Every later round has two
 2. revisions: each agent reads its own latest answer and the reviews written of it, then
    answers again.
 
-Rule ``supermajority``: the most common final answer wins only if more than ``threshold``
+Rule ``quorum``: the most common final answer wins only if more than ``threshold``
 of all agents hold it (abstentions count against it); otherwise there is no answer.
 """
 
@@ -127,7 +127,7 @@ def revise(p: PromptInput) -> str:
     )
 
 
-def supermajority(trajectory: Trajectory, *, threshold: float = 0.5) -> Decision:
+def quorum(trajectory: Trajectory, *, threshold: float = 0.5) -> Decision:
     """The most common final answer if more than ``threshold`` of all agents hold it.
 
     Args:
@@ -147,21 +147,21 @@ def supermajority(trajectory: Trajectory, *, threshold: float = 0.5) -> Decision
         "abstentions": finals.count(None),
     }
     if not votes:
-        return Decision(None, "supermajority", {**evidence, "share": 0.0})
+        return Decision(None, "quorum", {**evidence, "share": 0.0})
     answer, count = votes.most_common(1)[0]
     share = count / len(finals)
     winner = answer if share > threshold else None
-    return Decision(winner, "supermajority", {**evidence, "share": share})
+    return Decision(winner, "quorum", {**evidence, "share": share})
 
 
 REVIEW = Method(
     name="review",
     description="Peer review: agents review their ring neighbours' answers, then revise; "
-    "supermajority vote.",
+    "quorum vote.",
     prompts={"initial": initial, "review": review, "revise": revise},
     plan=plan,
     options=ReviewOptions,
-    decision="supermajority",
+    decision="quorum",
     default_agents=3,
     default_rounds=1,
     max_phases=2,

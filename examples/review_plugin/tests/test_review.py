@@ -1,7 +1,7 @@
 """Tests of the review plugin: the rule by hand, the planner on a view, a whole debate."""
 
 import pytest
-from debate_review import REVIEW, supermajority
+from debate_review import REVIEW, quorum
 
 import debategraph as dg
 from debategraph.methods import DebateConfigError
@@ -14,17 +14,17 @@ from debategraph.testing import (
 )
 
 
-def test_supermajority_needs_more_than_the_threshold():
+def test_quorum_needs_more_than_the_threshold():
     path = make_trajectory([["4", "4"], ["5", "4"], ["5", "5"], ["6", None]])
-    decision = supermajority(path)  # 4 holds 2 of 4 agents: not more than half
+    decision = quorum(path)  # 4 holds 2 of 4 agents: not more than half
     assert decision.answer is None
     assert decision.evidence == {"votes": {"4": 2, "5": 1}, "threshold": 0.5,
                                  "abstentions": 1, "share": 0.5}  # fmt: skip
-    assert supermajority(path, threshold=0.4).answer == "4"
+    assert quorum(path, threshold=0.4).answer == "4"
 
 
-def test_supermajority_of_nothing_is_no_answer():
-    assert supermajority(make_trajectory([[None], [None]])).answer is None
+def test_quorum_of_nothing_is_no_answer():
+    assert quorum(make_trajectory([[None], [None]])).answer is None
 
 
 def test_reviews_go_to_the_ring_neighbours_then_revisions_read_them():
@@ -57,9 +57,9 @@ def test_a_whole_debate_with_scripted_models():
         return "2 + 2 = 4, so \\boxed{4}"
 
     model = ScriptedChatModel(respond=respond)
-    with registered(REVIEW, rules={"supermajority": supermajority}):
+    with registered(REVIEW, rules={"quorum": quorum}):
         result = dg.run("What is 2+2?", method="review", agents=3, models=model)
-    assert result.answer == "4" and result.decision["rule"] == "supermajority"
+    assert result.answer == "4" and result.decision["rule"] == "quorum"
     assert [t["kind"] for t in result.turns].count("evaluation") == 3
     revise = [c for c in model.calls if "A review of your answer" in c["prompt"]]
     assert len(revise) == 3 and all("<label>NO</label>" in c["prompt"] for c in revise)
@@ -67,7 +67,7 @@ def test_a_whole_debate_with_scripted_models():
 
 def test_bad_options_are_refused_before_any_call():
     with (
-        registered(REVIEW, rules={"supermajority": supermajority}),
+        registered(REVIEW, rules={"quorum": quorum}),
         pytest.raises(DebateConfigError, match="reviewers must be at least 1"),
     ):
         dg.run("What is 2+2?", method="review", options={"reviewers": 0})

@@ -374,6 +374,20 @@ def _screened(items: int, seeds: list[int] | None) -> str:
     return f"{items} items" if seeds is None else f"{items * len(seeds)} (item, seed) pairs"
 
 
+def _cut_short_words(debates: list[dict[str, Any]], out_dir: Path) -> str:
+    """What the debates Ctrl-C cut short had spent, for the ``interrupted:`` line."""
+    from debategraph.eval.cut_short import INTERRUPTED_FILE, totals
+
+    if not debates:
+        return ""
+    spent = totals(debates)
+    return (
+        f"{spent['debates']} debate(s) cut short had spent {spent['input_tokens']} input and "
+        f"{spent['output_tokens']} output tokens in {spent['requests']} requests (logged in "
+        f"{out_dir / INTERRUPTED_FILE}); "
+    )
+
+
 def _stderr_line(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
@@ -437,6 +451,7 @@ def _run_arms(
 ) -> None:
     """Load the items, run the arms (resumably) and print the table; exit on any error."""
     from debategraph.api import DebateConfigError
+    from debategraph.eval.cut_short import CUT_SHORT
     from debategraph.eval.metrics import summarize
     from debategraph.eval.report import results_table
     from debategraph.eval.runner import budget_arms, run_eval, screen_arm
@@ -492,6 +507,8 @@ def _run_arms(
         else:  # a log or a pipe: one plain line at a steady interval
             every = float(os.environ.get("DEBATEGRAPH_PROGRESS_SECONDS") or 30)
             progress = IntervalProgress(every, write=_stderr_line)
+    cut_short: list[dict[str, Any]] = []
+    noting = CUT_SHORT.set(cut_short)
     try:
         outcome = run_sync(
             run_eval(
@@ -528,10 +545,12 @@ def _run_arms(
     except KeyboardInterrupt:
         err.print(
             f"interrupted: finished rows are saved in {out_dir / RESULTS_FILE}; "
-            "run the same command again to resume",
+            f"{_cut_short_words(cut_short, out_dir)}run the same command again to resume",
             soft_wrap=True,
         )
         raise typer.Exit(130) from None
+    finally:
+        CUT_SHORT.reset(noting)
     for problem in outcome.problems:
         warn(problem)
     summary = summarize(outcome.summary_rows(), price)
@@ -581,8 +600,9 @@ def report_command(
         list[str] | None,
         typer.Option(
             help="Re-decide the stored debates with this rule, no model call (majority, "
-            "freemad, reconcile, credibility, a plugin's, or package.module:ATTR); repeat to "
-            "compare rules side by side."
+            "supermajority, unanimity, freemad, reconcile, credibility, a plugin's, or "
+            "package.module:ATTR; ballot rules and judge only on rows run with them; see "
+            "debategraph rules); repeat to compare rules side by side."
         ),
     ] = None,
     sid_et_skip_rate: Annotated[
@@ -594,6 +614,25 @@ def report_command(
             "for several."
         ),
     ] = None,
+    compare: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Compare two arms on the items both finished, A:B (the difference is A - B), "
+            "with a paired bootstrap interval and an exact McNemar p-value; repeat for more."
+        ),
+    ] = None,
+    baseline: Annotated[
+        str | None, typer.Option(help="Compare every other arm with this arm as well.")
+    ] = None,
+    holm: Annotated[
+        bool, typer.Option(help="Print Holm-adjusted p-values over all the comparisons.")
+    ] = False,
+    resamples: Annotated[
+        int, typer.Option(min=1, help="Resamples of the paired bootstrap.")
+    ] = 10_000,
+    bootstrap_seed: Annotated[
+        int, typer.Option(help="Seed of the paired bootstrap (same seed, same intervals).")
+    ] = 0,
 ) -> None:
     """Write report.md, summary.json and plots for a results directory."""
     from debategraph.eval.report import write_report
@@ -609,6 +648,11 @@ def report_command(
             decisions=decision or (),
             sid_et_skip_rates=[_skip_rate(x) for x in sid_et_skip_rate or ()],
             redact=Redactor.from_environment(),
+            compare=compare or (),
+            baseline=baseline,
+            holm=holm,
+            resamples=resamples,
+            bootstrap_seed=bootstrap_seed,
         )
     except (FileNotFoundError, ValueError) as exc:
         fail(str(exc))

@@ -205,6 +205,20 @@ def round_zero_vote(rows: Sequence[Row]) -> RoundZeroVote:
     )
 
 
+def vote_is_right(row: Row, k: int = 0) -> bool:
+    """Whether the majority of a row's round-``k`` answers is right.
+
+    Graded as :func:`vote_at_round` grades it: first-seen tie-break, a vote of abstentions is
+    wrong, and past a row's last round, its last round.
+
+    Args:
+        row: A scored row with ``round_answers``.
+        k: The round.
+    """
+    rounds = row["round_answers"]
+    return _grade(majority_vote(rounds[min(k, len(rounds) - 1)], tie_policy="first").answer, row)
+
+
 def vote_at_round(
     rows: Sequence[Row], k: int = 0, label: str = "{method} · vote@r{k}"
 ) -> list[dict[str, Any]]:

@@ -113,8 +113,10 @@ class MethodSummary(TypedDict):
         flips: The flips of every round added up, per kind.
         vote_at_round0: The majority of the same debates' round-0 answers beside their final
             answers (:func:`debategraph.eval.dynamics.round_zero_vote`).
-        gate: For a gated method: its ``rule``, the scored ``items`` that record the gate and
-            how many it let debate (``debated``); ``None`` for a method without a gate.
+        gate: For a gated method: its ``rule``, the scored ``items`` that record the gate,
+            how many it let through (``passed``) and how many of those had debate rounds
+            (``debated``: a method may still stop at round 0, as a skipping ``sid-et``
+            does); ``None`` for a method without a gate.
         screen: For the arm that screened items (``--only-contested``): the scored
             ``items`` it screened, how many were ``settled`` (skipped by the other arms),
             and ``contested_accuracy``, its vote's accuracy on the contested ones (NaN when
@@ -174,7 +176,7 @@ ANSWER_SOURCES = ("declared", "fallback", "none")
 """The keys of a row's ``answer_sources``."""
 
 
-def wilson_interval(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+def wilson_interval(k: float, n: int, z: float = 1.96) -> tuple[float, float]:
     """Wilson score interval of a binomial proportion ``k / n``.
 
     ``center = (p + z²/2n) / (1 + z²/n)`` and
@@ -205,6 +207,32 @@ def wilson_interval(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     low = 0.0 if k == 0 else max(0.0, center - half)
     high = 1.0 if k == n else min(1.0, center + half)
     return (low, high)
+
+
+def item_wilson_interval(correct: int, n: int, items: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson interval of ``correct / n`` that counts items, not rows.
+
+    With several seeds an item has several rows, and they are not independent draws: the
+    interval is taken at the same proportion with ``n = items`` (each item one observation),
+    which is conservative. With one row per item it is :func:`wilson_interval` itself.
+
+    Args:
+        correct: Right rows.
+        n: Scored rows.
+        items: Distinct items among them.
+        z: Normal quantile; 1.96 gives a 95% interval.
+
+    Returns:
+        ``(low, high)``; ``(nan, nan)`` when ``n`` is 0.
+    """
+    if n == 0 or items >= n:
+        return wilson_interval(correct, n, z)
+    return wilson_interval(correct * items / n, items, z)
+
+
+def distinct_items(rows: Iterable[Row]) -> int:
+    """How many distinct items (dataset, id) the rows cover."""
+    return len({(row.get("dataset"), row.get("id")) for row in rows})
 
 
 def is_failed(row: Row) -> bool:
@@ -389,7 +417,7 @@ def summarize_method(
     n = len(scored)
     correct = sum(bool(row.get("correct")) for row in scored)
     abstained = sum(bool(row.get("abstained")) for row in scored)
-    low, high = wilson_interval(correct, n)
+    low, high = item_wilson_interval(correct, n, distinct_items(scored))
     input_tokens, output_tokens = _total(scored, "input_tokens"), _total(scored, "output_tokens")
     calls, ncomm, wall = _total(scored, "calls"), _total(scored, "ncomm"), _total(scored, "wall_s")
     cost = _cost(input_tokens, output_tokens, prices)
@@ -466,13 +494,15 @@ def _screen(rows: Sequence[Row]) -> dict[str, Any] | None:
 
 
 def _gate(rows: Sequence[Row]) -> dict[str, Any] | None:
-    gated = [row["gate"] for row in rows if isinstance(row.get("gate"), Mapping)]
+    gated = [row for row in rows if isinstance(row.get("gate"), Mapping)]
     if not gated:
         return None
+    passed = [row for row in gated if row["gate"].get("fired")]
     return {
-        "rule": gated[0].get("rule"),
+        "rule": gated[0]["gate"].get("rule"),
         "items": len(gated),
-        "debated": sum(bool(g.get("fired")) for g in gated),
+        "passed": len(passed),
+        "debated": sum((row.get("rounds") or 0) > 0 for row in passed),
     }
 
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypedDict
 
-from debategraph.eval.metrics import Row, group_by, is_failed, wilson_interval
+from debategraph.eval.metrics import Row, distinct_items, group_by, is_failed, item_wilson_interval
 from debategraph.policies.canonical import answers_match
 from debategraph.policies.types import Answer, TaskKind
 from debategraph.policies.voting import majority_vote, prefix_majorities
@@ -154,9 +154,15 @@ class _Tally:
 
 
 def _point(
-    arm: str, tally: _Tally, n: int, *, at_round: int | None = None, k: int | None = None
+    arm: str,
+    tally: _Tally,
+    rows: Sequence[Row],
+    *,
+    at_round: int | None = None,
+    k: int | None = None,
 ) -> ParetoPoint:
-    low, high = wilson_interval(tally.correct, n)
+    n = len(rows)
+    low, high = item_wilson_interval(tally.correct, n, distinct_items(rows))
     return ParetoPoint(
         arm=arm,
         round=at_round,
@@ -202,7 +208,7 @@ def round_points(arm: str, rows: Sequence[Row]) -> list[ParetoPoint]:
             else:  # the whole debate's tokens: exact once nothing is left to spend
                 done = r >= len(rounds) - 1 and r >= int(row.get("rounds") or 0)
                 tally.add(right, total, done)
-    return [_point(arm, t, len(rows), at_round=r) for r, t in enumerate(tallies)]
+    return [_point(arm, t, rows, at_round=r) for r, t in enumerate(tallies)]
 
 
 def vote_points(arm: str, rows: Sequence[Row]) -> list[ParetoPoint]:
@@ -239,7 +245,7 @@ def vote_points(arm: str, rows: Sequence[Row]) -> list[ParetoPoint]:
                 tally.add(right, total * used / len(answers), used == len(answers))
             else:
                 tally.add(right, total, True)
-    return [_point(arm, t, len(rows), k=k) for k, t in enumerate(tallies, start=1)]
+    return [_point(arm, t, rows, k=k) for k, t in enumerate(tallies, start=1)]
 
 
 def decision_point(arm: str, rows: Sequence[Row]) -> ParetoPoint:
@@ -252,7 +258,7 @@ def decision_point(arm: str, rows: Sequence[Row]) -> ParetoPoint:
     tally = _Tally()
     for row in rows:
         tally.add(bool(row.get("correct")), _total(row), True)
-    return _point(arm, tally, len(rows))
+    return _point(arm, tally, rows)
 
 
 def arm_points(arm: str, rows: Sequence[Row]) -> list[ParetoPoint]:

@@ -4,6 +4,8 @@
 in :mod:`debategraph.eval.metrics`), groups them by ``source`` (``simulated`` / ``real``)
 and ``dataset`` when rows carry them, and writes ``report.md`` with one table per group in
 the shape of the papers' tables, a table of each debate against the vote of its own round 0,
+paired comparisons with bootstrap intervals and exact tests
+(:mod:`debategraph.eval.comparisons`),
 a per-round table (majority accuracy, agents right, flips), an answer-extraction table
 (fallback and abstention rates per method, when rows record ``answer_sources``), and four
 plots:
@@ -30,6 +32,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from debategraph.eval.comparison_table import comparison_section
+from debategraph.eval.comparisons import paired_comparisons
 from debategraph.eval.pareto import group_points
 from debategraph.eval.pareto_plot import plot_pareto
 from debategraph.eval.pareto_table import pareto_section
@@ -40,6 +44,7 @@ from debategraph.eval.plots import (
     plot_token_breakdown,
 )
 from debategraph.eval.results import Group, build_groups, load_rows, read_results
+from debategraph.eval.stats import DEFAULT_RESAMPLES
 from debategraph.eval.tables import render_markdown, results_table
 
 __all__ = ["PLOT_NAMES", "REPORT_NAME", "Group", "build_groups", "read_results", "results_table",
@@ -76,6 +81,11 @@ def write_report(
     decisions: Sequence[str] = (),
     sid_et_skip_rates: Sequence[float | str] = (),
     redact: Callable[[str], str] = str,
+    compare: Sequence[str | tuple[str, str]] = (),
+    baseline: str | None = None,
+    holm: bool = False,
+    resamples: int = DEFAULT_RESAMPLES,
+    bootstrap_seed: int = 0,
 ) -> Path:
     """Write ``report.md``, ``summary.json`` and the plots for a results directory.
 
@@ -92,13 +102,22 @@ def write_report(
             of a ``sid-et`` run with ``mode=record`` (see
             :func:`debategraph.eval.rescore.sid_et_arm`).
         redact: Applied to the report and summary text before they are written.
+        compare: ``(a, b)`` arm pairs (or ``"a:b"`` strings) to compare, besides those the
+            report always compares (each debate and its round-0 vote, each budget-matched
+            arm and its debate); see
+            :func:`debategraph.eval.comparisons.paired_comparisons`.
+        baseline: Compare every other arm with this one as well.
+        holm: Print Holm-adjusted p-values (``p_holm`` in ``summary.json``).
+        resamples: Resamples of the paired bootstrap.
+        bootstrap_seed: Seed of the paired bootstrap (and Monte Carlo sign-flip tests).
 
     Returns:
         The path of ``report.md``.
 
     Raises:
         FileNotFoundError: ``results_dir`` holds no ``*.jsonl`` file.
-        ValueError: The files hold no readable row.
+        ValueError: The files hold no readable row, or ``compare`` or ``baseline`` names
+            no arm of the rows.
         ImportError: ``plots`` is true and matplotlib is not installed.
     """
     source = Path(results_dir)
@@ -117,6 +136,14 @@ def write_report(
         from debategraph.eval.rescore import sid_et_arm
 
         rows = rows + [r for rate in sid_et_skip_rates for r in sid_et_arm(rows, rate)]
+    paired = paired_comparisons(
+        rows,
+        compare=compare,
+        baseline=baseline,
+        holm_correction=holm,
+        resamples=resamples,
+        seed=bootstrap_seed,
+    )
     target = Path(out_dir) if out_dir is not None else source
     target.mkdir(parents=True, exist_ok=True)
     groups = build_groups(rows, prices)
@@ -140,6 +167,7 @@ def write_report(
             }
             for g in groups
         ],
+        "comparisons": paired,
     }
     for entry, points in zip(summary["groups"], pareto, strict=True):
         entry["pareto"] = points
@@ -152,6 +180,7 @@ def write_report(
         plots=plot_files,
         with_cost=prices is not None,
         rows_line=loaded.describe(),
+        comparisons=comparison_section(paired, holm=holm),
         pareto=pareto_section(groups, pareto),
     )
     report = target / REPORT_NAME

@@ -7,8 +7,14 @@ so one set of debates compares majority vote, Free-MAD's score and RECONCILE's w
 (the Free-MAD paper's ablation) at the cost of one. The rows keep their token counts: the
 debate is the same, only the decision differs.
 
-Rows of methods whose stances are not answer turns (SVR-MAD's pairwise debates) hold only
-their initial answers in ``round_answers``; re-deciding them votes over those.
+Rows of SVR-MAD, whose agents take their stances in pairwise debates rather than answer
+turns, hold the initial answers and then each agent's vote after the debates (what a named
+rule reads when the debate runs); rows of older versions hold only the initial answers.
+
+Rules that read more than the answers re-decide only rows that hold what they read: a ballot
+rule (``approval``, ``cumulative``, ``ranked``) rows whose agents gave that kind of ballot,
+the ``judge`` rows with a judge's call. Other rows are refused with the reason, since
+re-deciding them would need model calls.
 
 Also here, from :mod:`debategraph.eval.dynamics`: :func:`vote_at_round` (each debate as if it
 had stopped after round ``k`` and voted, e.g. the vote at round 0 that every debate paid for)
@@ -24,10 +30,13 @@ from typing import Any
 from debategraph.eval.dynamics import round_dynamics, vote_at_round
 from debategraph.methods.registry import get_rule
 from debategraph.policies.answers import answers_match
+from debategraph.policies.ballots import DEFAULT_POINTS, BallotKind
 from debategraph.policies.decisions import apply_rule, rule_options
+from debategraph.policies.rule_needs import rule_needs
 from debategraph.policies.sid_et import sid_et_at, sid_et_items, sid_et_record, tune_skip_rate
 from debategraph.policies.types import TaskKind, Trajectory
 from debategraph.policies.voting import derive_seed
+from debategraph.state.decision_inputs import ballots_of, judged_of
 
 Row = Mapping[str, Any]
 
@@ -76,7 +85,8 @@ def rescore(
     Args:
         rows: Result rows; failed rows are passed through unchanged.
         rule: A registered decision rule (``majority``, ``freemad``, ``reconcile``,
-            ``credibility``, or a plugin's) or a ``"package.module:ATTR"`` string.
+            ``credibility``, or a plugin's) or a ``"package.module:ATTR"`` string. A rule
+            that takes ``rankings`` (``council-rank``) gets the row's recorded rankings.
         tie_policy: The majority rule's tie policy.
         seed: The run's seed; random tie-breaks use ``derive_seed(seed, row id)``.
         label: The new rows' ``method``: ``"{label}"`` formatted with ``method`` and ``rule``
@@ -93,6 +103,7 @@ def rescore(
     """
     fn = get_rule(rule)
     takes = rule_options(fn)
+    needs = rule_needs(fn)
     pattern = label or "{method} [{rule}]"
     out: list[dict[str, Any]] = []
     for row in rows:
@@ -105,13 +116,21 @@ def rescore(
                 kwargs.setdefault("tie_policy", tie_policy)
             if rule == "credibility" and "weights" not in kwargs:
                 kwargs["weights"] = _credibilities(row, len(path.agents))
+            inputs: dict[str, int] = {}
+            if needs.ballot is not None:
+                points = kwargs.get("points", DEFAULT_POINTS)
+                kwargs["ballots"], inputs = _row_ballots(row, rule, needs.ballot, points)
+            if needs.judge:
+                kwargs["judged"] = _row_judged(row, rule)
+            if "rankings" in takes and "rankings" not in kwargs:  # council-rank: the row's
+                kwargs["rankings"] = (row.get("method_state") or {}).get("rankings")
             decision = apply_rule(rule, path, seed=derive_seed(seed, str(row["id"])), **kwargs)
             task: TaskKind = row.get("task") or "number"
             new.update(
                 answer=decision.answer,
                 correct=answers_match(decision.answer, row.get("reference"), task),
                 abstained=decision.answer is None,
-                decision={"rule": decision.rule, "evidence": decision.evidence},
+                decision={"rule": decision.rule, "evidence": {**decision.evidence, **inputs}},
             )
         out.append(new)
     return out
@@ -120,6 +139,43 @@ def rescore(
 def rescore_all(rows: Sequence[Row], rules: Sequence[str], **options: Any) -> list[dict[str, Any]]:
     """``rescore`` with every rule in turn, rows of all rules together (rule order)."""
     return [r for rule in rules for r in rescore(rows, rule, **options)]
+
+
+def _row_ballots(
+    row: Row, rule: str, kind: BallotKind, points: int
+) -> tuple[list[Any], dict[str, int]]:
+    """The agents' ballots a row keeps (its turns'), as the debate's decision read them.
+
+    Raises:
+        ValueError: The row's debate was not asked for ballots of this kind.
+    """
+    turns = [t for t in row.get("turns") or () if t.get("kind") == "answer"]
+    asked = any((t.get("ballot") or {}).get("kind") == kind for t in turns)
+    if not asked and (row.get("decision") or {}).get("rule") != kind:
+        raise ValueError(
+            f"decision rule {rule!r} reads the agents' {kind} ballots, and the rows of "
+            f"{row.get('method')} hold none (agents give ballots only when the debate runs "
+            f"with such a rule): run debategraph eval --decision {rule} instead"
+        )
+    latest = {t["agent"]: t for t in turns}
+    agents = row.get("agent_names") or sorted(latest)
+    return ballots_of(latest, agents, kind, points)
+
+
+def _row_judged(row: Row, rule: str) -> dict[str, Any]:
+    """The judge's turn a row keeps.
+
+    Raises:
+        ValueError: The row's debate made no judge's call.
+    """
+    judged = judged_of(row.get("turns") or ())
+    if judged is None:
+        raise ValueError(
+            f"decision rule {rule!r} reads a judge's model call, and the rows of "
+            f"{row.get('method')} hold none (report --decision makes no model call): run "
+            f"debategraph eval --decision {rule} instead"
+        )
+    return judged
 
 
 def _credibilities(row: Row, n: int) -> list[float]:

@@ -11,6 +11,7 @@ from typing import Any
 
 from debategraph.eval.dynamics import RoundStats, round_dynamics
 from debategraph.eval.metrics import MethodSummary, Row, group_by, is_failed, summarize
+from debategraph.models.resolve import SIMULATED
 
 SOURCE_TITLES = {
     "simulated": "Simulated models",
@@ -151,8 +152,57 @@ def read_results(results_dir: str | os.PathLike[str]) -> tuple[list[dict[str, An
     return loaded.rows, loaded.problems
 
 
+def group_sources(rows: Sequence[Row]) -> list[str]:
+    """The source each row is reported under, so that one arm's rows are never split.
+
+    A row's own ``source`` says where its answers came from (see
+    :func:`debategraph.eval.rows.row_source`). Rows written by earlier versions call an item that a
+    simulated debate ended at round 0 ``real`` (only replayed answers): such a row, made by
+    the simulated model alone (``agent_models``), joins its arm's simulated rows when the arm
+    (``method`` and ``dataset``) has any. A row without a source (a failed item) joins its
+    arm's source when the arm has one. Real rows of provider models stay real.
+
+    Args:
+        rows: Result rows.
+
+    Returns:
+        One source per row, in order.
+    """
+    arms: dict[tuple[str, str], set[str]] = {}
+    for row in rows:
+        if row.get("source"):
+            arms.setdefault(_arm(row), set()).add(str(row["source"]))
+    own = []
+    for row in rows:
+        source = str(row.get("source", ""))
+        if source == "real" and "simulated" in arms.get(_arm(row), ()) and _replayed(row):
+            source = "simulated"
+        own.append(source)
+    resolved: dict[tuple[str, str], set[str]] = {}
+    for row, source in zip(rows, own, strict=True):
+        if source:
+            resolved.setdefault(_arm(row), set()).add(source)
+    sources = []
+    for row, source in zip(rows, own, strict=True):
+        arm_sources = resolved.get(_arm(row), set())
+        sources.append(source or (next(iter(arm_sources)) if len(arm_sources) == 1 else ""))
+    return sources
+
+
+def _arm(row: Row) -> tuple[str, str]:
+    return str(row.get("method", "")), str(row.get("dataset", ""))
+
+
+def _replayed(row: Row) -> bool:
+    """Whether every agent of ``row`` was the simulated model (so its real answers replay)."""
+    models = row.get("agent_models") or ()
+    return bool(models) and all(str(m).split(":")[0] in SIMULATED for m in models)
+
+
 def build_groups(rows: Sequence[Row], prices: Mapping[str, float] | None = None) -> list[Group]:
     """Summaries per method within each (source, dataset) group, groups in first-seen order.
+
+    Each row is reported under :func:`group_sources`' source, so one arm is one group.
 
     Args:
         rows: Result rows.
@@ -162,7 +212,8 @@ def build_groups(rows: Sequence[Row], prices: Mapping[str, float] | None = None)
         The groups.
     """
     groups = []
-    for source, source_rows in group_by(rows, "source").items():
+    sourced = [{**row, "source": s} for row, s in zip(rows, group_sources(rows), strict=True)]
+    for source, source_rows in group_by(sourced, "source").items():
         for dataset, dataset_rows in group_by(source_rows, "dataset").items():
             summaries = summarize(dataset_rows, prices)
             debated = {m for m, s in summaries.items() if len(s["round_stats"]) > 1}

@@ -40,8 +40,11 @@ def row_source(dataset: str, arm: Arm, result: DebateResult) -> str:
 
     Answers of provider models are real. Answers of the simulated debater are real only
     where it replays real GPT-3 solutions: initial-round answers on the bundled GSM8K items,
-    with the plain ``"simulated"`` spec (no overrides) and no adversary. So a zero-round
-    ``mav`` on ``gsm8k`` is real, and a simulated debate's rows are simulated.
+    with the plain ``"simulated"`` spec (no overrides) and no adversary, in an arm that never
+    goes past round 0. So a zero-round ``mav`` on ``gsm8k`` is real, and every row of a
+    simulated debate is simulated, including an item it ended at round 0 (a settled gate,
+    a skipping ``sid-et``, ``s2mad`` or ``svr`` that found consensus): one arm's rows are one
+    group in the report.
 
     Args:
         dataset: The dataset name.
@@ -55,6 +58,7 @@ def row_source(dataset: str, arm: Arm, result: DebateResult) -> str:
     specs = list(models) if isinstance(models, list | tuple) else [models]
     replays = (
         dataset in REAL_DATASETS
+        and not _may_debate(arm)
         and not result.adversaries
         and all(_plain_or_provider(spec) for spec in specs)
     )
@@ -71,6 +75,14 @@ def row_source(dataset: str, arm: Arm, result: DebateResult) -> str:
         )
 
     return "real" if all(real(t) for t in result.turns) else "simulated"
+
+
+def _may_debate(arm: Arm) -> bool:
+    """Whether ``arm``'s agents may read each other past round 0 on some item."""
+    from debategraph.methods.registry import get_method
+
+    method = arm.method if not isinstance(arm.method, str) else get_method(arm.method)
+    return method.debates and arm.settings.get("rounds") != 0
 
 
 def _plain_or_provider(spec: Any) -> bool:

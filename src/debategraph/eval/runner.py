@@ -43,6 +43,7 @@ from typing import Any, Protocol
 
 from debategraph.eval.arms import Arm, arms_for, budget_arms, check_arms, screen_arm
 from debategraph.eval.budget import TURN_FIELDS, budget_digest
+from debategraph.eval.cut_short import CUT_SHORT, log_cut_short
 from debategraph.eval.datasets import Item
 from debategraph.eval.executors import Executor, Job, LocalExecutor, Work
 from debategraph.eval.executors.local import with_rate_limiter
@@ -495,6 +496,9 @@ async def run_eval(
         first = next(work, None)  # nothing pending: no executor started (no Ray cluster)
         start = time.perf_counter()
         peak = 0
+        cut_short = CUT_SHORT.get()
+        token = CUT_SHORT.set([]) if cut_short is None else None
+        noted = len(cut_short or ())
         try:
             if first is not None:
                 peak = await executor.run(job, itertools.chain([first], work), writer)
@@ -503,6 +507,11 @@ async def run_eval(
             results.close()
             if progress is not None:
                 progress.stop()
+            spent = (CUT_SHORT.get() or [])[noted:]
+            if token is not None:
+                CUT_SHORT.reset(token)
+            if spent:
+                log_cut_short(out, spent)
         kept = results.finalize(plan.order)
     failed_flags = [failed for key, failed in kept if key in plan]
     problems = list(results.problems)

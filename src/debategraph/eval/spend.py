@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from debategraph.nodes.call import REJECTED_USAGE_EVENT, UNUSABLE_REPLY_EVENT, UsageTotal
+from debategraph.nodes.patience import THROTTLED_EVENT
 
 
 class SpendMeter(UsageTotal):
@@ -38,6 +39,7 @@ class SpendMeter(UsageTotal):
         super().__init__()
         self.requests = 0
         self.failed = 0
+        self.throttled_s = 0.0
 
     def on_chat_model_start(self, serialized: Any, messages: Any, **kwargs: Any) -> None:
         """Count one request."""
@@ -53,26 +55,36 @@ class SpendMeter(UsageTotal):
         """Count rejected replies.
 
         A reply the call node rejected (e.g. empty) is a failed request; the tokens of
-        replies the client rejected (no choices, not UTF-8) are spent.
+        replies the client rejected (no choices, not UTF-8) are spent; a wait on a server's
+        ``Retry-After`` adds to the seconds the debate was throttled.
         """
         if name == UNUSABLE_REPLY_EVENT:
             with self._lock:
                 self.failed += 1
+        elif name == THROTTLED_EVENT:
+            with self._lock:
+                self.throttled_s += float(data["seconds"])
         elif name == REJECTED_USAGE_EVENT:
             with self._lock:
                 self.input_tokens += int(data["input_tokens"])
                 self.output_tokens += int(data["output_tokens"])
 
-    def record(self, *, used_input: int = 0, used_output: int = 0) -> dict[str, int]:
+    def record(self, *, used_input: int = 0, used_output: int = 0) -> dict[str, Any]:
         """The row fields: requests, failed requests, and tokens spent beyond the used ones.
+
+        Also ``throttled_s``, the seconds spent waiting on servers' ``Retry-After``, when
+        there were any.
 
         Args:
             used_input: Input tokens of the turns the debate kept.
             used_output: Output tokens of the turns the debate kept.
         """
-        return {
+        fields: dict[str, Any] = {
             "requests": self.requests,
             "failed_requests": self.failed,
             "wasted_input_tokens": max(0, self.input_tokens - used_input),
             "wasted_output_tokens": max(0, self.output_tokens - used_output),
         }
+        if self.throttled_s:
+            fields["throttled_s"] = round(self.throttled_s, 3)
+        return fields

@@ -9,10 +9,11 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from debategraph.eval.dynamics import RoundStats
-from debategraph.eval.metrics import MethodSummary, Row, group_by, is_failed
-from debategraph.eval.results import SIMULATED_NOTE, SOURCE_TITLES, Group
+from debategraph.eval.metrics import MethodSummary, Row, is_failed
+from debategraph.eval.results import SIMULATED_NOTE, SOURCE_TITLES, Group, group_sources
 from debategraph.eval.seeds_table import seeds_section
 
 _COLUMNS = (
@@ -264,7 +265,9 @@ def extraction_table(summaries: Mapping[str, MethodSummary]) -> str:
 
 
 def _sources_line(groups: Sequence[Group], rows: Sequence[Row]) -> str:
-    counts = {source: len(r) for source, r in group_by(rows, "source").items()}
+    counts: dict[str, int] = {}
+    for source in group_sources(rows):
+        counts[source] = counts.get(source, 0) + 1
     if set(counts) == {""}:
         return "Rows do not say whether they come from simulated models or real outputs."
     parts = []
@@ -274,6 +277,22 @@ def _sources_line(groups: Sequence[Group], rows: Sequence[Row]) -> str:
         parts.append(f"{title}: {count} rows ({', '.join(methods)})")
     line = "Rows by source: " + "; ".join(parts) + "."
     return f"{line} {SIMULATED_NOTE}" if "simulated" in counts else line
+
+
+def _asked_confidence(gate: Mapping[str, Any]) -> str:
+    """What a ``confidence>C`` gate changes: the wrapped method's round-0 prompts."""
+    if not str(gate.get("rule", "")).startswith("confidence"):
+        return ""
+    return (
+        "; this rule asks every agent for a confidence, so its round 0 is not the ungated "
+        "method's: other prompts, more tokens (docs/methods/gate.md, Cost)"
+    )
+
+
+def _stopped_anyway(gate: Mapping[str, Any]) -> str:
+    """The items a gate let through on which the method itself stopped at round 0."""
+    stopped = (gate.get("passed") or gate["debated"]) - gate["debated"]
+    return f"; {stopped} more passed the gate and stopped at round 0" if stopped else ""
 
 
 def spending_table(summaries: Mapping[str, MethodSummary]) -> str:
@@ -308,6 +327,7 @@ def render_markdown(
     with_cost: bool = False,
     rows_line: str = "",
     pareto: str = "",
+    comparisons: Sequence[str] = (),
 ) -> str:
     """The whole ``report.md`` text.
 
@@ -320,6 +340,8 @@ def render_markdown(
         with_cost: Whether tables get a cost column.
         rows_line: A sentence saying how many rows the figures rest on.
         pareto: The compute-Pareto section (:mod:`debategraph.eval.pareto_table`), or "".
+        comparisons: Lines of the paired comparisons' section, placed after the budget
+            table (see :mod:`debategraph.eval.comparison_table`).
 
     Returns:
         Markdown text.
@@ -349,7 +371,7 @@ def render_markdown(
             out += ["", "Gates (round 0 is always paid; the debate only when the gate fires):"]
             out += [""] + [
                 f"- {method}: debated {gate['debated']} of {gate['items']} items "
-                f"(gate {gate['rule']})"
+                f"(gate {gate['rule']}){_stopped_anyway(gate)}{_asked_confidence(gate)}"
                 for method, gate in gates
             ]
         screens = [(s["method"], s["screen"]) for s in group.summaries.values() if s["screen"]]
@@ -409,6 +431,7 @@ def render_markdown(
             "",
             budgets,
         ]
+    out += comparisons
     spending = [g for g in groups if any(s["requests"] is not None for s in g.summaries.values())]
     if spending:
         out += [

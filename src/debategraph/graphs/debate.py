@@ -85,7 +85,9 @@ def build_round_graph(
     for speaker in speakers:
         graph.add_node(
             speaker,
-            make_call_node(m, roster, speaker, limiter=call_limiter, parser=parser),
+            make_call_node(
+                m, roster, speaker, limiter=call_limiter, parser=parser, retry=retry_policy
+            ),
             input_schema=CallTask,
             retry_policy=retry_policy,
             cache_policy=cache_policy,

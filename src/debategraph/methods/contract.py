@@ -22,12 +22,15 @@ from typing import Any, Generic, cast
 from typing_extensions import TypeVar
 
 from debategraph.policies.answers import AnswerParser
+from debategraph.policies.ballots import DEFAULT_POINTS
 from debategraph.policies.decisions import apply_rule, rule_options
+from debategraph.policies.rule_needs import RuleNeeds, rule_needs
 from debategraph.policies.sampling import SamplingPreset
 from debategraph.policies.types import Decision, Trajectory
 from debategraph.policies.voting import derive_seed, unanimous
 from debategraph.prompts.common import PromptInput
 from debategraph.state.context import DebateConfigError, DebateContext
+from debategraph.state.decision_inputs import ballots_of, implied_ballot, judged_of
 from debategraph.state.options import MethodOptions, NoOptions
 from debategraph.state.records import Call, CallKind, Turn
 from debategraph.state.views import latest_by_agent, trajectory
@@ -192,6 +195,13 @@ def decide_by_rule(
             label_credibility(latest[a]["model"] if a in latest else "simulated")
             for a in view.agents
         ]
+    needs = rule_needs(rule)
+    inputs: dict[str, int] = {}
+    if needs.ballot is not None:
+        points = options.get("points", DEFAULT_POINTS)
+        options["ballots"], inputs = ballots_of(view.latest(), view.agents, needs.ballot, points)
+    if needs.judge:
+        options["judged"] = judged_of(view.turns)
     key = view.state.get("item_id") or view.state.get("question") or ""
     try:
         decision = apply_rule(name, path, seed=derive_seed(ctx.seed, str(key)), **options)
@@ -200,6 +210,8 @@ def decide_by_rule(
     if groups:
         merged = {a: r for a, r in groups.items() if a != r}
         decision = Decision(decision.answer, decision.rule, {**decision.evidence, "merged": merged})
+    if inputs:
+        decision = Decision(decision.answer, decision.rule, {**decision.evidence, **inputs})
     return decision
 
 
@@ -223,6 +235,7 @@ def check_rule_settings(method: Method[Any], agents: Sequence[str], ctx: DebateC
     if ctx.decision is None and name not in list_rules():
         return
     rule = get_rule(name)
+    check_rule_inputs(name, rule_needs(rule), method, agents, ctx)
     options = dict(ctx.decision_options)
     threshold = options.pop("group_by_meaning", None)
     embeddings = options.pop("embeddings", None)
@@ -252,10 +265,58 @@ def check_rule_settings(method: Method[Any], agents: Sequence[str], ctx: DebateC
     if name == "credibility" and "weights" not in given:
         given["weights"] = [1.0] * len(agents)
     same = Trajectory(list(agents), [["a"]] * len(agents), [[0.5]] * len(agents))
+    needs = rule_needs(rule)
+    if needs.ballot is not None:
+        points = given.get("points", DEFAULT_POINTS)
+        given["ballots"] = [implied_ballot("a", needs.ballot, points)] * len(agents)
+    if needs.judge:
+        given["judged"] = {"answer": "a", "agent": agents[0] if agents else None, "id": "check"}
     try:
         apply_rule(name, same, seed=ctx.seed, **given)
     except (TypeError, ValueError) as exc:
         raise DebateConfigError(f"decision rule {name!r}: {exc}") from None
+
+
+def check_rule_inputs(
+    name: str,
+    needs: RuleNeeds,
+    method: Method[Any],
+    agents: Sequence[str],
+    ctx: DebateContext,
+) -> None:
+    """Refuse, before any call, a rule whose ballots or judge call the method cannot give.
+
+    Ballots are given in a debate round's answer calls, so a method whose agents never read
+    each other (``cot``, ``sc``), a run of no debate rounds, and a method whose rounds end in
+    no answer turns (``svr``'s pairwise debates) cannot give them. The judge reads the last
+    round's answer turns: a method without answer rounds cannot give it either. The judge's
+    ``judge_agent`` must be one of the agents.
+
+    Raises:
+        DebateConfigError: One line that says what to change.
+    """
+    if needs.answers_only:
+        return
+    what = needs.describe()
+    if not method.answer_rounds:
+        raise DebateConfigError(
+            f"decision rule {name!r} reads {what}, and {method.name}'s rounds end in no answer "
+            "round to give them: choose a rule that reads only the answers (majority, "
+            "supermajority, unanimity, ...)"
+        )
+    if needs.ballot is not None and (not method.debates or method.rounds_for(ctx) < 1):
+        why = "its agents never read each other" if not method.debates else "it runs 0 rounds"
+        raise DebateConfigError(
+            f"decision rule {name!r} reads {what}, which agents give in a debate round, and "
+            f"{method.name} has none ({why}): use a debating method with rounds >= 1, or the "
+            "judge or a rule that reads only the answers"
+        )
+    chosen = ctx.decision_options.get("judge_agent")
+    if needs.judge and chosen is not None and chosen not in agents:
+        raise DebateConfigError(
+            f"judge_agent {chosen!r} is not an agent of this debate ({', '.join(agents)}): the "
+            "judge's call uses that agent's model"
+        )
 
 
 def group_trajectory(
@@ -323,6 +384,9 @@ class Method(Generic[OptionsT]):
         debates: The method's agents read each other (``False`` for cot, sc and voting):
             rounds given to several methods at once (an evaluation's ``--rounds``) skip it.
         no_answer_if_all_differ: The vote returns "no answer" when all answers differ.
+        answer_rounds: Its rounds end in every agent's answer turn (``False`` for
+            ``svr``, whose debates are pairwise): decision rules that read ballots or the
+            last round's answers (``approval``, ``judge``, ...) need it.
         max_phases: Most phases a round may have; the planner is not asked again after.
         round_bound: Most debate rounds the method may run, given the view at round 0
             (default: the rounds in force); it sets the recursion limit.
@@ -356,6 +420,7 @@ class Method(Generic[OptionsT]):
     single_model: bool = False
     debates: bool = True
     no_answer_if_all_differ: bool = False
+    answer_rounds: bool = True
     max_phases: int = 1
     round_bound: Callable[[DebateView[OptionsT]], int] | None = None
     parser: AnswerParser | None = None

@@ -86,6 +86,9 @@ class S2MadOptions(MethodOptions):
         consensus: The share of agents that must share one viewpoint to end the debate
             early (1.0: all of them; SVR-MAD's comparison used 5 of 6); ``None`` never stops
             early.
+        consensus_from: The first round after which consensus ends the debate: 1 (SVR-MAD's
+            protocol: "may terminate after round one"), or 0 to stop on the initial answers
+            already.
         groups: Explicit group sizes adding up to the agents; ``None``: ``num_groups``
             groups as equal as can be.
         num_groups: Groups when no sizes are given; ``None`` is ``ceil(M / 3)``.
@@ -99,6 +102,7 @@ class S2MadOptions(MethodOptions):
     embeddings: EmbeddingsSpec = "hashing"
     dedupe: bool = True
     consensus: float | None = 1.0
+    consensus_from: int = 1
     groups: tuple[int, ...] | None = None
     num_groups: int | None = None
     stage_rounds: int = 2
@@ -110,6 +114,11 @@ class S2MadOptions(MethodOptions):
         if self.consensus is not None and not 0 < self.consensus <= 1:
             raise ValueError(
                 f"consensus must be a share of agents in (0, 1] (or none), got {self.consensus}"
+            )
+        if self.consensus_from not in (0, 1):
+            raise ValueError(
+                "consensus_from must be 1 (stop after round one at the earliest) or 0 (also "
+                f"on the initial answers), got {self.consensus_from}"
             )
         if self.stage_rounds < 1:
             raise ValueError(f"stage_rounds must be at least 1, got {self.stage_rounds}")
@@ -348,9 +357,14 @@ async def observe_s2mad(view: View) -> dict[str, Any] | None:
 
 
 def stop_s2mad(view: View) -> bool:
-    """Stop after the rounds in force, or once the latest responses reach consensus."""
+    """Stop after the rounds in force, or once the latest responses reach consensus.
+
+    Consensus counts from round ``consensus_from`` on (by default after round one, as in
+    SVR-MAD's protocol, so a near-consensus start still debates once).
+    """
     consensus = view.method_state.get("consensus") or {}
-    return default_stop(view) or bool(consensus.get("reached"))
+    early = view.round >= view.options.consensus_from and bool(consensus.get("reached"))
+    return default_stop(view) or early
 
 
 S2MAD = Method(
@@ -360,6 +374,7 @@ S2MAD = Method(
     "peer's view differs from its own and reads only the differing views; stops at "
     "consensus; majority vote.",
     prompts=prompts.PROMPTS,
+    system=prompts.SYSTEM_PROMPTS,
     plan=plan_s2mad,
     observe=observe_s2mad,
     stop=stop_s2mad,

@@ -20,6 +20,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import Runnable
 from pydantic import SecretStr
 
+from debategraph.models.loops import for_this_loop
 from debategraph.models.roster import Agent
 from debategraph.models.simulated import SimulatedDebater
 from debategraph.state.context import DebateContext
@@ -136,15 +137,15 @@ def _openai_settings(timeout: float | None) -> dict[str, Any]:
     # client, which bypasses the environment's proxy settings and says so on stderr.
     return {
         "max_retries": 0,
-        "http_async_client": _async_http_client(),
+        "http_async_client": async_http_client(),
         "http_socket_options": (),
         "timeout": DEFAULT_TIMEOUT_S if timeout is None else timeout,
         "stream_usage": True,
     }
 
 
-def _async_http_client() -> Any:
-    """A new async HTTP client for one event loop's model.
+def async_http_client(proxy: str | None = None) -> Any:
+    """A new async HTTP client for one event loop's model (through ``proxy`` if given).
 
     It is the client the ``openai`` package makes for itself (its transport and connection
     limits): under concurrent calls it costs less CPU per request than a default
@@ -160,8 +161,8 @@ def _async_http_client() -> Any:
     except ImportError:  # pragma: no cover - older openai packages
         import httpx
 
-        return httpx.AsyncClient(event_hooks=hooks)
-    return DefaultAsyncHttpxClient(event_hooks=hooks)
+        return httpx.AsyncClient(event_hooks=hooks, proxy=proxy)
+    return DefaultAsyncHttpxClient(event_hooks=hooks, proxy=proxy)
 
 
 def resolve_model(
@@ -178,7 +179,8 @@ def resolve_model(
     Args:
         spec: ``"simulated"`` (optionally ``"simulated:skill=0.9,..."``), an
             ``init_chat_model`` string such as ``"openai:gpt-4o-mini"``, a model name served at
-            ``base_url``, or a chat model / ``Runnable`` (used as is).
+            ``base_url``, or a chat model / ``Runnable`` (used as is; an OpenAI-style model
+            object gets a copy per event loop, see :mod:`debategraph.models.loops`).
         index: Profile of the simulated model (agent index).
         agent: Agent name; part of the simulated model's random draws.
         seed: Seed of the simulated model.
@@ -189,7 +191,7 @@ def resolve_model(
         ModelConfigError: Unknown provider, missing provider package or missing API key.
     """
     if isinstance(spec, Runnable):
-        return spec
+        return for_this_loop(spec)
     if not isinstance(spec, str) or not spec.strip():
         raise ModelConfigError(
             f"a model spec must be a non-empty string, a chat model or a Runnable, got {spec!r}"

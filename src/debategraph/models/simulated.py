@@ -38,6 +38,7 @@ from debategraph.policies.answers import canonical_number, extract_answer
 from debategraph.policies.tokens import _PIECE_RE, estimate_tokens
 from debategraph.policies.types import Answer, TaskKind
 from debategraph.prompts.common import INDEPENDENCE_CUE, OWN_ANSWER_LABEL, SUMMARY_REQUEST
+from debategraph.prompts.decision import BALLOT_HEADER, JUDGE_HEADER
 
 _QUESTION_RE = re.compile(r"^Question: (.+)$", re.MULTILINE)
 _CHOICE_LINE_RE = re.compile(r"^([A-J])\) ", re.MULTILINE)
@@ -49,6 +50,13 @@ _REACHED_ITEM_RE = re.compile(r"\s*(.+?) \(([^()]*)\)\s*(?:;|$)")
 _CHOICE_MARK_RE = re.compile(r"\([A-J]\)")
 _ADVERSARY_RE = re.compile(r"argue convincingly that the answer is (.+?)\.(?:\s|$)")
 _FINAL_LINE_RE = re.compile(r"\n?A: ?(.+)\s*$")
+_RANK_REQUEST = "line of the form 'Ranking: "
+_CHOOSE_CUE = "choose among the answers shown"
+_AGAINST_RE = re.compile(r"<label>\s*(?:NO|WRONG|INCORRECT)\s*</label>", re.IGNORECASE)
+_DEFER_RE = re.compile(r"end instead with the line '([^']+)'")
+_LETTERED_BLOCK_RE = re.compile(r"^Response ([A-Z]):\n```\n(.*?)\n```", re.MULTILINE | re.DOTALL)
+_CANDIDATE_RE = re.compile(r"^C([1-9]\d*): (.+)$", re.MULTILINE)
+_POINTS_ASKED_RE = re.compile(r"share out (\d+) points")
 _FILLER = (
     "Let me double-check each step before answering.",
     "I will keep the units consistent throughout.",
@@ -112,6 +120,9 @@ class _Scene:
     own_previous: str | None
     independent: bool
     adversary: str | None
+    choose: bool = False
+    defer: str | None = None
+    flagged: bool = False
 
     @cached_property
     def peer_answers(self) -> list[Answer]:
@@ -127,6 +138,25 @@ class _Scene:
             else:
                 answers += [a for a, n in reached for _ in range(n)]
         return answers
+
+
+def _mode(prompt: str, summary: bool) -> str:
+    """What the prompt asks for: a summary, a judge's decision, a ranking, a verdict, an answer."""
+    if summary:
+        return "summary"
+    if JUDGE_HEADER in prompt:
+        return "judge"
+    if _RANK_REQUEST in prompt:
+        return "rank"
+    return "evaluate" if _asks_verdict(prompt) else "answer"
+
+
+def _asks_verdict(prompt: str) -> bool:
+    """Whether the prompt itself asks for a ``<label>`` verdict (not a quoted reply that has one).
+
+    A revision that shows an earlier verdict in a fenced block asks for an answer.
+    """
+    return "<label>" in prompt and "<label>" in _BLOCK_RE.sub("", prompt)
 
 
 def _reached(summary: str) -> list[tuple[str, int]] | None:
@@ -246,10 +276,16 @@ class SimulatedDebater(BaseChatModel):
         rng = random.Random(_stable_seed(self.seed, self.agent, scene.prompt, len(messages)))
         if scene.mode == "summary":
             text, answer = self._summarize(scene), None
+        elif scene.mode == "rank":
+            text, answer = self._rank(scene, rng), None
         elif scene.mode == "evaluate":
             text, answer = self._evaluate(scene, rng), None
+        elif scene.mode == "judge":
+            text, answer = self._judge(scene, rng)
         else:
             text, answer = self._answer(scene, rng)
+            if BALLOT_HEADER in scene.prompt:
+                text = f"{text}\n{self._ballot(scene, answer)}"
         message = AIMessage(
             content=text,
             usage_metadata=UsageMetadata(
@@ -289,18 +325,22 @@ class SimulatedDebater(BaseChatModel):
             elif any(_CHOICE_MARK_RE.search(b) for b in peers):
                 task = "choice"
         adversary = _ADVERSARY_RE.search(prompt)
+        defer = _DEFER_RE.search(prompt)
         return _Scene(
             prompt=prompt,
             question=question,
             known=lookup(question),
             task=task,
             num_choices=len(choices) or None,
-            mode="summary" if summary else ("evaluate" if "<label>" in prompt else "answer"),
+            mode=_mode(prompt, summary),
             wants_confidence="Confidence:" in prompt,
             peers=peers,
             own_previous=previous[-1] if previous else None,
             independent=INDEPENDENCE_CUE in prompt,
             adversary=adversary.group(1).strip() if adversary else None,
+            choose=_CHOOSE_CUE in prompt,
+            flagged=any(_AGAINST_RE.search(block) for block in peers[-1:]),
+            defer=defer.group(1) if defer else None,
         )
 
     def _parse(self, scene: _Scene, text: str) -> Answer:
@@ -315,6 +355,8 @@ class SimulatedDebater(BaseChatModel):
                 f"the result is {scene.adversary}."
             )
             return self._finish(scene, body, scene.adversary, rng, confident=True), scene.adversary
+        if scene.choose and scene.peers:
+            return self._choose(scene, rng)
         first_reasoning, first_answer = self._initial(scene)
         if not scene.peers and scene.own_previous is None:
             return self._finish(scene, first_reasoning, first_answer, rng), first_answer
@@ -378,6 +420,9 @@ class SimulatedDebater(BaseChatModel):
         support = Counter(a for a in peers if a is not None)
         truth = scene.known.answer if scene.known else None
         pull = self.conformity * (0.3 if scene.independent else 1.0) * (1 - self.stubbornness)
+        flagged = scene.flagged and truth is not None and own != truth
+        if flagged and rng.random() < 0.5 * self.skill:
+            return truth  # the latest quoted verdict finds its answer wrong: it looks again
         majority, votes = support.most_common(1)[0] if support else (None, 0)
         strong = majority is not None and majority != own and votes * 2 >= len(peers)
         if truth is not None and own == truth:
@@ -445,6 +490,52 @@ class SimulatedDebater(BaseChatModel):
         reached = "; ".join(f"{answer} ({', '.join(who)})" for answer, who in holders.items())
         return f"{lines}.\nAnswers reached: {reached}"
 
+    def _choose(self, scene: _Scene, rng: random.Random) -> tuple[str, Answer]:
+        """A judge's choice among the answers shown; it may defer when offered a line to.
+
+        Agreeing sides are taken; otherwise it recognises the right answer among them with
+        its skill, else defers if it may, else takes the best-supported answer.
+        """
+        support = Counter(a for a in scene.peer_answers if a is not None)
+        truth = scene.known.answer if scene.known else None
+        if not support:
+            pick: Answer = None
+        elif len(support) == 1:
+            pick = next(iter(support))
+        elif truth in support and rng.random() < self.skill:
+            pick = truth
+        elif scene.defer is not None:
+            pick = None
+        else:
+            pick = support.most_common(1)[0][0]
+        if pick is None and scene.defer is not None:
+            # No number in a deferral: a reader must not take one for an answer.
+            return (
+                f"The sides still disagree; neither has shown the other wrong.\n{scene.defer}",
+                None,
+            )
+        body = f"Weighing both sides' steps, {pick} is the better-supported answer."
+        return self._finish(scene, body, pick, rng), pick
+
+    def _rank(self, scene: _Scene, rng: random.Random) -> str:
+        """Rank lettered responses: the answer it now holds first, then by support, then A-Z.
+
+        The answer it holds is its own first answer after reading the responses, as in a
+        debate round.
+        """
+        shown = [
+            (label, _parsed(block, scene.task, scene.num_choices))
+            for label, block in _LETTERED_BLOCK_RE.findall(scene.prompt)
+        ]
+        held = self._update(scene, self._initial(scene)[1], rng)
+        support = Counter(a for _, a in shown if a is not None)
+        order = sorted(
+            shown, key=lambda s: (s[1] is None or s[1] != held, -support[s[1] or ""], s[0])
+        )
+        notes = " ".join(f"Response {label} reaches {answer}." for label, answer in shown)
+        ranking = ", ".join(label for label, _ in order)
+        return f"{notes} I checked each against my own working.\nRanking: {ranking}"
+
     def _evaluate(self, scene: _Scene, rng: random.Random) -> str:
         target = self._parse(scene, scene.peers[-1]) if scene.peers else None
         truth = scene.known.answer if scene.known else None
@@ -455,6 +546,44 @@ class SimulatedDebater(BaseChatModel):
         else:
             label = "NO" if target == truth else "YES"
         return f"I checked the solution's steps against the question. <label>{label}</label>"
+
+    def _judge(self, scene: _Scene, rng: random.Random) -> tuple[str, Answer]:
+        """A judge's verdict: the right answer when an agent gave it and the judge sees it.
+
+        It sees it with chance ``skill``; otherwise it takes the answer most agents give.
+        """
+        support = Counter(a for a in scene.peer_answers if a is not None)
+        truth = scene.known.answer if scene.known else None
+        if truth is not None and truth in support and rng.random() < self.skill:
+            pick: Answer = truth
+        elif support:
+            pick = support.most_common(1)[0][0]
+        else:
+            return self._answer(scene, rng)
+        tally = ", ".join(f"{a} ({n})" for a, n in support.most_common())
+        body = f"The agents answered: {tally}. Checking each line of reasoning, {pick} holds up."
+        return self._finish(scene, body, pick, rng), pick
+
+    def _ballot(self, scene: _Scene, answer: Answer) -> str:
+        """The ballot line asked for: its own answer first, then the peers' by support."""
+        candidates = {c: int(i) for i, c in _CANDIDATE_RE.findall(scene.prompt)}
+        if answer is not None and answer not in candidates:
+            candidates[answer] = 0  # C0: the answer it gives now
+        support = Counter(a for a in scene.peer_answers if a is not None)
+        ranked = sorted(candidates, key=lambda c: (c != answer, -support[c], candidates[c]))
+        labels = [f"C{candidates[c]}" for c in ranked]
+        if not labels:
+            return "Ballot:"
+        if "approve every candidate" in scene.prompt:
+            return f"Ballot: {labels[0]}"
+        points = _POINTS_ASKED_RE.search(scene.prompt)
+        if points is not None:
+            total = int(points.group(1))
+            if len(labels) == 1:
+                return f"Ballot: {labels[0]}={total}"
+            first = round(total * 0.7)
+            return f"Ballot: {labels[0]}={first}, {labels[1]}={total - first}"
+        return "Ballot: " + " > ".join(labels)
 
     def _logprobs(self, text: str, right: bool, rng: random.Random, top: int) -> dict[str, Any]:
         mean = 0.08 + (0.12 if right else 0.45) * (1.2 - self.skill)

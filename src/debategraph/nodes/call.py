@@ -32,14 +32,18 @@ from debategraph.methods.contract import Method
 from debategraph.models.resolve import Models, model_label, server_url
 from debategraph.models.roster import Agent
 from debategraph.models.wire import REJECTED_USAGE
+from debategraph.nodes.patience import BOARD, Patience
 from debategraph.nodes.runnable import DualNode
 from debategraph.policies.answers import PARSERS, AnswerParser, Extraction
+from debategraph.policies.ballots import DEFAULT_POINTS, parse_ballot, strip_ballot
 from debategraph.policies.confidence import read_confidence
-from debategraph.policies.retry import UnusableReplyError, is_transient, retry_after_s, status_of
+from debategraph.policies.retry import UnusableReplyError, status_of
 from debategraph.policies.tokens import estimate_tokens
 from debategraph.policies.types import TaskKind
 from debategraph.policies.verdicts import parse_verdict
 from debategraph.prompts.common import ADVERSARY_INSTRUCTION, PromptInput
+from debategraph.prompts.decision import PROMPTS as DECISION_PROMPTS
+from debategraph.prompts.decision import ballot_request
 from debategraph.state.context import DebateContext
 from debategraph.state.records import Call, Turn
 from debategraph.tracing import call_run_config
@@ -128,10 +132,16 @@ def render(
         options=method.options_for(ctx),
         vars=c["vars"],
     )
-    prompt = method.prompts[c["template"]](view)
+    decision = c["kind"] == "decision"  # a decision rule's own call: its own prompts
+    prompt = (DECISION_PROMPTS if decision else method.prompts)[c["template"]](view)
     if c["kind"] in ("answer", "pairwise") and c["speaker"] in ctx.adversaries:
         prompt = f"{prompt}\n\n{ADVERSARY_INSTRUCTION.format(answer=ctx.adversaries[c['speaker']])}"
-    system = method.system_for(c["template"])
+    if "ballot" in c["vars"]:
+        prompt = f"{prompt}\n\n{ballot_request(c['vars']['ballot'])}"
+    system = None if decision else method.system_for(c["template"])
+    persona = None if decision else ctx.personas.get(c["speaker"])
+    if persona:
+        system = f"{persona}\n\n{system}" if system else persona
     messages: list[BaseMessage] = [SystemMessage(system)] if system else []
     for turn in task["history"]:
         messages += history(turn)
@@ -233,6 +243,24 @@ def _usable(reply: AIMessage) -> AIMessage:
         with contextlib.suppress(RuntimeError):
             dispatch_custom_event(UNUSABLE_REPLY_EVENT, {"reason": "empty content"})
         raise UnusableReplyError("the model replied with empty content")
+    return reply
+
+
+def _finished(reply: AIMessage, model: BaseChatModel) -> AIMessage:
+    """``reply``, or :class:`UnusableReplyError` (retried) if it has no finish reason.
+
+    Every Chat Completions reply states why it ended (``stop``, ``length``, ...); a stream
+    that ends without that chunk was cut off, so its text is not an answer. Only models of
+    ``langchain-openai`` (Chat Completions; the Responses API reports a ``status`` instead)
+    are checked: other providers name the field differently.
+    """
+    if "BaseChatOpenAI" not in {cls.__name__ for cls in type(model).__mro__}:
+        return reply
+    metadata = reply.response_metadata
+    if metadata.get("finish_reason") is None and "status" not in metadata:
+        with contextlib.suppress(RuntimeError):
+            dispatch_custom_event(UNUSABLE_REPLY_EVENT, {"reason": "no finish reason"})
+        raise UnusableReplyError("the model's reply ended without a finish reason (cut off)")
     return reply
 
 
@@ -341,9 +369,37 @@ async def ainvoke_model(
             :func:`debategraph.tracing.call_run_config`), merged into the current config.
 
     Raises:
-        UnusableReplyError: The reply arrived without choices, not UTF-8, or empty.
+        UnusableReplyError: The reply arrived without choices, not UTF-8, empty, or (an
+            OpenAI-wire reply) without a finish reason.
         TimeoutError: The call took longer than ``deadline``.
     """
+    call = asyncio.ensure_future(_ainvoke_model(model, messages, kwargs, deadline, trace))
+    try:
+        return await asyncio.shield(call)
+    except asyncio.CancelledError:
+        # Cancelled from outside (Ctrl-C, a failing sibling): a request in flight may already
+        # be answered and billed; waiting briefly lets its usage reach the spend meters.
+        try:
+            if not call.done():
+                await asyncio.wait({call}, timeout=CANCEL_GRACE_S)
+        finally:
+            call.cancel()
+            if call.done() and not call.cancelled():
+                call.exception()  # retrieved: the debate ends with the cancellation
+        raise
+
+
+CANCEL_GRACE_S = 1.0
+"""Seconds a model call in flight may still take to finish when its debate is cancelled."""
+
+
+async def _ainvoke_model(
+    model: Any,
+    messages: list[BaseMessage],
+    kwargs: dict[str, Any],
+    deadline: float | None,
+    trace: RunnableConfig | None,
+) -> tuple[AIMessage, UsageMetadata | None]:
     rejected: list[dict[str, int]] = []
     token = REJECTED_USAGE.set(rejected)
     try:
@@ -351,7 +407,7 @@ async def ainvoke_model(
             if isinstance(model, BaseChatModel):
                 bound = _bound(model, kwargs)
                 reply = _agent_reply(await bound.ainvoke(messages, _traced(trace)))
-                return _usable(reply), reply.usage_metadata
+                return _finished(_usable(reply), model), reply.usage_metadata
             handler = UsageTotal()
             config = _traced(trace, {"callbacks": [handler]})
             reply = _agent_reply(await model.ainvoke(_agent_input(model, messages), config))
@@ -402,7 +458,7 @@ def _invoke_model(
         if isinstance(model, BaseChatModel):
             bound = _bound(model, kwargs)
             reply = _agent_reply(bound.invoke(messages, _traced(trace)))
-            return _usable(reply), reply.usage_metadata
+            return _finished(_usable(reply), model), reply.usage_metadata
         handler = UsageTotal()
         config = _traced(trace, {"callbacks": [handler]})
         reply = _agent_reply(model.invoke(_agent_input(model, messages), config))
@@ -425,9 +481,11 @@ def to_turn(
     text = reply.text
     choices = task["choices"]
     # A summary lists every answer reached and an evaluation judges one: neither states one.
-    states_answer = c["kind"] in ("answer", "pairwise")
+    states_answer = c["kind"] in ("answer", "pairwise", "decision")
+    ballot = c["vars"].get("ballot")
+    stated = strip_ballot(text) if ballot else text  # a ballot's labels are not the answer
     extraction = (
-        parser(text, task["task"], len(choices) if choices else None) if states_answer else None
+        parser(stated, task["task"], len(choices) if choices else None) if states_answer else None
     )
     reading = read_confidence(text) if states_answer else None
     turn = Turn(
@@ -456,6 +514,15 @@ def to_turn(
         turn["label"] = parse_verdict(text, c["vars"].get("verdict", "last_label"))[0]
     if c["vars"]:
         turn["vars"] = dict(c["vars"])
+    if ballot:
+        vote = parse_ballot(
+            text,
+            ballot["kind"],
+            ballot["candidates"],
+            points=ballot.get("points", DEFAULT_POINTS),
+            own=turn["answer"],
+        )
+        turn["ballot"] = {"kind": ballot["kind"], "candidates": ballot["candidates"], "vote": vote}
     return turn
 
 
@@ -466,6 +533,7 @@ def make_call_node(
     *,
     limiter: Any = None,
     parser: AnswerParser | None = None,
+    retry: Any = None,
 ) -> DualNode:
     """The node of one speaker (an agent or a role) of ``method``.
 
@@ -477,6 +545,8 @@ def make_call_node(
             shared by every debate that should share the bound; ``None`` for no bound beyond
             LangGraph's ``max_concurrency``. The synchronous path does not use it.
         parser: How answers are read (default: the method's, else the task's built-in).
+        retry: The node's ``RetryPolicy``, so a call knows whether another attempt comes (see
+            :mod:`debategraph.nodes.patience`).
     """
     custom = parser or method.parser
     books = Models(roster, single_model=method.single_model)
@@ -532,40 +602,57 @@ def make_call_node(
         turn["attempts"] = info.node_attempt if info is not None else 1
         return {"turns": [turn]}
 
+    # Seconds each call (by LangGraph task id) has waited on Retry-After, across its attempts.
+    throttled: dict[str, float] = {}
+
+    def patience(runtime: Any, ctx: DebateContext, model: Any) -> Patience:
+        return Patience(runtime, ctx, model, speaker, retry, throttled)
+
     async def acall(task: CallTask) -> dict[str, Any]:
         runtime, ctx, model, messages = prepare(task)
         slots = run_slots(runtime.context, ctx.max_concurrency)
+        clock = patience(runtime, ctx, model)
         try:
             async with slots or contextlib.nullcontext(), limiter or contextlib.nullcontext():
-                start = time.perf_counter()
-                reply, usage = await ainvoke_model(
-                    model, messages, task["model_kwargs"], ctx.timeout, trace(task)
-                )
-                latency = time.perf_counter() - start
+                with BOARD.waiting(clock.waiting("reply")):
+                    start = time.perf_counter()
+                    reply, usage = await ainvoke_model(
+                        model, messages, task["model_kwargs"], clock.deadline(), trace(task)
+                    )
+                    latency = time.perf_counter() - start
         except Exception as exc:
-            if is_transient(exc) and (wait := retry_after_s(exc)):
-                await asyncio.sleep(wait)  # the server's Retry-After, before the policy's backoff
-            if (down := unreachable(exc, model)) is not None:
-                raise down from exc
-            raise
+            wait = clock.failed(exc)
+            if wait:  # the server's Retry-After, before the policy's backoff
+                with BOARD.waiting(clock.waiting("retry-after")):
+                    await asyncio.sleep(wait)
+            if (error := clock.verdict(exc)) is exc:
+                raise
+            raise error from exc
+        clock.done()
         return record(task, reply, usage, messages, latency, model, runtime)
 
     def call(task: CallTask) -> dict[str, Any]:
         runtime, ctx, model, messages = prepare(task)
         slots = run_slots(runtime.context, ctx.max_concurrency, threads=True)
+        clock = patience(runtime, ctx, model)
         try:
-            with slots or contextlib.nullcontext():
+            with slots or contextlib.nullcontext(), BOARD.waiting(clock.waiting("reply")):
                 start = time.perf_counter()
+                # No deadline of our own unless one is set: it would move the call to a thread.
+                deadline = clock.deadline() if ctx.timeout is not None else None
                 reply, usage = invoke_model(
-                    model, messages, task["model_kwargs"], ctx.timeout, trace(task)
+                    model, messages, task["model_kwargs"], deadline, trace(task)
                 )
                 latency = time.perf_counter() - start
         except Exception as exc:
-            if is_transient(exc) and (wait := retry_after_s(exc)):
-                time.sleep(wait)
-            if (down := unreachable(exc, model)) is not None:
-                raise down from exc
-            raise
+            wait = clock.failed(exc)
+            if wait:
+                with BOARD.waiting(clock.waiting("retry-after")):
+                    time.sleep(wait)
+            if (error := clock.verdict(exc)) is exc:
+                raise
+            raise error from exc
+        clock.done()
         return record(task, reply, usage, messages, latency, model, runtime)
 
     return DualNode(speaker, call, acall)

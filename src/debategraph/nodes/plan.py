@@ -20,10 +20,17 @@ from debategraph.models.resolve import Models, model_key
 from debategraph.models.roster import Agent
 from debategraph.nodes.call import CallTask
 from debategraph.nodes.call_fields import checked_call
+from debategraph.nodes.decision_calls import (
+    decided_this_round,
+    judge_call,
+    needs_in_force,
+    with_ballots,
+)
 from debategraph.nodes.runnable import DualNode
 from debategraph.nodes.view import current_context, view_of
 from debategraph.policies.secrets import redact_url
 from debategraph.policies.types import TaskKind
+from debategraph.prompts.decision import PROMPTS as DECISION_PROMPTS
 from debategraph.state.context import DebateContext
 from debategraph.state.records import Call, CallKind, Turn
 
@@ -82,10 +89,11 @@ def check_calls(
             )
         if c["kind"] not in get_args(CallKind):
             raise PlanError(f"{method.name}: call {c['id']!r} has unknown kind {c['kind']!r}")
-        if c["template"] not in method.prompts:
+        templates = DECISION_PROMPTS if c["kind"] == "decision" else method.prompts
+        if c["template"] not in templates:
             raise PlanError(
                 f"{method.name}: call {c['id']!r} uses template {c['template']!r}, which is not "
-                f"among the method's prompts ({', '.join(method.prompts)})"
+                f"among the {c['kind']} prompts ({', '.join(templates)})"
             )
         if c["round"] != round_:
             raise PlanError(f"{method.name}: call {c['id']!r} is for round {c['round']}")
@@ -103,19 +111,26 @@ def make_plan_node(method: Method[Any], speakers: Sequence[str]) -> DualNode:
             round_, phase = state["round"] + 1, 0
         else:
             round_, phase = state["round"], state["phase"] + 1
-        if phase >= method.max_phases:
+        turns: Sequence[Turn] = state.get("turns") or ()
+        if decided_this_round(turns, round_):
             return {"round": round_, "phase": None, "calls": []}
         view = view_of(method, state, round_=round_, phase=phase)
-        planned = _as_phase(method.plan(view))
+        needs = needs_in_force(method, view.context)
+        planned = _as_phase(method.plan(view)) if phase < method.max_phases else None
         update: dict[str, Any] = {"round": round_}
         if planned is not None and planned.method_state:
             update["method_state"] = dict(planned.method_state)
         if planned is None or not planned.calls:
+            judge = judge_call(view) if needs.judge else None
+            if judge is not None:  # the rule's own call, after the last round
+                check_calls(method, [judge], known, round_)
+                return {**update, "phase": phase, "calls": [judge]}
             return {**update, "phase": None, "calls": []}
         calls = [checked_call(method.name, c, k) for k, c in enumerate(planned.calls)]
-        turns: Sequence[Turn] = state.get("turns") or ()
         made = {t["id"]: (t["round"], t["kind"]) for t in turns}
         check_calls(method, calls, known, round_, made)
+        if needs.ballot is not None:
+            calls = with_ballots(view, calls, needs.ballot)
         return {**update, "phase": phase, "calls": calls}
 
     return DualNode(method.plan_node, plan)
@@ -193,9 +208,16 @@ def make_dispatch(method: Method[Any], roster: Sequence[Agent]) -> DualNode:
                     **shared,
                     "model": key,
                     "adversary": ctx.adversaries.get(c["speaker"]),
+                    **_persona(ctx, c["speaker"]),
                 },
             )
             sends.append(Send(c["speaker"], payload))
         return sends
 
     return DualNode("dispatch", dispatch)
+
+
+def _persona(ctx: DebateContext, speaker: str) -> dict[str, str]:
+    """The speaker's persona for a cache key; nothing without one, so older keys still hit."""
+    persona = ctx.personas.get(speaker)
+    return {"persona": persona} if persona else {}

@@ -3,9 +3,10 @@
 Transient failures only (``policies.retry.is_transient``: connection errors, timeouts,
 408/409/429/5xx, unusable replies); 400/401/403/404 are never retried. Waits grow from
 ``backoff`` seconds, doubling, with jitter, capped at 30 s; a server's ``Retry-After`` is
-waited for first (capped at 30 s). One call therefore takes at most ``max_attempts`` times
-its deadline (``timeout``) plus the waits between attempts: with the defaults (6 attempts,
-1 s backoff) at most 31 s of backoff, and up to 30 s more per attempt a server asks for.
+waited for first (capped at 30 s). Whatever the policy still allows, a call gives up
+:data:`~debategraph.nodes.patience.GIVE_UP_S` (240) seconds after its first attempt began,
+waits included (see :mod:`debategraph.nodes.patience`): with the defaults (6 attempts of at
+most 120 s, 1 s backoff) a hung server is reported after 240 s, not after six timeouts.
 """
 
 from __future__ import annotations

@@ -14,8 +14,11 @@ Extraction contract (:func:`parse_answer`)
    answer is 40``, ``whose answer is 42``), quotes (``>`` lines, ``a2 wrote "Answer: 99"``),
    blocks copied from a peer (a label line such as ``Solution from a2:``, ``Answer from
    another agent:`` or ``### Agent 3``, then its fenced block, or its lines up to a blank
-   line or the next label), hypotheticals (``if the answer is 42``, ``if a1 were right, the
-   answer would be 12``) and negations (``the answer is not 42``). See
+   line or the next label; also a lead-in such as ``For comparison, a3 wrote:``), a peer's
+   solution described after the speaker's own declaration (``Agent 1 instead charges the fee
+   twice and concludes the answer is 69``, ``the answer is 15 in their solution``),
+   hypotheticals (``if the answer is 42``, ``if a1 were right, the answer would be 12``) and
+   negations (``the answer is not 42``). See
    :mod:`debategraph.policies.attribution` and :mod:`debategraph.policies.peer_text`.
 3. **Adopting is declaring; reporting is not.** A peer's answer the speaker adopts is the
    speaker's declaration: ``I agree with agent 2 that the answer is 12``, ``Agent 2 is

@@ -35,6 +35,16 @@ The rules for a declaration (:func:`statement_owner`, :func:`is_peer_statement`)
    (``Agent 2: the answer is 42``) is a peer's, unless the head judges the peer
    (``Agent 2 is wrong: the answer is 40``, ``Agent 2 is right: ...``): then the speaker
    speaks.
+6. A line whose head describes a peer's reply (``a2's reply, in short: ...``, ``Agent 3
+   wrote: ...``) is the peer's up to the candidate, across sentences, unless the speaker
+   speaks in it or it opens by judging the peer (:func:`_in_described_line`).
+7. A value handed to a peer right after it (``the answer is 15 in their solution``,
+   ``... is 120 according to them``) is the peer's (:func:`is_attributed_after`).
+
+In rule 4, a turn word followed by a peer's verb of saying or finding (``Agent 1 instead
+charges ... and concludes the answer is 69``, ``Agent 4 used ... but dropped a sign and
+concluded ...``) does not turn the clause to the speaker, and a peer reporting an argument
+(``Agent 4 thinks that since ..., the answer is 30``) reports it past its commas.
 
 **Adopting is declaring; reporting is not.** A peer's statement that the speaker adopts in
 the same sentence (``Agent 2 says the answer is 12, and I agree``, ``..., which is
@@ -101,10 +111,36 @@ _TURN_RE = re.compile(
     r"nevertheless|nonetheless|so|therefore|thus|hence|unlike|contrary)\b",
     re.IGNORECASE,
 )
-_SIDING_RE = re.compile(
-    r"(?=[cCrRiIaAwW])\b(?:correctly|rightly|(?:is|are|was|were)[ \t]++(?:right|correct))\b",
+_REPORT_VERB_RE = re.compile(
+    r"(?=[sScCtTbBaAdDgGwWrRfFpPeEoOlLiI])\b(?:says|said|claims|claimed|thinks|thought|"
+    r"believes|believed|argues|argued|concludes|concluded|decides|decided|gets|got|writes|"
+    r"wrote|reasons|reasoned|arrives|arrived|ends|ended|lands|landed|settles|settled|finds|"
+    r"found|computes|computed|calculates|calculated|obtains|obtained|picks|picked|chooses|"
+    r"chose|gives|gave|answers|answered|estimates|estimated|states|stated|suggests|"
+    r"suggested|proposes|proposed|insists|insisted|asserts|asserted|reports|reported)\b",
     re.IGNORECASE,
 )
+"""A peer's verb of saying or finding: after a turn word it keeps the peer the subject
+(``Agent 4 used the dot product but dropped a sign and concluded the answer is ...``)."""
+_FRAME_RE = re.compile(
+    r"[ \t]*+(?:#?\d{1,2}+[ \t]*+)?(?:\w++[ \t]++)?(?:thinks?|believes?|argues?|claims?|"
+    r"says?|said|suggests?|concludes?|concluded|reasons?|reasoned|insists?|maintains?|"
+    r"states?|stated|wrote|writes|assumes?|assumed|reckons?|figures?)[ \t]++"
+    r"(?:that|since|because)\b",
+    re.IGNORECASE,
+)
+"""A peer reporting a whole argument (``Agent 4 thinks that since ..., the answer is 30``):
+its commas do not end the report."""
+_SIDING_RE = re.compile(
+    r"(?=[cCrRiIaAwW])\b(?:(?:correctly|rightly)[ \t]++(?:\w++[ \t]++)?(?:says?|said|notes?|"
+    r"noted|points?|pointed|states?|stated|argues?|argued|observes?|observed|finds?|found|"
+    r"concludes?|concluded|computes?|computed|gets|got|answers?|answered|chooses|chose|"
+    r"picks?|picked|selects?|selected|identifies|identified|claims?|claimed)"
+    r"|(?:is|are|was|were)[ \t]++(?:right|correct))\b",
+    re.IGNORECASE,
+)
+"""The speaker siding with a peer: ``Agent 2 correctly says``, ``Agent 2 is right``; not an
+adverb of the peer's own steps (``they square 8 correctly, then ...``)."""
 _SIDES_BEFORE_RE = re.compile(
     r"(?:\b(?:I|we)[ \t]++(?:\w++[ \t]++)?(?:agree|concur|side)[ \t]++with"
     r"|\b(?:unlike|contrary[ \t]++to|rather[ \t]++than|instead[ \t]++of|against|versus|vs\.?))"
@@ -272,8 +308,11 @@ def _speaker_owns(
         return None
     last = peers[-1]
     after = segment[last.end() :]
-    if _SPEAKER_RE.search(after) or _TURN_RE.search(after) or _SIDING_RE.search(after):
+    if _SPEAKER_RE.search(after) or _SIDING_RE.search(after):
         return True
+    turns = deque(_TURN_RE.finditer(after), maxlen=1)
+    if turns and not _REPORT_VERB_RE.search(after, turns[0].end()):
+        return True  # "Agent 2 got 42, so the answer is 40"
     for peer in (peers[0], last):
         if _SIDES_BEFORE_RE.search(segment, max(0, peer.start() - 40), peer.start()):
             return True  # "I agree with Agent 2, who says ...", "unlike the other agents' ..."
@@ -281,7 +320,8 @@ def _speaker_owns(
         return True  # "the other agents have it wrong, the answer is 40"
     since_first = segment[peers[0].end() :]
     comma = since_first.rfind(",")
-    if comma >= 0 and not (lists and _LIST_TAIL_RE.fullmatch(since_first, comma)):
+    framed = any(_FRAME_RE.match(segment, peer.end()) for peer in (peers[0], last))
+    if comma >= 0 and not framed and not (lists and _LIST_TAIL_RE.fullmatch(since_first, comma)):
         since_first = since_first[comma:]
     reported = any(r.search(since_first) for r in reports)
     return not (reported or _ACCORDING_RE.search(segment))
@@ -318,6 +358,45 @@ Owner = Literal["speaker", "peer", "reproduced", "hypothetical"]
 copied blocks, quotations), or nobody's (hypothetical)."""
 
 
+_DESCRIBED_HEAD_RE = re.compile(
+    rf"(?:{PEER_NAME}|\bothers)['’]s?[ \t]++(?:[\w-]++[ \t]++){{0,2}}?(?:solutions?|responses?|"
+    r"answers?|repl(?:y|ies)|reasoning|arguments?|work|summary|write-?up|steps|derivation|"
+    r"calculations?|approach|working|version|account)\b",
+    re.IGNORECASE,
+)
+_LINE_HEAD_LIMIT = 80
+
+
+def _in_described_line(text: str, pos: int) -> bool:
+    """Whether ``pos`` follows, on its line, a head that hands the line to a peer.
+
+    ``a2's reply, in short: Venus is the hottest planet; the answer is Venus`` and ``For
+    comparison, Agent 3 wrote: ...; the answer is 9``: a head naming a debate peer with its
+    reply or a reporting verb, then a colon, makes the rest of the line the peer's, across
+    sentences, unless the speaker speaks there or the line opens by judging the peer
+    (``Agent 2's answer: wrong. The answer is 40``). A bare name (``Agent 1: 12.``) is a
+    roster, not a description.
+    """
+    line_start = text.rfind("\n", max(0, pos - WINDOW), pos) + 1
+    if line_start == 0 and pos > WINDOW:
+        return False
+    colon = text.find(":", line_start, min(pos, line_start + _LINE_HEAD_LIMIT))
+    if colon < 0:
+        return False
+    head = text[line_start:colon]
+    if not (
+        _DESCRIBED_HEAD_RE.search(head)
+        or (_DEBATE_PEER_RE.search(head) and _REPORT_VERB_RE.search(head))
+    ):
+        return False
+    if _SPEAKER_RE.search(head) or _JUDGEMENT_RE.search(head):
+        return False
+    rest = text[colon + 1 : pos]
+    opening = _BOUNDARY_RE.search(rest)
+    first = rest[: opening.start()] if opening else rest
+    return not (_SPEAKER_RE.search(rest) or _JUDGEMENT_RE.search(first))
+
+
 def statement_owner(text: str, pos: int) -> Owner:
     """Who a candidate declaration at ``pos`` belongs to (the module docstring's rules).
 
@@ -343,6 +422,8 @@ def statement_owner(text: str, pos: int) -> Owner:
     owns = _speaker_owns(clause, _PEER_RE, (_REPORT_RE, _POSSESSED_RE))
     if owns is None:
         owns = not _head_names_peer(head, clause, _PEER_RE)
+    if owns and not head and _in_described_line(text, pos):
+        owns = False
     return "speaker" if owns else "peer"
 
 
@@ -360,6 +441,35 @@ def is_peer_statement(text: str, pos: int) -> bool:
         True when the candidate is quoted, a peer's, or hypothetical.
     """
     return statement_owner(text, pos) != "speaker"
+
+
+_VALUE_OF_PEER_RE = re.compile(
+    r"(?:[^,;:!?\n.]|\.(?=\S)){0,60}?"
+    r"(?:\b(?:in|per|by)[ \t]++(?:their|his|her|(?:the[ \t]++)?"
+    rf"(?:{PEER_NAME}|others)['’]s?)[ \t]++(?:own[ \t]++)?(?:solution|view|work|reasoning|"
+    r"calculation|answer|write-up|approach|opinion|account|derivation|version|steps)s?\b"
+    rf"|\baccording[ \t]++to[ \t]++(?:them|him|her|(?:the[ \t]++)?{PEER_NAME}|the[ \t]++others))",
+    re.IGNORECASE,
+)
+
+
+def is_attributed_after(text: str, end: int) -> bool:
+    r"""Whether the value of a declaration ending at ``end`` is given to a peer right after it.
+
+    ``Therefore, the answer is 15 in their solution``, ``so the answer is 120 according to
+    them``, ``\boxed{2/3} in a2's derivation``: the sentence hands the value to a peer (no
+    comma, colon or sentence end between the value and the peer, and no word of the
+    speaker's).
+
+    Args:
+        text: The whole response.
+        end: Where the declaration's marker (or boxed value) ends.
+
+    Returns:
+        True when the value is the peer's.
+    """
+    found = _VALUE_OF_PEER_RE.match(text, end)
+    return found is not None and not _SPEAKER_RE.search(text, end, found.end())
 
 
 def is_adopted(text: str, end: int) -> bool:
@@ -409,7 +519,11 @@ def is_peer_value(text: str, pos: int) -> bool:
     owns = _speaker_owns(clause, _DEBATE_PEER_RE, (_REPORT_RE, _POSSESSED_RE), lists=True)
     if owns is not None:
         return not owns
-    return _head_names_peer(head, clause, _DEBATE_PEER_RE) or _named_after(text, pos, clause)
+    return (
+        _head_names_peer(head, clause, _DEBATE_PEER_RE)
+        or _named_after(text, pos, clause)
+        or is_attributed_after(text, pos)
+    )
 
 
 def _named_after(text: str, pos: int, clause: str) -> bool:

@@ -12,6 +12,9 @@ registered by name in the ``debategraph.rules`` entry-point group, as any plugin
 * ``credibility`` (:func:`credibility_rule`, ``"weighted_vote"``): ``weights`` (one per agent,
   required), ``no_answer_if_all_differ``.
 
+The decision protocols (``supermajority``, ``unanimity``, the ballot rules ``approval``,
+``cumulative``, ``ranked``, and ``judge``) are in :mod:`debategraph.policies.protocols`.
+
 :func:`apply_rule` passes a rule the options it takes: an option that the rule does not take
 is an error, never silently dropped. The one exception is ``seed``: every run has one, so
 deterministic rules accept it and do not use it.

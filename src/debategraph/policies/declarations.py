@@ -11,8 +11,9 @@ A declaration is one of:
 - ``phrase``: ``the answer is``, ``my final answer is``, ``our answer would be``,
   ``the correct answer:`` ... (determiner ``the``/``my``/``our``, optional adjective such as
   ``final`` or ``correct``, then ``is``, ``would be``, ``will be``, ``should be``,
-  ``must be``, ``remains``, ``:`` or ``=``), and ``final answer is`` / ``final answer:``;
-  the fragment is the rest of the line;
+  ``must be``, ``remains``, ``:`` or ``=``), ``final answer is`` / ``final answer:``, and a
+  reaffirmed earlier answer (``I confirm my earlier answer: 9``, ``I stand by my original
+  answer of 9``); the fragment is the rest of the line;
 - for ``choice`` tasks also ``choice``: ``I choose``, ``I'll go with``, ``we select``,
   ``my final choice is``, ``the correct option is``, a line ``Choice: B``; and ``final``: a
   parenthesised letter with nothing but punctuation (or a confidence line) after it, or a
@@ -40,7 +41,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-from debategraph.policies.attribution import is_adopted, is_reproduced, statement_owner
+from debategraph.policies.attribution import (
+    is_adopted,
+    is_attributed_after,
+    is_reproduced,
+    statement_owner,
+)
 
 DeclarationKind = Literal["boxed", "label", "phrase", "choice", "final"]
 """How a declaration was written (see the module docstring)."""
@@ -73,8 +79,11 @@ _LABEL_RE = re.compile(
 )
 _ANSWER_WORD_RE = re.compile(r"answer", re.IGNORECASE)  # folds as the markers' "answer" does
 _PHRASE_RE = re.compile(
-    rf"(?=[tTmMoOfF])(?:\b(?:the|my|our)[ \t]++(?:{_ADJECTIVE}[ \t]++)?answer[ \t*_]*+"
-    rf"(?:{_COPULA})|\bfinal[ \t]++answer[ \t*_]*+(?:{_COPULA}))",
+    rf"(?=[tTmMoOfFcCkKsSrR])(?:\b(?:the|my|our)[ \t]++(?:{_ADJECTIVE}[ \t]++)?answer[ \t*_]*+"
+    rf"(?:{_COPULA})|\bfinal[ \t]++answer[ \t*_]*+(?:{_COPULA})"
+    r"|\b(?:confirm|keep|stand[ \t]++by|stick[ \t]++with|stay[ \t]++with|maintain|reaffirm)"
+    r"[ \t]++(?:my|our)[ \t]++(?:earlier|previous|original|initial|first)[ \t]++answer"
+    r"[ \t*_]*+(?:[:=,]|of\b))",
     re.IGNORECASE,
 )
 _CHOICE_RE = re.compile(
@@ -285,9 +294,11 @@ def is_own(text: str, declaration: Declaration) -> bool:
     if declaration.kind == "label":
         return not is_reproduced(text, declaration.start)
     owner = statement_owner(text, declaration.start)
+    end = box_end(text, declaration) + 1 if declaration.kind == "boxed" else declaration.end
+    if owner == "speaker" and end > 0 and is_attributed_after(text, end):
+        owner = "peer"  # "the answer is 15 in their solution"
     if owner != "peer":
         return owner == "speaker"
-    end = box_end(text, declaration) + 1 if declaration.kind == "boxed" else declaration.end
     return end > 0 and is_adopted(text, end)
 
 

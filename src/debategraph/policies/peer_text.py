@@ -8,8 +8,11 @@ holds is the peer's text, not the speaker's.
 A **peer label** is a line that holds only a label naming a peer: ``Solution from a2:``,
 ``Here is a response of another agent:``, ``Agent 2's answer:``, ``The other agents' latest
 solutions:``, ``### Agent 3``, ``**a2:**``, ``Summary of the discussion:`` (Markdown ``#``,
-``*``, ``_``, ``>`` and a closing colon allowed). A **speaker label** is a line that opens
-the speaker's own part: ``My answer:``, ``My solution``, ``Our final answer: 12``, ``### Mine``.
+``*``, ``_``, ``>`` and a closing colon allowed), or a lead-in that names a peer and ends
+with a colon (``For comparison, a3 wrote:``, ``Agent 2's steps:``, ``What agent a2 sent:``)
+unless it speaks for the speaker or judges the peer (``I checked Agent 2's steps:``,
+``Agent 2 is wrong:``). A **speaker label** is a line that opens the speaker's own part:
+``My answer:``, ``My solution``, ``Our final answer: 12``, ``### Mine``.
 
 The **peer block** of a peer label starts at the first non-blank line after it and ends
 
@@ -52,7 +55,7 @@ PEER_NAME = (
 
 _REPLY_NOUN = (
     r"(?:solution|response|answer|reply|reasoning|argument|opinion|critique|work|summary|"
-    r"output|message)"
+    r"output|message|write-?up|steps|derivation|calculation|approach|working)"
 )
 _LEAD = (
     r"(?:(?:here|below|above|this|these)[ \t]++(?:is|are|was|were)[ \t]++|here['’]s[ \t]++)?"
@@ -70,6 +73,21 @@ _PEER_LABEL_RE = re.compile(
     rf"|{PEER_NAME}){_TRAIL}[ \t*_]*+:?[ \t*_]*+$",
     re.IGNORECASE | re.MULTILINE,
 )
+_LEAD_IN_RE = re.compile(
+    rf"[ \t>#*_-]*+(?=[^\n]*?\b{PEER_NAME}\b)[^\n:]*+:[ \t*_]*+$",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""A line that names a peer and ends with a colon: ``For comparison, a3 wrote:``,
+``Agent 3's solution, step by step:``, ``What agent a2 sent:``."""
+_LEAD_IN_SPEAKER_RE = re.compile(
+    r"\b(?:I|me|my|mine|we|us|our)\b|\b(?:i['’]m|i['’]ve|i['’]ll)\b"
+    r"|\b(?:is|are|was|were|went|got[ \t]++it|has[ \t]++it|have[ \t]++it)[ \t]++"
+    r"(?:\w++[ \t]++)?(?:right|correct|wrong|incorrect|mistaken)\b"
+    r"|\b(?:mistakes?|errors?|erred|errs|agree|disagree)\b",
+    re.IGNORECASE,
+)
+"""What keeps a lead-in line the speaker's: its own voice, or a judgement of the peer
+(``Agent 2 is wrong:`` opens the speaker's correction, not the peer's text)."""
 PEER_KEYWORDS = ("agent", "other", "summary")
 """Words one of which every peer label holds (in lower case), besides a name such as a2:
 label lines are looked for where these are."""
@@ -130,11 +148,19 @@ def peer_labels(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
         line_end = len(text) if found < 0 else found
         if line_end - line_start > LABEL_LIMIT:
             continue
-        label = _PEER_LABEL_RE.match(text, line_start)
+        label = _PEER_LABEL_RE.match(text, line_start) or _lead_in(text, line_start)
         if label is not None:
             starts.append(line_start)
             ends.append(label.end())
     return tuple(starts), tuple(ends)
+
+
+def _lead_in(text: str, line_start: int) -> re.Match[str] | None:
+    """A lead-in line naming a peer, in the peer's voice (see :data:`_LEAD_IN_RE`)."""
+    line = _LEAD_IN_RE.match(text, line_start)
+    if line is None or _LEAD_IN_SPEAKER_RE.search(text, line_start, line.end()):
+        return None
+    return line
 
 
 def in_peer_block(text: str, pos: int) -> bool:

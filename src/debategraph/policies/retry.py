@@ -1,8 +1,9 @@
 """Which model-call failures are worth retrying (pure; no LangGraph or provider import).
 
 Retried: connection failures, timeouts, HTTP 408, 409, 429 and 5xx, and replies that arrived
-unusable (malformed JSON, no choices, empty content). Never retried: other 4xx (a bad request,
-a bad key, an unknown model: retrying cannot fix them) and errors in our own code. Exceptions
+unusable (malformed JSON, no choices, empty content, no finish reason). Never retried: other
+4xx (a bad request, a bad key, an unknown model: retrying cannot fix them), a call that ran
+out of time (:class:`CallGaveUpError`) and errors in our own code. Exceptions
 are classified by their HTTP status and class names, so provider SDKs need not be imported.
 """
 
@@ -45,6 +46,14 @@ class UnusableReplyError(RuntimeError):
     """A model reply arrived but cannot be used (no choices, empty content); retried."""
 
 
+class CallGaveUpError(RuntimeError):
+    """A model call ran out of time for its attempts; never retried.
+
+    Its message names the server, the attempts made, the time spent and the time the server's
+    throttling (``Retry-After``) took; the last failure is its ``__cause__``.
+    """
+
+
 def status_of(exc: BaseException) -> int | None:
     """The HTTP status an exception carries, if any."""
     status = getattr(exc, "status_code", None)
@@ -64,6 +73,8 @@ def _chain(exc: BaseException) -> Iterator[BaseException]:
 
 def is_transient(exc: BaseException) -> bool:
     """Whether a failed model call may succeed if tried again (see the module docstring)."""
+    if isinstance(exc, CallGaveUpError):
+        return False
     status = status_of(exc)
     if status is not None and status >= 400:
         return status in RETRY_STATUS or 500 <= status < 600

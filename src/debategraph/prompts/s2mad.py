@@ -3,12 +3,14 @@
 S²-MAD debates like GroupDebate (same starting prompt, intra-group rounds, one summary per
 group between stages, stateless agents that see their own latest answer), but an agent only
 takes part when some view differs from its own and only reads those differing views. The
-prompts say so: the solutions shown are the ones that disagree with the reader.
+prompts say so: the solutions shown are the ones that disagree with the reader. Every
+debating call starts from GroupDebate's system framing (``SYSTEM_PROMPTS``); the summariser's
+does not, as in GroupDebate.
 """
 
 from __future__ import annotations
 
-from debategraph.prompts import du
+from debategraph.prompts import du, groupdebate
 from debategraph.prompts.common import PromptInput, answer_format, peer_blocks, question_block
 from debategraph.prompts.summary import (
     group_summary_blocks,
@@ -52,3 +54,6 @@ PROMPTS = {
     "summary": summarize,
 }
 """Prompts of ``s2mad`` by name."""
+
+SYSTEM_PROMPTS = {name: groupdebate.SYSTEM for name in PROMPTS if name != "summary"}
+"""The system prompt of each debating template: GroupDebate's framing."""

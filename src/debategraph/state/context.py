@@ -63,7 +63,8 @@ class DebateContext:
     tie_policy: TiePolicy = "first"
     """How majority-vote ties are broken: ``first``, ``random`` or ``confidence``."""
     decision: str | None = None
-    """A decision rule by name (``majority``, ``freemad``, ``reconcile``, ``credibility``, a
+    """A decision rule by name (``majority``, ``freemad``, ``reconcile``, ``credibility``,
+    ``supermajority``, ``unanimity``, ``approval``, ``cumulative``, ``ranked``, ``judge``, a
     plugin's, or ``package.module:ATTR``), overriding the method's own."""
     decision_options: dict[str, Any] = field(default_factory=dict)
     """Options of the decision rule, e.g. Free-MAD's ``weights``."""
@@ -81,6 +82,9 @@ class DebateContext:
     """Cut off this proportion of agents (0 to 1), chosen with ``seed``."""
     adversaries: dict[str, str] = field(default_factory=dict)
     """Adversarial agents, each mapped to the wrong answer it argues for."""
+    personas: dict[str, str] = field(default_factory=dict)
+    """A role prompt per agent (``{"a1": "You are a careful accountant."}``), sent as the
+    system prompt of each of that agent's calls, before the method's own; any method."""
     settings: str | None = None
     """A sampling preset of the method: ``paper`` is the temperature, top-p and top-k its
     paper ran with (see the method's card). ``temperature``, ``top_p`` and ``top_k`` given
@@ -147,7 +151,7 @@ class DebateContext:
             from debategraph.methods.registry import get_rule
 
             get_rule(self.decision)  # an unknown rule is refused with the valid names
-        for name in ("decision_options", "role_models", "adversaries"):
+        for name in ("decision_options", "role_models", "adversaries", "personas"):
             if not isinstance(getattr(self, name), Mapping):
                 raise DebateConfigError(f"{name} must be a mapping, got {getattr(self, name)!r}")
         if not isinstance(self.method_options, Mapping | MethodOptions):
@@ -176,6 +180,11 @@ class DebateContext:
             if not isinstance(target, str) or not target.strip():
                 raise DebateConfigError(
                     f"adversary {agent} needs a non-empty answer, got {target!r}"
+                )
+        for agent, persona in self.personas.items():
+            if not isinstance(persona, str) or not persona.strip():
+                raise DebateConfigError(
+                    f"persona of {agent} must be a non-empty role prompt, got {persona!r}"
                 )
         self._check_generation()
 
@@ -255,7 +264,11 @@ class DebateContext:
                 f"context asks for {self.agents}: build a graph for {self.agents} agents with "
                 f"build_debate_graph(method, agents={self.agents}), or leave agents unset"
             )
-        for name, chosen in (("cut-off", self.cut_off), ("adversary", list(self.adversaries))):
+        for name, chosen in (
+            ("cut-off", self.cut_off),
+            ("adversary", list(self.adversaries)),
+            ("persona", list(self.personas)),
+        ):
             unknown = sorted(set(chosen) - set(agents))
             if unknown:
                 raise DebateConfigError(f"{name} agents {unknown} are not among {list(agents)}")

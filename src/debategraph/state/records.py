@@ -8,9 +8,10 @@ from typing import Any, Literal, NotRequired, cast
 
 from typing_extensions import TypedDict
 
-CallKind = Literal["answer", "summary", "evaluation", "pairwise"]
+CallKind = Literal["answer", "summary", "evaluation", "pairwise", "decision"]
 """What a model call is for: an agent's answer, a summary of other turns, a judgement of
-another turn, or one side of a pairwise debate (SVR-MAD)."""
+another turn, one side of a pairwise debate (SVR-MAD), or a decision rule's own call (the
+``judge`` rule's, after the last round)."""
 
 TurnKind = CallKind
 """A turn has the kind of the call that produced it."""
@@ -25,7 +26,7 @@ class Call(TypedDict):
 
     Attributes:
         id: Unique in the debate; it becomes the id of the turn the call produces.
-        kind: ``answer``, ``summary``, ``evaluation`` or ``pairwise``.
+        kind: ``answer``, ``summary``, ``evaluation``, ``pairwise`` or ``decision``.
         speaker: Who makes the call: an agent name, or a role of the method
             (``summarizer``, ``evaluator``); the call is sent to the node of that name.
         round: The round the call belongs to (0 is the initial round).
@@ -53,7 +54,7 @@ class Turn(TypedDict):
         id: The id of the call that produced it (``r2:a3`` for an answer of ``a3`` in round 2).
         agent: The speaker: an agent name, or a role such as ``summarizer``.
         round: 0 is the initial, independent round; debate rounds count from 1.
-        kind: ``answer``, ``summary``, ``evaluation`` or ``pairwise``.
+        kind: ``answer``, ``summary``, ``evaluation``, ``pairwise`` or ``decision``.
         text: The raw model response.
         prompt: The last user message the model was given (the call's rendered template).
         answer: Canonical parsed answer; ``None`` means no answer could be read (abstention).
@@ -71,6 +72,8 @@ class Turn(TypedDict):
         vars: The call's prompt variables, when it had any.
         attempts: How many times the call was tried (more than 1 after retries).
         confidence_unparsed: The response stated a confidence that could not be read.
+        ballot: The ballot a decision rule asked for: ``kind``, ``candidates`` (the answers
+            its labels stand for) and ``vote`` (the ballot read, ``None`` when spoiled).
     """
 
     id: str
@@ -93,6 +96,7 @@ class Turn(TypedDict):
     vars: NotRequired[dict[str, Any]]
     attempts: NotRequired[int]
     confidence_unparsed: NotRequired[bool]
+    ballot: NotRequired[dict[str, Any]]
 
 
 def _renamed(record: str, old: str, new: str) -> None:

@@ -20,6 +20,7 @@ from langchain_core.rate_limiters import InMemoryRateLimiter
 from debategraph.api import DebateConfigError, arun, call_cache
 from debategraph.eval.arms import Arm
 from debategraph.eval.budget import budget_digest, budget_settings
+from debategraph.eval.cut_short import note_cut_short
 from debategraph.eval.datasets import Item
 from debategraph.eval.dynamics import settled_at_round0
 from debategraph.eval.executors.admission import Admission, Turn
@@ -121,6 +122,33 @@ class ItemRunner:
                 if arm.screens and ("error" in row or row["screen"]["settled"]):
                     return
 
+    async def sample_price(
+        self, arm: Arm, item: Item, settings: Mapping[str, Any], meter: SpendMeter
+    ) -> float:
+        """What one of ``arm``'s samples costs on ``item``, in tokens: one drawn to see.
+
+        A debate's own round-0 calls are no price for a sample (a system prompt or a request
+        for a confidence makes them dearer, a short framing cheaper), so an arm that matches
+        tokens draws one sample first (its first, with the call cache on). Its requests are
+        in the row's spend, beside the samples the row keeps.
+        """
+        probe = {**settings, "agents": 1}
+        models = probe.get("models")
+        if isinstance(models, list):
+            probe["models"] = models[:1]
+        result = await arun(
+            item.question,
+            method=arm.method,
+            task=item.task,
+            choices=item.choices,
+            item_id=item.id,
+            config={"max_concurrency": self.job.concurrency, "callbacks": [meter]},
+            call_limiter=self.limiter,
+            cache=self.cache,
+            **probe,
+        )
+        return float(result.usage["input_tokens"] + result.usage["output_tokens"])
+
     async def debate(
         self,
         arm: Arm,
@@ -147,17 +175,27 @@ class ItemRunner:
         if seed is not None:
             settings["seed"] = seed
         start = time.perf_counter()
+        meter = SpendMeter()
         if arm.budget_of is not None:
             base = budgets.get(arm.budget_of)
             if base is None:
                 error = f"BudgetUnavailable: {arm.budget_of} has no result for this item"
                 return error_row(arm, item, error, wall_s=0.0, dataset=dataset, seed=seed)
+            price = None
+            if arm.budget == "tokens":
+                try:
+                    price = await self.sample_price(arm, item, settings, meter)
+                except Exception as exc:
+                    wall = time.perf_counter() - start
+                    error = describe_error(exc, self.redact)
+                    return error_row(
+                        arm, item, error, wall_s=wall, dataset=dataset, spend=meter, seed=seed
+                    )
             try:
-                settings = budget_settings(arm.budget, settings, base)
+                settings = budget_settings(arm.budget, settings, base, price)
             except ValueError as exc:
                 error = f"BudgetUnavailable: {exc}"
                 return error_row(arm, item, error, wall_s=0.0, dataset=dataset, seed=seed)
-        meter = SpendMeter()
         traced = item_run_config(arm.label, item.id, dataset)
         try:
             result = await arun(
@@ -173,6 +211,9 @@ class ItemRunner:
                 **settings,
             )
         except DebateConfigError:
+            raise
+        except asyncio.CancelledError:  # no row: resume runs it again; its spend is noted
+            note_cut_short(arm.label, item.id, meter, seed=seed)
             raise
         except Exception as exc:
             wall = time.perf_counter() - start

@@ -40,7 +40,7 @@ from debategraph.prompts import svr as prompts
 
 View = DebateView[SvrOptions]
 
-NAMED_RULES = ("majority", "freemad", "credibility")
+NAMED_RULES = ("majority", "freemad", "credibility", "supermajority", "unanimity")
 """Named decision rules that ``svr`` can end with, over each agent's post-debate vote."""
 
 
@@ -211,6 +211,7 @@ SVR = Method(
     options=SvrOptions,
     bind=bind_svr,
     decision="svr",
+    answer_rounds=False,
     default_agents=6,
     default_rounds=MAX_ROUNDS,
     max_phases=64,

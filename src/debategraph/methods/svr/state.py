@@ -17,6 +17,7 @@ from debategraph.methods.svr.options import SvrOptions
 from debategraph.policies.survival import (
     MissingLogprobs,
     accepts,
+    agent_vote,
     answer_clusters,
     communication_budget,
     correctness_score,
@@ -245,6 +246,7 @@ def _fold(view: View) -> dict[str, Any]:
         "debated": debated,
         "accepted": accepted,
         "current": {**current, "folded": folded, "edges": edges},
+        "stances": _stances(view, old["initial_answers"], tally),
     }
     if accepted is None and len(folded) < len(current["challengers"]):
         return state  # a sequential iteration with debates still to come
@@ -280,6 +282,25 @@ def _fold(view: View) -> dict[str, Any]:
     else:
         state["current"], state["end"] = _next(view, {**old, **state}, k + 1)
     return state
+
+
+def _stances(view: View, initial: list[str | None], tally: _Tally) -> dict[str, Any]:
+    """Each agent's vote after the debates so far, and its confidence (kept if unchanged).
+
+    SVR-MAD's agents take their stances in pairwise debates, not answer turns: a result
+    reads these as the round after round 0 (``DebateResult.round_answers``), so a report
+    counts an agent that changed its answer as a flip.
+    """
+    first = initial_turns(view)
+    votes = [
+        agent_vote(y, post, holders=initial, scores=tally.scores)
+        for y, post in zip(initial, tally.post_debate, strict=True)
+    ]
+    confidences = [
+        first[a]["confidence"] if a in first and v == y else None
+        for a, y, v in zip(view.agents, initial, votes, strict=True)
+    ]
+    return {"answers": [votes], "confidences": [confidences]}
 
 
 def observe_svr(view: View) -> dict[str, Any]:

@@ -1,0 +1,173 @@
+"""MALLM's discussion paradigms: ``mallm-memory``, ``-report``, ``-relay``, ``-collective``.
+
+Round 0: every agent answers alone. In each debate round every agent speaks once, shown its
+own latest answer and what the paradigm lets it read (``debategraph.policies.paradigms``):
+the shared memory, the report or the replies to it, the predecessor's answer in a chain, or
+everyone's latest answers. With ``turn_order="sequential"`` (the default, as MALLM runs
+them) the round has a phase per speaker (``mallm-report``: the report, then the replies),
+so each speaker reads what the earlier speakers of the round said; ``"simultaneous"`` is one
+phase in which everyone reads the previous rounds only. ``mallm-collective`` is simultaneous
+by definition. Agents are stateless (no chat history). A cut-off agent (the communication
+attack) reads only its own latest answer. Majority vote of the final answers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from debategraph.methods import (
+    Call,
+    DebateConfigError,
+    DebateView,
+    Method,
+    MethodOptions,
+    NoOptions,
+    Planner,
+    call,
+    initial_calls,
+)
+from debategraph.policies.paradigms import Paradigm, TurnOrder, peer_reads, speaking_phases
+from debategraph.prompts import paradigms as prompts
+
+MAX_SPEAKERS = 64
+"""Most agents a sequential round may have: one phase each, and a round's phases are bounded."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class TurnOrderOptions(MethodOptions):
+    """Options of ``mallm-report`` and ``mallm-relay``.
+
+    Attributes:
+        turn_order: ``sequential`` (speakers take turns and read this round's earlier
+            speakers) or ``simultaneous`` (everyone speaks at once, reading earlier rounds).
+    """
+
+    turn_order: TurnOrder = "sequential"
+
+
+@dataclass(frozen=True, kw_only=True)
+class MemoryOptions(TurnOrderOptions):
+    """Options of ``mallm-memory``.
+
+    Attributes:
+        turn_order: ``sequential`` or ``simultaneous`` (see :class:`TurnOrderOptions`).
+        window: How many earlier rounds the shared memory shows (``None``: every round;
+            MALLM's ``visible_turns_in_memory``); this round's contributions always show.
+    """
+
+    window: int | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.window is not None and self.window < 1:
+            raise ValueError(
+                f"window must be at least 1 (or none for every round), got {self.window}"
+            )
+
+
+TEMPLATES: dict[Paradigm, str] = {
+    "memory": "discuss",
+    "relay": "relay",
+    "collective": "refine",
+}
+
+
+def paradigm_planner(paradigm: Paradigm) -> Planner[Any]:
+    """The planner of one paradigm: round 0 alone, then its phases of speakers.
+
+    Args:
+        paradigm: ``memory``, ``report``, ``relay`` or ``collective``.
+    """
+
+    def plan(view: DebateView[Any]) -> list[Call] | None:
+        order: TurnOrder = getattr(view.options, "turn_order", "simultaneous")
+        if view.round == 0:
+            if order == "sequential" and len(view.agents) > MAX_SPEAKERS:
+                raise DebateConfigError(
+                    f"{view.method.name}: a sequential round takes one phase per agent, at "
+                    f"most {MAX_SPEAKERS}; with {len(view.agents)} agents use "
+                    "--option turn_order=simultaneous"
+                )
+            return initial_calls(view) if view.phase == 0 else None
+        phases = speaking_phases(paradigm, view.agents, order)
+        if view.phase >= len(phases):
+            return None
+        window = getattr(view.options, "window", None)
+        latest = view.latest_ids()
+        turns = view.turns
+        calls = []
+        for agent in phases[view.phase]:
+            own = [latest[agent]] if agent in latest else []
+            peers = []
+            if agent not in view.cut_off:
+                peers = peer_reads(paradigm, view.agents, agent, turns, view.round, window=window)
+            template = _template(paradigm, view.agents, agent) if peers else "reflect"
+            calls.append(call(view, agent, reads=own + peers, template=template))
+        return calls
+
+    return plan
+
+
+def _template(paradigm: Paradigm, agents: tuple[str, ...], agent: str) -> str:
+    if paradigm == "report":
+        return "report" if agent == agents[0] else "reply"
+    return TEMPLATES[paradigm]
+
+
+CARD = "docs/methods/mallm-paradigms.md"
+
+MEMORY = Method(
+    name="mallm-memory",
+    description="MALLM memory paradigm: agents speak in turn, each reading the shared memory "
+    "of every other agent's contributions (this round's earlier speakers too); majority vote.",
+    prompts=prompts.PROMPTS,
+    plan=paradigm_planner("memory"),
+    options=MemoryOptions,
+    default_agents=3,
+    default_rounds=2,
+    max_phases=MAX_SPEAKERS,
+    card=CARD,
+)
+"""The ``mallm-memory`` method."""
+
+REPORT = Method(
+    name="mallm-report",
+    description="MALLM report paradigm: the first agent reports, reading the others' replies; "
+    "each other agent replies to the latest report only; majority vote.",
+    prompts=prompts.PROMPTS,
+    plan=paradigm_planner("report"),
+    options=TurnOrderOptions,
+    default_agents=3,
+    default_rounds=2,
+    max_phases=2,
+    card=CARD,
+)
+"""The ``mallm-report`` method."""
+
+RELAY = Method(
+    name="mallm-relay",
+    description="MALLM relay paradigm: answers pass along a chain a1 -> a2 -> ... -> a1, each "
+    "agent reading only its predecessor's latest answer; majority vote.",
+    prompts=prompts.PROMPTS,
+    plan=paradigm_planner("relay"),
+    options=TurnOrderOptions,
+    default_agents=3,
+    default_rounds=2,
+    max_phases=MAX_SPEAKERS,
+    card=CARD,
+)
+"""The ``mallm-relay`` method."""
+
+COLLECTIVE = Method(
+    name="mallm-collective",
+    description="MALLM collective refinement: every round all agents at once improve their own "
+    "answer after reading every other agent's latest answer; majority vote.",
+    prompts=prompts.PROMPTS,
+    plan=paradigm_planner("collective"),
+    options=NoOptions,
+    default_agents=3,
+    default_rounds=2,
+    card=CARD,
+)
+"""The ``mallm-collective`` method (simultaneous only)."""

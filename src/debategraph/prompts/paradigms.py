@@ -1,0 +1,121 @@
+"""Prompts of MALLM's discussion paradigms (memory, report, relay, collective refinement).
+
+Every debate call shows the speaker its own latest answer apart (``own_answer_block``), then
+what the paradigm lets it read, each turn in its own fenced block. The initial answer is
+Du et al.'s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from debategraph.prompts import du
+from debategraph.prompts.common import (
+    PromptInput,
+    answer_format,
+    own_answer_block,
+    peer_blocks,
+    question_block,
+)
+
+
+def _split(p: PromptInput) -> tuple[str, PromptInput]:
+    """The speaker's own block (or nothing), and the input with the other agents' turns only."""
+    own = [t for t in p.peers if t["agent"] == p.agent]
+    peers = [t for t in p.peers if t["agent"] != p.agent]
+    head = f"{own_answer_block(own[-1])}\n\n" if own else ""
+    return head, replace(p, peers=peers)
+
+
+def _tail(p: PromptInput) -> str:
+    return f"{question_block(p)}\n\n{answer_format(p)}"
+
+
+def discuss(p: PromptInput) -> str:
+    """``memory``: a contribution to a discussion whose shared memory the speaker reads."""
+    head, shown = _split(p)
+    return (
+        f"{head}You are one of several agents discussing a problem. The shared memory of "
+        "the discussion holds these contributions of the other agents, oldest first:\n\n"
+        f"{peer_blocks(shown, 'Contribution')}\n\n"
+        "Add your contribution: say which points of the discussion hold and which do not, "
+        "then give your answer.\n\n"
+        f"{_tail(p)}"
+    )
+
+
+def report(p: PromptInput) -> str:
+    """``report``: the reporting agent reads the others' replies and reports again."""
+    head, shown = _split(p)
+    if p.round <= 1:
+        intro, label = "You report to a group of agents. Their first answers:", "Answer"
+    else:
+        intro, label = (
+            "You report to a group of agents. Their replies to your last report:",
+            "Reply",
+        )
+    return (
+        f"{head}{intro}\n\n{peer_blocks(shown, label)}\n\n"
+        "Write your next report for the group: take up every reply that finds a real flaw, "
+        "set aside those that do not, and give the answer you now stand by.\n\n"
+        f"{_tail(p)}"
+    )
+
+
+def reply(p: PromptInput) -> str:
+    """``report``: another agent replies to the reporting agent's latest report."""
+    head, shown = _split(p)
+    return (
+        f"{head}One agent of your group reports to the others. Its latest report:\n\n"
+        f"{peer_blocks(shown, 'Report')}\n\n"
+        "Reply to the report: check it step by step, say where you agree and where you do "
+        "not, and give your answer.\n\n"
+        f"{_tail(p)}"
+    )
+
+
+def relay(p: PromptInput) -> str:
+    """``relay``: the speaker reads the answer passed on by its predecessor in the chain."""
+    head, shown = _split(p)
+    return (
+        f"{head}The agents pass their answers along a chain. The agent before you passed "
+        "on this answer:\n\n"
+        f"{peer_blocks(shown, 'Answer passed on')}\n\n"
+        "Check it against your own, keep what is right in either, and pass on your answer "
+        "to the next agent.\n\n"
+        f"{_tail(p)}"
+    )
+
+
+def refine(p: PromptInput) -> str:
+    """``collective``: improve one's answer after reading every other agent's answer."""
+    head, shown = _split(p)
+    return (
+        f"{head}Here are the answers of the other agents:\n\n"
+        f"{peer_blocks(shown)}\n\n"
+        "Improve your answer, taking the other answers into account critically: adopt what "
+        "they get right and reject what they get wrong.\n\n"
+        f"{_tail(p)}"
+    )
+
+
+def reflect(p: PromptInput) -> str:
+    """A call with nobody else to read (a lone agent, or one the attack cuts off)."""
+    head, _ = _split(p)
+    return (
+        f"{head}Go over your previous answer once more and check every step. Restate your "
+        "answer, corrected if you find a mistake.\n\n"
+        f"{_tail(p)}"
+    )
+
+
+PROMPTS = {
+    "initial": du.initial,
+    "discuss": discuss,
+    "report": report,
+    "reply": reply,
+    "relay": relay,
+    "refine": refine,
+    "reflect": reflect,
+}
+"""Every paradigm's templates; a call names the one of its paradigm and role."""

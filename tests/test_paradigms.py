@@ -1,0 +1,287 @@
+"""MALLM's discussion paradigms: plans per phase and turn order, accounting, golden transcripts."""
+
+import json
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+import debategraph as dg
+from debategraph.methods import DebateConfigError, get_method
+from debategraph.methods.paradigms import MAX_SPEAKERS
+from debategraph.policies.paradigms import paradigm_cost, peer_reads, speaking_phases
+from debategraph.policies.tokens import estimate_tokens
+from debategraph.prompts.common import PromptInput
+from debategraph.testing import make_turn, make_view
+
+from .fixed_length import FixedLength
+
+ARITH = "What is the result of 3+4*5+6-7*2?"
+CONTESTED = "What is the result of 12+25*7+3-18*4?"  # seed 5: the agents disagree to the end
+GOLDEN = Path(__file__).parent / "fixtures" / "paradigms" / "golden.json"
+CONFIGS = [
+    ("mallm-memory", "sequential"),
+    ("mallm-memory", "simultaneous"),
+    ("mallm-report", "sequential"),
+    ("mallm-report", "simultaneous"),
+    ("mallm-relay", "sequential"),
+    ("mallm-relay", "simultaneous"),
+    ("mallm-collective", None),
+]
+PARADIGM = {
+    "mallm-memory": "memory",
+    "mallm-report": "report",
+    "mallm-relay": "relay",
+    "mallm-collective": "collective",
+}
+
+
+def options(order):
+    return {"turn_order": order} if order else {}
+
+
+def plan_of(name, turns, round_, phase, order, agents=4, **kw):
+    view = make_view(get_method(name), turns=turns, round=round_, phase=phase, agents=agents,
+                     options=options(order), **kw)  # fmt: skip
+    planned = get_method(name).plan(view)
+    if planned is None:
+        return None
+    return [(c["id"], c["template"], c["reads"]) for c in planned]
+
+
+def answers(round_, agents=("a1", "a2", "a3", "a4")):
+    return [make_turn(f"r{round_}:{a}", answer="1") for a in agents]
+
+
+# --- plans: who speaks, who reads whom, per phase and turn order ------------------------------
+
+
+def test_round_zero_is_everyone_alone_in_one_phase():
+    for name, order in CONFIGS:
+        assert plan_of(name, [], 0, 0, order) == [(f"r0:a{i}", "initial", []) for i in range(1, 5)]
+        assert plan_of(name, answers(0), 0, 1, order) is None
+
+
+def test_memory_sequential_reads_the_whole_memory_and_this_rounds_earlier_speakers():
+    turns = answers(0) + answers(1)
+    assert plan_of("mallm-memory", turns, 2, 0, "sequential") == [
+        ("r2:a1", "discuss", ["r1:a1", "r0:a2", "r0:a3", "r0:a4", "r1:a2", "r1:a3", "r1:a4"])
+    ]
+    turns += [make_turn("r2:a1", answer="1"), make_turn("r2:a2", answer="1")]
+    assert plan_of("mallm-memory", turns, 2, 2, "sequential") == [
+        ("r2:a3", "discuss",
+         ["r1:a3", "r0:a1", "r0:a2", "r0:a4", "r1:a1", "r1:a2", "r1:a4", "r2:a1", "r2:a2"])
+    ]  # fmt: skip
+    turns += [make_turn("r2:a3", answer="1"), make_turn("r2:a4", answer="1")]
+    assert plan_of("mallm-memory", turns, 2, 4, "sequential") is None
+
+
+def test_memory_window_keeps_the_last_rounds_and_this_round():
+    turns = answers(0) + answers(1) + [make_turn("r2:a1", answer="1")]
+    got = plan_of("mallm-memory", turns, 2, 1, "sequential")
+    view = make_view(get_method("mallm-memory"), turns=turns, round=2, phase=1, agents=4,
+                     options={"window": 1})  # fmt: skip
+    planned = get_method("mallm-memory").plan(view)
+    assert [c["reads"] for c in planned] == [["r1:a2", "r1:a1", "r1:a3", "r1:a4", "r2:a1"]]
+    every = ["r1:a2", "r0:a1", "r0:a3", "r0:a4", "r1:a1", "r1:a3", "r1:a4", "r2:a1"]
+    assert got == [("r2:a2", "discuss", every)]
+    with pytest.raises(DebateConfigError, match="window must be at least 1"):
+        dg.run(ARITH, method="mallm-memory", options={"window": 0})
+
+
+def test_memory_simultaneous_is_one_phase_reading_earlier_rounds_only():
+    turns = answers(0) + answers(1)
+    got = plan_of("mallm-memory", turns, 2, 0, "simultaneous")
+    assert [c[0] for c in got] == ["r2:a1", "r2:a2", "r2:a3", "r2:a4"]
+    assert got[3] == ("r2:a4", "discuss",
+                      ["r1:a4", "r0:a1", "r0:a2", "r0:a3", "r1:a1", "r1:a2", "r1:a3"])  # fmt: skip
+    assert plan_of("mallm-memory", turns, 2, 1, "simultaneous") is None
+
+
+def test_report_sequential_reports_then_replies_to_this_rounds_report():
+    turns = answers(0)
+    assert plan_of("mallm-report", turns, 1, 0, "sequential") == [
+        ("r1:a1", "report", ["r0:a1", "r0:a2", "r0:a3", "r0:a4"])
+    ]
+    turns += [make_turn("r1:a1", answer="1")]
+    assert plan_of("mallm-report", turns, 1, 1, "sequential") == [
+        ("r1:a2", "reply", ["r0:a2", "r1:a1"]),
+        ("r1:a3", "reply", ["r0:a3", "r1:a1"]),
+        ("r1:a4", "reply", ["r0:a4", "r1:a1"]),
+    ]
+    assert plan_of("mallm-report", turns + answers(1, ("a2", "a3", "a4")), 1, 2,
+                   "sequential") is None  # fmt: skip
+
+
+def test_report_simultaneous_replies_to_the_previous_report():
+    turns = answers(0) + answers(1)
+    assert plan_of("mallm-report", turns, 2, 0, "simultaneous") == [
+        ("r2:a1", "report", ["r1:a1", "r1:a2", "r1:a3", "r1:a4"]),
+        ("r2:a2", "reply", ["r1:a2", "r1:a1"]),
+        ("r2:a3", "reply", ["r1:a3", "r1:a1"]),
+        ("r2:a4", "reply", ["r1:a4", "r1:a1"]),
+    ]
+
+
+def test_relay_sequential_passes_the_answer_along_the_chain():
+    turns = answers(0)
+    assert plan_of("mallm-relay", turns, 1, 0, "sequential") == [
+        ("r1:a1", "relay", ["r0:a1", "r0:a4"])
+    ]
+    turns += [make_turn("r1:a1", answer="1")]
+    assert plan_of("mallm-relay", turns, 1, 1, "sequential") == [
+        ("r1:a2", "relay", ["r0:a2", "r1:a1"])
+    ]
+    turns += [make_turn("r1:a2", answer="1"), make_turn("r1:a3", answer="1")]
+    assert plan_of("mallm-relay", turns, 1, 3, "sequential") == [
+        ("r1:a4", "relay", ["r0:a4", "r1:a3"])
+    ]
+
+
+def test_relay_simultaneous_reads_the_predecessors_previous_answer():
+    turns = answers(0)
+    assert plan_of("mallm-relay", turns, 1, 0, "simultaneous") == [
+        ("r1:a1", "relay", ["r0:a1", "r0:a4"]),
+        ("r1:a2", "relay", ["r0:a2", "r0:a1"]),
+        ("r1:a3", "relay", ["r0:a3", "r0:a2"]),
+        ("r1:a4", "relay", ["r0:a4", "r0:a3"]),
+    ]
+
+
+def test_collective_is_simultaneous_refinement_over_every_latest_answer():
+    turns = answers(0) + answers(1)
+    assert plan_of("mallm-collective", turns, 2, 0, None) == [
+        (f"r2:a{i}", "refine", [f"r1:a{i}"] + [f"r1:a{j}" for j in range(1, 5) if j != i])
+        for i in range(1, 5)
+    ]
+    assert plan_of("mallm-collective", turns, 2, 1, None) is None
+    with pytest.raises(DebateConfigError, match="unknown option"):
+        dg.run(ARITH, method="mallm-collective", options={"turn_order": "sequential"})
+
+
+def test_a_cut_off_agent_reflects_on_its_own_answer_and_a_lone_agent_too():
+    turns = answers(0)
+    got = plan_of("mallm-relay", turns, 1, 0, "simultaneous", cut_off=["a2"])
+    assert got[1] == ("r1:a2", "reflect", ["r0:a2"])
+    assert got[2] == ("r1:a3", "relay", ["r0:a3", "r0:a2"])  # the others still read a2
+    lone = dg.run(ARITH, method="mallm-memory", agents=1, rounds=1)
+    assert [(t["id"], t["reads"]) for t in lone.turns] == [("r0:a1", []), ("r1:a1", ["r0:a1"])]
+    assert lone.turns[1]["prompt"].startswith("Your own latest answer:\n```\n")
+
+
+def test_speaking_phases_and_reads_as_pure_functions():
+    agents = ["x", "y", "z"]
+    assert speaking_phases("memory", agents, "sequential") == [["x"], ["y"], ["z"]]
+    assert speaking_phases("report", agents, "sequential") == [["x"], ["y", "z"]]
+    assert speaking_phases("report", ["x"], "sequential") == [["x"]]
+    assert speaking_phases("relay", agents, "simultaneous") == [agents]
+    assert speaking_phases("collective", agents, "sequential") == [agents]
+    turns = [make_turn("r0:x"), make_turn("r0:y"), make_turn("s", agent="y", round=0,
+                                                             kind="summary")]  # fmt: skip
+    assert peer_reads("memory", agents, "x", turns, 1) == ["r0:y"]  # summaries are no memory
+    assert peer_reads("relay", agents, "x", turns, 1) == []  # z has not answered yet
+
+
+def test_too_many_agents_for_sequential_turns_is_refused_before_any_call():
+    with pytest.raises(DebateConfigError, match="turn_order=simultaneous"):
+        dg.run(ARITH, method="mallm-relay", agents=MAX_SPEAKERS + 1, allow_large=True)
+
+
+# --- accounting ----------------------------------------------------------------------------
+
+
+def test_paradigm_cost_matches_hand_counts():
+    # memory, 3 agents, 2 rounds, sequential: r1 reads 2+3+4, r2 reads 4+5+6 other turns.
+    assert paradigm_cost("memory", 3, 2, "sequential") == {"calls": 9, "ncomm": 24, "reads": 30}
+    assert paradigm_cost("memory", 3, 2, "simultaneous") == {"calls": 9, "ncomm": 18, "reads": 24}
+    # window 1: r2's speakers read 2+3+4 again.
+    assert paradigm_cost("memory", 3, 2, "sequential", window=1)["ncomm"] == 18
+    assert paradigm_cost("report", 4, 3)["ncomm"] == 3 * (3 + 3)
+    assert paradigm_cost("relay", 5, 2)["ncomm"] == 10
+    assert paradigm_cost("relay", 1, 2)["ncomm"] == 0
+    assert paradigm_cost("collective", 4, 1) == {"calls": 8, "ncomm": 12, "reads": 16}
+
+
+def blank(turn):
+    return {**turn, "text": ""}
+
+
+@pytest.mark.parametrize(("name", "order"), CONFIGS)
+@pytest.mark.parametrize("window", [None, 1])
+def test_tokens_are_the_instructions_plus_every_turn_read(name, order, window):
+    opts = options(order)
+    if window is not None:
+        if name != "mallm-memory":
+            return
+        opts["window"] = window
+    a = FixedLength().answer_tokens
+    r = dg.run(ARITH, method=name, agents=4, rounds=3, models=FixedLength(), options=opts)
+    cost = paradigm_cost(PARADIGM[name], 4, 3, order or "simultaneous", window=window)
+    reads = sum(len(t["reads"]) for t in r.turns)
+    assert (r.usage["calls"], r.ncomm, reads) == (cost["calls"], cost["ncomm"], cost["reads"])
+    assert r.usage["output_tokens"] == a * cost["calls"]
+    method, by_id = get_method(name), {t["id"]: t for t in r.turns}
+    instructions = 0
+    for t in r.turns:
+        assert t["input_tokens"] == estimate_tokens(t["prompt"])  # stateless: one message
+        read = [by_id[i] for i in t["reads"]]
+        p = PromptInput(question=ARITH, peers=read, agent=t["agent"], round=t["round"])
+        [template] = [f for f in method.prompts.values() if f(p) == t["prompt"]]
+        blanked = replace(p, peers=[blank(x) for x in read])
+        instructions += estimate_tokens(template(blanked))
+    assert r.usage["input_tokens"] == instructions + a * cost["reads"]
+
+
+# --- golden transcripts on the simulated debaters ------------------------------------------
+
+
+def transcript(name, order):
+    r = dg.run(CONTESTED, method=name, agents=3, rounds=2, seed=5, options=options(order))
+    turns = [
+        {k: t[k] for k in ("id", "reads", "answer", "input_tokens", "output_tokens", "prompt",
+                           "text")}
+        for t in r.turns
+    ]  # fmt: skip
+    return {"answer": r.answer, "round_answers": r.round_answers(), "turns": turns}
+
+
+def test_golden_transcripts_of_the_simulated_debaters():
+    got = {f"{name}/{order or 'simultaneous'}": transcript(name, order) for name, order in CONFIGS}
+    if os.environ.get("DEBATEGRAPH_UPDATE_GOLDEN"):
+        GOLDEN.parent.mkdir(parents=True, exist_ok=True)
+        GOLDEN.write_text(json.dumps(got, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    golden = json.loads(GOLDEN.read_text(encoding="utf-8"))
+    assert set(got) == set(golden)
+    for key, run in golden.items():
+        assert got[key] == run, key  # regenerate: DEBATEGRAPH_UPDATE_GOLDEN=1 pytest this test
+    # The contested question keeps a dissenter in every paradigm's round 0.
+    assert all(len(set(run["round_answers"][0])) > 1 for run in golden.values())
+
+
+def test_each_paradigm_has_a_studio_graph_and_a_card():
+    from debategraph.graphs import studio
+
+    config = json.loads((Path(__file__).parents[1] / "langgraph.json").read_text())
+    for name in PARADIGM:
+        assert config["graphs"][name]["path"].endswith(f":{name.replace('-', '_')}")
+        assert getattr(studio, name.replace("-", "_")).name == name
+        card = Path(__file__).parents[1] / get_method(name).card
+        assert f"`{name}`" in card.read_text(encoding="utf-8")
+
+
+def test_the_paradigms_are_listed_by_debategraph_methods_and_run_from_the_command_line():
+    from typer.testing import CliRunner
+
+    from debategraph.cli import app
+
+    runner = CliRunner()
+    listed = runner.invoke(app, ["methods"])
+    assert listed.exit_code == 0, listed.output
+    assert all(name in listed.stdout for name in PARADIGM)
+    ran = runner.invoke(app, ["run", "--method", "mallm-report", "--option",
+                              "turn_order=simultaneous", "--json", ARITH])  # fmt: skip
+    assert ran.exit_code == 0, ran.output
+    assert json.loads(ran.stdout)["settings"]["options"] == {"turn_order": "simultaneous"}
+    bad = runner.invoke(app, ["run", "--method", "mallm-relay", "--option", "turn_order=x", ARITH])
+    assert bad.exit_code == 2 and "turn_order must be one of sequential, simultaneous" in bad.output
