@@ -191,7 +191,7 @@ ROLE_LAST = "its agents give no answer in its last round, which ends in its {}'s
         ("cot", {}, "it runs 0 rounds"),
         ("sc", {}, "it runs 0 rounds"),
         ("mav", {}, "it runs 0 rounds"),
-        ("mav", {"rounds": 1}, NO_DEBATE),
+        ("self-refine", {"rounds": 2}, NO_DEBATE),
         ("self-refine", {}, NO_DEBATE),
         ("moa", {}, ROLE_LAST.format("aggregator")),
         ("self-moa", {}, ROLE_LAST.format("aggregator")),

@@ -289,9 +289,8 @@ def check_rule_inputs(
     Ballots are given in a debate round's answer calls, so a method that does not debate
     (``debates=False``: ``cot``, ``sc``, ``moa``, ``council``, ...), a run of no debate rounds,
     and a method whose rounds end in no answer turns (``svr``'s pairwise debates) cannot give
-    them. The judge reads the last
-    round's answer turns: a method without answer rounds cannot give it either. The judge's
-    ``judge_agent`` must be one of the agents.
+    them. The judge reads the last round's answer turns: a method without answer rounds
+    cannot give it either. The judge's ``judge_agent`` must be one of the agents.
 
     Raises:
         DebateConfigError: One line that says what to change.
@@ -400,7 +399,9 @@ class Method(Generic[OptionsT]):
             reading each other (``False`` for cot, sc, mav, and for methods whose rounds are
             something else: moa's and self-moa's aggregation, council's rankings,
             self-refine's own revisions): rounds given to several methods at once (an
-            evaluation's ``--rounds``) skip it, and ballot rules are refused.
+            evaluation's ``--rounds``) skip it, rounds above 0 given to it alone are refused
+            unless it has rounds of its own (``default_rounds`` above 0), and ballot rules
+            are refused.
         no_answer_if_all_differ: The vote returns "no answer" when all answers differ.
         answer_rounds: Its rounds end in every agent's answer turn (``False`` for
             ``svr``, whose debates are pairwise): decision rules that read ballots or the
