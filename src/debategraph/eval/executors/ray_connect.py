@@ -8,9 +8,8 @@
   (``address="auto"``). Where ``RAY_AUTH_MODE`` is not set and this machine has a token
   (``RAY_AUTH_TOKEN``, the file ``RAY_AUTH_TOKEN_PATH`` names, or ``~/.ray/auth_token``), the
   driver presents it to the cluster named as well; ``RAY_AUTH_MODE=disabled`` keeps it
-  back. While joining, Ray's C++ warnings (20 s of retries when the cluster refuses) stay
-  off the terminal (``RAY_BACKEND_LOG_LEVEL=error`` unless set), and a refusal is one line
-  that says what to fix.
+  back. A refusal ends in one line that says what to fix (Ray's own C++ client prints its
+  retries first: its log level cannot be set from here without a line of its own).
 """
 
 from __future__ import annotations
@@ -69,7 +68,7 @@ def join(ray: ModuleType, address: str, **options: object) -> None:
     Raises:
         ConnectionError: The cluster cannot be joined; :func:`join_error` words it.
     """
-    with _env("RAY_BACKEND_LOG_LEVEL", "error"), _quiet_auth():
+    with _quiet_auth():
         if address != "auto" and "RAY_AUTH_MODE" not in os.environ:
             _present_token_if_any()
         ray.init(address=address, **options)

@@ -99,13 +99,15 @@ class Watcher:
         process = subprocess.Popen(
             [sys.executable, "-I", "-S", __file__],
             stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
         )
-        assert process.stdin is not None
-        process.stdin.write("".join(f"{p} {s}\n" for p, s in roots.items()).encode())
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write("".join(f"{p} {s}\n" for p, s in roots.items()).encode() + b"\n")
         process.stdin.flush()
+        process.stdout.readline()  # it holds the tree from here on (or it could not start)
+        process.stdout.close()
         return cls(process)
 
     def close(self, timeout: float = GRACE_S + 3.0) -> None:
@@ -116,15 +118,19 @@ class Watcher:
             self.process.wait(timeout)
 
 
-def watch(pipe: IO[bytes], *, poll_s: float = POLL_S, grace_s: float = GRACE_S) -> None:
+def watch(
+    pipe: IO[bytes], reply: IO[bytes], *, poll_s: float = POLL_S, grace_s: float = GRACE_S
+) -> None:
     """The watcher's side: follow the processes named on ``pipe`` until it closes, then end them.
 
-    Each line of ``pipe`` names a process to watch: ``PID START``.
+    Each line of ``pipe`` names a process to watch (``PID START``); an empty line ends the
+    list, and the watcher answers ``ready`` on ``reply`` once it holds their tree.
     """
     tracked: Processes = {}
     pending = b""
     fd = pipe.fileno()
     while True:
+        listed = False
         if select.select([fd], [], [], poll_s)[0]:
             chunk = os.read(fd, 65536)
             if not chunk:
@@ -132,9 +138,15 @@ def watch(pipe: IO[bytes], *, poll_s: float = POLL_S, grace_s: float = GRACE_S) 
             lines = (pending + chunk).split(b"\n")
             pending = lines.pop()
             for line in lines:
-                pid, start = line.split()
-                tracked[int(pid)] = int(start)
+                if line.strip():
+                    pid, start = line.split()
+                    tracked[int(pid)] = int(start)
+                else:
+                    listed = True
         tracked = with_descendants(tracked, process_table())
+        if listed:
+            reply.write(b"ready\n")
+            reply.flush()
     end(tracked, grace_s)
 
 
@@ -162,4 +174,4 @@ def _signal(targets: Processes, number: signal.Signals) -> None:
 
 if __name__ == "__main__":
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    watch(sys.stdin.buffer)
+    watch(sys.stdin.buffer, sys.stdout.buffer)
