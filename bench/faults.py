@@ -19,6 +19,11 @@ run, if any, are run again by calling ``run_eval`` on the same directory (it res
 
 Usage: PYTHONPATH=src python bench/faults.py [--items 500] [--concurrency 64]
        [--fault-rate 0.05] [--latency 0.05] [--timeout 3] [--out bench/RESULTS-faults.md]
+
+The fault map (``bench/fault_map.py``): each fault of issue 30 and the tests that hold it,
+run, with their pass counts (tests not written yet are reported as missing):
+
+       PYTHONPATH=src python bench/faults.py --tests [--list] [--out FILE]
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(1, str(Path(__file__).resolve().parent))
 
 from tests.openai_server import estimate_tokens, message_text, spawn
 
@@ -564,6 +570,11 @@ def render(r: dict[str, Any], cmd: str) -> str:
 
 
 def main() -> None:
+    if "--tests" in sys.argv[1:]:
+        from fault_map import main as fault_map
+
+        fault_map([a for a in sys.argv[1:] if a != "--tests"])
+        return
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--items", type=int, default=500)
     parser.add_argument("--concurrency", type=int, default=64)
