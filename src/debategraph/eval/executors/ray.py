@@ -53,6 +53,9 @@ WORKER_ENV = {"RAY_worker_niceness": "0"}
 HEADROOM = 2
 """Units a worker holds beyond its call slots, so that it never waits for the driver."""
 
+SETTLE_S = 5.0
+"""How long a run cut short waits for its cancelled units to end before it disconnects."""
+
 
 def _ray() -> ModuleType:
     try:
@@ -99,6 +102,7 @@ class RayExecutor:
         self.started: list[dict[str, Any]] = []
         self.pids: set[int] = set()
         self._watcher: Watcher | None = None
+        self._in_flight: dict[asyncio.Future[Any], Any] = {}
 
     def check(self, job: Job) -> None:
         """Refuse what cannot go to a worker, before any call (see the module docs).
@@ -174,6 +178,7 @@ class RayExecutor:
             self.started = await self._hello(actors)
             return await self._dispatch(ray, actors, shares, work, deliver)
         finally:
+            self._settle(ray)
             if connected:  # the job's actors end with its driver (and the cluster it started)
                 ray.shutdown()
             else:
@@ -183,6 +188,24 @@ class RayExecutor:
             if self._watcher is not None:
                 self._watcher.close()
                 self._watcher = None
+
+    def _settle(self, ray: ModuleType) -> None:
+        """Cancel the units still running (a run cut short) and let them end, briefly.
+
+        Killed under a running unit, an actor's task fails with a retry message that Ray
+        prints, or, once the driver is disconnected, a C++ error that it could not.
+        """
+        refs = list(self._in_flight.values())
+        for future in self._in_flight:
+            future.cancel()  # nobody reads it now: no "exception never retrieved" at exit
+        self._in_flight.clear()
+        if not refs:
+            return
+        for ref in refs:
+            with contextlib.suppress(Exception):
+                ray.cancel(ref)
+        with contextlib.suppress(Exception):
+            ray.wait(refs, num_returns=len(refs), timeout=SETTLE_S)
 
     def _connect(self, ray: ModuleType) -> bool:
         """Start or join a cluster; whether this run must disconnect (and stop it) after."""
@@ -254,8 +277,10 @@ class RayExecutor:
                 given = False
                 for k, actor in enumerate(actors):
                     if held[k] < room[k] and (unit := next(units, None)) is not None:
-                        future = asyncio.wrap_future(actor.run.remote(unit).future())
+                        ref = actor.run.remote(unit)
+                        future = asyncio.wrap_future(ref.future())
                         pending[future] = (k, unit)
+                        self._in_flight[future] = ref
                         held[k] += 1
                         given = True
 
@@ -264,6 +289,7 @@ class RayExecutor:
             done, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
             for future in done:
                 k, unit = pending.pop(future)
+                self._in_flight.pop(future, None)
                 held[k] -= 1
                 for row in self._rows(ray, future, unit, shares[k], peaks, k):
                     deliver(row)
