@@ -107,9 +107,9 @@ def test_a_killed_driver_takes_the_watched_tree_with_it_within_seconds():
     assert driver.stdout is not None
     ids = json.loads(driver.stdout.readline())
     try:
+        assert alive(ids["grandchild"])  # an orphan now, outside the driver's tree
         driver.send_signal(signal.SIGKILL)
         driver.wait()
-        assert alive(ids["grandchild"])
         assert gone_within([ids["grandchild"], ids["watcher"]], 10)
         assert alive(ids["other"])  # a process of the driver's own is not the cluster's
     finally:
