@@ -48,6 +48,7 @@ FAULTS = (
         "1",
         "a chat model object works on every call (each event loop)",
         (
+            (r"test_model_objects\.py$", r"."),
             (ANY_FILE, r"object\w*(every_call|loop|twice|second|again)"),
             (ANY_FILE, r"(every_call|loop|twice|second_run|again)\w*model_object"),
         ),
@@ -56,6 +57,7 @@ FAULTS = (
         "2",
         "tokens of Ctrl-C-interrupted debates are accounted",
         (
+            (r"test_interrupted_spend\.py$", r"."),
             (ANY_FILE, r"(ctrl_c|interrupt)\w*(token|spend|account|usage)"),
             (ANY_FILE, r"(token|spend|account|usage)\w*(ctrl_c|interrupt)"),
         ),
@@ -63,17 +65,24 @@ FAULTS = (
     Fault(
         "3",
         "a streamed reply without finish reason is retried",
-        ((ANY_FILE, r"(no|without|missing|lacks?)_finish|stream\w*finish|finish\w*stream"),),
+        (
+            (r"test_cut_replies\.py$", r"."),
+            (ANY_FILE, r"(no|without|missing|lacks?)_finish|stream\w*finish|finish\w*stream"),
+        ),
     ),
     Fault(
         "4",
         '`--dataset ""` is refused before any call',
-        ((ANY_FILE, r"(empty|blank)\w*dataset|dataset\w*(empty|blank)"),),
+        (
+            (r"test_dataset_errors\.py$", r"empty_dataset|refused_dataset"),
+            (ANY_FILE, r"(empty|blank)\w*dataset|dataset\w*(empty|blank)"),
+        ),
     ),
     Fault(
         "5",
         "secrets in HTTP_PROXY and auth headers are redacted",
         (
+            (r"test_secret_sources\.py$", r"."),
             (ANY_FILE, r"(proxy|header)\w*(secret|redact|password)"),
             (ANY_FILE, r"(secret|redact|password)\w*(proxy|header)"),
         ),
@@ -82,6 +91,7 @@ FAULTS = (
         "6",
         "a hung server is bounded and visible; a throttled wait is capped",
         (
+            (r"test_giving_up\.py$", r"."),
             (ANY_FILE, r"(^|_)(hung|hangs|hanging|stalled)(_|$)"),
             (ANY_FILE, r"throttl|waiting_for|(wait|waits)\w*(cap|capped|bounded)"),
         ),
@@ -90,6 +100,7 @@ FAULTS = (
         "7",
         "a damaged, full or read-only cache is one line",
         (
+            (r"test_cache_faults\.py$", r"."),
             (
                 ANY_FILE,
                 r"cache\w*(damaged|corrupt|broken|full|read_only|readonly|unwritable|enospc)",
@@ -100,12 +111,18 @@ FAULTS = (
     Fault(
         "8",
         "`show` on hostile rows answers, cutting long fields",
-        ((ANY_FILE, r"show\w*(hostile|huge|long|large|big|cut|trunc)|(hostile|huge)\w*show"),),
+        (
+            (r"test_show_hostile\.py$", r"."),
+            (ANY_FILE, r"show\w*(hostile|huge|long|large|big|cut|trunc)|(hostile|huge)\w*show"),
+        ),
     ),
     Fault(
         "9",
         '`--ids ""` is refused before `--out` is created',
-        ((ANY_FILE, r"(empty|blank)\w*ids|(^|_)ids_\w*(empty|blank|comma)"),),
+        (
+            (r"test_dataset_errors\.py$", r"id_list|without_ids"),
+            (ANY_FILE, r"(empty|blank)\w*ids|(^|_)ids_\w*(empty|blank|comma)"),
+        ),
     ),
     Fault(
         "10",
@@ -121,17 +138,29 @@ FAULTS = (
     Fault(
         "11",
         "a malformed plan call raises PlanError",
-        ((ANY_FILE, r"plan_?error|malformed\w*(call|plan)|(call|plan)\w*malformed"),),
+        (
+            (r"test_plan_errors\.py$", r"."),
+            (ANY_FILE, r"plan_?error|malformed\w*(call|plan)|(call|plan)\w*malformed"),
+        ),
     ),
     Fault(
         "12",
         "dataset errors are one line naming the file",
-        ((ANY_FILE, r"(name|names|naming)_(the_|its_)?file|latin|byte_offset|not_utf|utf_?8"),),
+        (
+            (
+                r"test_dataset_errors\.py$",
+                r"latin|utf|gzip|byte|name_the_file|naming_the_file|is_named|json_error",
+            ),
+            (ANY_FILE, r"dataset\w*(name|names|naming)_(the_|its_)?file"),
+        ),
     ),
     Fault(
         "import",
         "Ctrl-C during import: one `interrupted` line, exit 130",
-        ((ANY_FILE, r"(ctrl_c|interrupt|sigint)\w*import|import\w*(ctrl_c|interrupt|sigint)"),),
+        (
+            (r"test_interrupt\.py$", r"import"),
+            (ANY_FILE, r"(ctrl_c|interrupt|sigint)\w*import|import\w*(ctrl_c|interrupt|sigint)"),
+        ),
     ),
 )
 

@@ -35,15 +35,20 @@ def test_each_fault_selects_its_tests_and_no_others(fault_map):
         "tests/test_engine.py::test_a_malformed_call_raises_plan_error",
         "tests/test_cache.py::test_a_read_only_cache_is_one_line",
         "tests/test_runner.py::test_a_finished_read_only_run_counts_only_the_contested_rows",
+        "tests/test_dataset_errors.py::test_an_id_list_that_names_no_item_is_refused[,,,]",
+        "tests/test_dataset_errors.py::test_a_latin1_id_file_and_sweep_file_name_the_file",
+        "tests/test_giving_up.py::test_what_a_waiting_call_says",
     ]
     selected = fault_map.select(nodes)
     assert selected["10"] == [nodes[0], nodes[2]]  # the worker-restart test is not item 10
     assert selected["1"] == [nodes[3]]
     assert selected["4"] == [nodes[4]]
-    assert selected["9"] == [nodes[5]]
+    assert selected["9"] == [nodes[5], nodes[10]]  # by its name, and by its file
+    assert selected["12"] == [nodes[11]]
+    assert selected["6"] == [nodes[12]]
     assert selected["11"] == [nodes[7]]
     assert selected["7"] == [nodes[8]]
-    assert selected["import"] == selected["12"] == []
+    assert selected["import"] == selected["2"] == []
 
 
 def test_the_table_counts_outcomes_and_calls_an_absent_fault_missing(fault_map):
