@@ -51,6 +51,7 @@ from tests.openai_server import estimate_tokens, message_text, spawn
 
 from debategraph.eval.datasets import arithmetic_items
 from debategraph.eval.runner import Arm, EvalOutcome, run_eval
+from debategraph.nodes.patience import GIVE_UP_S
 from debategraph.nodes.retry import DEFAULT_ATTEMPTS, DEFAULT_BACKOFF_S, MAX_INTERVAL_S
 
 FAULT_MIX = {
@@ -360,7 +361,8 @@ def retry_defaults() -> str:
     return (
         f"{DEFAULT_ATTEMPTS} attempts, waits of {waits} s (doubling from "
         f"{DEFAULT_BACKOFF_S:g} s, capped at {MAX_INTERVAL_S:g} s), each plus LangGraph's "
-        "jitter of up to 1 s"
+        f"jitter of up to 1 s, and a call gives up {GIVE_UP_S:g} s after its first attempt "
+        "began, waits included (`debategraph.nodes.patience`)"
     )
 
 
