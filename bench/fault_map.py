@@ -14,6 +14,7 @@ Usage: PYTHONPATH=src python bench/fault_map.py [--list] [--out FILE]
 from __future__ import annotations
 
 import argparse
+import platform
 import re
 import subprocess
 import sys
@@ -21,6 +22,7 @@ import tempfile
 import xml.etree.ElementTree as ElementTree
 from collections import Counter
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -266,7 +268,12 @@ def main(argv: list[str] | None = None) -> None:
     selected = select(collect())
     wanted = sorted({n for nodes in selected.values() for n in nodes})
     outcomes = None if args.list else run(wanted)
-    text = f"{table(selected, outcomes)}\n\n{details(selected, outcomes)}\n"
+    command = " ".join(["python bench/faults.py --tests", *(argv or sys.argv[1:])])
+    head = (
+        f"# Fault map (issue 30)\n\nCommand: `{command}` · {date.today()} · Python "
+        f"{platform.python_version()} · {len(wanted)} tests selected.\n"
+    )
+    text = f"{head}\n{table(selected, outcomes)}\n\n{details(selected, outcomes)}\n"
     if args.out:
         args.out.write_text(text)
     print(text)
