@@ -41,8 +41,10 @@ Processes = dict[int, int]
 
 
 def process_table() -> dict[int, tuple[int, int]]:
-    """Every live process: id -> (parent id, start time). Zombies are left out."""
-    table = {}
+    """Every live process: id -> (parent id, start time), zombies left out; none without /proc."""
+    table: dict[int, tuple[int, int]] = {}
+    if not PROC.is_dir():
+        return table
     for entry in PROC.iterdir():
         if not entry.name.isdigit():
             continue
@@ -96,13 +98,16 @@ class Watcher:
         """
         if not roots or not PROC.is_dir() or not sys.executable:
             return None
-        process = subprocess.Popen(
-            [sys.executable, "-I", "-S", __file__],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+        try:
+            process = subprocess.Popen(
+                [sys.executable, "-I", "-S", __file__],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        except OSError:  # no watcher: Ray's own clean-up applies, as without /proc
+            return None
         assert process.stdin is not None and process.stdout is not None
         process.stdin.write("".join(f"{p} {s}\n" for p, s in roots.items()).encode() + b"\n")
         process.stdin.flush()
