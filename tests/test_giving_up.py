@@ -49,6 +49,7 @@ def test_next_wait_follows_the_policy_and_its_jitter():
     assert patience.next_wait_s(None, 1) is None
 
 
+@pytest.mark.slow
 def test_a_hung_server_is_given_up_on_when_the_calls_time_is_up(server, monkeypatch):
     monkeypatch.setattr(patience, "GIVE_UP_S", 3.0)
     server.configure({"fault_rates": {"hang": 1.0}})
@@ -99,6 +100,7 @@ def test_a_throttled_but_finished_item_reports_its_wait(server, tmp_path):
     assert "error" not in row and row["throttled_s"] == 0.5 and row["requests"] == 3
 
 
+@pytest.mark.slow
 def test_run_says_what_it_waits_for(server):
     server.configure({"latency": 2.0})
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "DEBATEGRAPH_WAIT_SECONDS": "0.5"}
