@@ -7,9 +7,11 @@ that is the CPU the command spent from its start to its first call (interpreter,
 settings, model checks, dataset, graph). The arms run in fresh interpreters, interleaved;
 medians and ranges, with the whole run's CPU and wall time beside them.
 
-Arms: a plain ``openai.AsyncOpenAI`` client making one chat call (the yardstick), and
-``debategraph eval --method du --dataset arithmetic --limit 1`` against the server, from
-``--src`` and, with ``--base``, from another checkout's ``src`` as well.
+Arms: a plain ``openai.AsyncOpenAI`` client making one chat call (the yardstick); the floor
+of any LangGraph program on ``langchain-openai``: the same call after importing
+``langgraph.graph`` and ``langchain_openai`` (with the collector off, as the command line
+does); and ``debategraph eval --method du --dataset arithmetic --limit 1`` against the
+server, from ``--src`` and, with ``--base``, from another checkout's ``src`` as well.
 
 Usage: python bench/first_call.py [--repeats 9] [--src src] [--base /tmp/base/src]
        [--out bench/RESULTS-coldstart.md]  (appends a section; without --out prints it)
@@ -53,6 +55,7 @@ async def main():
 
 asyncio.run(main())
 """
+FLOOR = "import gc; gc.disable(); import langgraph.graph, langchain_openai; gc.enable()\n" + PLAIN
 
 
 def cpu_seconds(pid: int) -> float:
@@ -105,7 +108,11 @@ def run_one(args: list[str], env: dict[str, str], responder: FirstCall, cwd: Pat
 
 def arms(url: str, srcs: dict[str, Path], out: Path) -> dict[str, tuple[list[str], Path | None]]:
     table: dict[str, tuple[list[str], Path | None]] = {
-        "plain `openai.AsyncOpenAI`, one call": (["-c", PLAIN, url], None)
+        "plain `openai.AsyncOpenAI`, one call": (["-c", PLAIN, url], None),
+        "floor: LangGraph and langchain-openai imported (collector off), then that call": (
+            ["-c", FLOOR, url],
+            None,
+        ),
     }
     for label, src in srcs.items():
         eval_args = [
