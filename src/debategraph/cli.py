@@ -58,6 +58,7 @@ from debategraph.cli_options import (
     warn,
 )
 from debategraph.eval.commands import eval_command, report_command, show_command
+from debategraph.eval.export_command import export_command
 from debategraph.methods.registry import PluginError, get_method, method_plugins
 from debategraph.policies.secrets import Redactor
 from debategraph.policies.terminal import visible
@@ -73,6 +74,26 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def _print_version(wanted: bool) -> None:
+    if wanted:
+        from debategraph import __version__
+
+        typer.echo(f"debategraph {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", help="Print the version and exit.", callback=_print_version, is_eager=True
+        ),
+    ] = False,
+) -> None:
+    pass
 
 
 def parse_adversaries(values: list[str] | None) -> dict[str, str]:
@@ -219,6 +240,9 @@ def run_command(
     redactor = Redactor.from_environment(urls=[base_url])
     from debategraph.api import DebateConfigError, run
     from debategraph.nodes.patience import watched
+    from debategraph.tracing_guard import check_tracing
+
+    check_tracing(warn)
 
     def waiting(line: str) -> None:
         err.print(rich_escape(visible(redactor(line))), soft_wrap=True, highlight=False)
@@ -319,6 +343,7 @@ def rules_command(
 app.command("eval")(interruptible(eval_command))
 app.command("report")(interruptible(report_command))
 app.command("show")(interruptible(show_command))
+app.command("export")(interruptible(export_command))
 
 
 def main() -> None:

@@ -342,6 +342,11 @@ def eval_command(
         arms = arms_for(method, settings, options=parse_pairs(option, "--option"))
     except ValueError as exc:
         fail(str(exc))
+    if rounds and not any(get_method(spec).debates for spec in method):
+        warn(
+            f"--rounds {rounds} reaches none of these methods ({', '.join(method)}): they "
+            "never debate, so each keeps its single round"
+        )
     _run_arms(
         arms,
         dataset=dataset,
@@ -509,6 +514,9 @@ def _run_arms(
         blind = sum(lookup(item.question) is None for item in items)
         if blind:
             warn(f"{blind} of {len(items)} questions: {SIMULATOR_BLIND}")
+    from debategraph.tracing_guard import check_tracing
+
+    check_tracing(warn)
     progress: Any = None
     if not quiet:
         from debategraph.eval.progress import IntervalProgress, RichProgress
