@@ -149,7 +149,9 @@ def test_an_eval_replayed_from_the_cache_counts_paid_and_cached_calls_apart(key,
     cache = tmp_path / "calls.sqlite"
     items = arithmetic_items(3, seed=5)
     with serve(seed=3, reasoning_tokens=2) as server:
-        arm = Arm("du", "du", {"agents": 2, "rounds": 1, "models": "sim-0", "base_url": server.base_url})
+        arm = Arm(
+            "du", "du", {"agents": 2, "rounds": 1, "models": "sim-0", "base_url": server.base_url}
+        )
         first = evaluate(items, [arm], tmp_path / "paid", dataset="arithmetic", cache=cache)
         requests = server.stats()["chat_requests"]
         again = evaluate(items, [arm], tmp_path / "replay", dataset="arithmetic", cache=cache)
@@ -258,3 +260,47 @@ def test_the_report_prints_the_bill_and_its_cost(tmp_path: Path):
     assert cells == ["du", "5", "2", "1,300", "600", "300", "50", "600", "1.00", "0.00410"]
     summary = json.loads((tmp_path / "summary.json").read_text())["groups"][0]["methods"]["du"]
     assert summary["bill"]["cached_input_tokens"] == 600 and summary["cached_calls"] == 2
+
+
+def test_the_servers_usage_shapes_and_its_command_line():
+    from .openai_server import _parser, _server_from, command_line, usage_object
+
+    assert usage_object(10, 4, 8, 2, "llama.cpp") == {
+        "prompt_tokens": 10,
+        "completion_tokens": 4,
+        "total_tokens": 14,
+        "prompt_tokens_details": {"cached_tokens": 8},
+    }
+    assert usage_object(10, 4, 8, 2, "null")["prompt_tokens_details"] is None
+    assert set(usage_object(10, 4, 8, 2, "none")) == {
+        "prompt_tokens",
+        "completion_tokens",
+        "total_tokens",
+    }
+    full = usage_object(10, 4, 8, 2)
+    assert full["prompt_tokens_details"]["cached_tokens"] == 8
+    assert full["completion_tokens_details"]["reasoning_tokens"] == 2
+    args = command_line(usage_details="null", prompt_cache_block=64, reasoning_tokens=3)
+    server = _server_from(_parser().parse_args(args), {})
+    assert (server.usage_details, server.prompt_cache_block, server.reasoning_tokens) == (
+        "null",
+        64,
+        3,
+    )
+    with pytest.raises(ValueError, match="usage_details must be one of"):
+        serve(usage_details="vllm").__enter__()
+
+
+def test_replay_marking_copies_the_stored_writes():
+    from collections import deque
+
+    from debategraph.nodes.replay import mark_replayed
+
+    turn = {"id": "r0:a1", "input_tokens": 5}
+    stored = deque([("turns", [turn]), ("branch:to:observe", None)])
+    marked = mark_replayed(stored)
+    assert isinstance(marked, deque) and marked[1] == ("branch:to:observe", None)
+    assert marked[0] == ("turns", [{"id": "r0:a1", "input_tokens": 5, "cached": True}])
+    assert "cached" not in turn  # what the cache stores stays as written
+    as_read = mark_replayed([["turns", [turn]]])  # a serializer may give lists back
+    assert as_read == [["turns", [{**turn, "cached": True}]]]

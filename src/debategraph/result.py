@@ -83,10 +83,10 @@ class DebateResult:
 
     @property
     def usage(self) -> dict[str, int]:
-        """Input, output and total tokens, model calls, calls with estimated usage, and
-        ``cached_calls``, the calls replayed from the call cache (no request made).
+        """Input, output and total tokens, model calls, calls with estimated usage, cached calls.
 
-        The provider's ``cached_input_tokens`` (part of the input) and ``reasoning_tokens``
+        ``cached_calls`` are the calls replayed from the call cache (no request made). The
+        provider's ``cached_input_tokens`` (part of the input) and ``reasoning_tokens``
         (part of the output) are there when it stated them.
         """
         return usage_totals(self.turns)

@@ -126,6 +126,7 @@ def result_row(
         The row.
     """
     usage = result.usage
+    by_source = usage_by_source(result.turns)
     row = {
         "method": arm.label,
         "id": item.id,
@@ -141,7 +142,7 @@ def result_row(
         "calls": usage["calls"],
         "cached_calls": usage["cached_calls"],
         **{field: usage[field] for field in DETAIL_FIELDS if field in usage},
-        "usage_by_source": usage_by_source(result.turns),
+        "usage_by_source": by_source,
         "ncomm": result.ncomm,
         "rounds": result.rounds,
         "agents": len(result.agents),
@@ -171,7 +172,7 @@ def result_row(
     if "gate" in result.method_state:  # whether the gate let the debate go on
         row["gate"] = result.method_state["gate"]
     if spend is not None:  # replayed turns made no request: only paid ones are used spend
-        paid = row["usage_by_source"]["paid"]
+        paid = by_source["paid"]
         row.update(spend.record(used_input=paid["input_tokens"], used_output=paid["output_tokens"]))
     return row
 

@@ -22,7 +22,7 @@ def mark_replayed(writes: Any) -> Any:
     """``writes`` (a node's stored ``(channel, value)`` pairs) with their turns marked cached."""
     if not isinstance(writes, Sequence) or isinstance(writes, str):
         return writes
-    marked = []
+    marked: list[Any] = []
     for write in writes:
         if (
             isinstance(write, list | tuple)
@@ -31,9 +31,10 @@ def mark_replayed(writes: Any) -> Any:
             and isinstance(write[1], list)
         ):
             turns = [{**t, "cached": True} if isinstance(t, Mapping) else t for t in write[1]]
-            write = type(write)((write[0], turns))
+            write = [write[0], turns] if isinstance(write, list) else (write[0], turns)
         marked.append(write)
-    return type(writes)(marked)
+    rebuilt: Any = type(writes)
+    return rebuilt(marked)
 
 
 class ReplayMarkingCache(BaseCache[Any]):

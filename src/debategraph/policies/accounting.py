@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-
 DETAIL_FIELDS = ("cached_input_tokens", "reasoning_tokens")
 """Parts of a turn's tokens a provider bills apart (prompt-cache reads of the input, hidden
 reasoning of the output), recorded only where the provider states them."""
@@ -55,7 +54,8 @@ def usage_by_source(turns: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, A
     for source, part in parts.items():
         totals = usage_totals(part)
         entry: dict[str, Any] = {
-            k: totals[k] for k in ("calls", "input_tokens", "output_tokens", *DETAIL_FIELDS)
+            k: totals[k]
+            for k in ("calls", "input_tokens", "output_tokens", *DETAIL_FIELDS)
             if k in totals
         }
         entry["latency_s"] = round(sum(float(t.get("latency_s") or 0.0) for t in part), 4)
