@@ -133,6 +133,8 @@ def test_a_replayed_debate_says_so():
     assert replay.usage["cached_calls"] == replay.usage["calls"] == 4
     assert all(t["cached"] is True for t in replay.turn_records())
     assert [t["text"] for t in replay.turns] == [t["text"] for t in paid.turns]
+    assert "4 from the cache" in replay._repr_html_() and "(cached)" in replay._repr_html_()
+    assert "from the cache" not in paid._repr_html_()
     # One more round: the first two rounds come from the cache, the new round is paid.
     longer = dg.run(ARITH, method="du", agents=2, rounds=2, cache=cache)
     assert [bool(t.get("cached")) for t in longer.turns] == [True] * 4 + [False] * 2
@@ -187,6 +189,9 @@ def test_an_eval_replayed_from_the_cache_counts_paid_and_cached_calls_apart(key,
     line = next(x for x in bill.splitlines() if x.startswith("| du |"))
     assert [c.strip() for c in line.split("|")[2:4]] == ["0", "12"]  # paid, cached calls
     assert line.split("|")[-2].strip() == "0.00000"
+    shown = CliRunner().invoke(app, ["show", str(tmp_path / "replay"), items[0].id])
+    assert shown.exit_code == 0, shown.output
+    assert "calls: 4 (4 from the cache)" in shown.stdout and "(cached)" in shown.stdout
 
 
 def test_prices_take_a_cached_input_price():
