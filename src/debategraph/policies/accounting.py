@@ -24,7 +24,7 @@ def usage_totals(turns: Sequence[Mapping[str, Any]]) -> dict[str, int]:
         "output_tokens": output_tokens,
         "total_tokens": input_tokens + output_tokens,
         "calls": len(turns),
-        "estimated_calls": sum(bool(t["usage_estimated"]) for t in turns),
+        "estimated_calls": sum(bool(t.get("usage_estimated")) for t in turns),
         "cached_calls": sum(bool(t.get("cached")) for t in turns),
     }
     for field in DETAIL_FIELDS:
