@@ -309,3 +309,23 @@ def test_replay_marking_copies_the_stored_writes():
     assert "cached" not in turn  # what the cache stores stays as written
     as_read = mark_replayed([["turns", [turn]]])  # a serializer may give lists back
     assert as_read == [["turns", [{**turn, "cached": True}]]]
+
+
+def test_a_partly_replayed_debate_counts_the_waste_of_its_paid_calls(key, tmp_path):
+    from debategraph.eval.datasets import arithmetic_items
+    from debategraph.eval.runner import Arm, evaluate
+
+    cache, items = tmp_path / "calls.sqlite", arithmetic_items(1, seed=5)
+    with serve(seed=3) as server:
+        settings = {"agents": 2, "models": "sim-0", "base_url": server.base_url}
+        evaluate(items, [Arm("du", "du", {**settings, "rounds": 1})], tmp_path / "one",
+                 dataset="arithmetic", cache=cache)  # fmt: skip
+        server.reset()
+        server.faults.push("empty")  # round 2's first request: a reply, empty, retried
+        longer = Arm("du", "du", {**settings, "rounds": 2})
+        (row,) = evaluate(items, [longer], tmp_path / "two", dataset="arithmetic", cache=cache).rows
+        (empty,) = [r for r in server.requests if r.fault == "empty"]
+    assert (row["cached_calls"], row["usage_by_source"]["paid"]["calls"]) == (4, 2)
+    assert (row["requests"], row["failed_requests"]) == (3, 1)
+    # The empty reply's tokens are wasted; the replayed calls' tokens are not "used" spend.
+    assert row["wasted_input_tokens"] == empty.usage["prompt_tokens"]
