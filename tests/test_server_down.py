@@ -106,8 +106,10 @@ def test_a_refused_call_stops_after_three_attempts_of_six():
     with pytest.raises(NoConnectionError) as failure:
         dg.run(ARITH, method="cot", models=model, retry_policy=STEADY)
     assert len(model.calls) == REFUSED_ATTEMPTS
-    assert str(failure.value).startswith("a1's model call could not connect to the model server "
-                                         "([Errno 111] Connection refused; 3 attempt(s) in 0 s)")  # fmt: skip
+    assert str(failure.value).startswith(
+        "a1's model call could not connect to the model server "
+        "([Errno 111] Connection refused; 3 attempt(s) in 0 s)"
+    )
     assert failure.value.reason == "[Errno 111] Connection refused"
     assert not is_transient(failure.value)
 
@@ -261,7 +263,8 @@ def test_an_eval_against_a_failing_server_keeps_todays_failed_rows(loopback, tmp
 
 def eval_command(url: str, out: Path, *more: str) -> list[str]:
     return [sys.executable, "-m", "debategraph", "eval", "--method", "cot", "--model", "sim-0",
-            "--dataset", "arithmetic", "--base-url", url, "--out", str(out), "--quiet", *more]  # fmt: skip
+            "--dataset", "arithmetic", "--base-url", url, "--out", str(out), "--quiet",
+            *more]  # fmt: skip
 
 
 def test_eval_on_a_port_with_nothing_listening_stops_with_one_line(tmp_path):

@@ -22,8 +22,8 @@ that still fails becomes a failed row (``error`` says what failed, without secre
 again on the next run. When :data:`~debategraph.eval.breaker.DOWN_STREAK` debates in a row
 could not connect to their model server, the run stops with
 :class:`~debategraph.eval.breaker.ServerDownError` and writes no row for them (see
-:mod:`debategraph.eval.breaker`). Rows are appended as they finish (see :mod:`debategraph.eval.store`)
-and not kept in memory; running the same command again resumes.
+:mod:`debategraph.eval.breaker`). Rows are appended as they finish (see
+:mod:`debategraph.eval.store`) and not kept in memory; running the same command again resumes.
 
 Budget matching: an arm with ``budget_of="du"`` runs self-consistency with as many samples as
 ``du`` made model calls on that item (``agents = calls``, 0 rounds, majority vote); it is
