@@ -114,6 +114,14 @@ def test_a_refused_call_stops_after_three_attempts_of_six():
     assert not is_transient(failure.value)
 
 
+def test_the_synchronous_path_stops_the_same_way():
+    model = failing(*[refused()] * 6)
+    graph = dg.build_debate_graph("cot", agents=[dg.Agent("a1", model)], retry_policy=STEADY)
+    with pytest.raises(NoConnectionError, match=r"Connection refused; 3 attempt\(s\)"):
+        graph.compile().invoke({"question": ARITH})
+    assert len(model.calls) == REFUSED_ATTEMPTS
+
+
 def test_an_unknown_host_stops_the_same_way():
     model = failing(*[unresolved()] * 6)
     with pytest.raises(NoConnectionError, match="Name or service not known"):
