@@ -117,7 +117,8 @@ SUMMARY_FIELDS = frozenset(
         "correct", "abstained", "input_tokens", "output_tokens", "calls", "ncomm", "rounds",
         "agents", "parse_failures", "wall_s", "round_answers", "tokens_by_kind",
         "answer_sources", "requests", "failed_requests", "wasted_input_tokens",
-        "wasted_output_tokens", "gate", "screen", "turns", "seed",
+        "wasted_output_tokens", "gate", "screen", "turns", "seed", "cached_calls",
+        "cached_input_tokens", "reasoning_tokens", "usage_by_source",
     }
 )  # fmt: skip
 """The fields of a row that :func:`debategraph.eval.metrics.summarize` reads: what
