@@ -473,7 +473,7 @@ def _run_arms(
     from debategraph.eval.cut_short import CUT_SHORT
     from debategraph.eval.metrics import summarize
     from debategraph.eval.report import results_table
-    from debategraph.eval.runner import budget_arms, run_eval, screen_arm
+    from debategraph.eval.runner import ServerDownError, budget_arms, run_eval, screen_arm
     from debategraph.eval.store import RESULTS_FILE, OutputBusyError, SettingsMismatchError
     from debategraph.nodes.cache_guard import CacheError
     from debategraph.nodes.runnable import run_sync
@@ -554,6 +554,8 @@ def _run_arms(
         )
     except (DebateConfigError, SettingsMismatchError, OutputBusyError, ValueError) as exc:
         fail(str(exc))
+    except ServerDownError as exc:  # a server that is down: one line, not a failed row per item
+        fail(str(exc), code=1)
     except OSError as exc:
         if exc.errno == errno.EMFILE:
             fail(
