@@ -88,7 +88,8 @@ async def schemas_and_runs(url):
     schemas = {g: await client.assistants.get_schemas(a) for g, a in by_graph.items()}
     results = {}
     for graph_id, assistant in by_graph.items():
-        rounds = {"rounds": 1} if get_method(graph_id).debates else {}  # else refused
+        method = get_method(graph_id)  # cot, sc and mav refuse rounds; the rest take one
+        rounds = {"rounds": 1} if method.debates or method.default_rounds > 0 else {}
         results[graph_id] = await client.runs.wait(
             None,
             assistant,
