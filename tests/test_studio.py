@@ -67,7 +67,7 @@ def test_a_down_model_server_is_one_message_studio_shows():
     import pytest
 
     serde = pytest.importorskip("langgraph_api.serde")
-    from debategraph.nodes.call import unreachable
+    from debategraph.nodes.unreachable import unreachable
 
     class APIConnectionError(Exception):
         pass

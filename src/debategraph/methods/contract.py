@@ -21,6 +21,7 @@ from typing import Any, Generic, cast
 
 from typing_extensions import TypeVar
 
+from debategraph.methods.rules import get_rule, list_rules
 from debategraph.policies.answers import AnswerParser
 from debategraph.policies.ballots import DEFAULT_POINTS
 from debategraph.policies.decisions import apply_rule, rule_options
@@ -40,10 +41,6 @@ OptionsT = TypeVar("OptionsT", bound=MethodOptions, default=MethodOptions)
 
 PromptFn = Callable[[PromptInput], str]
 """A prompt template: everything a call may show in, the user message out."""
-
-
-class PlanError(RuntimeError):
-    """A method's planner returned calls the engine cannot run (a bug in the method)."""
 
 
 @dataclass(frozen=True)
@@ -158,9 +155,9 @@ def decide_by_rule(
     """Apply the decision rule in force (the context's, else the method's) to the trajectory.
 
     The rule is looked up in the registry (a registered name or a ``module:ATTR`` string).
-    Rule options come from ``context.decision_options``; the engine adds the tie policy, the
-    method's all-differ rule and, for ``credibility``, each agent's credibility from the model
-    label of its turns. Random tie-breaks are seeded per item: ``derive_seed(context.seed,
+    Rule options come from ``context.decision_options``; the engine adds, to a rule that takes
+    them, the tie policy, the method's all-differ rule and ``models``: each agent's model label
+    (from its latest turn). Random tie-breaks are seeded per item: ``derive_seed(context.seed,
     item_id or question)``, so a dataset's ties do not all fall the same way. ``overrides``
     replace engine-supplied options. ``trajectory`` replaces the answer turns' trajectory (a
     method whose agents' stances are not answer turns, such as SVR-MAD's pairwise debates).
@@ -168,14 +165,14 @@ def decide_by_rule(
     Raises:
         DebateConfigError: An unknown rule, or options the rule does not take.
     """
-    from debategraph.methods.registry import get_rule
-
     ctx = view.context
     name = ctx.decision or view.method.decision
     rule = get_rule(name)
+    latest = view.latest()
     engine: dict[str, Any] = {
         "tie_policy": ctx.tie_policy,
         "no_answer_if_all_differ": view.method.no_answer_if_all_differ,
+        "models": [latest[a]["model"] if a in latest else "simulated" for a in view.agents],
         **overrides,
     }
     accepted = rule_options(rule)
@@ -187,14 +184,6 @@ def decide_by_rule(
     groups: dict[str, str] = {}
     if threshold is not None:
         path, groups = group_trajectory(path, threshold, embeddings)
-    if name == "credibility" and "weights" not in options:
-        from debategraph.policies.mdm_scalar import label_credibility
-
-        latest = view.latest()
-        options["weights"] = [
-            label_credibility(latest[a]["model"] if a in latest else "simulated")
-            for a in view.agents
-        ]
     needs = rule_needs(rule)
     inputs: dict[str, int] = {}
     if needs.ballot is not None:
@@ -204,7 +193,9 @@ def decide_by_rule(
         options["judged"] = judged_of(view.turns)
     key = view.state.get("item_id") or view.state.get("question") or ""
     try:
-        decision = apply_rule(name, path, seed=derive_seed(ctx.seed, str(key)), **options)
+        decision = apply_rule(
+            rule, path, rule_name=name, seed=derive_seed(ctx.seed, str(key)), **options
+        )
     except (TypeError, ValueError) as exc:
         raise DebateConfigError(f"decision rule {name!r}: {exc}") from None
     if groups:
@@ -229,8 +220,6 @@ def check_rule_settings(method: Method[Any], agents: Sequence[str], ctx: DebateC
     Raises:
         DebateConfigError: An unknown rule, an option it does not take, or a bad value.
     """
-    from debategraph.methods.registry import get_rule, list_rules
-
     name = ctx.decision or method.decision
     if ctx.decision is None and name not in list_rules():
         return
@@ -260,10 +249,12 @@ def check_rule_settings(method: Method[Any], agents: Sequence[str], ctx: DebateC
             f"decision rule {name!r} does not take {', '.join(map(repr, unknown))}; it takes: "
             f"{', '.join(takes)}"
         )
-    engine = {"tie_policy": ctx.tie_policy, "no_answer_if_all_differ": False}
+    engine = {
+        "tie_policy": ctx.tie_policy,
+        "no_answer_if_all_differ": False,
+        "models": ["simulated"] * len(agents),
+    }
     given = {k: v for k, v in engine.items() if k in accepted} | options
-    if name == "credibility" and "weights" not in given:
-        given["weights"] = [1.0] * len(agents)
     same = Trajectory(list(agents), [["a"]] * len(agents), [[0.5]] * len(agents))
     needs = rule_needs(rule)
     if needs.ballot is not None:
@@ -272,7 +263,7 @@ def check_rule_settings(method: Method[Any], agents: Sequence[str], ctx: DebateC
     if needs.judge:
         given["judged"] = {"answer": "a", "agent": agents[0] if agents else None, "id": "check"}
     try:
-        apply_rule(name, same, seed=ctx.seed, **given)
+        apply_rule(rule, same, rule_name=name, seed=ctx.seed, **given)
     except (TypeError, ValueError) as exc:
         raise DebateConfigError(f"decision rule {name!r}: {exc}") from None
 

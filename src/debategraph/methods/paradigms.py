@@ -23,10 +23,10 @@ from debategraph.methods import (
     Method,
     MethodOptions,
     NoOptions,
-    Planner,
     call,
     initial_calls,
 )
+from debategraph.methods.contract import Planner
 from debategraph.policies.paradigms import Paradigm, TurnOrder, peer_reads, speaking_phases
 from debategraph.prompts import paradigms as prompts
 

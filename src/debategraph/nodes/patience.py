@@ -3,7 +3,7 @@
 A call gives up :func:`give_up_after` seconds after its first attempt began, whatever its
 retry policy still allows: its attempts' deadlines are cut to the time left, and a retry
 (with its backoff, or a server's ``Retry-After``) that could not start before then is not
-made; the call fails with :class:`~debategraph.policies.retry.CallGaveUpError`, which names
+made; the call fails with :class:`~debategraph.errors.CallGaveUpError`, which names
 the server, the attempts made and the time spent waiting on the server's throttling. So with
 the defaults a server that hangs is reported after 240 s, not after six 120 s timeouts.
 
@@ -24,8 +24,10 @@ from typing import Any, ParamSpec, TypeVar
 
 from langchain_core.callbacks.manager import dispatch_custom_event
 
+from debategraph.errors import CallGaveUpError
 from debategraph.models.resolve import server_url
-from debategraph.policies.retry import CallGaveUpError, is_transient, retry_after_s
+from debategraph.nodes.unreachable import unreachable
+from debategraph.policies.retry import is_transient, retry_after_s
 from debategraph.state.context import DebateContext
 
 GIVE_UP_S = 240.0
@@ -205,8 +207,6 @@ class Patience:
         :class:`CallGaveUpError` when the call gives up; a refused connection as a
         ``ModelUnreachableError`` naming the server; otherwise ``exc`` itself.
         """
-        from debategraph.nodes.call import unreachable
-
         down = unreachable(exc, self.model)
         if not self.gives_up:
             return down or exc

@@ -3,7 +3,7 @@
 Retried: connection failures, timeouts, HTTP 408, 409, 429 and 5xx, and replies that arrived
 unusable (malformed JSON, no choices, empty content, no finish reason). Never retried: other
 4xx (a bad request, a bad key, an unknown model: retrying cannot fix them), a call that ran
-out of time (:class:`CallGaveUpError`) and errors in our own code. Exceptions
+out of time (:class:`debategraph.errors.CallGaveUpError`) and errors in our own code. Exceptions
 are classified by their HTTP status and class names, so provider SDKs need not be imported.
 """
 
@@ -42,16 +42,8 @@ _TRANSIENT_NAMES = frozenset(
 )
 
 
-class UnusableReplyError(RuntimeError):
-    """A model reply arrived but cannot be used (no choices, empty content); retried."""
-
-
-class CallGaveUpError(RuntimeError):
-    """A model call ran out of time for its attempts; never retried.
-
-    Its message names the server, the attempts made, the time spent and the time the server's
-    throttling (``Retry-After``) took; the last failure is its ``__cause__``.
-    """
+_NEVER_RETRIED = frozenset({"CallGaveUpError"})
+"""Exceptions that end a call's attempts (:class:`debategraph.errors.CallGaveUpError`)."""
 
 
 def status_of(exc: BaseException) -> int | None:
@@ -73,7 +65,7 @@ def _chain(exc: BaseException) -> Iterator[BaseException]:
 
 def is_transient(exc: BaseException) -> bool:
     """Whether a failed model call may succeed if tried again (see the module docstring)."""
-    if isinstance(exc, CallGaveUpError):
+    if any(cls.__name__ in _NEVER_RETRIED for cls in type(exc).__mro__):
         return False
     status = status_of(exc)
     if status is not None and status >= 400:
