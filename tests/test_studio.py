@@ -7,7 +7,7 @@ from langgraph.graph.state import CompiledStateGraph
 
 from debategraph import DebateConfigError
 from debategraph.graphs.studio import studio_config
-from debategraph.methods import method_plugins
+from debategraph.methods.registry import method_plugins
 
 ROOT = Path(__file__).parents[1]
 

@@ -12,7 +12,8 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from typer.testing import CliRunner
 
 import debategraph as dg
-from debategraph import Agent, SvrOptions
+from debategraph import Agent
+from debategraph.methods.svr import SvrOptions
 from debategraph.api import recursion_limit
 from debategraph.cli import app
 from debategraph.methods import DebateView
