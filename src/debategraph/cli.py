@@ -75,6 +75,26 @@ app = typer.Typer(
 )
 
 
+def _print_version(wanted: bool) -> None:
+    if wanted:
+        from debategraph import __version__
+
+        typer.echo(f"debategraph {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", help="Print the version and exit.", callback=_print_version, is_eager=True
+        ),
+    ] = False,
+) -> None:
+    pass
+
+
 def parse_adversaries(values: list[str] | None) -> dict[str, str]:
     """``["a3=42"]`` -> ``{"a3": "42"}``; exits with status 2 on a malformed entry."""
     adversaries: dict[str, str] = {}

@@ -125,7 +125,11 @@ Models = Annotated[
 BaseUrl = Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint for --model names.")]
 Agents = Annotated[int | None, typer.Option(help="Number of agents (method default).")]
 Rounds = Annotated[
-    int | None, typer.Option(help="Debate rounds after the initial answer (method default).")
+    int | None,
+    typer.Option(
+        help="Debate rounds after the initial answers (method default); cot, sc and mav never "
+        "debate: run refuses rounds above 0 for them, eval leaves them out of theirs."
+    ),
 ]
 DecisionRule = Annotated[
     str | None,

@@ -328,6 +328,11 @@ def eval_command(
         arms = arms_for(method, settings, options=parse_pairs(option, "--option"))
     except ValueError as exc:
         fail(str(exc))
+    if rounds and not any(get_method(spec).debates for spec in method):
+        warn(
+            f"--rounds {rounds} reaches none of these methods ({', '.join(method)}): they "
+            "never debate, so each keeps its single round"
+        )
     _run_arms(
         arms,
         dataset=dataset,

@@ -50,7 +50,7 @@ class DebateContext:
     """Number of agents. Must equal the graph's roster when given; build a graph for another
     roster with ``build_debate_graph(method, agents=N)``."""
     rounds: int | None = None
-    """Debate rounds after the initial answers (0: no debate); the method's default if unset."""
+    """Debate rounds after the first answers (0: none; unset: the method's); cot, sc, mav take 0."""
     models: list[str] | None = None
     """Model specs: one for every agent or one per agent. ``simulated`` (offline),
     ``provider:model`` (e.g. ``openai:gpt-4o-mini``), or a model name served at ``base_url``."""
