@@ -12,8 +12,7 @@ from typer.testing import CliRunner
 
 import debategraph as dg
 from debategraph.cli import app
-from debategraph.methods.madm2 import MadM2SOptions
-from debategraph.methods.madm2 import MissingLogprobsError
+from debategraph.methods.madm2 import MadM2SOptions, MissingLogprobsError
 from debategraph.models.simulated import SimulatedDebater
 
 from .helpers import Scripted

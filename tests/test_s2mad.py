@@ -10,8 +10,7 @@ from langchain_core.embeddings import Embeddings
 
 import debategraph as dg
 from debategraph import Agent
-from debategraph.methods.s2mad import S2MadOptions
-from debategraph.methods.s2mad import S2MAD, decide_round, plan_s2mad
+from debategraph.methods.s2mad import S2MAD, S2MadOptions, decide_round, plan_s2mad
 from debategraph.policies.s2mad import (
     agreement,
     answer_similarity,
