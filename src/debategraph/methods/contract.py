@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Generic, cast
@@ -221,6 +221,12 @@ def check_rule_settings(method: Method[Any], agents: Sequence[str], ctx: DebateC
         DebateConfigError: An unknown rule, an option it does not take, or a bad value.
     """
     name = ctx.decision or method.decision
+    if ctx.decision is not None and not method.honours_decision:
+        raise DebateConfigError(
+            f"{method.name} picks its answer with its own decide hook and takes no decision "
+            f"rule, so decision {ctx.decision!r} would be ignored: leave the decision unset "
+            "(--decision, decision=, a sweep arm's decision)"
+        )
     if ctx.decision is None and name not in list_rules():
         return
     rule = get_rule(name)
@@ -358,6 +364,13 @@ class Method(Generic[OptionsT]):
         stop: Whether the debate ends after the current round (default: the round limit, and
             consensus where the method or context asks for it).
         decide: Picks the answer (default: the decision rule by name over the trajectory).
+        takes_decision: Whether ``decide`` honours the run's decision rule (``decision=``,
+            ``--decision``, a sweep arm's ``decision``). Default: yes for the default hook, no
+            for a method's own, so a rule given to it is refused before any call rather than
+            ignored; set ``True`` when your ``decide`` calls :func:`decide_by_rule` once a
+            rule is given.
+        agent_counts: The numbers of agents the method accepts (``range(2, 9)``, ``(4, 6)``),
+            checked before any call; ``None`` (default): any number.
         options: The class of the method's typed options.
         default_options: Option values that replace the class defaults (see ``configure``).
         bind: Extra model-call keyword arguments for a call (e.g. ``logprobs=True``).
@@ -398,6 +411,8 @@ class Method(Generic[OptionsT]):
     observe: Observer[OptionsT] | None = None
     stop: StopRule[OptionsT] = default_stop
     decide: Decider[OptionsT] = decide_by_rule
+    takes_decision: bool | None = None
+    agent_counts: Collection[int] | None = None
     options: type[OptionsT] = field(default=cast(Any, NoOptions))
     default_options: OptionsT | None = None
     bind: Binder[OptionsT] | None = None
@@ -436,6 +451,22 @@ class Method(Generic[OptionsT]):
             problems.append(f"plan_node must be a node name, got {self.plan_node!r}")
         elif self.plan_node in (*self.roles, "observe"):
             problems.append(f"plan_node {self.plan_node!r} clashes with a role or 'observe'")
+        if self.agent_counts is not None and (
+            not isinstance(self.agent_counts, Collection)
+            or not self.agent_counts
+            or not all(isinstance(n, int) and not isinstance(n, bool) for n in self.agent_counts)
+        ):
+            problems.append(
+                f"agent_counts must be a non-empty range or collection of integers, "
+                f"got {self.agent_counts!r}"
+            )
+        elif self.agent_counts is not None and self.default_agents not in self.agent_counts:
+            problems.append(
+                f"default_agents ({self.default_agents}) is not one of agent_counts "
+                f"{self.agent_counts!r}"
+            )
+        if self.takes_decision is not None and not isinstance(self.takes_decision, bool):
+            problems.append(f"takes_decision must be True or False, got {self.takes_decision!r}")
         if isinstance(self.system, Mapping):
             unknown = sorted(set(self.system) - set(self.prompts))
             if unknown:
@@ -444,6 +475,31 @@ class Method(Generic[OptionsT]):
             problems.append(f"system must be a text or a mapping, got {self.system!r}")
         if problems:
             raise TypeError(f"Method {self.name!r}: " + "; ".join(problems))
+
+    @property
+    def honours_decision(self) -> bool:
+        """Whether a decision rule given to a run of this method is applied (``takes_decision``)."""
+        if self.takes_decision is not None:
+            return self.takes_decision
+        return self.decide is decide_by_rule
+
+    def check_agents(self, count: int) -> None:
+        """Refuse a number of agents the method does not accept (``agent_counts``).
+
+        Raises:
+            DebateConfigError: The count, and the counts it takes.
+        """
+        counts = self.agent_counts
+        if counts is None or count in counts:
+            return
+        if isinstance(counts, range) and counts.step == 1:
+            takes = f"{counts.start} to {counts.stop - 1}"
+        else:
+            listed = [str(n) for n in sorted(counts)]
+            takes = " or ".join([", ".join(listed[:-1]), listed[-1]] if len(listed) > 1 else listed)
+        raise DebateConfigError(
+            f"{self.name} takes {takes} agents, got {count}: change --agents (agents=)"
+        )
 
     def system_for(self, template: str) -> str | None:
         """The system prompt of a call made with ``template``, if any."""

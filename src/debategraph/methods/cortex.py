@@ -284,6 +284,7 @@ CORTEX = Method(
     plan=plan_cortex,
     observe=observe_cortex,
     decide=decide_cortex,
+    takes_decision=True,
     options=CortexOptions,
     confidence=True,
     default_agents=5,

@@ -244,6 +244,7 @@ def gate_method(
         observe=observe,
         stop=stop,
         decide=decide,
+        takes_decision=inner.honours_decision,
         confidence=inner.confidence or gate.kind == "confidence",
         card="docs/methods/gate.md",
     )
