@@ -58,6 +58,7 @@ from debategraph.cli_options import (
     warn,
 )
 from debategraph.eval.commands import eval_command, report_command, show_command
+from debategraph.eval.export_command import export_command
 from debategraph.methods.registry import PluginError, get_method, method_plugins
 from debategraph.policies.secrets import Redactor
 from debategraph.policies.terminal import visible
@@ -239,6 +240,9 @@ def run_command(
     redactor = Redactor.from_environment(urls=[base_url])
     from debategraph.api import DebateConfigError, run
     from debategraph.nodes.patience import watched
+    from debategraph.tracing_guard import check_tracing
+
+    check_tracing(warn)
 
     def waiting(line: str) -> None:
         err.print(rich_escape(visible(redactor(line))), soft_wrap=True, highlight=False)
@@ -339,6 +343,7 @@ def rules_command(
 app.command("eval")(interruptible(eval_command))
 app.command("report")(interruptible(report_command))
 app.command("show")(interruptible(show_command))
+app.command("export")(interruptible(export_command))
 
 
 def main() -> None:

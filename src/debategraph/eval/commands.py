@@ -500,6 +500,9 @@ def _run_arms(
         blind = sum(lookup(item.question) is None for item in items)
         if blind:
             warn(f"{blind} of {len(items)} questions: {SIMULATOR_BLIND}")
+    from debategraph.tracing_guard import check_tracing
+
+    check_tracing(warn)
     progress: Any = None
     if not quiet:
         from debategraph.eval.progress import IntervalProgress, RichProgress
