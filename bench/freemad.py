@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Any
 
 import debategraph as dg
+from debategraph.methods.rules import apply_rule as decide
 from debategraph.models.oracle import REPLAY_SOURCES
 from debategraph.policies.attack import choose_cut_off
-from debategraph.methods.rules import apply_rule as decide
 from debategraph.policies.mdm import credibility, lookup_model_size
 from debategraph.policies.voting import derive_seed
 from debategraph.state.views import trajectory
