@@ -8,7 +8,7 @@ from langgraph.graph.state import CompiledStateGraph
 from debategraph import DebateConfigError
 from debategraph.errors import ConfigurationError
 from debategraph.graphs.studio import studio_config
-from debategraph.methods.registry import get_method, method_plugins
+from debategraph.methods.registry import get_method, method_plugins, unregister_method
 
 ROOT = Path(__file__).parents[1]
 
@@ -95,17 +95,20 @@ def test_a_methods_plan_node_is_drawn_with_its_name(method, plan):
 
 
 def test_a_plugin_exports_its_graph_from_its_own_module():
-    from debate_review import studio
+    try:
+        from debate_review import studio
 
-    assert isinstance(studio.review, CompiledStateGraph)
-    assert studio.review.name == "review"
-    config = studio_config(["review"], path="./debate_review/studio.py")
-    assert config["graphs"] == {
-        "review": {
-            "path": "./debate_review/studio.py:review",
-            "description": get_method("review").description,
+        assert isinstance(studio.review, CompiledStateGraph)
+        assert studio.review.name == "review"
+        config = studio_config(["review"], path="./debate_review/studio.py")
+        assert config["graphs"] == {
+            "review": {
+                "path": "./debate_review/studio.py:review",
+                "description": get_method("review").description,
+            }
         }
-    }
-    assert config["dependencies"] == ["."]
-    with pytest.raises(ConfigurationError, match="unknown method 'nope'"):
-        studio_config(["nope"])
+        assert config["dependencies"] == ["."]
+        with pytest.raises(ConfigurationError, match="unknown method 'nope'"):
+            studio_config(["nope"])
+    finally:
+        unregister_method("review")  # its rule is not registered: leave no half plugin behind
