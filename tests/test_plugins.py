@@ -318,3 +318,15 @@ def test_the_package_is_typed_and_old_turn_records_are_read_with_a_warning():
         turn = upgrade_turn(old)
     assert turn["reads"] == ["a2"] and "read" not in turn
     assert upgrade_turn(turn) is turn  # today's records pass as they are
+
+
+def test_every_name_of_the_kit_is_documented_and_nothing_else_is_exported():
+    guide = (ROOT / "docs" / "writing-a-method.md").read_text()
+    undocumented = [n for n in dg.methods.__all__ if f"`{n}`" not in guide]
+    assert undocumented == []
+    assert len(dg.methods.__all__) <= 36
+    assert {"register_method", "get_method", "Method", "call"} <= set(dg.methods.__all__)
+    assert not {"method_plugins", "unregister_method", "load_object", "METHOD_GROUP"} & set(
+        dg.methods.__all__
+    )
+    assert not [n for n in dg.__all__ if n.endswith("Options") and n != "MethodOptions"]
