@@ -54,6 +54,31 @@ class CallGaveUpError(ModelError):
     """
 
 
+class NoConnectionError(CallGaveUpError):
+    """No connection to a model server could be made in the attempts such a call gets.
+
+    The server refused the connection, its host name did not resolve, or no route led to it,
+    on every attempt (at most ``debategraph.policies.retry.REFUSED_ATTEMPTS``); never retried.
+    The message names the server and the fix; the last failure is its ``__cause__``.
+
+    Attributes:
+        url: The server's URL (credentials removed), if known.
+        reason: What the connection attempt met, e.g. ``[Errno 111] Connection refused``.
+    """
+
+    def __init__(self, message: str, *, url: str | None = None, reason: str = "") -> None:
+        super().__init__(message)
+        self.url = url
+        self.reason = reason
+
+    def __reduce__(self) -> tuple[object, ...]:  # pickled across processes (Ray workers)
+        return (_no_connection, (str(self), self.url, self.reason))
+
+
+def _no_connection(message: str, url: str | None, reason: str) -> NoConnectionError:
+    return NoConnectionError(message, url=url, reason=reason)
+
+
 class UnusableReplyError(ModelError):
     """A model reply arrived but cannot be used (no choices, empty content); retried."""
 
@@ -65,6 +90,7 @@ __all__ = [
     "DebategraphError",
     "ModelError",
     "ModelUnreachableError",
+    "NoConnectionError",
     "PlanError",
     "UnusableReplyError",
 ]

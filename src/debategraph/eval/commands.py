@@ -55,7 +55,11 @@ if TYPE_CHECKING:
 
 
 def parse_prices(text: str | None) -> dict[str, float] | None:
-    """``"0.15,0.60"`` ($ per 1M input, output tokens) -> $ per token; exits 2 if malformed."""
+    """``"0.15,0.60[,0.075]"`` ($ per 1M input, output[, cached input] tokens) -> $ per token.
+
+    The third price is the provider's for input tokens it served from its prompt cache;
+    without it they cost the input price. Exits 2 if malformed.
+    """
     if text is None:
         return None
     parts = text.split(",")
@@ -63,9 +67,15 @@ def parse_prices(text: str | None) -> dict[str, float] | None:
         values = [float(p) for p in parts]
     except ValueError:
         values = []
-    if len(values) != 2 or not all(math.isfinite(v) and v >= 0 for v in values):
-        fail(f"--prices takes IN,OUT in $ per 1M tokens (e.g. 0.15,0.60), got {text!r}")
-    return {"input": values[0] / 1e6, "output": values[1] / 1e6}
+    if len(values) not in (2, 3) or not all(math.isfinite(v) and v >= 0 for v in values):
+        fail(
+            "--prices takes IN,OUT or IN,OUT,CACHED in $ per 1M tokens (e.g. 0.15,0.60 or "
+            f"0.15,0.60,0.075; CACHED prices the input tokens the provider cached), got {text!r}"
+        )
+    prices = {"input": values[0] / 1e6, "output": values[1] / 1e6}
+    if len(values) == 3:
+        prices["cached_input"] = values[2] / 1e6
+    return prices
 
 
 def parse_seeds(text: str | None) -> list[int] | None:
@@ -230,7 +240,11 @@ def eval_command(
     ] = False,
     fsync: Annotated[bool, typer.Option(help="fsync every result line.")] = False,
     prices: Annotated[
-        str | None, typer.Option(help="IN,OUT: $ per 1M input and output tokens (cost).")
+        str | None,
+        typer.Option(
+            help="IN,OUT[,CACHED]: $ per 1M input and output tokens, and input tokens the "
+            "provider served from its prompt cache (cost)."
+        ),
     ] = None,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
     texts: Annotated[
@@ -459,7 +473,7 @@ def _run_arms(
     from debategraph.eval.cut_short import CUT_SHORT
     from debategraph.eval.metrics import summarize
     from debategraph.eval.report import results_table
-    from debategraph.eval.runner import budget_arms, run_eval, screen_arm
+    from debategraph.eval.runner import ServerDownError, budget_arms, run_eval, screen_arm
     from debategraph.eval.store import RESULTS_FILE, OutputBusyError, SettingsMismatchError
     from debategraph.nodes.cache_guard import CacheError
     from debategraph.nodes.runnable import run_sync
@@ -540,6 +554,8 @@ def _run_arms(
         )
     except (DebateConfigError, SettingsMismatchError, OutputBusyError, ValueError) as exc:
         fail(str(exc))
+    except ServerDownError as exc:  # a server that is down: one line, not a failed row per item
+        fail(str(exc), code=1)
     except OSError as exc:
         if exc.errno == errno.EMFILE:
             fail(
@@ -597,7 +613,11 @@ def report_command(
         Path | None, typer.Option(help="Where to write (default: the results directory).")
     ] = None,
     prices: Annotated[
-        str | None, typer.Option(help="IN,OUT: $ per 1M input and output tokens (cost).")
+        str | None,
+        typer.Option(
+            help="IN,OUT[,CACHED]: $ per 1M input and output tokens, and input tokens the "
+            "provider served from its prompt cache (cost)."
+        ),
     ] = None,
     plots: Annotated[bool, typer.Option(help="Draw the PNG plots (needs matplotlib).")] = True,
     decision: Annotated[
