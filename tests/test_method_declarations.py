@@ -144,3 +144,39 @@ def test_one_exception_base():
         dg.run(Q, rounds=-1)
     with pytest.raises(dg.ConfigurationError, match="unknown method"):
         dg.run(Q, method="nope")
+
+
+def test_every_error_class_has_its_kind():
+    from debategraph.errors import (
+        CallGaveUpError,
+        DataError,
+        ModelError,
+        ModelUnreachableError,
+        NoConnectionError,
+        UnusableReplyError,
+    )
+    from debategraph.eval.breaker import ServerDownError
+    from debategraph.eval.datasets import DatasetFormatError
+    from debategraph.eval.store import OutputBusyError, SettingsMismatchError
+    from debategraph.eval.sweep import SweepError
+    from debategraph.methods.registry import PluginError
+    from debategraph.models.resolve import ModelConfigError
+    from debategraph.nodes.cache_guard import CacheError
+    from debategraph.state.debate import DuplicateTurnError
+
+    kinds = {
+        ConfigurationError: [PluginError, CacheError, ModelConfigError, SweepError],
+        PlanError: [DuplicateTurnError],
+        ModelError: [ModelUnreachableError, CallGaveUpError, NoConnectionError,
+                     UnusableReplyError, ServerDownError],
+        DataError: [DatasetFormatError, SettingsMismatchError, OutputBusyError],
+    }  # fmt: skip
+    for kind, classes in kinds.items():
+        assert issubclass(kind, dg.DebategraphError)
+        for cls in classes:
+            assert issubclass(cls, kind), cls
+    # What each was before stays catchable as such.
+    assert issubclass(DuplicateTurnError, ValueError)
+    assert issubclass(SettingsMismatchError, RuntimeError)
+    assert issubclass(DatasetFormatError, ValueError)
+    assert issubclass(CallGaveUpError, RuntimeError)
