@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 import debategraph as dg
+from debategraph.methods import FORMATS
 from debategraph.methods.moa import MOA, SYNTHESIS, decide, plan, stop
 from debategraph.policies.accounting import ncomm
 from debategraph.policies.tokens import estimate_tokens
-from debategraph.prompts.common import FORMATS
 from debategraph.testing import ScriptedChatModel, make_turn, make_view
 
 from .fixed_length import FixedLength

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 import debategraph as dg
+from debategraph.methods import FORMATS
 from debategraph.methods.self_moa import SELF_MOA, decide, plan, stop
 from debategraph.policies.accounting import ncomm
 from debategraph.policies.tokens import estimate_tokens
-from debategraph.prompts.common import FORMATS
 from debategraph.testing import make_turn, make_view
 
 from .fixed_length import FixedLength

@@ -37,6 +37,7 @@ from debategraph.methods.rules import register_rule
 from debategraph.policies.topology import full_reads, ring_reads
 from debategraph.policies.types import Decision, Trajectory
 from debategraph.prompts.common import (
+    FORMATS,
     PromptInput,
     answer_format,
     fenced,
@@ -50,6 +51,7 @@ from debategraph.state.records import Call, Turn
 from debategraph.state.views import answer_turns, latest_by_agent, trajectory
 
 __all__ = [
+    "FORMATS",
     "LOGPROBS_HELP",
     "MAX_ROUNDS",
     "Call",
@@ -135,7 +137,7 @@ _ELSEWHERE = {
     **dict.fromkeys(("GateRule", "gate_from_text", "gated"), "debategraph"),
     **dict.fromkeys(("Answer", "TaskKind"), "debategraph.policies.types"),
     **dict.fromkeys(("majority_vote", "unanimous"), "debategraph.policies.voting"),
-    **dict.fromkeys(("CONFIDENCE_REQUEST", "FORMATS"), "debategraph.prompts.common"),
+    "CONFIDENCE_REQUEST": "debategraph.prompts.common",
     "DebateContext": "debategraph",
 }
 
