@@ -100,7 +100,7 @@ async def schemas_and_runs(url):
 
 
 def test_every_method_has_real_schemas_and_runs_with_a_json_context(loopback, server):
-    from debategraph.methods import method_plugins
+    from debategraph.methods.registry import method_plugins
 
     url, log = server
     by_graph, schemas, results = call(schemas_and_runs, url)

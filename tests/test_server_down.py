@@ -18,18 +18,14 @@ import pytest
 from langgraph.types import RetryPolicy
 
 import debategraph as dg
+from debategraph.errors import NoConnectionError
 from debategraph.eval.breaker import DOWN_STREAK, UNREACHABLE_FIELD, Breaker, ServerDownError
 from debategraph.eval.datasets import arithmetic_items
 from debategraph.eval.runner import Arm, evaluate
 from debategraph.eval.store import RESULTS_FILE
 from debategraph.nodes import patience
 from debategraph.nodes.retry import MODEL_RETRY
-from debategraph.policies.retry import (
-    REFUSED_ATTEMPTS,
-    NoConnectionError,
-    is_transient,
-    never_connected,
-)
+from debategraph.policies.retry import REFUSED_ATTEMPTS, is_transient, never_connected
 from debategraph.testing import ScriptedChatModel
 
 from .openai_server import serve

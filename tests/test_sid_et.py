@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 import debategraph as dg
-from debategraph import Agent, SidEtOptions
+from debategraph import Agent
+from debategraph.methods.sid_et import SidEtOptions
 from debategraph.policies.sid_et import (
     PAPER_SKIP_RATES,
     SidEtItem,

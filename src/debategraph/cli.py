@@ -216,10 +216,10 @@ def run_command(
     """Run one debate and print its transcript (or JSON)."""
     m = method_or_exit(method)
     if gate is not None:
-        from debategraph.methods.gate import gated
+        from debategraph.methods.gate import gate_method
 
         try:
-            m = gated(m, gate)
+            m = gate_method(m, gate)
         except ValueError as exc:
             fail(f"--gate: {exc}")
     if m.name == "cot" and agents is not None and agents > 1:

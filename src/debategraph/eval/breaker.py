@@ -1,7 +1,7 @@
 """The evaluation's circuit breaker: a model server that cannot be reached stops the run.
 
 A debate whose model call never reached its server (refused, unknown host, no route: a
-:class:`~debategraph.policies.retry.NoConnectionError`, after the call's quick attempts) is
+:class:`~debategraph.errors.NoConnectionError`, after the call's quick attempts) is
 marked by the process that ran it (:func:`mark_unreachable`). The driver's
 :class:`Breaker` stands between the executor and the writer and holds such rows back: when
 :data:`DOWN_STREAK` of them come in a row, at the start or at any later time, it stops the
@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from debategraph.policies.retry import NoConnectionError
+from debategraph.errors import ModelError, NoConnectionError
 
 DOWN_STREAK = 5
 """Debates in a row that could not connect to their model server before the run stops."""
@@ -27,7 +27,7 @@ UNREACHABLE_FIELD = "unreachable"
 the breaker removes it, so it never reaches ``results.jsonl``."""
 
 
-class ServerDownError(RuntimeError):
+class ServerDownError(ModelError):
     """An evaluation stopped: its debates could not connect to their model server.
 
     The message is one line naming the server(s) and what to do.

@@ -601,11 +601,10 @@ def _run_arms(
         f"{outcome.written} new, {outcome.wall_s:.1f} s). Report: debategraph report {out_dir}"
     )
     if outcome.failed:
-        fail(
-            f"{outcome.failed} item(s) failed (see their 'error' field); run the same command "
-            "again to retry them",
-            code=1,
-        )
+        from debategraph.eval.failed_rows import failure_advice, lasting_failures
+
+        lasting = lasting_failures(r for r in outcome.summary_rows() if "error" in r)
+        fail(failure_advice(outcome.failed, lasting), code=1)
 
 
 def report_command(

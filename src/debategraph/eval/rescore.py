@@ -92,8 +92,8 @@ def rescore(
         seed: The run's seed; random tie-breaks use ``derive_seed(seed, row id)``.
         label: The new rows' ``method``: ``"{label}"`` formatted with ``method`` and ``rule``
             (default ``"{method} [{rule}]"``).
-        **options: The rule's options (e.g. Free-MAD's ``weights``). ``credibility`` takes
-            each agent's weight from the row's ``agent_models`` unless ``weights`` is given.
+        **options: The rule's options (e.g. Free-MAD's ``weights``). A rule that takes
+            ``models`` (``credibility``) gets the row's ``agent_models`` unless given.
 
     Returns:
         New rows: ``method``, ``answer``, ``correct``, ``abstained`` and ``decision`` updated;
@@ -115,8 +115,8 @@ def rescore(
             kwargs = dict(options)
             if "tie_policy" in takes:
                 kwargs.setdefault("tie_policy", tie_policy)
-            if rule == "credibility" and "weights" not in kwargs:
-                kwargs["weights"] = _credibilities(row, len(path.agents))
+            if "models" in takes and "models" not in kwargs and "weights" not in kwargs:
+                kwargs["models"] = _agent_models(row, rule, len(path.agents))
             inputs: dict[str, int] = {}
             if needs.ballot is not None:
                 points = kwargs.get("points", DEFAULT_POINTS)
@@ -125,7 +125,9 @@ def rescore(
                 kwargs["judged"] = _row_judged(row, rule)
             if "rankings" in takes and "rankings" not in kwargs:  # council-rank: the row's
                 kwargs["rankings"] = (row.get("method_state") or {}).get("rankings")
-            decision = apply_rule(rule, path, seed=derive_seed(seed, str(row["id"])), **kwargs)
+            decision = apply_rule(
+                fn, path, rule_name=rule, seed=derive_seed(seed, str(row["id"])), **kwargs
+            )
             task: TaskKind = row.get("task") or "number"
             new.update(
                 answer=decision.answer,
@@ -179,16 +181,14 @@ def _row_judged(row: Row, rule: str) -> dict[str, Any]:
     return judged
 
 
-def _credibilities(row: Row, n: int) -> list[float]:
-    from debategraph.policies.mdm import label_credibility
-
+def _agent_models(row: Row, rule: str, n: int) -> list[str]:
     models = row.get("agent_models")
     if not isinstance(models, list) or len(models) != n:
         raise ValueError(
             f"row {row.get('method')}/{row.get('id')} stores no agent_models: the "
-            "credibility rule needs each agent's model (pass weights=...)"
+            f"{rule} rule needs each agent's model (pass weights=...)"
         )
-    return [label_credibility(str(m)) for m in models]
+    return [str(m) for m in models]
 
 
 def sid_et_arm(

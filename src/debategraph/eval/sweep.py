@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from debategraph.errors import ConfigurationError
 from debategraph.eval.runner import Arm
 
 RUN_KEYS = {
@@ -68,7 +69,7 @@ ARM_KEYS = frozenset(
 """Arm (and shared) settings that are not ``DebateContext`` fields."""
 
 
-class SweepError(ValueError):
+class SweepError(ConfigurationError):
     """A sweep file that cannot be run; the message names the file, the key and the fix."""
 
 

@@ -28,8 +28,9 @@ from langchain_core.runnables.config import ensure_config, merge_configs
 from langgraph.runtime import get_runtime
 from typing_extensions import TypedDict
 
+from debategraph.errors import UnusableReplyError
 from debategraph.methods.contract import Method
-from debategraph.models.resolve import Models, model_label, server_url
+from debategraph.models.resolve import Models, model_label
 from debategraph.models.roster import Agent
 from debategraph.models.token_field import with_token_limit
 from debategraph.models.usage_details import usage_details
@@ -39,7 +40,6 @@ from debategraph.nodes.runnable import DualNode
 from debategraph.policies.answers import PARSERS, AnswerParser, Extraction
 from debategraph.policies.ballots import DEFAULT_POINTS, parse_ballot, strip_ballot
 from debategraph.policies.confidence import read_confidence
-from debategraph.policies.retry import UnusableReplyError, status_of
 from debategraph.policies.tokens import estimate_tokens
 from debategraph.policies.types import TaskKind
 from debategraph.policies.verdicts import parse_verdict
@@ -305,33 +305,6 @@ def run_slots(context: object, limit: int | None, *, threads: bool = False) -> A
         made = threading.BoundedSemaphore(limit) if threads else asyncio.Semaphore(limit)
         slots = context.__dict__.setdefault(key, made)
     return slots
-
-
-class ModelUnreachableError(RuntimeError):
-    """The model server could not be reached: it is down, or the URL is wrong.
-
-    Its message names the server and the fix; the failure it wraps is its ``__cause__``, so
-    the retry policy still retries it as the connection failure it is.
-    """
-
-
-def unreachable(exc: BaseException, model: Any) -> ModelUnreachableError | None:
-    """``exc`` as a :class:`ModelUnreachableError` when it is a failed connection, else ``None``.
-
-    A connection that was refused or could not be made has no HTTP status; a timeout is not
-    one (the server may be busy).
-    """
-    names = {cls.__name__ for cls in type(exc).__mro__}
-    if status_of(exc) is not None or any("Timeout" in name for name in names):
-        return None
-    if not (names & {"APIConnectionError", "ConnectError"} or isinstance(exc, ConnectionError)):
-        return None
-    where = server_url(model)
-    return ModelUnreachableError(
-        f"could not reach the model server{f' at {where}' if where else ''} "
-        f"({type(exc).__name__}: {' '.join(str(exc).split())}): start it, or fix the URL "
-        "(--base-url; base_url in Python and in a Studio context)"
-    )
 
 
 def _bound(model: BaseChatModel, kwargs: dict[str, Any]) -> Any:

@@ -3,12 +3,12 @@
 A call gives up :func:`give_up_after` seconds after its first attempt began, whatever its
 retry policy still allows: its attempts' deadlines are cut to the time left, and a retry
 (with its backoff, or a server's ``Retry-After``) that could not start before then is not
-made; the call fails with :class:`~debategraph.policies.retry.CallGaveUpError`, which names
+made; the call fails with :class:`~debategraph.errors.CallGaveUpError`, which names
 the server, the attempts made and the time spent waiting on the server's throttling. So with
 the defaults a server that hangs is reported after 240 s, not after six 120 s timeouts.
 A call that never reaches its server (refused, unknown host, no route) stops after
 :data:`~debategraph.policies.retry.REFUSED_ATTEMPTS` attempts with
-:class:`~debategraph.policies.retry.NoConnectionError`, whatever the policy still allows.
+:class:`~debategraph.errors.NoConnectionError`, whatever the policy still allows.
 
 While a call waits, it is on the :data:`BOARD` (when somebody watches it: ``debategraph run``
 prints what it is waiting for after a few seconds).
@@ -27,11 +27,11 @@ from typing import Any, ParamSpec, TypeVar
 
 from langchain_core.callbacks.manager import dispatch_custom_event
 
+from debategraph.errors import CallGaveUpError, NoConnectionError
 from debategraph.models.resolve import server_url
+from debategraph.nodes.unreachable import unreachable
 from debategraph.policies.retry import (
     REFUSED_ATTEMPTS,
-    CallGaveUpError,
-    NoConnectionError,
     is_transient,
     never_connected,
     request_url,
@@ -224,8 +224,6 @@ class Patience:
         :class:`CallGaveUpError` when the call gives up; a failed connection that is retried as
         a ``ModelUnreachableError`` naming the server; otherwise ``exc`` itself.
         """
-        from debategraph.nodes.call import unreachable
-
         reason = never_connected(exc)
         if reason is not None and (self.last or self.gives_up):
             return self.no_connection(reason, exc)

@@ -3,14 +3,14 @@
 Retried: connection failures, timeouts, HTTP 408, 409, 429 and 5xx, and replies that arrived
 unusable (malformed JSON, no choices, empty content, no finish reason). Never retried: other
 4xx (a bad request, a bad key, an unknown model: retrying cannot fix them), a call that ran
-out of time (:class:`CallGaveUpError`) and errors in our own code. Exceptions
+out of time (:class:`debategraph.errors.CallGaveUpError`) and errors in our own code. Exceptions
 are classified by their HTTP status and class names, so provider SDKs need not be imported.
 
 A call that never reached its server (the connection was refused, the host name did not
 resolve, no route led there: :func:`never_connected`) is retried only while it has made fewer
 than :data:`REFUSED_ATTEMPTS` attempts, so that a server restarting for a second or two does
 not fail a run, and a server that is down is reported within seconds
-(:class:`NoConnectionError`).
+(:class:`debategraph.errors.NoConnectionError`).
 """
 
 from __future__ import annotations
@@ -59,41 +59,8 @@ _TRANSIENT_NAMES = frozenset(
 )
 
 
-class UnusableReplyError(RuntimeError):
-    """A model reply arrived but cannot be used (no choices, empty content); retried."""
-
-
-class CallGaveUpError(RuntimeError):
-    """A model call ran out of time for its attempts; never retried.
-
-    Its message names the server, the attempts made, the time spent and the time the server's
-    throttling (``Retry-After``) took; the last failure is its ``__cause__``.
-    """
-
-
-class NoConnectionError(CallGaveUpError):
-    """No connection to a model server could be made in the attempts such a call gets.
-
-    The server refused the connection, its host name did not resolve, or no route led to it,
-    on every attempt (at most :data:`REFUSED_ATTEMPTS`); never retried. The message names
-    the server and the fix; the last failure is its ``__cause__``.
-
-    Attributes:
-        url: The server's URL (credentials removed), if known.
-        reason: What the connection attempt met, e.g. ``[Errno 111] Connection refused``.
-    """
-
-    def __init__(self, message: str, *, url: str | None = None, reason: str = "") -> None:
-        super().__init__(message)
-        self.url = url
-        self.reason = reason
-
-    def __reduce__(self) -> tuple[object, ...]:  # pickled across processes (Ray workers)
-        return (_no_connection, (str(self), self.url, self.reason))
-
-
-def _no_connection(message: str, url: str | None, reason: str) -> NoConnectionError:
-    return NoConnectionError(message, url=url, reason=reason)
+_NEVER_RETRIED = frozenset({"CallGaveUpError"})
+"""Exceptions that end a call's attempts (:class:`debategraph.errors.CallGaveUpError`)."""
 
 
 def status_of(exc: BaseException) -> int | None:
@@ -115,7 +82,7 @@ def _chain(exc: BaseException) -> Iterator[BaseException]:
 
 def is_transient(exc: BaseException) -> bool:
     """Whether a failed model call may succeed if tried again (see the module docstring)."""
-    if isinstance(exc, CallGaveUpError):  # NoConnectionError included
+    if any(cls.__name__ in _NEVER_RETRIED for cls in type(exc).__mro__):
         return False
     status = status_of(exc)
     if status is not None and status >= 400:

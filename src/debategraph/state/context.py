@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 from pydantic import ConfigDict
 
+from debategraph.errors import ConfigurationError
 from debategraph.policies.attack import choose_cut_off
 from debategraph.policies.secrets import redact_url
 from debategraph.policies.voting import TiePolicy
@@ -32,7 +33,7 @@ MAX_TEMPERATURE = 2.0
 """Highest sampling temperature unless ``allow_large`` is set (OpenAI's own bound)."""
 
 
-class DebateConfigError(ValueError):
+class DebateConfigError(ConfigurationError):
     """Invalid debate settings, caught before any model is called; the message says what to fix."""
 
 
@@ -143,14 +144,12 @@ class DebateContext:
             raise DebateConfigError(
                 f"tie policy must be first, random or confidence, got {self.tie_policy!r}"
             )
-        if self.decision is not None:
-            if not isinstance(self.decision, str) or not self.decision.strip():
-                raise DebateConfigError(
-                    f"decision must be a rule name or 'package.module:ATTR', got {self.decision!r}"
-                )
-            from debategraph.methods.registry import get_rule
-
-            get_rule(self.decision)  # an unknown rule is refused with the valid names
+        if self.decision is not None and (
+            not isinstance(self.decision, str) or not self.decision.strip()
+        ):
+            raise DebateConfigError(
+                f"decision must be a rule name or 'package.module:ATTR', got {self.decision!r}"
+            )
         for name in ("decision_options", "role_models", "adversaries", "personas"):
             if not isinstance(getattr(self, name), Mapping):
                 raise DebateConfigError(f"{name} must be a mapping, got {getattr(self, name)!r}")
