@@ -19,7 +19,7 @@ import typer
 
 from debategraph.cli_options import fail, parse_loose, parse_pairs
 from debategraph.state.setting import PANELS, Setting
-from debategraph.state.settings_table import for_command
+from debategraph.state.settings_table import declarations, for_command
 
 CommandT = TypeVar("CommandT", bound=Callable[..., Any])
 
@@ -30,11 +30,14 @@ class GivenSettings:
 
     Attributes:
         command: ``run`` or ``eval``.
-        raw: Every option's value as parsed by the command line, by setting name.
+        raw: Every run setting option's value as parsed by the command line, by name.
+        own: The command's own options (``eval``'s :class:`~debategraph.eval.eval_options.
+            EvalOptions`), or ``None``.
     """
 
     command: str
     raw: dict[str, Any]
+    own: Any = None
 
     def changed(self) -> list[str]:
         """The options given a value other than their default, in declaration order."""
@@ -64,33 +67,40 @@ class GivenSettings:
         return self.raw[name] or None
 
 
-def with_settings(command: str) -> Callable[[CommandT], CommandT]:
+def with_settings(command: str, own: type[Any] | None = None) -> Callable[[CommandT], CommandT]:
     """Add every setting ``command`` offers as an option of the decorated command function.
+
+    Args:
+        command: ``run`` or ``eval``.
+        own: A dataclass whose fields declare the command's own options (with
+            :func:`~debategraph.state.setting.setting`); the command gets an instance.
 
     The function takes a keyword ``given: GivenSettings`` in their place; its own parameters
     keep their options, shown before the settings' panels in ``--help``.
     """
     settings = for_command(command)
+    owned = declarations(own) if own is not None else ()
 
     def decorate(func: CommandT) -> CommandT:
-        own = inspect.signature(func, eval_str=True)
-        params = [p for p in own.parameters.values() if p.name != "given"]
-        params += [_parameter(s, command) for s in settings]
+        signature = inspect.signature(func, eval_str=True)
+        params = [p for p in signature.parameters.values() if p.name != "given"]
+        params += [_parameter(s, command) for s in (*owned, *settings)]
 
         @functools.wraps(func)
         def run(*args: Any, **kwargs: Any) -> Any:
             raw = {s.name: kwargs.pop(s.parameter, s.cli_default) for s in settings}
-            return func(*args, given=GivenSettings(command, raw), **kwargs)
+            mine = {s.name: kwargs.pop(s.parameter, s.cli_default) for s in owned}
+            given = GivenSettings(command, raw, own(**mine) if own is not None else None)
+            return func(*args, given=given, **kwargs)
 
-        run.__signature__ = own.replace(parameters=params)  # type: ignore[attr-defined]
+        run.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
         return cast(CommandT, run)
 
     return decorate
 
 
 def _parameter(s: Setting, command: str) -> inspect.Parameter:
-    name = f"{s.option}/--no-{s.option[2:]}" if s.cli_type is bool else s.option
-    option = typer.Option(name, help=s.help_for(command), rich_help_panel=PANELS[s.group])
+    option = typer.Option(s.flag_decls, help=s.help_for(command), rich_help_panel=PANELS[s.group])
     return inspect.Parameter(
         s.parameter,
         inspect.Parameter.KEYWORD_ONLY,

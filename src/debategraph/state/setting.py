@@ -19,13 +19,13 @@ from typing import Any, Literal
 Group = Literal["debate", "generation", "attack", "evaluation"]
 """Where a setting belongs; ``--help`` shows one panel per group."""
 
-PANELS: dict[str, str] = {
+PANELS: dict[str, str | None] = {
     "debate": "Debate settings",
     "generation": "Generation settings",
     "attack": "Attack settings",
-    "evaluation": "Evaluation settings",
+    "evaluation": None,
 }
-"""The ``--help`` panel of each group."""
+"""The ``--help`` panel of each group (``None``: the command's own ``Options``)."""
 
 Parse = Literal["value", "list", "models", "pairs", "agent_pairs", "method_pairs"]
 """How a command-line value becomes the setting's value: as given, a repeated option (none
@@ -55,6 +55,10 @@ class Setting:
         sent: A keyword of every model call (``temperature``); ``"nonzero"`` when 0 sends none.
         check: Checks a set value (``None`` is always fine).
         eval_help: The ``eval`` option's help, when it differs from ``run``'s.
+        toml: An evaluation setting's type as a top-level key of a sweep file (``None``: no
+            such key).
+        config: Where in a sweep file an evaluation setting's flag belongs when ``--config``
+            is given (``None``: the flag may be given beside it, and wins).
         name: The Python keyword and sweep key (filled in from the field's name).
         field: The context field, or ``None`` for a setting that is no context field.
     """
@@ -72,6 +76,8 @@ class Setting:
     sent: bool | Literal["nonzero"] = False
     check: Check | None = None
     eval_help: str | None = None
+    toml: Any = None
+    config: str | None = None
     name: str = ""
     field: str | None = None
 
@@ -84,6 +90,20 @@ class Setting:
     def parameter(self) -> str:
         """The command function's parameter name of the option."""
         return self.option.removeprefix("--").replace("-", "_")
+
+    @property
+    def placement(self) -> str | None:
+        """Where the setting goes in a sweep file, for a line refusing its flag beside one."""
+        if self.group != "evaluation":
+            return "its [settings] or an arm" if self.arm else "top level"
+        return self.config
+
+    @property
+    def flag_decls(self) -> str:
+        """The option's declaration: ``--x/--no-x`` for a switch without a flag of its own."""
+        if self.cli_type is bool and self.flag is None:
+            return f"{self.option}/--no-{self.option[2:]}"
+        return self.option
 
     def help_for(self, command: str) -> str:
         """The option's help in ``command``."""

@@ -14,6 +14,7 @@ import difflib
 import functools
 import typing
 from dataclasses import fields, replace
+from typing import Any
 
 from debategraph.state.context import DebateContext
 from debategraph.state.setting import Setting
@@ -51,17 +52,21 @@ MODEL_ALIAS = "model"
 """The old name of ``models``, still read in a sweep file and an arm's settings."""
 
 
+def declarations(cls: type[Any]) -> tuple[Setting, ...]:
+    """The settings declared on a dataclass's fields (see :func:`~.setting.setting`)."""
+    hints = typing.get_type_hints(cls)
+    table = []
+    for f in fields(cls):
+        s: Setting = f.metadata["setting"]
+        kind = s.cli_type if s.cli_type is not None else hints[f.name]
+        table.append(replace(s, name=s.name or f.name, field=f.name, cli_type=kind))
+    return tuple(table)
+
 
 @functools.cache
 def declared() -> tuple[Setting, ...]:
     """Every run setting: the context's fields in their order, then :data:`RUN_SETTINGS`."""
-    hints = typing.get_type_hints(DebateContext)
-    table = []
-    for f in fields(DebateContext):
-        s: Setting = f.metadata["setting"]
-        kind = s.cli_type if s.cli_type is not None else hints[f.name]
-        table.append(replace(s, name=s.name or f.name, field=f.name, cli_type=kind))
-    return (*table, *RUN_SETTINGS)
+    return (*declarations(DebateContext), *RUN_SETTINGS)
 
 
 @functools.cache
