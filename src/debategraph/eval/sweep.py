@@ -40,32 +40,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from debategraph.eval.eval_options import EvalOptions
 from debategraph.eval.runner import Arm
+from debategraph.state.settings_table import arm_keys, closest, declarations
 
-RUN_KEYS = {
-    "dataset": str,
-    "limit": int,
-    "seed": int,
-    "seeds": list,
-    "ids": str,
-    "path": str,
-    "concurrency": int,
-    "rps": float,
-    "out": str,
-    "cache": str,
-    "match_budget": object,  # true, "calls" or "tokens"
-    "texts": bool,
-    "only_contested": bool,
-    "engine": str,
-    "address": str,
-    "workers": int,
-}
-"""Top-level keys of a sweep file besides ``settings`` and ``arms``, with their types."""
-
-ARM_KEYS = frozenset(
-    {"agents", "models", "model", "options", "max_attempts", "retry_backoff", "gate"}
-)
-"""Arm (and shared) settings that are not ``DebateContext`` fields."""
+RUN_KEYS: dict[str, Any] = {s.name: s.toml for s in declarations(EvalOptions) if s.toml}
+"""Top-level keys of a sweep file besides ``settings`` and ``arms``, with their types (read
+from :class:`~debategraph.eval.eval_options.EvalOptions`)."""
 
 
 class SweepError(ValueError):
@@ -133,20 +114,25 @@ def _check_type(where: str, value: object, kind: type) -> None:
         raise SweepError(f"{where} must be {kind.__name__}, got {value!r}")
 
 
-def _setting_names() -> set[str]:
-    from debategraph.state.context import DebateContext
-
-    return set(DebateContext.__dataclass_fields__) | ARM_KEYS
+def _misplaced(key: str, here: str) -> str:
+    """``key`` named with where it belongs (or the valid key it was likely meant as)."""
+    if here == "top" and key in arm_keys():
+        return f"{key} (a debate setting: put it in [settings] or an arm)"
+    if here != "top" and key in RUN_KEYS:
+        return f"{key} (it belongs at the top level of the file)"
+    valid = arm_keys() if here != "top" else [*RUN_KEYS, "settings", "arms"]
+    close = closest(str(key), valid)
+    return f"{key} (did you mean {close}?)" if close else str(key)
 
 
 def _arm_settings(where: str, method: str, values: Mapping[str, Any]) -> dict[str, Any]:
     from debategraph.methods.registry import PluginError, get_method
 
-    unknown = sorted(set(values) - _setting_names())
+    unknown = sorted(set(values) - arm_keys())
     if unknown:
         raise SweepError(
-            f"{where}: unknown setting(s) {', '.join(unknown)}; valid: "
-            f"{', '.join(sorted(_setting_names()))}"
+            f"{where}: unknown setting(s) {', '.join(_misplaced(k, where) for k in unknown)}; "
+            f"valid: {', '.join(sorted(arm_keys()))}"
         )
     settings = dict(values)
     if "options" in settings:
@@ -192,7 +178,7 @@ def load_sweep(path: str | Path) -> Sweep:
     unknown = sorted(set(data) - set(RUN_KEYS) - {"settings", "arms"})
     if unknown:
         raise SweepError(
-            f"{file}: unknown key(s) {', '.join(unknown)}; valid: "
+            f"{file}: unknown key(s) {', '.join(_misplaced(k, 'top') for k in unknown)}; valid: "
             f"{', '.join([*RUN_KEYS, 'settings', 'arms'])}"
         )
     if "dataset" not in data:

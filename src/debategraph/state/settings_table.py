@@ -83,7 +83,8 @@ def for_command(command: str) -> list[Setting]:
 @functools.cache
 def arm_keys() -> frozenset[str]:
     """The keys a sweep file's ``[settings]`` and arms take (and an ``Arm``'s settings)."""
-    return frozenset({s.name for s in declared() if s.arm} | {MODEL_ALIAS})
+    names = {s.name for s in declared() if s.arm} | {s.field for s in declared() if s.field}
+    return frozenset(names | {MODEL_ALIAS})
 
 
 @functools.cache
