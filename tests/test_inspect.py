@@ -102,6 +102,33 @@ def test_a_role_bound_to_a_list_of_models_gives_one_per_agent(tmp_path):
     assert "mockllm/model" not in log.stats.model_usage  # the model under evaluation idles
 
 
+def test_a_solver_that_uses_no_bound_role_says_so_once(tmp_path):
+    roles = {"debaters": [mock("mockllm/alpha"), mock("mockllm/beta")]}
+    task = Task(dataset=MemoryDataset(SAMPLES[:2]), solver=debate_solver("du", rounds=0),
+                scorer=match())  # fmt: skip
+    log = run(task, tmp_path, model=mock(), model_roles=roles)
+    told = [e.message for s in log.samples for e in s.events if e.event == "logger"]
+    assert [m.level for m in told] == ["warning"]
+    assert "the eval binds model role(s) debaters, but it was given no role" in told[0].message
+    assert "pass role='debaters'" in told[0].message
+    assert {a["model"] for a in log.samples[0].metadata["debate"]["agents"]} == {
+        "inspect:mockllm/model"
+    }
+    typo = Task(dataset=MemoryDataset(SAMPLES[:1]),
+                solver=debate_solver("du", role="debater", rounds=0), scorer=match())  # fmt: skip
+    log = run(typo, tmp_path / "typo", model=mock(), model_roles=roles)
+    told = [e.message.message for e in log.samples[0].events if e.event == "logger"]
+    assert len(told) == 1 and "its role 'debater' is not bound" in told[0]
+
+
+def test_a_solver_on_its_bound_role_says_nothing(tmp_path):
+    roles = {"debaters": [mock("mockllm/alpha"), mock("mockllm/beta")]}
+    task = Task(dataset=MemoryDataset(SAMPLES[:1]),
+                solver=debate_solver("du", role="debaters", rounds=0), scorer=match())  # fmt: skip
+    log = run(task, tmp_path, model=mock(), model_roles=roles)
+    assert not [e for e in log.samples[0].events if e.event == "logger"]
+
+
 def test_our_own_models_debate_without_inspects(tmp_path):
     task = Task(dataset=MemoryDataset(SAMPLES[:1]),
                 solver=debate_solver("du", models="simulated", agents=3, rounds=1),

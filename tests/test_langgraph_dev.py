@@ -80,17 +80,20 @@ def call(coroutine_fn, *args):
 async def schemas_and_runs(url):
     from langgraph_sdk import get_client
 
+    from debategraph.methods.registry import get_method
+
     client = get_client(url=url)
     assistants = await client.assistants.search(limit=100)
     by_graph = {a["graph_id"]: a["assistant_id"] for a in assistants}
     schemas = {g: await client.assistants.get_schemas(a) for g, a in by_graph.items()}
     results = {}
     for graph_id, assistant in by_graph.items():
+        rounds = {"rounds": 1} if get_method(graph_id).debates else {}  # else refused
         results[graph_id] = await client.runs.wait(
             None,
             assistant,
             input={"question": ARITH},
-            context={"rounds": 1, "seed": 1, "temperature": 0.2},
+            context={**rounds, "seed": 1, "temperature": 0.2},
         )
     return by_graph, schemas, results
 
@@ -135,15 +138,25 @@ async def streamed_updates(url):
     misspelt = await client.runs.wait(
         None, "du", input={"question": ARITH}, context={"round": 0}, raise_error=False
     )
-    return nodes, refused, gsm8k, misspelt
+    misspelt_input = await client.runs.wait(
+        None, "du", input={"questions": ARITH}, raise_error=False
+    )
+    debating_vote = await client.runs.wait(
+        None, "sc", input={"question": ARITH}, context={"rounds": 1}, raise_error=False
+    )
+    return nodes, refused, gsm8k, misspelt, misspelt_input, debating_vote
 
 
 def test_streamed_updates_show_the_agent_nodes_and_another_roster_is_refused(loopback, server):
     url, _ = server
-    nodes, refused, gsm8k, misspelt = call(streamed_updates, url)
+    nodes, refused, gsm8k, misspelt, misspelt_input, debating_vote = call(streamed_updates, url)
     assert {"start", "plan", "a1", "a2", "a3", "observe", "decide"} <= set(nodes)
     assert "build_debate_graph(method, agents=5)" in str(refused)
     # A misspelt context key reaches the graph, which refuses it by name (not run silently).
     assert "unknown context key(s) 'round' (did you mean 'rounds'?)" in str(misspelt), misspelt
+    # So is a misspelt input key, which the server would otherwise drop.
+    assert "'questions' (did you mean 'question'?)" in str(misspelt_input), misspelt_input
+    # Rounds for a method that never debates are refused here as by run() and the CLI.
+    assert "sc does not debate" in str(debating_vote), debating_vote
     # The simulated debaters read their bundled data without blocking the server's loop.
     assert gsm8k["decision"]["answer"] is not None, gsm8k

@@ -44,6 +44,7 @@ BUILTINS = {
     "cot", "sc", "mav", "du", "ring", "freemad-n", "freemad-c", "reconcile", "cortex", "svr",
     "groupdebate", "du-sum", "chateval", "madm2-s", "madm2-o", "mad", "s2mad", "sid-et",
     "mallm-memory", "mallm-report", "mallm-relay", "mallm-collective",
+    "council", "mad-judge", "moa", "self-moa", "self-refine",
 }  # fmt: skip
 
 

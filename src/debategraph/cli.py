@@ -36,6 +36,7 @@ from debategraph.cli_options import (
 )
 from debategraph.cli_settings import GivenSettings, with_settings
 from debategraph.eval.commands import eval_command, report_command, show_command
+from debategraph.eval.export_command import export_command
 from debategraph.methods.registry import PluginError, get_method, method_plugins
 from debategraph.policies.secrets import Redactor
 from debategraph.policies.terminal import visible
@@ -52,6 +53,26 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def _print_version(wanted: bool) -> None:
+    if wanted:
+        from debategraph import __version__
+
+        typer.echo(f"debategraph {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", help="Print the version and exit.", callback=_print_version, is_eager=True
+        ),
+    ] = False,
+) -> None:
+    pass
 
 
 def method_or_exit(spec: str) -> Method[Any]:
@@ -162,6 +183,9 @@ def _debate(question: str, redactor: Redactor, **settings: Any) -> DebateResult:
     """Run the debate, saying when a model keeps it waiting; exits 2 on bad settings."""
     from debategraph.api import DebateConfigError, run
     from debategraph.nodes.patience import watched
+    from debategraph.tracing_guard import check_tracing
+
+    check_tracing(warn)
 
     def waiting(line: str) -> None:
         err.print(rich_escape(visible(redactor(line))), soft_wrap=True, highlight=False)
@@ -224,6 +248,7 @@ def rules_command(
 app.command("eval")(interruptible(eval_command))
 app.command("report")(interruptible(report_command))
 app.command("show")(interruptible(show_command))
+app.command("export")(interruptible(export_command))
 
 
 def main() -> None:

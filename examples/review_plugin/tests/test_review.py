@@ -71,3 +71,20 @@ def test_bad_options_are_refused_before_any_call():
         pytest.raises(DebateConfigError, match="reviewers must be at least 1"),
     ):
         dg.run("What is 2+2?", method="review", options={"reviewers": 0})
+
+
+def test_the_simulated_debaters_revise_with_answers_and_score_like_a_vote(tmp_path):
+    from debategraph.eval.datasets import load_dataset
+    from debategraph.eval.runner import Arm, evaluate
+
+    arms = [Arm("review", "review", {}), Arm("mav", "mav", {})]
+    with registered(REVIEW, rules={"quorum": quorum}):
+        items = load_dataset("arithmetic", limit=20)
+        outcome = evaluate(items, arms, tmp_path, dataset="arithmetic")
+    rows = {m: [r for r in outcome.rows if r["method"] == m] for m in ("review", "mav")}
+    revisions = [
+        t for r in rows["review"] for t in r["turns"] if t["kind"] == "answer" and t["round"] == 1
+    ]
+    assert len(revisions) == 60 and all(t["answer"] is not None for t in revisions)
+    accuracy = {m: sum(r["correct"] for r in rs) / len(rs) for m, rs in rows.items()}
+    assert accuracy["review"] >= accuracy["mav"] > 0.5, accuracy

@@ -179,11 +179,18 @@ def _cli_arms(opts: EvalOptions, given: GivenSettings, *, seed: int | None) -> l
     gate = settings.pop("gate", None)
     if gate is not None:
         method = _gated(method, gate)
+    rounds = settings.get("rounds")
     settings = {"seed": seed, **settings}  # --seeds: each unit's seed
     try:
-        return arms_for(method, settings, options=parse_pairs(given.pairs("options"), "--option"))
+        arms = arms_for(method, settings, options=parse_pairs(given.pairs("options"), "--option"))
     except ValueError as exc:
         fail(str(exc))
+    if rounds and not any(get_method(spec).debates for spec in method):
+        warn(
+            f"--rounds {rounds} reaches none of these methods ({', '.join(method)}): they "
+            "never debate, so each keeps its single round"
+        )
+    return arms
 
 
 def _skip_rate(value: str) -> float | str:
@@ -287,6 +294,9 @@ def _run_arms(arms: list[Arm], plan: EvalPlan) -> None:
         blind = sum(lookup(item.question) is None for item in items)
         if blind:
             warn(f"{blind} of {len(items)} questions: {SIMULATOR_BLIND}")
+    from debategraph.tracing_guard import check_tracing
+
+    check_tracing(warn)
     outcome = _execute(items, arms, plan)
     for problem in outcome.problems:
         warn(problem)

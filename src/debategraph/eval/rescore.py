@@ -85,7 +85,8 @@ def rescore(
     Args:
         rows: Result rows; failed rows are passed through unchanged.
         rule: A registered decision rule (``majority``, ``freemad``, ``reconcile``,
-            ``credibility``, or a plugin's) or a ``"package.module:ATTR"`` string.
+            ``credibility``, or a plugin's) or a ``"package.module:ATTR"`` string. A rule
+            that takes ``rankings`` (``council-rank``) gets the row's recorded rankings.
         tie_policy: The majority rule's tie policy.
         seed: The run's seed; random tie-breaks use ``derive_seed(seed, row id)``.
         label: The new rows' ``method``: ``"{label}"`` formatted with ``method`` and ``rule``
@@ -121,6 +122,8 @@ def rescore(
                 kwargs["ballots"], inputs = _row_ballots(row, rule, needs.ballot, points)
             if needs.judge:
                 kwargs["judged"] = _row_judged(row, rule)
+            if "rankings" in takes and "rankings" not in kwargs:  # council-rank: the row's
+                kwargs["rankings"] = (row.get("method_state") or {}).get("rankings")
             decision = apply_rule(rule, path, seed=derive_seed(seed, str(row["id"])), **kwargs)
             task: TaskKind = row.get("task") or "number"
             new.update(

@@ -160,9 +160,12 @@ def load_sweep(path: str | Path) -> Sweep:
 
     Raises:
         SweepError: Unreadable TOML, a missing or unknown key, a value of the wrong type,
-            an unknown method, or a bad option; the message names the file and the key.
+            an unknown method, a bad option, or rounds for a method that does not debate;
+            the message names the file and the key.
     """
     from debategraph.methods.registry import PluginError, get_method
+    from debategraph.nodes.start import check_rounds
+    from debategraph.state.context import DebateConfigError
 
     file = Path(path)
     try:
@@ -215,6 +218,11 @@ def load_sweep(path: str | Path) -> Sweep:
         own = {k: v for k, v in spec.items() if k != "method"}
         values = {**shared, **own}
         baseline = get_method(method)
+        if isinstance(own.get("rounds"), int) and not isinstance(own["rounds"], bool):
+            try:
+                check_rounds(baseline, own["rounds"])
+            except DebateConfigError as exc:
+                raise SweepError(f"{where}.rounds: {exc}") from None
         if not baseline.debates:  # shared settings must not turn a baseline into a debate
             for key in ("rounds", "agents") if baseline.default_agents == 1 else ("rounds",):
                 if key not in own:

@@ -12,7 +12,8 @@ The server drops context keys that its context schema does not list before a run
 a misspelt setting (``{"round": 0}``) would be ignored in silence. These graphs' schemas
 claim every key (:class:`_EveryKey`), so that the run's context reaches
 :class:`~debategraph.state.context.DebateContext`, which refuses it by name with the setting
-it was likely meant as.
+it was likely meant as. A graph drops input keys its input schema lacks in the same way, so
+these graphs refuse a misspelt input key (``{"questions": ...}``) by name before the run.
 
 The repository's ``langgraph.json`` is :func:`studio_config` of the built-in methods
 (``python -m debategraph.graphs.studio`` prints it; a test keeps the two equal). A plugin's
@@ -22,12 +23,14 @@ methods get their graphs here too: list them in your own ``langgraph.json``.
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import Any
 
 from langgraph.graph.state import CompiledStateGraph
 
 from debategraph.graphs.debate import build_debate_graph
 from debategraph.methods.registry import get_method, method_names, method_plugins
+from debategraph.nodes.start import check_input_keys
 
 STUDIO_FILE = "./src/debategraph/graphs/studio.py"
 """Where ``langgraph.json`` finds this module, relative to the repository root."""
@@ -51,11 +54,26 @@ class _EveryKey(dict[str, Any]):
 
 
 class StudioGraph(CompiledStateGraph[Any, Any, Any, Any]):
-    """A compiled debate graph whose context schema lets every key through to the graph.
+    """A compiled debate graph that refuses misspelt keys instead of dropping them.
 
-    The schema lists the same properties (Studio's form is unchanged); only the server's
-    membership test, which would drop an unknown key, finds every key in it.
+    Its context schema lists the same properties (Studio's form is unchanged); only the
+    server's membership test, which would drop an unknown key, finds every key in it. An
+    input with a key the input schema lacks (``{"questions": ...}``) is refused by name
+    before the run starts (``invoke`` and ``ainvoke`` go through ``stream`` and ``astream``).
     """
+
+    def stream(self, input: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
+        """``CompiledStateGraph.stream``, after refusing unknown input keys."""
+        if isinstance(input, Mapping):
+            check_input_keys(input)
+        yield from super().stream(input, *args, **kwargs)
+
+    async def astream(self, input: Any, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        """``CompiledStateGraph.astream``, after refusing unknown input keys."""
+        if isinstance(input, Mapping):
+            check_input_keys(input)
+        async for part in super().astream(input, *args, **kwargs):
+            yield part
 
     def get_context_jsonschema(self) -> dict[str, Any] | None:
         """The context's JSON schema, its properties claiming every key."""

@@ -23,7 +23,8 @@ method's roles (a summarizer, an evaluator) use the first agent's model.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import logging
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, cast
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
@@ -59,6 +60,8 @@ from debategraph.policies.types import TaskKind
 __all__ = ["InspectChatModel", "debate_solver"]
 
 _GENERATE_FIELDS = frozenset(GenerateConfig.model_fields)
+
+log = logging.getLogger(__name__)
 
 
 class InspectChatModel(BaseChatModel):
@@ -171,7 +174,9 @@ def debate_solver(
         role: An Inspect model role for the debaters (a role bound to a list of models gives
             one per agent, and as many agents unless ``agents`` says otherwise); without it,
             and without ``models``, the model under evaluation. A role that is not bound
-            falls back to the model under evaluation, as ``get_model(role=...)`` does.
+            falls back to the model under evaluation, as ``get_model(role=...)`` does. When
+            the eval binds roles and the debaters use none of them, the solver says so once,
+            as a warning in Inspect's log (:func:`unused_roles`).
         task: The answer kind (``number``, ``choice``, ``math``, ``text``); default: ``choice``
             for samples with choices, else the sample's ``task`` metadata, else ``number``.
         **settings: What :func:`debategraph.arun` takes besides the question: ``agents``,
@@ -190,6 +195,7 @@ def debate_solver(
         raise DebateConfigError("give role (Inspect's models) or models (ours), not both")
     checked(method, settings)
     wrapped: dict[int, InspectChatModel] = {}
+    told: list[bool] = []
 
     def wrap(model: Model) -> InspectChatModel:
         # One wrapper per Inspect model, so every sample reuses one compiled debate graph.
@@ -208,6 +214,11 @@ def debate_solver(
         return wrap(given) if isinstance(given, Model) else given
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
+        if not told:  # once per solver, not per sample
+            told.append(True)
+            unused = unused_roles(method, role, "models" in settings, model_roles())
+            if unused:
+                log.warning(unused)
         choices = [c.value for c in state.choices] if state.choices else None
         epoch = "" if state.epoch == 1 else f"@{state.epoch}"
         result = await arun(
@@ -229,6 +240,34 @@ def debate_solver(
         return state
 
     return solve
+
+
+def unused_roles(
+    method: str, role: str | None, own_models: bool, bound: Mapping[str, Any]
+) -> str | None:
+    """What to tell a user whose eval binds model roles that the debaters do not use.
+
+    Args:
+        method: The solver's method.
+        role: The solver's ``role`` argument.
+        own_models: The solver was given ``models``.
+        bound: The eval's model roles (``model_roles()``).
+
+    Returns:
+        One line naming the bound roles, where the debaters run instead and how to use a
+        role; ``None`` when the debaters use a bound role or none is bound.
+    """
+    if not bound or (role is not None and role in bound):
+        return None
+    names = ", ".join(sorted(bound))
+    runs_on = "the models= given" if own_models else "the model under evaluation"
+    asked = f"its role {role!r} is not bound" if role is not None else "it was given no role"
+    example = sorted(bound)[0]
+    return (
+        f"debate_solver({method!r}): the eval binds model role(s) {names}, but {asked}, so "
+        f"the debaters run on {runs_on}; pass role={example!r} to debate_solver to debate "
+        "on a role's models"
+    )
 
 
 def _with_models(settings: dict[str, Any], models: Any) -> dict[str, Any]:

@@ -382,7 +382,8 @@ class Method(Generic[OptionsT]):
         min_rounds: First round at which the consensus stop may fire.
         single_model: Every agent is a sample of one model (self-consistency).
         debates: The method's agents read each other (``False`` for cot, sc and voting):
-            rounds given to several methods at once (an evaluation's ``--rounds``) skip it.
+            rounds given to several methods at once (an evaluation's ``--rounds``) skip it,
+            and rounds above 0 given to it alone are refused.
         no_answer_if_all_differ: The vote returns "no answer" when all answers differ.
         answer_rounds: Its rounds end in every agent's answer turn (``False`` for
             ``svr``, whose debates are pairwise): decision rules that read ballots or the

@@ -45,6 +45,11 @@ DU = unstated("Du et al.")
 RECONCILE = unstated("RECONCILE")
 CHATEVAL = unstated("ChatEval")
 BASELINE = unstated("no single paper: a baseline")
+COUNCIL = unstated("no single paper: a practitioners' pattern")
+MAD_JUDGE = unstated("Liang et al.: its sampling is not in our sources")
+MOA = unstated("Mixture-of-Agents (Wang et al.): its sampling is not in our sources")
+SELF_MOA = unstated("Self-MoA (Li et al.): its sampling is not in our sources")
+SELF_REFINE = unstated("Self-Refine (Madaan et al.): its sampling is not in our sources")
 
 
 def paper(preset: SamplingPreset) -> dict[str, SamplingPreset]:

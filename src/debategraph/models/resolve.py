@@ -105,7 +105,12 @@ def _new_provider(spec: str, base_url: str | None, timeout: float | None) -> Bas
         )
     from langchain.chat_models import init_chat_model
 
-    provider = spec.split(":")[0].strip().lower()
+    from debategraph.models.names import key_variable, provider_of, unknown_name
+
+    refused = unknown_name(spec)
+    if refused is not None:
+        raise ModelConfigError(refused)
+    provider = provider_of(spec) or spec.split(":")[0].strip().lower()
     extra = _openai_settings(timeout) if provider in ("openai", "azure_openai") else {}
     try:
         model: BaseChatModel = init_chat_model(spec, **extra)
@@ -120,8 +125,7 @@ def _new_provider(spec: str, base_url: str | None, timeout: float | None) -> Bas
     except Exception as exc:  # provider SDKs raise their own types for missing credentials
         if "api_key" in str(exc).lower() or "credential" in str(exc).lower():
             raise ModelConfigError(
-                f"model {spec!r} needs an API key: set {provider.upper()}_API_KEY in the "
-                "environment"
+                f"model {spec!r} needs an API key: set {key_variable(provider)} in the environment"
             ) from None
         raise ModelConfigError(
             f"model {spec!r} could not be created: {type(exc).__name__}"

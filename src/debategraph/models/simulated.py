@@ -50,6 +50,11 @@ _REACHED_ITEM_RE = re.compile(r"\s*(.+?) \(([^()]*)\)\s*(?:;|$)")
 _CHOICE_MARK_RE = re.compile(r"\([A-J]\)")
 _ADVERSARY_RE = re.compile(r"argue convincingly that the answer is (.+?)\.(?:\s|$)")
 _FINAL_LINE_RE = re.compile(r"\n?A: ?(.+)\s*$")
+_RANK_REQUEST = "line of the form 'Ranking: "
+_CHOOSE_CUE = "choose among the answers shown"
+_AGAINST_RE = re.compile(r"<label>\s*(?:NO|WRONG|INCORRECT)\s*</label>", re.IGNORECASE)
+_DEFER_RE = re.compile(r"end instead with the line '([^']+)'")
+_LETTERED_BLOCK_RE = re.compile(r"^Response ([A-Z]):\n```\n(.*?)\n```", re.MULTILINE | re.DOTALL)
 _CANDIDATE_RE = re.compile(r"^C([1-9]\d*): (.+)$", re.MULTILINE)
 _POINTS_ASKED_RE = re.compile(r"share out (\d+) points")
 _FILLER = (
@@ -115,6 +120,9 @@ class _Scene:
     own_previous: str | None
     independent: bool
     adversary: str | None
+    choose: bool = False
+    defer: str | None = None
+    flagged: bool = False
 
     @cached_property
     def peer_answers(self) -> list[Answer]:
@@ -130,6 +138,25 @@ class _Scene:
             else:
                 answers += [a for a, n in reached for _ in range(n)]
         return answers
+
+
+def _mode(prompt: str, summary: bool) -> str:
+    """What the prompt asks for: a summary, a judge's decision, a ranking, a verdict, an answer."""
+    if summary:
+        return "summary"
+    if JUDGE_HEADER in prompt:
+        return "judge"
+    if _RANK_REQUEST in prompt:
+        return "rank"
+    return "evaluate" if _asks_verdict(prompt) else "answer"
+
+
+def _asks_verdict(prompt: str) -> bool:
+    """Whether the prompt itself asks for a ``<label>`` verdict (not a quoted reply that has one).
+
+    A revision that shows an earlier verdict in a fenced block asks for an answer.
+    """
+    return "<label>" in prompt and "<label>" in _BLOCK_RE.sub("", prompt)
 
 
 def _reached(summary: str) -> list[tuple[str, int]] | None:
@@ -249,6 +276,8 @@ class SimulatedDebater(BaseChatModel):
         rng = random.Random(_stable_seed(self.seed, self.agent, scene.prompt, len(messages)))
         if scene.mode == "summary":
             text, answer = self._summarize(scene), None
+        elif scene.mode == "rank":
+            text, answer = self._rank(scene, rng), None
         elif scene.mode == "evaluate":
             text, answer = self._evaluate(scene, rng), None
         elif scene.mode == "judge":
@@ -296,22 +325,22 @@ class SimulatedDebater(BaseChatModel):
             elif any(_CHOICE_MARK_RE.search(b) for b in peers):
                 task = "choice"
         adversary = _ADVERSARY_RE.search(prompt)
+        defer = _DEFER_RE.search(prompt)
         return _Scene(
             prompt=prompt,
             question=question,
             known=lookup(question),
             task=task,
             num_choices=len(choices) or None,
-            mode="summary"
-            if summary
-            else "judge"
-            if JUDGE_HEADER in prompt
-            else ("evaluate" if "<label>" in prompt else "answer"),
+            mode=_mode(prompt, summary),
             wants_confidence="Confidence:" in prompt,
             peers=peers,
             own_previous=previous[-1] if previous else None,
             independent=INDEPENDENCE_CUE in prompt,
             adversary=adversary.group(1).strip() if adversary else None,
+            choose=_CHOOSE_CUE in prompt,
+            flagged=any(_AGAINST_RE.search(block) for block in peers[-1:]),
+            defer=defer.group(1) if defer else None,
         )
 
     def _parse(self, scene: _Scene, text: str) -> Answer:
@@ -326,6 +355,8 @@ class SimulatedDebater(BaseChatModel):
                 f"the result is {scene.adversary}."
             )
             return self._finish(scene, body, scene.adversary, rng, confident=True), scene.adversary
+        if scene.choose and scene.peers:
+            return self._choose(scene, rng)
         first_reasoning, first_answer = self._initial(scene)
         if not scene.peers and scene.own_previous is None:
             return self._finish(scene, first_reasoning, first_answer, rng), first_answer
@@ -389,6 +420,9 @@ class SimulatedDebater(BaseChatModel):
         support = Counter(a for a in peers if a is not None)
         truth = scene.known.answer if scene.known else None
         pull = self.conformity * (0.3 if scene.independent else 1.0) * (1 - self.stubbornness)
+        flagged = scene.flagged and truth is not None and own != truth
+        if flagged and rng.random() < 0.5 * self.skill:
+            return truth  # the latest quoted verdict finds its answer wrong: it looks again
         majority, votes = support.most_common(1)[0] if support else (None, 0)
         strong = majority is not None and majority != own and votes * 2 >= len(peers)
         if truth is not None and own == truth:
@@ -455,6 +489,52 @@ class SimulatedDebater(BaseChatModel):
         )
         reached = "; ".join(f"{answer} ({', '.join(who)})" for answer, who in holders.items())
         return f"{lines}.\nAnswers reached: {reached}"
+
+    def _choose(self, scene: _Scene, rng: random.Random) -> tuple[str, Answer]:
+        """A judge's choice among the answers shown; it may defer when offered a line to.
+
+        Agreeing sides are taken; otherwise it recognises the right answer among them with
+        its skill, else defers if it may, else takes the best-supported answer.
+        """
+        support = Counter(a for a in scene.peer_answers if a is not None)
+        truth = scene.known.answer if scene.known else None
+        if not support:
+            pick: Answer = None
+        elif len(support) == 1:
+            pick = next(iter(support))
+        elif truth in support and rng.random() < self.skill:
+            pick = truth
+        elif scene.defer is not None:
+            pick = None
+        else:
+            pick = support.most_common(1)[0][0]
+        if pick is None and scene.defer is not None:
+            # No number in a deferral: a reader must not take one for an answer.
+            return (
+                f"The sides still disagree; neither has shown the other wrong.\n{scene.defer}",
+                None,
+            )
+        body = f"Weighing both sides' steps, {pick} is the better-supported answer."
+        return self._finish(scene, body, pick, rng), pick
+
+    def _rank(self, scene: _Scene, rng: random.Random) -> str:
+        """Rank lettered responses: the answer it now holds first, then by support, then A-Z.
+
+        The answer it holds is its own first answer after reading the responses, as in a
+        debate round.
+        """
+        shown = [
+            (label, _parsed(block, scene.task, scene.num_choices))
+            for label, block in _LETTERED_BLOCK_RE.findall(scene.prompt)
+        ]
+        held = self._update(scene, self._initial(scene)[1], rng)
+        support = Counter(a for _, a in shown if a is not None)
+        order = sorted(
+            shown, key=lambda s: (s[1] is None or s[1] != held, -support[s[1] or ""], s[0])
+        )
+        notes = " ".join(f"Response {label} reaches {answer}." for label, answer in shown)
+        ranking = ", ".join(label for label, _ in order)
+        return f"{notes} I checked each against my own working.\nRanking: {ranking}"
 
     def _evaluate(self, scene: _Scene, rng: random.Random) -> str:
         target = self._parse(scene, scene.peers[-1]) if scene.peers else None

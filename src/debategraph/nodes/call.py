@@ -31,6 +31,7 @@ from typing_extensions import TypedDict
 from debategraph.methods.contract import Method
 from debategraph.models.resolve import Models, model_label, server_url
 from debategraph.models.roster import Agent
+from debategraph.models.token_field import with_token_limit
 from debategraph.models.wire import REJECTED_USAGE
 from debategraph.nodes.patience import BOARD, Patience
 from debategraph.nodes.runnable import DualNode
@@ -328,8 +329,10 @@ def _bound(model: BaseChatModel, kwargs: dict[str, Any]) -> Any:
     """The model with the call's settings bound.
 
     A top-k goes onto the model itself where its class takes it as a field rather than as a
-    call argument (Anthropic, Ollama, ...).
+    call argument (Anthropic, Ollama, ...); a token limit goes out in the field the model's
+    server honours (:func:`~debategraph.models.token_field.with_token_limit`).
     """
+    model, kwargs = with_token_limit(model, kwargs)
     fields = type(model).model_fields
     if "top_k" in kwargs and not getattr(type(model), "sends_top_k", False) and "top_k" in fields:
         kwargs = dict(kwargs)

@@ -7,6 +7,7 @@ an interrupt does not pass through here.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping, Sequence
 from typing import Any, get_args
 
@@ -25,6 +26,7 @@ from debategraph.nodes.runnable import DualNode
 from debategraph.nodes.view import current_context
 from debategraph.policies.types import TaskKind
 from debategraph.state.context import MAX_AGENTS, DebateConfigError, DebateContext
+from debategraph.state.debate import DebateRequest
 
 
 def check_question(state: Mapping[str, Any]) -> None:
@@ -52,6 +54,28 @@ def check_question(state: Mapping[str, Any]) -> None:
         raise DebateConfigError("choices must be a list of at most 26 non-empty strings")
 
 
+def check_input_keys(given: Mapping[str, Any]) -> None:
+    """Refuse input keys that no debate input has, naming the likely one meant.
+
+    A graph keeps only the keys of its input schema, so a misspelt one (``questions``) would
+    otherwise vanish and the debate fail for a reason that hides the typo.
+
+    Raises:
+        DebateConfigError: The unknown keys, close matches, and every valid key.
+    """
+    fields = list(DebateRequest.model_fields)
+    unknown = [str(k) for k in given if k not in DebateRequest.model_fields]
+    if not unknown:
+        return
+    hints = []
+    for key in unknown:
+        close = difflib.get_close_matches(key, fields, n=1)
+        hints.append(f"{key!r} (did you mean {close[0]!r}?)" if close else repr(key))
+    raise DebateConfigError(
+        f"unknown input key(s) {', '.join(hints)}; a debate's input takes {', '.join(fields)}"
+    )
+
+
 def check_settings(method: Method[Any], roster: Sequence[Agent], ctx: DebateContext) -> None:
     """Check a context against a method and a roster, resolving every model once.
 
@@ -65,6 +89,7 @@ def check_settings(method: Method[Any], roster: Sequence[Agent], ctx: DebateCont
             "(set allow_large, or --allow-large, to go beyond)"
         )
     ctx.validate(names, single_model=method.single_model)
+    check_rounds(method, ctx.rounds)
     check_rule_settings(method, names, ctx)
     options = method.options_for(ctx)
     try:
@@ -104,6 +129,28 @@ def _check_top_k(method: Method[Any], ctx: DebateContext, models: Models, speake
     raise DebateConfigError(
         f"{asked} (OpenAI's API and agent runnables take no top-k): serve the model at "
         "base_url (vLLM, llama.cpp and Ollama take it), or set top_k=0 (--top-k 0) to send none"
+    )
+
+
+def check_rounds(method: Method[Any], rounds: int | None) -> None:
+    """Refuse debate rounds for a method that never debates (``cot``, ``sc``, ``mav``).
+
+    Such a method (no debate, no rounds by default) has agents that answer once and never read
+    each other; rounds would make them read and revise, a different method under the
+    baseline's name. ``rounds=0`` is its own setting and passes. A method that does not debate
+    but has rounds of its own (``self-refine``'s iterations, ``moa``'s layers) takes them. An
+    evaluation's shared ``--rounds`` never reaches these methods (see
+    :func:`debategraph.eval.arms.arms_for`), so only a setting aimed at the method is refused.
+
+    Raises:
+        DebateConfigError: ``rounds`` above 0 for a method that does not debate.
+    """
+    if method.debates or method.default_rounds > 0 or not rounds:
+        return
+    raise DebateConfigError(
+        f"{method.name} does not debate (its agents answer once and never read each other), "
+        f"so rounds={rounds} would turn it into a debate: leave rounds unset (--rounds), "
+        "or choose a method that debates, such as du"
     )
 
 

@@ -58,10 +58,11 @@ class DebateContext:
     roster with ``build_debate_graph(method, agents=N)``."""
     rounds: int | None = setting(
         "debate",
-        help="Debate rounds after the initial answer (method default).",
+        help="Debate rounds after the initial answers (method default); cot, sc and mav never "
+        "debate: run refuses rounds above 0 for them, eval leaves them out of theirs.",
         check=integer(0, "0 or more"),
     )
-    """Debate rounds after the initial answers (0: no debate); the method's default if unset."""
+    """Debate rounds after the first answers (0: none; unset: the method's); cot, sc, mav take 0."""
     models: list[str] | None = setting(
         "debate",
         flag="--model",

@@ -1,0 +1,286 @@
+"""The LLM-council pattern: method ``council`` and its ranking rule ``council-rank``.
+
+Round 0: every member (agent) answers alone. Round 1 has two phases:
+
+1. **rankings** (call ``r1:rank:{member}``, kind ``evaluation``): every member reads the
+   *other* members' answers, shuffled (seeded by the run's seed, the item and the member)
+   and labelled ``Response A``, ``B``, ... so it cannot tell who wrote which, assesses each
+   and ends with ``Ranking: <letters, best first>``. The letters' owners travel in the
+   call's ``vars["labels"]``; after the phase each ranking is read back into member names
+   (``method_state["rankings"]``) and totalled by Borda count
+   (``method_state["borda"]``: with ``m`` answers ranked, the first gets ``m - 1`` points,
+   the last 0, an answer a ranking leaves out 0).
+2. **chairman** (call ``r1:chairman``, role ``chairman``): reads every member's answer,
+   numbered in member order, and the aggregate ranking, and writes the final answer.
+
+The decision is the chairman's answer. ``decision="council-rank"`` decides from the rankings
+alone: the answer of the member with the most Borda points (ties: the earlier member).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from debategraph.methods import (
+    Call,
+    DebateConfigError,
+    DebateView,
+    Decision,
+    Method,
+    MethodOptions,
+    Phase,
+    PromptInput,
+    Trajectory,
+    answer_format,
+    call,
+    decide_by_rule,
+    fenced,
+    initial_calls,
+    presets,
+    question_block,
+)
+
+CHAIRMAN = "chairman"
+RANKING_LINE = re.compile(r"^\W*Ranking\W*:(.*)$", re.IGNORECASE | re.MULTILINE)
+LETTER = re.compile(r"\b([A-Z])\b")
+
+
+@dataclass(frozen=True, kw_only=True)
+class CouncilOptions(MethodOptions):
+    """Options of ``council``.
+
+    Attributes:
+        shuffle: Show each ranker the others' answers in an order of its own (seeded);
+            ``False`` keeps member order (the labels stay anonymous).
+    """
+
+    shuffle: bool = True
+
+
+View = DebateView[CouncilOptions]
+
+
+def letter(i: int) -> str:
+    """The label of the ``i``-th response shown (0 -> ``A``)."""
+    return chr(ord("A") + i)
+
+
+def shown_order(view: View, ranker: str, others: Sequence[str]) -> list[str]:
+    """The order ``ranker`` sees the others' answers in: seeded per run, item and ranker."""
+    order = list(others)
+    if view.options.shuffle:
+        key = view.state.get("item_id") or view.state.get("question") or ""
+        random.Random(f"{view.context.seed}\x1f{key}\x1f{ranker}").shuffle(order)
+    return order
+
+
+def read_ranking(text: str, labels: Sequence[str]) -> list[str]:
+    """The members a ranking reply puts in order, best first.
+
+    The last ``Ranking:`` line is read; letters it repeats or that were not shown are
+    skipped, and an unreadable line gives an empty ranking.
+
+    Args:
+        text: The ranker's reply.
+        labels: The member behind each letter, ``labels[0]`` behind ``A``.
+    """
+    lines = RANKING_LINE.findall(text)
+    if not lines:
+        return []
+    ranked: list[str] = []
+    for found in LETTER.findall(lines[-1]):
+        i = ord(found) - ord("A")
+        if i < len(labels) and labels[i] not in ranked:
+            ranked.append(labels[i])
+    return ranked
+
+
+def borda(rankings: Mapping[str, Sequence[str]], members: Sequence[str]) -> dict[str, int]:
+    """Borda points per member over rankings of the others' answers.
+
+    A ranking of ``m`` answers gives its first ``m - 1`` points and its last 0; ``m`` is the
+    number of answers the ranker was shown (the members other than itself), so a member a
+    ranking leaves out gets 0 from it.
+    """
+    points = dict.fromkeys(members, 0)
+    size = len(members) - 1
+    for ranked in rankings.values():
+        for place, member in enumerate(ranked):
+            if member in points:
+                points[member] += size - 1 - place
+    return points
+
+
+def plan(view: View) -> Phase | list[Call] | None:
+    """Round 0: the answers; round 1: the anonymous rankings, then the chairman."""
+    if view.round == 0:
+        if len(view.agents) < 2:
+            raise DebateConfigError(
+                f"council needs at least 2 members to rank each other, got {len(view.agents)}"
+            )
+        return initial_calls(view) if view.phase == 0 else None
+    latest = view.latest_ids()
+    members = [a for a in view.agents if a in latest]
+    if view.phase == 0:
+        calls = []
+        for ranker in [m for m in members if m not in view.cut_off]:
+            others = shown_order(view, ranker, [m for m in members if m != ranker])
+            if others:
+                calls.append(
+                    call(
+                        view,
+                        ranker,
+                        kind="evaluation",
+                        id=f"r{view.round}:rank:{ranker}",
+                        reads=[latest[m] for m in others],
+                        template="rank",
+                        vars={"labels": others},
+                    )
+                )
+        return calls or None
+    points = view.method_state.get("borda") or dict.fromkeys(members, 0)
+    standing = sorted(members, key=lambda m: (-points.get(m, 0), members.index(m)))
+    return [
+        call(
+            view,
+            CHAIRMAN,
+            reads=[latest[m] for m in members],
+            template="chair",
+            vars={"standing": [[members.index(m) + 1, points.get(m, 0)] for m in standing]},
+        )
+    ]
+
+
+def observe(view: View) -> dict[str, Any] | None:
+    """After the rankings: each ranking in member names, and the Borda totals."""
+    if view.round != 1 or view.phase != 0:
+        return None
+    rankings = {
+        t["agent"]: read_ranking(t["text"], (t.get("vars") or {}).get("labels", []))
+        for t in view.turns
+        if t["round"] == 1 and t["kind"] == "evaluation"
+    }
+    return {"rankings": rankings, "borda": borda(rankings, list(view.agents))}
+
+
+def stop(view: View) -> bool:
+    """After the chairman's round."""
+    return view.round >= 1
+
+
+def decide(view: View) -> Decision:
+    """The chairman's answer, or the run's decision rule (``council-rank`` takes rankings)."""
+    state = view.method_state
+    if view.context.decision is not None:
+        return decide_by_rule(view, rankings=state.get("rankings") or {})
+    final = [t for t in view.turns if t["agent"] == CHAIRMAN and t["kind"] == "answer"]
+    evidence: dict[str, Any] = {"chairman": None, "borda": state.get("borda", {})}
+    if not final:
+        return Decision(None, CHAIRMAN, evidence)
+    evidence["chairman"] = final[-1]["id"]
+    return Decision(final[-1]["answer"], CHAIRMAN, evidence)
+
+
+def council_rank(
+    trajectory: Trajectory, *, rankings: Mapping[str, Sequence[str]] | None = None
+) -> Decision:
+    """The answer of the member the anonymous rankings put first, by Borda count.
+
+    Args:
+        trajectory: The members' answers.
+        rankings: Each ranker's ranking of the others, best first, in member names (what
+            ``council`` records in ``method_state["rankings"]``).
+
+    Returns:
+        The decision, with each member's points and the winner as evidence; ties go to the
+        earlier member.
+
+    Raises:
+        ValueError: The answers differ and there are no rankings (a method other than
+            ``council`` records none), or the rankings name someone who is not a member.
+    """
+    finals = trajectory.final_answers()
+    members = list(trajectory.agents)
+    if rankings is None:
+        if len(set(finals)) <= 1:
+            return Decision(finals[0] if finals else None, "council-rank", {"borda": {}})
+        raise ValueError(
+            "council-rank decides from the council's anonymous rankings; only method "
+            "'council' records them"
+        )
+    strangers = sorted({m for ranked in rankings.values() for m in ranked} - set(members))
+    if strangers:
+        raise ValueError(f"the rankings name {strangers}, who are not among {members}")
+    points = borda(rankings, members)
+    winner = min(members, key=lambda m: (-points[m], members.index(m)))
+    evidence = {"borda": points, "winner": winner}
+    return Decision(finals[members.index(winner)], "council-rank", evidence)
+
+
+def initial(p: PromptInput) -> str:
+    """A member's own answer."""
+    return f"Solve this problem step by step.\n\n{question_block(p)}\n\n{answer_format(p)}"
+
+
+def rank(p: PromptInput) -> str:
+    """A member's assessment and ranking of the others' answers, shown anonymously."""
+    blocks = "\n\n".join(
+        f"Response {letter(i)}:\n{fenced(t['text'])}" for i, t in enumerate(p.peers)
+    )
+    example = ", ".join(letter(i) for i in reversed(range(len(p.peers))))
+    return (
+        "Other members of a council answered the problem below; their responses follow in "
+        "no particular order, without names. Check each one's reasoning and result, say in "
+        "a sentence or two what it gets right and wrong, then order them from most to least "
+        "accurate. End with one line of the form 'Ranking: <every letter once, best first>', "
+        f"for example 'Ranking: {example}'.\n\n{question_block(p)}\n\n{blocks}"
+    )
+
+
+def chair(p: PromptInput) -> str:
+    """The chairman's final answer from the members' answers and their aggregate ranking."""
+    blocks = "\n\n".join(
+        f"Answer {i}:\n{fenced(t['text'])}" for i, t in enumerate(p.peers, start=1)
+    )
+    standing = "; ".join(f"Answer {n} ({points} points)" for n, points in p.vars["standing"])
+    return (
+        "You chair a council whose members each answered the problem below and then ranked "
+        "each other's answers without knowing who wrote them. Their answers follow, with the "
+        "combined ranking (Borda points; more is better). Weigh the arguments on their "
+        "merits, using the ranking as the members' judgement, not as a vote you must "
+        f"follow, and give the council's final answer.\n\n{blocks}\n\nCombined ranking, best "
+        f"first: {standing}\n\n{question_block(p)}\n\n{answer_format(p)}"
+    )
+
+
+def round_bound(view: View) -> int:
+    """One round after the answers."""
+    return 1
+
+
+COUNCIL = Method(
+    name="council",
+    presets=presets.paper(presets.COUNCIL),
+    description="LLM council: every member answers, ranks the others' answers anonymously, "
+    "and a chairman writes the final answer from the answers and the aggregate ranking.",
+    prompts={"initial": initial, "rank": rank, "chair": chair},
+    plan=plan,
+    observe=observe,
+    stop=stop,
+    decide=decide,
+    options=CouncilOptions,
+    roles=(CHAIRMAN,),
+    decision=CHAIRMAN,
+    default_agents=4,
+    default_rounds=1,
+    debates=False,
+    max_phases=2,
+    round_bound=round_bound,
+    plan_node="rankings",
+    card="docs/methods/council.md",
+)
+"""The ``council`` method."""

@@ -1,0 +1,248 @@
+"""Liang et al.'s debate with a judge (EMNLP 2024): method ``mad-judge``.
+
+Two debaters and a judge. The first agent argues the affirmative side, the second the
+negative; both keep their own chat history. Every round has up to four phases:
+
+1. the **affirmative** (call ``r{k}:{a1}``) opens in round 0 and answers the negative's
+   latest argument after that;
+2. the **negative** (call ``r{k}:{a2}``) reads the affirmative's argument of the round and
+   argues against it;
+3. the **judge** (role ``judge``, call ``r{k}:judge``, with its own history) reads the round's
+   two arguments and either prefers a side, ending with the answer, or ends with the line
+   ``No preference yet.``; a preference ends the debate (the paper's adaptive break);
+4. in the last round, if the judge still has no preference, its **final judgement** (call
+   ``r{k}:judge:final``) reads every argument of the debate and must answer.
+
+``disagreement`` sets how strongly the debaters are told to disagree (the paper's level of
+"tit for tat"); ``adaptive_break=False`` makes no per-round judgement and always ends with
+the final one. The decision is the judge's answer; a rule named for the run votes over the
+debaters' answers instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from debategraph.methods import (
+    Call,
+    DebateConfigError,
+    DebateView,
+    Decision,
+    Method,
+    MethodOptions,
+    PromptInput,
+    Turn,
+    answer_format,
+    call,
+    decide_by_rule,
+    fenced,
+    presets,
+    question_block,
+)
+
+JUDGE = "judge"
+DECISION = "mad-judge"
+"""The decision's rule name: the judge's verdict (a role, not a registered rule)."""
+NO_PREFERENCE = "No preference yet."
+
+LEVELS: dict[str, str] = {
+    "agree": "The two sides should work towards full agreement on every point.",
+    "moderate": "You need not agree with the other side; what matters is finding the "
+    "correct answer.",
+    "always": "Disagree with the other side on every point you can, and defend your own answer.",
+}
+"""The debaters' instruction at each level of disagreement, mildest first."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class MadJudgeOptions(MethodOptions):
+    """Options of ``mad-judge``.
+
+    Attributes:
+        disagreement: How strongly the debaters are told to disagree: ``agree``,
+            ``moderate`` (the paper's default, which it found works best) or ``always``.
+        adaptive_break: The judge may end the debate after any round once it prefers a
+            side; ``False`` debates every round and ends with the final judgement.
+    """
+
+    disagreement: Literal["agree", "moderate", "always"] = "moderate"
+    adaptive_break: bool = True
+
+
+View = DebateView[MadJudgeOptions]
+
+
+def sides(view: View) -> tuple[str, str]:
+    """The affirmative and the negative debater.
+
+    Raises:
+        DebateConfigError: Not exactly two agents.
+    """
+    if len(view.agents) != 2:
+        raise DebateConfigError(
+            f"mad-judge has two debaters (affirmative, negative), got {len(view.agents)} "
+            "agents: run it with agents=2"
+        )
+    return view.agents[0], view.agents[1]
+
+
+def deferred(turn: Turn) -> bool:
+    """Whether a judgement ends without a preference (or without a readable answer)."""
+    lines = [line.strip() for line in turn["text"].strip().splitlines() if line.strip()]
+    return turn["answer"] is None or (bool(lines) and lines[-1] == NO_PREFERENCE)
+
+
+def judgement(view: View, round_: int) -> Turn | None:
+    """The judge's per-round judgement of ``round_``, if it was made."""
+    return next((t for t in view.turns if t["id"] == f"r{round_}:{JUDGE}"), None)
+
+
+def plan(view: View) -> list[Call] | None:
+    """Affirmative, negative, the judge's judgement, then (last round) its final judgement."""
+    affirmative, negative = sides(view)
+    latest = view.latest_ids()
+    connected = [a for a in (affirmative, negative) if a not in view.cut_off]
+    if view.phase == 0:
+        reads = [latest[negative]] if view.round > 0 and affirmative in connected else []
+        template = "reply" if reads else "open"
+        return [call(view, affirmative, reads=reads, template=template, history=True)]
+    if view.phase == 1:
+        reads = [latest[affirmative]] if negative in connected else []
+        return [call(view, negative, reads=reads, template="rebut", history=True)]
+    this_round = [latest[affirmative], latest[negative]]
+    if view.phase == 2 and view.options.adaptive_break:
+        return [call(view, JUDGE, reads=this_round, template="moderate", history=True)]
+    last = view.round >= view.rounds
+    made = judgement(view, view.round)
+    if (
+        last
+        and (made is None or deferred(made))
+        and f"r{view.round}:{JUDGE}:final" not in view.made
+    ):
+        debate = [t["id"] for t in view.turns if t["agent"] in (affirmative, negative)
+                  and t["kind"] == "answer"]  # fmt: skip
+        return [call(view, JUDGE, id=f"r{view.round}:{JUDGE}:final", reads=debate,
+                     template="final")]  # fmt: skip
+    return None
+
+
+def stop(view: View) -> bool:
+    """After the last round, or once the judge prefers a side."""
+    if view.round >= view.rounds:
+        return True
+    made = judgement(view, view.round)
+    return made is not None and not deferred(made)
+
+
+def decide(view: View) -> Decision:
+    """The judge's preferred answer, or the run's decision rule over the debaters' answers."""
+    if view.context.decision is not None:
+        return decide_by_rule(view)
+    judged = [t for t in view.turns if t["agent"] == JUDGE and not deferred(t)]
+    final = [t for t in view.turns if t["agent"] == JUDGE and t["id"].endswith(":final")]
+    evidence: dict[str, Any] = {
+        "judge": None,
+        "early": False,
+        "rounds": view.round + 1,
+        "sides": view.final_answers(),
+    }
+    if judged:
+        turn = judged[0]
+    elif final:
+        turn = final[-1]
+    else:
+        return Decision(None, DECISION, evidence)
+    evidence["judge"] = turn["id"]
+    evidence["early"] = not turn["id"].endswith(":final")
+    return Decision(turn["answer"], DECISION, evidence)
+
+
+def _level(p: PromptInput) -> str:
+    options = p.options if isinstance(p.options, MadJudgeOptions) else MadJudgeOptions()
+    return LEVELS[options.disagreement]
+
+
+def open_(p: PromptInput) -> str:
+    """The affirmative's opening: its answer and the case for it."""
+    return (
+        "You take the affirmative side in a debate about the problem below. Work out your "
+        "answer step by step and make the case for it; the negative side will challenge "
+        f"it. {_level(p)}\n\n{question_block(p)}\n\n{answer_format(p)}"
+    )
+
+
+def rebut(p: PromptInput) -> str:
+    """The negative's argument against the affirmative's latest."""
+    if not p.peers:
+        shown = "You cannot see the affirmative side's argument this round."
+    else:
+        shown = f"The affirmative side argued:\n{fenced(p.peers[-1]['text'])}"
+    return (
+        "You take the negative side in a debate about the problem below: look for what the "
+        "affirmative side got wrong, give your own answer and argue for it. "
+        f"{_level(p)}\n\n{shown}\n\n{question_block(p)}\n\n{answer_format(p)}"
+    )
+
+
+def reply(p: PromptInput) -> str:
+    """The affirmative's answer to the negative's latest argument."""
+    return (
+        f"The negative side replied:\n{fenced(p.peers[-1]['text'])}\n\nAnswer its "
+        "objections: keep your answer where they fail, change it where they hold. "
+        f"{_level(p)}\n\n{question_block(p)}\n\n{answer_format(p)}"
+    )
+
+
+def _sides_block(p: PromptInput) -> str:
+    names = ("Affirmative side", "Negative side")
+    return "\n\n".join(f"{names[i % 2]}:\n{fenced(t['text'])}" for i, t in enumerate(p.peers))
+
+
+def moderate(p: PromptInput) -> str:
+    """The judge's per-round judgement: a preference ends the debate."""
+    return (
+        f"You judge a debate about the problem below. Round {p.round + 1} has ended; here "
+        f"are both sides' arguments.\n\n{_sides_block(p)}\n\nIf one side is clearly right, "
+        "choose among the answers shown: say which side and why, and end with its answer. "
+        "If you cannot yet prefer either side, "
+        f"say what is unresolved and end instead with the line '{NO_PREFERENCE}'\n\n"
+        f"{question_block(p)}\n\n{answer_format(p)}"
+    )
+
+
+def final(p: PromptInput) -> str:
+    """The judge's final judgement over the whole debate: it must answer."""
+    return (
+        "You judge a debate about the problem below. The debate is over; here is every "
+        f"argument, in order.\n\n{_sides_block(p)}\n\nWeigh the arguments and choose "
+        "among the answers shown the one that is correct; you must decide.\n\n"
+        f"{question_block(p)}\n\n{answer_format(p)}"
+    )
+
+
+MAD_JUDGE = Method(
+    name="mad-judge",
+    presets=presets.paper(presets.MAD_JUDGE),
+    description="Liang et al.'s MAD: an affirmative and a negative debater argue in turn; a "
+    "judge may end the debate once it prefers a side, else gives a final judgement.",
+    prompts={
+        "open": open_,
+        "rebut": rebut,
+        "reply": reply,
+        "moderate": moderate,
+        "final": final,
+    },
+    plan=plan,
+    stop=stop,
+    decide=decide,
+    options=MadJudgeOptions,
+    roles=(JUDGE,),
+    decision=DECISION,
+    default_agents=2,
+    default_rounds=2,
+    max_phases=4,
+    plan_node="sides",
+    card="docs/methods/mad-judge.md",
+)
+"""The ``mad-judge`` method."""

@@ -1,0 +1,196 @@
+"""The LLM council: anonymous rankings by hand, Borda totals, the chairman, council-rank."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import debategraph as dg
+from debategraph.methods.council import (
+    COUNCIL,
+    borda,
+    council_rank,
+    decide,
+    observe,
+    plan,
+    read_ranking,
+)
+from debategraph.policies.accounting import ncomm, usage_by_kind
+from debategraph.policies.tokens import estimate_tokens
+from debategraph.testing import ScriptedChatModel, make_trajectory, make_turn, make_view
+
+Q = "What is the result of 3+4*5+6-7*2?"
+
+
+def answers(*values):
+    return [make_turn(f"r0:a{i}", answer=v) for i, v in enumerate(values, 1)]
+
+
+def ranking(ranker, labels, text):
+    return make_turn(f"r1:rank:{ranker}", agent=ranker, round=1, kind="evaluation", text=text,
+                     vars={"labels": labels})  # fmt: skip
+
+
+def test_every_member_ranks_the_others_shuffled_and_anonymous():
+    turns = answers("1", "2", "3", "4")
+    view = make_view(COUNCIL, turns=turns, round=1, agents=4, context={"seed": 0})
+    calls = plan(view)
+    assert [c["id"] for c in calls] == ["r1:rank:a1", "r1:rank:a2", "r1:rank:a3", "r1:rank:a4"]
+    for c in calls:
+        me = c["speaker"]
+        others = [f"a{i}" for i in range(1, 5) if f"a{i}" != me]
+        assert sorted(c["vars"]["labels"]) == others  # each other member once, itself never
+        assert c["reads"] == [f"r0:{m}" for m in c["vars"]["labels"]]
+        assert c["kind"] == "evaluation" and c["template"] == "rank"
+    orders = [tuple(c["vars"]["labels"]) for c in calls]
+    assert plan(view) == calls  # seeded: the same order again
+    unshuffled = plan(make_view(COUNCIL, turns=turns, round=1, agents=4,
+                                options={"shuffle": False}))  # fmt: skip
+    assert [c["vars"]["labels"] for c in unshuffled] == [
+        ["a2", "a3", "a4"], ["a1", "a3", "a4"], ["a1", "a2", "a4"], ["a1", "a2", "a3"],
+    ]  # fmt: skip
+    reseeded = plan(make_view(COUNCIL, turns=turns, round=1, agents=4, context={"seed": 5}))
+    assert orders != [tuple(c["vars"]["labels"]) for c in reseeded]
+    # The prompt names no member.
+    prompt = COUNCIL.prompts["rank"](
+        dg.methods.PromptInput(question=Q, peers=[turns[1], turns[2], turns[3]], agent="a1")
+    )
+    assert not re.search(r"\ba\d\b", prompt)
+    assert "Response C:" in prompt and "Ranking: C, B, A" in prompt
+
+
+def test_rankings_are_read_back_into_members_and_totalled_by_borda():
+    assert read_ranking("B is best.\nRanking: B, C, A", ["a2", "a3", "a4"]) == ["a3", "a4", "a2"]
+    assert read_ranking("**Ranking:** C > C > Z > A", ["a1", "a2", "a3"]) == ["a3", "a1"]
+    assert read_ranking("Ranking: A, B\nOn reflection:\nRanking: B, A", ["x", "y"]) == ["y", "x"]
+    assert read_ranking("no ranking here", ["a1"]) == []
+    # 4 members, 3 answers per ranking: 2, 1, 0 points; a2 left out by a4 gets 0 from it.
+    rankings = {"a1": ["a2", "a3", "a4"], "a2": ["a3", "a1", "a4"], "a3": ["a2", "a4", "a1"],
+                "a4": ["a3", "a1"]}  # fmt: skip
+    assert borda(rankings, ["a1", "a2", "a3", "a4"]) == {"a1": 2, "a2": 4, "a3": 5, "a4": 1}
+    turns = [
+        *answers("1", "2", "3", "4"),
+        ranking("a1", ["a4", "a2", "a3"], "Ranking: B, C, A"),
+        ranking("a2", ["a1", "a3", "a4"], "Ranking: B, A, C"),
+        ranking("a3", ["a2", "a4", "a1"], "Ranking: A, B, C"),
+        ranking("a4", ["a3", "a1", "a2"], "Ranking: A, B"),
+    ]
+    state = observe(make_view(COUNCIL, turns=turns, round=1, phase=0, agents=4))
+    assert state == {"rankings": rankings, "borda": {"a1": 2, "a2": 4, "a3": 5, "a4": 1}}
+    assert observe(make_view(COUNCIL, turns=turns, round=1, phase=1, agents=4)) is None
+
+
+def test_the_chairman_reads_every_answer_and_the_standing():
+    turns = answers("1", "2", "3", "4")
+    state = {"borda": {"a1": 2, "a2": 4, "a3": 5, "a4": 1}}
+    (c,) = plan(make_view(COUNCIL, turns=turns, round=1, phase=1, agents=4, method_state=state))
+    assert (c["id"], c["speaker"], c["kind"]) == ("r1:chairman", "chairman", "answer")
+    assert c["reads"] == ["r0:a1", "r0:a2", "r0:a3", "r0:a4"]
+    assert c["vars"]["standing"] == [[3, 5], [2, 4], [1, 2], [4, 1]]
+    prompt = COUNCIL.prompts["chair"](dg.methods.PromptInput(question=Q, peers=turns,
+                                                             vars=c["vars"]))  # fmt: skip
+    assert "best first: Answer 3 (5 points); Answer 2 (4 points); Answer 1 (2 points)" in prompt
+
+
+def test_decisions_chairman_council_rank_and_a_named_vote():
+    turns = [*answers("7", "9", "9"), make_turn("r1:chairman", answer="7")]
+    state = {"rankings": {"a1": ["a2", "a3"], "a2": ["a1", "a3"], "a3": ["a1", "a2"]}}
+    state["borda"] = {"a1": 2, "a2": 1, "a3": 0}
+    view = make_view(COUNCIL, turns=turns, round=1, agents=3, method_state=state)
+    assert (decide(view).answer, decide(view).rule) == ("7", "chairman")
+    ranked = make_view(COUNCIL, turns=turns, round=1, agents=3, method_state=state,
+                       context={"decision": "council-rank"})  # fmt: skip
+    d = decide(ranked)
+    assert (d.answer, d.rule, d.evidence["winner"]) == ("7", "council-rank", "a1")
+    voted = make_view(COUNCIL, turns=turns, round=1, agents=3, method_state=state,
+                      context={"decision": "majority"})  # fmt: skip
+    assert decide(voted).answer == "9"
+
+
+def test_council_rank_by_hand():
+    path = make_trajectory([["5"], ["6"], ["6"]])
+    # 3 members, 2 answers per ranking: first 1 point, second 0.
+    tie = {"a1": ["a2", "a3"], "a2": ["a1", "a3"], "a3": ["a1", "a2"]}
+    assert borda(tie, path.agents) == {"a1": 2, "a2": 1, "a3": 0}
+    assert council_rank(path, rankings=tie).answer == "5"
+    even = {"a1": ["a2", "a3"], "a2": ["a1", "a3"], "a3": ["a2", "a1"]}
+    assert borda(even, path.agents) == {"a1": 1, "a2": 2, "a3": 0}
+    assert council_rank(path, rankings=even).answer == "6"
+    level = {"a1": ["a3", "a2"], "a2": ["a1", "a3"], "a3": ["a2", "a1"]}
+    assert council_rank(path, rankings=level).evidence["winner"] == "a1"  # 1 each: earlier
+    with pytest.raises(ValueError, match="only method 'council' records them"):
+        council_rank(path)
+    assert council_rank(make_trajectory([["4"], ["4"]])).answer == "4"
+
+
+def scripted():
+    def respond(prompt):
+        if "line of the form 'Ranking: " in prompt:
+            return "B is tidier.\nRanking: B, A"
+        return "3 + 20 + 6 - 14 = 15, so \\boxed{15}"
+
+    return ScriptedChatModel(respond=respond)
+
+
+def test_a_whole_council_calls_tokens_and_rankings():
+    model = scripted()
+    r = dg.run(Q, method="council", agents=3, models=model, decision="council-rank")
+    assert [t["id"] for t in r.turns] == [
+        "r0:a1", "r0:a2", "r0:a3", "r1:rank:a1", "r1:rank:a2", "r1:rank:a3", "r1:chairman",
+    ]  # fmt: skip
+    assert r.usage["calls"] == 3 + 3 + 1 == len(model.calls)
+    for turn in r.turns:  # no system prompt, no history: a call's input is its prompt
+        assert turn["input_tokens"] == estimate_tokens(turn["prompt"])
+    assert usage_by_kind(r.turns)["evaluation"]["output_tokens"] == 3 * estimate_tokens(
+        "B is tidier.\nRanking: B, A"
+    )
+    assert ncomm(r.turns) == 3 * 2 + 3  # each ranker reads 2 others; the chairman all 3
+    rankings = r.method_state["rankings"]
+    assert all(len(v) == 2 for v in rankings.values())
+    assert sum(r.method_state["borda"].values()) == 3  # 1 + 0 points per ranking
+    assert r.decision["rule"] == "council-rank" and r.answer == "15"
+
+
+def test_golden_transcript_on_the_simulated_debaters():
+    r = dg.run(Q, method="council", seed=1)
+    assert [(t["id"], t["answer"]) for t in r.turns] == [
+        ("r0:a1", "15"), ("r0:a2", "15"), ("r0:a3", "15"), ("r0:a4", "14"),
+        ("r1:rank:a1", None), ("r1:rank:a2", None), ("r1:rank:a3", None), ("r1:rank:a4", None),
+        ("r1:chairman", "15"),
+    ]  # fmt: skip
+    assert r.method_state["rankings"] == {
+        "a1": ["a2", "a3", "a4"], "a2": ["a1", "a3", "a4"], "a3": ["a1", "a2", "a4"],
+        "a4": ["a1", "a2", "a3"],
+    }  # fmt: skip
+    assert r.method_state["borda"] == {"a1": 6, "a2": 4, "a3": 2, "a4": 0}
+    assert r.answer == "15" and r.decision["rule"] == "chairman"
+    # Every simulated ranking puts the wrong answer (a4's 14) last.
+    assert all(v[-1] == "a4" for k, v in r.method_state["rankings"].items() if k != "a4")
+
+
+def test_report_decision_council_rank_reads_each_rows_rankings():
+    from debategraph.eval.rescore import rescore
+
+    row = {
+        "id": "q1", "method": "council", "task": "number", "reference": "6",
+        "round_answers": [["5", "6", "6"]],
+        "method_state": {"rankings": {"a1": ["a3", "a2"], "a2": ["a3", "a1"],
+                                      "a3": ["a2", "a1"]}},
+    }  # fmt: skip
+    (new,) = rescore([row], "council-rank")
+    assert new["method"] == "council [council-rank]" and new["answer"] == "6" and new["correct"]
+    assert new["decision"]["evidence"] == {"borda": {"a1": 0, "a2": 1, "a3": 2}, "winner": "a3"}
+    with pytest.raises(ValueError, match="only method 'council' records them"):
+        rescore([{**row, "method_state": {}}], "council-rank")
+    with pytest.raises(ValueError, match=r"the rankings name \['bob'\]"):
+        council_rank(make_trajectory([["5"], ["6"]]), rankings={"a1": ["bob"]})
+
+
+def test_a_cut_off_member_ranks_nobody_and_a_council_needs_two():
+    turns = answers("1", "2", "3")
+    calls = plan(make_view(COUNCIL, turns=turns, round=1, agents=3, cut_off=["a2"]))
+    assert [c["id"] for c in calls] == ["r1:rank:a1", "r1:rank:a3"]
+    assert all("r0:a2" in c["reads"] for c in calls)  # the others still rank its answer
+    with pytest.raises(dg.DebateConfigError, match="council needs at least 2 members"):
+        dg.run(Q, method="council", agents=1)

@@ -1,0 +1,156 @@
+"""``debategraph export DIR --to inspect``: the logs Inspect's own reader finds there.
+
+Every check reads the written logs back with ``inspect_ai.log.read_eval_log`` and compares
+them with the stored rows: samples, scores, the model calls and their tokens, the metadata.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from pathlib import Path
+
+from inspect_ai.log import read_eval_log
+from typer.testing import CliRunner
+
+from debategraph.cli import app
+
+runner = CliRunner()
+EVAL = ["eval", "--dataset", "arithmetic", "--limit", "3", "--agents", "2", "--rounds", "1"]
+EVAL += ["--quiet"]
+
+
+def rows(out: Path) -> list[dict]:
+    return [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+
+
+def export(run: Path, logs: Path) -> dict[str, object]:
+    """Export ``run`` and read every log back, by arm label."""
+    done = runner.invoke(app, ["export", str(run), "--to", "inspect", "--out", str(logs)])
+    assert done.exit_code == 0, done.output
+    assert f"inspect view --log-dir {logs}" in done.stdout
+    read = [
+        read_eval_log(str(path), resolve_attachments=True) for path in sorted(logs.glob("*.eval"))
+    ]
+    return {log.eval.metadata["arm"]: log for log in read}
+
+
+def test_each_arm_is_a_log_with_a_sample_per_item_and_every_call_in_order(tmp_path):
+    run = tmp_path / "run"
+    made = runner.invoke(app, [*EVAL, "--method", "du", "--method", "cot", "--out", str(run)])
+    assert made.exit_code == 0, made.output
+    stored = rows(run)
+    logs = export(run, tmp_path / "logs")
+    assert sorted(logs) == ["cot", "du"]
+    arms = {a["label"]: a for a in json.loads((run / "run.json").read_text())["settings"]["arms"]}
+    for label, log in logs.items():
+        mine = [r for r in stored if r["method"] == label]
+        assert log.status == "success" and log.eval.task == "arithmetic"
+        assert log.eval.model == f"debategraph/{label}"
+        assert log.eval.metadata["settings"] == arms[label]["settings"]
+        assert log.eval.metadata["models"] == mine[0]["agent_models"]
+        assert log.eval.metadata["debate_settings"] == mine[0]["settings"]
+        assert [s.id for s in log.samples] == [r["id"] for r in mine]
+        for sample, row in zip(log.samples, mine, strict=True):
+            assert sample.epoch == 1 and sample.input == row["question"]
+            assert sample.target == row["reference"]
+            assert sample.output.completion == (row["answer"] or "")
+            score = sample.scores["correct"]
+            assert score.value == ("C" if row["correct"] else "I") and score.answer == row["answer"]
+            calls = [e for e in sample.events if e.event == "model"]
+            assert [e.metadata["id"] for e in calls] == [t["id"] for t in row["turns"]]
+            assert len(calls) == row["calls"]
+            for event, turn in zip(calls, row["turns"], strict=True):
+                assert event.role == turn["agent"] and event.model == turn["model"]
+                assert event.metadata["round"] == turn["round"]
+                assert event.metadata["reads"] == turn["reads"]
+                assert event.output.completion == turn["text"]
+                assert event.output.usage.input_tokens == turn["input_tokens"]
+                assert event.output.usage.output_tokens == turn["output_tokens"]
+                assert len(event.input) == 1 + len(turn["reads"])  # the question, then each read
+                for read, message in zip(turn["reads"], event.input[1:], strict=True):
+                    peer = next(t for t in row["turns"] if t["id"] == read)
+                    assert message.text.startswith(f"[{read}]") and peer["text"] in message.text
+            usage = sample.model_usage
+            assert sum(u.input_tokens for u in usage.values()) == row["input_tokens"]
+            assert sum(u.output_tokens for u in usage.values()) == row["output_tokens"]
+            rounds = [e.name for e in sample.events if e.event == "span_begin"]
+            assert rounds == [f"round {r}" for r in range(row["rounds"] + 1)]
+        # Accuracy and its standard error, computed here from the rows.
+        right = [float(r["correct"]) for r in mine]
+        metrics = log.results.scores[0].metrics
+        assert metrics["accuracy"].value == sum(right) / len(right)
+        assert math.isclose(metrics["stderr"].value, statistics.stdev(right) / math.sqrt(3))
+        used = log.stats.model_usage
+        assert sum(u.total_tokens for u in used.values()) == sum(
+            r["input_tokens"] + r["output_tokens"] for r in mine
+        )
+
+
+def test_seeds_are_epochs_and_their_mean_per_item_is_the_accuracy(tmp_path):
+    run = tmp_path / "run"
+    made = runner.invoke(app, [*EVAL, "--method", "du", "--seeds", "0,1", "--out", str(run)])
+    assert made.exit_code == 0, made.output
+    stored = rows(run)
+    log = export(run, tmp_path / "logs")["du"]
+    assert log.eval.config.epochs == 2 and log.eval.metadata["seeds"] == [0, 1]
+    assert [(s.id, s.epoch, s.metadata["seed"]) for s in log.samples] == [
+        (r["id"], r["seed"] + 1, r["seed"]) for r in stored
+    ]
+    per_item: dict[str, list[float]] = {}
+    for r in stored:
+        per_item.setdefault(r["id"], []).append(float(r["correct"]))
+    means = [sum(v) / 2 for v in per_item.values()]
+    assert log.results.scores[0].metrics["accuracy"].value == sum(means) / 3
+
+
+HAND_ROW = {
+    "method": "du", "id": "q-1", "dataset": "mine", "answer": None, "reference": "7",
+    "correct": False, "abstained": True, "input_tokens": 30, "output_tokens": 12, "calls": 2,
+    "ncomm": 1, "rounds": 1, "wall_s": 0.5, "round_answers": [["6"], [None]],
+    "question": "What is 3+4?", "agent_names": ["a1"], "agent_models": ["m:x"],
+    "settings": {"temperature": 0.7, "seed": 3}, "decision": {"rule": "majority"},
+    "turns": [
+        {"id": "r0:a1", "agent": "a1", "round": 0, "kind": "answer", "answer": "6",
+         "reads": [], "input_tokens": 10, "output_tokens": 5, "latency_s": 0.25, "model": "m:x"},
+        {"id": "r1:a1", "agent": "a1", "round": 1, "kind": "answer", "answer": None,
+         "reads": ["r0:a1"], "input_tokens": 20, "output_tokens": 7, "latency_s": 0.25,
+         "model": "m:x"},
+    ],
+}  # fmt: skip
+"""A row written with --no-texts: no reply text, and the final answer is an abstention."""
+
+
+def test_a_hand_made_run_exports_exact_figures_abstentions_and_failures(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    failed = {"method": "du", "id": "q-2", "dataset": "mine", "reference": "1", "error": "E: x"}
+    lines = [json.dumps(HAND_ROW), json.dumps(failed)]
+    (run / "results.jsonl").write_text("\n".join(lines) + "\n")
+    log = export(run, tmp_path / "logs")["du"]
+    abstained, broken = log.samples
+    assert abstained.scores["correct"].value == "N"  # no answer: Inspect counts it as 0
+    assert abstained.output.completion == ""
+    assert abstained.model_usage["m:x"].input_tokens == 30
+    assert abstained.model_usage["m:x"].output_tokens == 12
+    assert abstained.role_usage["a1"].total_tokens == 42
+    first, second = (e for e in abstained.events if e.event == "model")
+    assert first.output.completion == "(reply not stored; parsed answer: 6)"
+    assert second.input[1].text == "[r0:a1] a1, round 0:\n(reply not stored; parsed answer: 6)"
+    assert second.config.temperature == 0.7 and second.config.seed is None
+    assert first.working_time == 0.25 and second.working_start == 0.25
+    assert broken.error is not None and broken.error.message == "E: x" and not broken.scores
+    assert broken.input == "q-2"  # a failed row keeps no question, and no arm finished q-2
+    scores = log.results.scores[0]
+    assert (scores.scored_samples, scores.unscored_samples) == (1, 1)
+    assert scores.metrics["accuracy"].value == 0.0
+
+
+def test_bad_requests_are_one_line_each(tmp_path):
+    missing = runner.invoke(app, ["export", str(tmp_path), "--to", "inspect"])
+    assert missing.exit_code == 2 and "holds no results.jsonl" in missing.output
+    mixed = runner.invoke(app, ["export", str(tmp_path), "--to", "inspect", "--dataset-name", "x"])
+    assert mixed.exit_code == 2 and "go with --to langsmith" in mixed.output
+    unknown = runner.invoke(app, ["export", str(tmp_path), "--to", "phoenix"])
+    assert unknown.exit_code == 2

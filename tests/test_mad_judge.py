@@ -1,0 +1,164 @@
+"""Liang et al.'s debate with a judge: phases by hand, the adaptive break, the final judgement."""
+
+from __future__ import annotations
+
+import pytest
+from langchain_core.messages import HumanMessage
+
+import debategraph as dg
+from debategraph import SimulatedDebater
+from debategraph.methods.mad_judge import LEVELS, MAD_JUDGE, NO_PREFERENCE, decide, plan, stop
+from debategraph.policies.tokens import estimate_tokens
+from debategraph.testing import ScriptedChatModel, make_turn, make_view
+
+Q = "What is the result of 3+4*5+6-7*2?"
+
+
+def judge(round_, text, answer=None, final=False):
+    suffix = ":final" if final else ""
+    return make_turn(f"r{round_}:judge{suffix}", agent="judge", round=round_, text=text,
+                     answer=answer)  # fmt: skip
+
+
+def test_a_round_is_affirmative_negative_judge():
+    view = make_view(MAD_JUDGE, agents=2)
+    (a,) = plan(view)
+    assert (a["id"], a["reads"], a["template"], a["history"]) == ("r0:a1", [], "open", True)
+    turns = [make_turn("r0:a1", answer="14")]
+    (n,) = plan(make_view(MAD_JUDGE, turns=turns, phase=1, agents=2))
+    assert (n["id"], n["reads"], n["template"], n["history"]) == ("r0:a2", ["r0:a1"], "rebut", True)
+    turns.append(make_turn("r0:a2", answer="15"))
+    (j,) = plan(make_view(MAD_JUDGE, turns=turns, phase=2, agents=2))
+    assert (j["id"], j["speaker"], j["reads"], j["template"]) == (
+        "r0:judge", "judge", ["r0:a1", "r0:a2"], "moderate"
+    )  # fmt: skip
+    turns.append(judge(0, f"Both have a point.\n{NO_PREFERENCE}"))
+    assert plan(make_view(MAD_JUDGE, turns=turns, phase=3, agents=2)) is None  # not the last
+    # Round 1: the affirmative answers the negative's latest; the negative the affirmative's.
+    (a,) = plan(make_view(MAD_JUDGE, turns=turns, round=1, agents=2))
+    assert (a["id"], a["reads"], a["template"]) == ("r1:a1", ["r0:a2"], "reply")
+    turns.append(make_turn("r1:a1", answer="15"))
+    (n,) = plan(make_view(MAD_JUDGE, turns=turns, round=1, phase=1, agents=2))
+    assert n["reads"] == ["r1:a1"]
+
+
+def test_the_last_round_ends_with_a_final_judgement_only_without_a_preference():
+    turns = [make_turn("r0:a1", answer="14"), make_turn("r0:a2", answer="15"),
+             judge(0, NO_PREFERENCE), make_turn("r1:a1", answer="14"),
+             make_turn("r1:a2", answer="15")]  # fmt: skip
+    last = {"agents": 2, "round": 1, "context": {"rounds": 1}}
+    turns.append(judge(1, f"Still open.\n{NO_PREFERENCE}", answer="15"))  # a stray number
+    (f,) = plan(make_view(MAD_JUDGE, turns=turns, phase=3, **last))
+    assert (f["id"], f["template"]) == ("r1:judge:final", "final")
+    assert f["reads"] == ["r0:a1", "r0:a2", "r1:a1", "r1:a2"]
+    preferred = [*turns[:-1], judge(1, "The negative is right: \\boxed{15}", answer="15")]
+    assert plan(make_view(MAD_JUDGE, turns=preferred, phase=3, **last)) is None
+    # Without the adaptive break there is no per-round judgement: phase 2 is the final one.
+    plain = make_view(MAD_JUDGE, turns=turns[:2], phase=2, agents=2, context={"rounds": 0},
+                      options={"adaptive_break": False})  # fmt: skip
+    assert [c["id"] for c in plan(plain)] == ["r0:judge:final"]
+    early = make_view(MAD_JUDGE, turns=turns[:2], phase=2, agents=2,
+                      options={"adaptive_break": False})  # fmt: skip
+    assert plan(early) is None
+
+
+def test_a_preference_stops_the_debate_and_decides():
+    turns = [make_turn("r0:a1", answer="14"), make_turn("r0:a2", answer="15")]
+    undecided = [*turns, judge(0, f"Unclear.\n{NO_PREFERENCE}", answer="14")]
+    assert not stop(make_view(MAD_JUDGE, turns=undecided, agents=2))
+    decided = [*turns, judge(0, "The affirmative is right. \\boxed{14}", answer="14")]
+    assert stop(make_view(MAD_JUDGE, turns=decided, agents=2))
+    d = decide(make_view(MAD_JUDGE, turns=decided, agents=2))
+    assert (d.answer, d.rule) == ("14", "mad-judge")
+    assert d.evidence == {"judge": "r0:judge", "early": True, "rounds": 1, "sides": ["14", "15"]}
+    final = [*undecided, judge(0, "\\boxed{15}", answer="15", final=True)]
+    d = decide(make_view(MAD_JUDGE, turns=final, agents=2, context={"rounds": 0}))
+    assert (d.answer, d.evidence["judge"], d.evidence["early"]) == ("15", "r0:judge:final", False)
+    voted = decide(make_view(MAD_JUDGE, turns=final, agents=2, context={"decision": "majority"}))
+    assert voted.rule == "majority"
+    assert decide(make_view(MAD_JUDGE, turns=undecided, agents=2)).answer is None
+
+
+def test_two_debaters_exactly_and_levels_of_disagreement():
+    with pytest.raises(dg.DebateConfigError, match=r"mad-judge has two debaters .* agents=2"):
+        dg.run(Q, method="mad-judge", agents=3)
+    with pytest.raises(dg.DebateConfigError, match="disagreement"):
+        dg.run(Q, method="mad-judge", options={"disagreement": "fierce"})
+    p = dg.methods.PromptInput(question=Q, options=MAD_JUDGE.options(disagreement="always"))
+    assert LEVELS["always"] in MAD_JUDGE.prompts["open"](p)
+    assert LEVELS["moderate"] in MAD_JUDGE.prompts["open"](dg.methods.PromptInput(question=Q))
+
+
+def respond(prompt):
+    if "end instead with the line" in prompt:
+        return f"Neither side convinces me.\n{NO_PREFERENCE}"
+    if "you must decide" in prompt:
+        return "The negative side holds: \\boxed{15}"
+    if "negative side" in prompt.split("\n")[0]:
+        return "Not so: \\boxed{15}"
+    return "I hold \\boxed{14}"
+
+
+def test_a_whole_debate_without_a_preference_calls_and_tokens():
+    model = ScriptedChatModel(respond=respond)
+    r = dg.run(Q, method="mad-judge", models=model, rounds=2)
+    assert [t["id"] for t in r.turns] == [
+        "r0:a1", "r0:a2", "r0:judge", "r1:a1", "r1:a2", "r1:judge", "r2:a1", "r2:a2",
+        "r2:judge", "r2:judge:final",
+    ]  # fmt: skip
+    assert r.usage["calls"] == 3 * 3 + 1
+    assert (r.answer, r.decision["evidence"]["early"]) == ("15", False)
+    # Debaters and the judge keep their histories: each call re-sends its earlier exchanges.
+    by_id = {t["id"]: t for t in r.turns}
+    for t, sent in zip(r.turns, model.calls, strict=True):  # one call per phase, in order
+        assert t["prompt"] == sent["prompt"]
+        assert t["input_tokens"] == sum(estimate_tokens(text) for _, text in sent["messages"])
+    a1 = [by_id[f"r{k}:a1"] for k in range(3)]
+    history = sum(estimate_tokens(t["prompt"]) + estimate_tokens(t["text"]) for t in a1[:2])
+    assert a1[2]["input_tokens"] == history + estimate_tokens(a1[2]["prompt"])
+    assert by_id["r2:judge:final"]["input_tokens"] == estimate_tokens(
+        by_id["r2:judge:final"]["prompt"]
+    )  # the final judgement reads the debate, not the judge's history
+
+
+def test_golden_transcript_on_the_simulated_debaters():
+    r = dg.run(Q, method="mad-judge", seed=2)
+    assert [(t["id"], t["answer"]) for t in r.turns] == [
+        ("r0:a1", "16"),
+        ("r0:a2", "15"),
+        ("r0:judge", "15"),
+    ]
+    assert r.decision["evidence"]["early"] and r.answer == "15"
+    plain = dg.run(Q, method="mad-judge", seed=2, options={"adaptive_break": False})
+    assert [t["id"] for t in plain.turns][-1] == "r2:judge:final"
+    assert plain.usage["calls"] == 7
+
+
+def test_the_simulated_judge_defers_or_chooses_among_the_sides():
+    judge_model = SimulatedDebater(agent="judge", seed=0, skill=0.0)
+    p = MAD_JUDGE.prompts["moderate"](
+        dg.methods.PromptInput(
+            question=Q,
+            peers=[
+                make_turn("r0:a1", text="So \\boxed{16}."),
+                make_turn("r0:a2", text="So \\boxed{17}."),
+            ],
+        )
+    )
+    text = judge_model.invoke([HumanMessage(p)]).text
+    assert text.strip().splitlines()[-1] == NO_PREFERENCE
+    assert not any(ch.isdigit() for ch in text)
+    agreed = p.replace("\\boxed{17}", "\\boxed{16}")
+    assert "\\boxed{16}" in judge_model.invoke([HumanMessage(agreed)]).text
+
+
+def test_a_cut_off_debater_reads_nothing():
+    turns = [make_turn("r0:a1", answer="14"), make_turn("r0:a2", answer="15")]
+    (a,) = plan(make_view(MAD_JUDGE, turns=turns, round=1, agents=2, cut_off=["a1"]))
+    assert (a["reads"], a["template"]) == ([], "open")
+    turns.append(make_turn("r1:a1", answer="14"))
+    (n,) = plan(make_view(MAD_JUDGE, turns=turns, round=1, phase=1, agents=2, cut_off=["a2"]))
+    assert n["reads"] == []
+    assert "cannot see the affirmative" in MAD_JUDGE.prompts["rebut"](
+        dg.methods.PromptInput(question=Q)
+    )

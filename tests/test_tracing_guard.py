@@ -1,0 +1,119 @@
+"""LangSmith tracing: off stays off; on but unreachable is turned off once, with one line."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import langsmith
+import pytest
+from langsmith.utils import get_env_var, tracing_is_enabled
+
+from debategraph import run
+from debategraph.tracing_guard import TRACING_VARIABLES, check_tracing
+
+
+class Counter(BaseHTTPRequestHandler):
+    """Counts requests and answers 404 to each (any answer means reachable)."""
+
+    hits: list[str]
+
+    def do_request(self) -> None:
+        self.hits.append(self.path)
+        self.send_response(404)
+        self.send_header("content-length", "0")
+        self.end_headers()
+
+    do_GET = do_POST = do_PATCH = do_request
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def clean_tracing(monkeypatch) -> Iterator[None]:
+    """No tracing variable set; LangSmith's cached reads and global switch reset after."""
+    for name in TRACING_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    get_env_var.cache_clear()
+    yield
+    langsmith.configure(enabled=None)
+    get_env_var.cache_clear()
+
+
+@pytest.fixture
+def counter(loopback, clean_tracing, monkeypatch) -> Iterator[list[str]]:
+    handler = type("Handler", (Counter,), {"hits": []})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setenv("LANGSMITH_ENDPOINT", f"http://127.0.0.1:{server.server_port}")
+    monkeypatch.setenv("LANGSMITH_API_KEY", "lsv2_pt_offline")
+    get_env_var.cache_clear()
+    try:
+        yield handler.hits
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_tracing_off_stays_off_and_asks_nothing(counter):
+    warnings: list[str] = []
+    assert check_tracing(warnings.append) is False
+    run("What is 3+4*5?", method="du", agents=2, rounds=1)
+    assert counter == [] and warnings == []
+    assert not tracing_is_enabled()
+
+
+def test_tracing_on_and_answered_stays_on(counter, monkeypatch):
+    monkeypatch.setenv("LANGSMITH_TRACING", "true")
+    get_env_var.cache_clear()
+    warnings: list[str] = []
+    assert check_tracing(warnings.append) is True
+    assert counter == ["/info"] and warnings == []  # a 404 is an answer
+    assert os.environ["LANGSMITH_TRACING"] == "true"
+
+
+def test_tracing_on_and_unreachable_is_turned_off_with_one_warning(
+    loopback, clean_tracing, monkeypatch
+):
+    monkeypatch.setenv("LANGSMITH_TRACING", "true")
+    monkeypatch.setenv("LANGSMITH_ENDPOINT", f"http://127.0.0.1:{closed_port()}")
+    get_env_var.cache_clear()
+    assert tracing_is_enabled()
+    warnings: list[str] = []
+    assert check_tracing(warnings.append) is False
+    (line,) = warnings
+    assert "does not answer (connection refused)" in line and "tracing is off" in line
+    assert not tracing_is_enabled()
+    assert os.environ["LANGSMITH_TRACING"] == "false"  # and for the processes it starts
+
+
+def test_an_offline_traced_run_prints_one_warning_and_no_connection_errors(tmp_path):
+    env = {
+        **os.environ,
+        "LANGSMITH_TRACING": "true",
+        "LANGSMITH_ENDPOINT": f"http://127.0.0.1:{closed_port()}",
+        "LANGSMITH_API_KEY": "lsv2_pt_offline",
+    }
+    command = [sys.executable, "-m", "debategraph", "eval", "--method", "du", "--dataset"]
+    command += ["arithmetic", "--limit", "2", "--agents", "2", "--rounds", "1", "--quiet"]
+    command += ["--out", str(tmp_path / "run")]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    assert [line for line in lines if "LangSmith" in line] == lines
+    assert len(lines) == 1 and "tracing is off for this run" in lines[0]
+    assert "2 rows in" in done.stdout
