@@ -13,6 +13,7 @@ import os
 import signal
 import sys
 import traceback
+from collections.abc import Callable
 from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -205,15 +206,7 @@ def methods_command(
     ] = False,
 ) -> None:
     """List the registered methods: the built-ins, then installed plugins."""
-    plugins, broken = method_plugins()
-    width = max([len(p.name) for p in plugins] + [12])
-    for p in plugins:
-        line = f"{p.name:{width}} {p.value.description}"
-        if sources or not p.builtin:
-            line += f"  [{'built-in' if p.builtin else p.source}]"
-        typer.echo(visible(line))
-    for problem in broken:
-        warn(f"plugin not loaded: {problem}")
+    _list_plugins(*method_plugins(), lambda p: p.value.description, sources)
 
 
 @app.command("rules")
@@ -228,16 +221,25 @@ def rules_command(
     from debategraph.policies.decisions import rule_options
     from debategraph.policies.rule_needs import rule_needs
 
-    plugins, broken = rule_plugins()
-    width = max([len(p.name) for p in plugins] + [12])
-    for p in plugins:
+    def describe(p: Any) -> str:
         doc = (p.value.__doc__ or "").strip().splitlines()
         summary = doc[0].replace("``", "") if doc else ""
         options = sorted(rule_options(p.value) - {"seed", "ballots", "judged"})
-        line = (
-            f"{p.name:{width}} reads {rule_needs(p.value).describe()}; "
+        return (
+            f"reads {rule_needs(p.value).describe()}; "
             f"options: {', '.join(options) or 'none'}. {summary}"
         ).rstrip()
+
+    _list_plugins(*rule_plugins(), describe, sources)
+
+
+def _list_plugins(
+    plugins: list[Any], broken: list[str], describe: Callable[[Any], str], sources: bool
+) -> None:
+    """One line per plugin (name, what ``describe`` says, where from), then what failed."""
+    width = max([len(p.name) for p in plugins] + [12])
+    for p in plugins:
+        line = f"{p.name:{width}} {describe(p)}"
         if sources or not p.builtin:
             line += f"  [{'built-in' if p.builtin else p.source}]"
         typer.echo(visible(line))

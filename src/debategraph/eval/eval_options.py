@@ -64,24 +64,10 @@ class EvalOptions:
         config=TOP,
     )
     path: str | None = setting(
-        "evaluation",
-        help="Your question set (.jsonl), with --dataset jsonl.",
-        toml=str,
-        config=TOP,
+        "evaluation", help="Your question set (.jsonl), with --dataset jsonl.", toml=str, config=TOP
     )
-    cache: Path | None = setting(
-        "evaluation",
-        flag="--cache",
-        help=CACHE_HELP,
-        toml=str,
-    )
-    no_cache: bool = setting(
-        "evaluation",
-        default=False,
-        flag="--no-cache",
-        help=NO_CACHE_HELP,
-        cli_default=False,
-    )
+    cache: Path | None = setting("evaluation", flag="--cache", help=CACHE_HELP, toml=str)
+    no_cache: bool = setting("evaluation", default=False, flag="--no-cache", help=NO_CACHE_HELP)
     match_budget: Budget | None = setting(
         "evaluation",
         help="Also run sc@M per method M, self-consistency at M's budget on each item: "
@@ -96,7 +82,6 @@ class EvalOptions:
         help="Screen every item with the first debating method's agents at round 0 "
         "(arm vote@r0) and run the methods only where those answers disagree, as "
         "SVR-MAD's evaluation does; says how many items were skipped.",
-        cli_default=False,
         toml=bool,
         config=TOP,
     )
@@ -104,7 +89,6 @@ class EvalOptions:
         "evaluation",
         default=16,
         help="Most model calls in flight at once, over all items.",
-        cli_default=16,
         toml=int,
     )
     rps: float | None = setting(
@@ -133,10 +117,7 @@ class EvalOptions:
         "evaluation", help="Results directory (default results/DATASET-METHODS).", toml=str
     )
     force: bool = setting(
-        "evaluation",
-        default=False,
-        help="Discard results in --out written with other settings.",
-        cli_default=False,
+        "evaluation", default=False, help="Discard results in --out written with other settings."
     )
     fsync: bool = setting(
         "evaluation", default=False, help="fsync every result line.", cli_default=False
@@ -144,12 +125,11 @@ class EvalOptions:
     prices: str | None = setting(
         "evaluation", help="IN,OUT: $ per 1M input and output tokens (cost)."
     )
-    quiet: bool = setting("evaluation", default=False, help="No progress bar.", cli_default=False)
+    quiet: bool = setting("evaluation", default=False, help="No progress bar.")
     texts: bool = setting(
         "evaluation",
         default=True,
         help="Keep every reply's text in the rows (debategraph show prints them); "
         "--no-texts for very large runs.",
-        cli_default=True,
         toml=bool,
     )

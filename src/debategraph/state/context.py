@@ -22,7 +22,7 @@ from debategraph.policies.attack import choose_cut_off
 from debategraph.policies.secrets import redact_url
 from debategraph.policies.voting import TiePolicy
 from debategraph.state.options import MethodOptions
-from debategraph.state.setting import Check, integer, number, one_of, setting
+from debategraph.state.setting import Setting, integer, number, one_of, setting
 
 MAX_AGENTS = 64
 """Most agents a debate may have unless ``allow_large`` is set."""
@@ -87,7 +87,6 @@ class DebateContext:
         help="Seed of every random choice.",
         commands=("run",),
         cli_type=int,
-        cli_default=0,
         voting=True,
         check=integer(),
     )
@@ -97,13 +96,11 @@ class DebateContext:
         default="first",
         help="Majority-vote ties: first, random or confidence.",
         cli_type=str,
-        cli_default="first",
         voting=True,
     )
     """How majority-vote ties are broken: ``first``, ``random`` or ``confidence``."""
     decision: str | None = setting(
-        "debate",
-        help="Decision rule overriding the method's own (debategraph rules lists them).",
+        "debate", help="Decision rule overriding the method's own (debategraph rules lists them)."
     )
     """A decision rule by name (``majority``, ``freemad``, ``reconcile``, ``credibility``,
     ``supermajority``, ``unanimity``, ``approval``, ``cumulative``, ``ranked``, ``judge``, a
@@ -146,8 +143,6 @@ class DebateContext:
         default=False,
         help="Communication attack on one agent, chosen with --seed.",
         commands=("run",),
-        cli_type=bool,
-        cli_default=False,
     )
     """Cut off one agent, chosen with ``seed``."""
     attack_ratio: float | None = setting(
@@ -262,24 +257,14 @@ class DebateContext:
         check=number(lambda s: s > 0, "more than 0 seconds"),
     )
     """Seconds a model request may take before it fails (and is retried)."""
-    logprobs: bool = setting(
-        "generation",
-        default=False,
-        help="Ask every call for token logprobs.",
-        cli_type=bool,
-        cli_default=False,
-    )
+    logprobs: bool = setting("generation", default=False, help="Ask every call for token logprobs.")
     """Ask every model call for token logprobs (methods that need them ask on their own)."""
     max_concurrency: int | None = setting("generation", check=integer(1, "at least 1"))
     """Most model calls of this debate in flight at once (unset: as many as a round makes).
     Set 1 for a local server that serves one request at a time (llama.cpp without parallel
     slots truncates concurrent streamed replies)."""
     allow_large: bool = setting(
-        "debate",
-        default=False,
-        help="Allow more than 64 agents or 20 rounds.",
-        cli_type=bool,
-        cli_default=False,
+        "debate", default=False, help="Allow more than 64 agents or 20 rounds."
     )
     """Allow more than 64 agents or 20 rounds, and a temperature above 2."""
 
@@ -293,9 +278,11 @@ class DebateContext:
         return super().__new__(cls)
 
     def __post_init__(self) -> None:
-        for name, check, optional in _checks():
+        for name, declared, optional in _declared():
             value = getattr(self, name)
-            problem = None if value is None and optional else check(name, value)
+            if declared.check is None or (value is None and optional):
+                continue
+            problem = declared.check(name, value)
             if problem is not None:
                 raise DebateConfigError(problem)
         self._check_size()
@@ -462,31 +449,17 @@ class DebateContext:
         sent ``"nonzero"`` is left out at 0.
         """
         settings = {}
-        for name, sent in _sent():
-            value = getattr(self, name)
-            if value is not None and (value or sent is True):
+        for name, declared, _ in _declared():
+            value = getattr(self, name) if declared.sent else None
+            if value is not None and (value or declared.sent is True):
                 settings[name] = value
         return settings
 
 
 @functools.cache
-def _checks() -> tuple[tuple[str, Check, bool], ...]:
-    """Each field's declared check, and whether the field may be ``None`` unchecked."""
-    return tuple(
-        (f.name, f.metadata["setting"].check, f.default is None)
-        for f in fields(DebateContext)
-        if f.metadata["setting"].check is not None
-    )
-
-
-@functools.cache
-def _sent() -> tuple[tuple[str, bool | str], ...]:
-    """The fields sent with every model call, with how (``True`` or ``"nonzero"``)."""
-    return tuple(
-        (f.name, f.metadata["setting"].sent)
-        for f in fields(DebateContext)
-        if f.metadata["setting"].sent
-    )
+def _declared() -> tuple[tuple[str, Setting, bool], ...]:
+    """Each field's declaration, and whether the field may be ``None`` unchecked."""
+    return tuple((f.name, f.metadata["setting"], f.default is None) for f in fields(DebateContext))
 
 
 def unknown_keys(given: Mapping[str, Any]) -> None:

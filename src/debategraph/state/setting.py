@@ -125,8 +125,11 @@ def setting(
         default: The field's default (``None``: the method's or the model's own).
         factory: Makes the default instead (``dict``, ``list``).
         key: The Python keyword and sweep key when it is not the field's name.
-        **declared: The other :class:`Setting` attributes.
+        **declared: The other :class:`Setting` attributes; ``cli_default`` is ``default``
+            unless given.
     """
+    if "cli_default" not in declared and factory is None:
+        declared["cli_default"] = default
     meta = {"setting": Setting(group, name=key, **declared)}
     if factory is not None:
         return field(default_factory=factory, metadata=meta)
