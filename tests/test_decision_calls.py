@@ -181,6 +181,35 @@ def test_what_a_method_cannot_give_is_refused_before_any_call(method, rule, extr
     assert "\n" not in str(err.value)
 
 
+NO_DEBATE = "it does not debate: debates=False"
+ROLE_LAST = "its agents give no answer in its last round, which ends in its {}'s call"
+
+
+@pytest.mark.parametrize(
+    ("method", "extra", "why"),
+    [
+        ("cot", {}, "it runs 0 rounds"),
+        ("sc", {}, "it runs 0 rounds"),
+        ("mav", {}, "it runs 0 rounds"),
+        ("self-refine", {"rounds": 2}, NO_DEBATE),
+        ("self-refine", {}, NO_DEBATE),
+        ("moa", {}, ROLE_LAST.format("aggregator")),
+        ("self-moa", {}, ROLE_LAST.format("aggregator")),
+        ("council", {}, ROLE_LAST.format("chairman")),
+        ("council", {"rounds": 0}, "it runs 0 rounds"),
+    ],
+)
+def test_a_ballot_rule_on_a_method_without_a_debate_round_says_why_truly(method, extra, why):
+    agents = roster(never_called, never_called, never_called)
+    with pytest.raises(DebateConfigError) as err:
+        dg.run(QUESTION, method=method, agents=agents, decision="approval", **extra)
+    assert str(err.value) == (
+        "decision rule 'approval' reads approval ballots, which agents give in a debate round, "
+        f"and {method} has none ({why}): use a debating method with rounds >= 1, or the judge "
+        "or a rule that reads only the answers"
+    )
+
+
 def test_answer_rules_need_nothing_more():
     agents = three_voters()
     result = dg.run(QUESTION, method="du", agents=agents, rounds=1, decision="unanimity")

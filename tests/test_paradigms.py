@@ -8,11 +8,10 @@ from pathlib import Path
 import pytest
 
 import debategraph as dg
-from debategraph.methods import DebateConfigError, get_method
+from debategraph.methods import DebateConfigError, PromptInput, get_method
 from debategraph.methods.paradigms import MAX_SPEAKERS
-from debategraph.policies.paradigms import paradigm_cost, peer_reads, speaking_phases
+from debategraph.methods.paradigms.turns import paradigm_cost, peer_reads, speaking_phases
 from debategraph.policies.tokens import estimate_tokens
-from debategraph.prompts.common import PromptInput
 from debategraph.testing import make_turn, make_view
 
 from .fixed_length import FixedLength

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -32,14 +33,35 @@ def test_debategraph_methods_lists_each_with_its_card():
         assert line.split()[0] == name
 
 
-@pytest.mark.parametrize("module", sorted(NEW.values()))
-def test_each_module_imports_nothing_of_debategraph_but_the_kit(module):
-    tree = ast.parse((ROOT / "src" / "debategraph" / "methods" / f"{module}.py").read_text())
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("debategraph"):
-            assert node.module == "debategraph.methods", (module, node.module)
-        if isinstance(node, ast.Import):
-            assert not any(a.name.startswith("debategraph") for a in node.names), module
+METHODS = ROOT / "src" / "debategraph" / "methods"
+KIT_ONLY = [f"{m}.py" for m in sorted(NEW.values())] + [
+    f"paradigms/{f.name}" for f in sorted((METHODS / "paradigms").glob("*.py"))
+]
+"""The modules written as an outside author would: the peers' methods, MALLM's paradigms."""
+
+
+@pytest.mark.parametrize("module", KIT_ONLY)
+def test_each_module_imports_only_the_kit_its_own_package_and_the_standard_library(module):
+    own = f"debategraph.methods.{module.split('/')[0]}" if "/" in module else None
+    for node in ast.walk(ast.parse((METHODS / module).read_text())):
+        if isinstance(node, ast.ImportFrom):
+            assert node.level == 0 and node.module, (module, "a relative import")
+            names = [node.module]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        else:
+            continue
+        for name in names:
+            if name.startswith("debategraph"):
+                mine = own is not None and (name == own or name.startswith(f"{own}."))
+                assert name == "debategraph.methods" or mine, (module, name)
+            else:
+                top = name.split(".")[0]
+                assert top in sys.stdlib_module_names or top == "__future__", (module, name)
+
+
+def test_the_paradigms_package_is_checked_whole():
+    assert {"paradigms/__init__.py", "paradigms/turns.py", "paradigms/prompts.py"} <= set(KIT_ONLY)
 
 
 @pytest.mark.parametrize("name", sorted(NEW))

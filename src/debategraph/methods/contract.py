@@ -286,11 +286,11 @@ def check_rule_inputs(
 ) -> None:
     """Refuse, before any call, a rule whose ballots or judge call the method cannot give.
 
-    Ballots are given in a debate round's answer calls, so a method whose agents never read
-    each other (``cot``, ``sc``), a run of no debate rounds, and a method whose rounds end in
-    no answer turns (``svr``'s pairwise debates) cannot give them. The judge reads the last
-    round's answer turns: a method without answer rounds cannot give it either. The judge's
-    ``judge_agent`` must be one of the agents.
+    Ballots are given in a debate round's answer calls, so a method that does not debate
+    (``debates=False``: ``cot``, ``sc``, ``moa``, ``council``, ...), a run of no debate rounds,
+    and a method whose rounds end in no answer turns (``svr``'s pairwise debates) cannot give
+    them. The judge reads the last round's answer turns: a method without answer rounds
+    cannot give it either. The judge's ``judge_agent`` must be one of the agents.
 
     Raises:
         DebateConfigError: One line that says what to change.
@@ -305,7 +305,7 @@ def check_rule_inputs(
             "supermajority, unanimity, ...)"
         )
     if needs.ballot is not None and (not method.debates or method.rounds_for(ctx) < 1):
-        why = "its agents never read each other" if not method.debates else "it runs 0 rounds"
+        why = _no_ballot_round(method, ctx)
         raise DebateConfigError(
             f"decision rule {name!r} reads {what}, which agents give in a debate round, and "
             f"{method.name} has none ({why}): use a debating method with rounds >= 1, or the "
@@ -317,6 +317,20 @@ def check_rule_inputs(
             f"judge_agent {chosen!r} is not an agent of this debate ({', '.join(agents)}): the "
             "judge's call uses that agent's model"
         )
+
+
+def _no_ballot_round(method: Method[Any], ctx: DebateContext) -> str:
+    """Why ``method`` has no debate round whose answer calls could carry the agents' ballots.
+
+    Said from what the method declares, so that it holds for every method it is said of: the
+    agents of ``moa`` and ``council`` do read each other, but their last round is a role's.
+    """
+    if method.rounds_for(ctx) < 1:
+        return "it runs 0 rounds"
+    if method.roles:
+        whose = " or ".join(f"its {role}'s" for role in method.roles)
+        return f"its agents give no answer in its last round, which ends in {whose} call"
+    return "it does not debate: debates=False"
 
 
 def group_trajectory(
@@ -381,9 +395,13 @@ class Method(Generic[OptionsT]):
         stop_on_consensus: Stop early once every agent agrees.
         min_rounds: First round at which the consensus stop may fire.
         single_model: Every agent is a sample of one model (self-consistency).
-        debates: The method's agents read each other (``False`` for cot, sc and voting):
-            rounds given to several methods at once (an evaluation's ``--rounds``) skip it,
-            and rounds above 0 given to it alone are refused.
+        debates: The method's rounds are debate rounds, the agents answering again after
+            reading each other (``False`` for cot, sc, mav, and for methods whose rounds are
+            something else: moa's and self-moa's aggregation, council's rankings,
+            self-refine's own revisions): rounds given to several methods at once (an
+            evaluation's ``--rounds``) skip it, rounds above 0 given to it alone are refused
+            unless it has rounds of its own (``default_rounds`` above 0), and ballot rules
+            are refused.
         no_answer_if_all_differ: The vote returns "no answer" when all answers differ.
         answer_rounds: Its rounds end in every agent's answer turn (``False`` for
             ``svr``, whose debates are pairwise): decision rules that read ballots or the

@@ -195,8 +195,8 @@ def gated(
     gate = gate_from_text(rule) if isinstance(rule, str) else rule
     if not inner.debates:
         raise DebateConfigError(
-            f"{inner.name} cannot be gated: it does not debate (its agents answer once and "
-            "never read each other), so there is no debate for a gate to skip"
+            f"{inner.name} cannot be gated: it does not debate (debates=False), so there is "
+            "no debate for a gate to skip"
         )
     if getattr(inner, "_gate", None) is not None:
         raise DebateConfigError(

@@ -39,6 +39,13 @@ FREE_MAD = SamplingPreset(
 )
 """Free-MAD: the providers' defaults, stated."""
 
+MALLM = SamplingPreset(
+    source="MALLM (Becker et al.): its code, v1.0.5, sends none",
+    note="MALLM's code (mallm/models/Chat.py) leaves temperature and top-p to the endpoint "
+    "and caps every reply at 1,024 tokens: set max_tokens to match",
+)
+"""MALLM's paradigms: the endpoint's defaults, as its code sends none."""
+
 CORTEX = unstated("CortexDebate")
 GROUPDEBATE = unstated("GroupDebate (GPT-3.5-turbo-0301); also its MAD baselines")
 DU = unstated("Du et al.")

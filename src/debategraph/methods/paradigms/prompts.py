@@ -1,16 +1,15 @@
 """Prompts of MALLM's discussion paradigms (memory, report, relay, collective refinement).
 
 Every debate call shows the speaker its own latest answer apart (``own_answer_block``), then
-what the paradigm lets it read, each turn in its own fenced block. The initial answer is
-Du et al.'s.
+what the paradigm lets it read, each turn in its own fenced block. Only the kit's prompt
+pieces are used (``debategraph.methods``), so the package reads as an outside plugin would.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from debategraph.prompts import du
-from debategraph.prompts.common import (
+from debategraph.methods import (
     PromptInput,
     answer_format,
     own_answer_block,
@@ -29,6 +28,11 @@ def _split(p: PromptInput) -> tuple[str, PromptInput]:
 
 def _tail(p: PromptInput) -> str:
     return f"{question_block(p)}\n\n{answer_format(p)}"
+
+
+def initial(p: PromptInput) -> str:
+    """Round 0: the agent answers alone, before anyone has spoken."""
+    return f"Solve the following problem. Explain your reasoning step by step.\n\n{_tail(p)}"
 
 
 def discuss(p: PromptInput) -> str:
@@ -110,7 +114,7 @@ def reflect(p: PromptInput) -> str:
 
 
 PROMPTS = {
-    "initial": du.initial,
+    "initial": initial,
     "discuss": discuss,
     "report": report,
     "reply": reply,

@@ -19,7 +19,8 @@ earlier rounds. ``collective`` is simultaneous by definition.
 
 The functions take turn records as plain mappings (``id``, ``agent``, ``round``, ``kind``),
 so the plans are tested without a graph; the cost functions give the exact call and
-communication counts that a debate without the communication attack makes.
+communication counts that a debate without the communication attack makes. Standard
+library only, no LangGraph.
 """
 
 from __future__ import annotations

@@ -1,14 +1,18 @@
 """MALLM's discussion paradigms: ``mallm-memory``, ``-report``, ``-relay``, ``-collective``.
 
 Round 0: every agent answers alone. In each debate round every agent speaks once, shown its
-own latest answer and what the paradigm lets it read (``debategraph.policies.paradigms``):
-the shared memory, the report or the replies to it, the predecessor's answer in a chain, or
-everyone's latest answers. With ``turn_order="sequential"`` (the default, as MALLM runs
+own latest answer and what the paradigm lets it read (``turns``): the shared memory, the
+report or the replies to it, the predecessor's answer in a chain, or everyone's latest
+answers. With ``turn_order="sequential"`` (the default, as MALLM runs
 them) the round has a phase per speaker (``mallm-report``: the report, then the replies),
 so each speaker reads what the earlier speakers of the round said; ``"simultaneous"`` is one
 phase in which everyone reads the previous rounds only. ``mallm-collective`` is simultaneous
 by definition. Agents are stateless (no chat history). A cut-off agent (the communication
 attack) reads only its own latest answer. Majority vote of the final answers.
+
+A plugin written with the public kit alone, as an outside author would write one: the package
+imports nothing of debategraph but ``debategraph.methods``, and keeps its pure turn and cost
+math (``turns``, standard library only) and its prompts (``prompts``) beside the methods.
 """
 
 from __future__ import annotations
@@ -26,9 +30,10 @@ from debategraph.methods import (
     Planner,
     call,
     initial_calls,
+    presets,
 )
-from debategraph.policies.paradigms import Paradigm, TurnOrder, peer_reads, speaking_phases
-from debategraph.prompts import paradigms as prompts
+from debategraph.methods.paradigms import prompts
+from debategraph.methods.paradigms.turns import Paradigm, TurnOrder, peer_reads, speaking_phases
 
 MAX_SPEAKERS = 64
 """Most agents a sequential round may have: one phase each, and a round's phases are bounded."""
@@ -122,6 +127,7 @@ MEMORY = Method(
     description="MALLM memory paradigm: agents speak in turn, each reading the shared memory "
     "of every other agent's contributions (this round's earlier speakers too); majority vote.",
     prompts=prompts.PROMPTS,
+    presets=presets.paper(presets.MALLM),
     plan=paradigm_planner("memory"),
     options=MemoryOptions,
     default_agents=3,
@@ -136,6 +142,7 @@ REPORT = Method(
     description="MALLM report paradigm: the first agent reports, reading the others' replies; "
     "each other agent replies to the latest report only; majority vote.",
     prompts=prompts.PROMPTS,
+    presets=presets.paper(presets.MALLM),
     plan=paradigm_planner("report"),
     options=TurnOrderOptions,
     default_agents=3,
@@ -150,6 +157,7 @@ RELAY = Method(
     description="MALLM relay paradigm: answers pass along a chain a1 -> a2 -> ... -> a1, each "
     "agent reading only its predecessor's latest answer; majority vote.",
     prompts=prompts.PROMPTS,
+    presets=presets.paper(presets.MALLM),
     plan=paradigm_planner("relay"),
     options=TurnOrderOptions,
     default_agents=3,
@@ -164,6 +172,7 @@ COLLECTIVE = Method(
     description="MALLM collective refinement: every round all agents at once improve their own "
     "answer after reading every other agent's latest answer; majority vote.",
     prompts=prompts.PROMPTS,
+    presets=presets.paper(presets.MALLM),
     plan=paradigm_planner("collective"),
     options=NoOptions,
     default_agents=3,
