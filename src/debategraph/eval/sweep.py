@@ -163,13 +163,28 @@ def load_sweep(path: str | Path) -> Sweep:
             an unknown method, a bad option, or rounds for a method that does not debate;
             the message names the file and the key.
     """
-    from debategraph.methods.registry import PluginError, get_method
-    from debategraph.nodes.start import check_rounds
-    from debategraph.state.context import DebateConfigError
-
     file = Path(path)
+    data = _read(file)
+    _check_top_level(file, data)
+    shared = data.get("settings", {})
+    if not isinstance(shared, Mapping):
+        raise SweepError(f"{file}: [settings] must be a table")
+    arms_data = data.get("arms")
+    if not isinstance(arms_data, Mapping) or not arms_data:
+        raise SweepError(f'{file}: add at least one arm, e.g. [arms.du] with method = "du"')
+    arms = [_arm(f"{file}: arms.{label}", label, spec, shared) for label, spec in arms_data.items()]
+    selection = {k: data.get(k) for k in ("limit", "seed", "ids", "path")}
+    run: dict[str, Any] = {
+        k: data[k] for k in RUN_KEYS if k in data and k not in {"dataset", *selection}
+    }
+    run.setdefault("out", str(Path("results") / file.stem))
+    return Sweep(dataset=data["dataset"], selection=selection, run=run, arms=arms)
+
+
+def _read(file: Path) -> dict[str, Any]:
+    """The TOML of a sweep file, or a SweepError saying why it cannot be read."""
     try:
-        data = tomllib.loads(file.read_text(encoding="utf-8"))
+        return tomllib.loads(file.read_text(encoding="utf-8"))
     except OSError as exc:
         raise SweepError(f"cannot read {file}: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
@@ -178,6 +193,10 @@ def load_sweep(path: str | Path) -> Sweep:
         ) from None
     except tomllib.TOMLDecodeError as exc:
         raise SweepError(f"{file} is not valid TOML: {exc}") from None
+
+
+def _check_top_level(file: Path, data: Mapping[str, Any]) -> None:
+    """The top-level keys: known (a misplaced one says where it belongs), typed, complete."""
     unknown = sorted(set(data) - set(RUN_KEYS) - {"settings", "arms"})
     if unknown:
         raise SweepError(
@@ -195,45 +214,37 @@ def load_sweep(path: str | Path) -> Sweep:
         raise SweepError(
             f'{file}: match_budget must be true, "calls" or "tokens", got {data["match_budget"]!r}'
         )
-    shared = data.get("settings", {})
-    if not isinstance(shared, Mapping):
-        raise SweepError(f"{file}: [settings] must be a table")
-    arms_data = data.get("arms")
-    if not isinstance(arms_data, Mapping) or not arms_data:
-        raise SweepError(f'{file}: add at least one arm, e.g. [arms.du] with method = "du"')
-    arms: list[Arm] = []
-    for label, spec in arms_data.items():
-        where = f"{file}: arms.{label}"
-        if not isinstance(spec, Mapping):
-            raise SweepError(f"{where} must be a table")
-        method = spec.get("method")
-        if not isinstance(method, str):
-            raise SweepError(
-                f"{where}.method must be a method name or 'package.module:ATTR', got {method!r}"
-            )
-        try:
-            get_method(method)
-        except PluginError as exc:
-            raise SweepError(f"{where}.method: {exc}") from None
-        own = {k: v for k, v in spec.items() if k != "method"}
-        values = {**shared, **own}
+
+
+def _arm(where: str, label: str, spec: object, shared: Mapping[str, Any]) -> Arm:
+    """One ``[arms.LABEL]`` table over the shared ``[settings]``, checked."""
+    from debategraph.methods.registry import PluginError, get_method
+    from debategraph.nodes.start import check_rounds
+    from debategraph.state.context import DebateConfigError
+
+    if not isinstance(spec, Mapping):
+        raise SweepError(f"{where} must be a table")
+    method = spec.get("method")
+    if not isinstance(method, str):
+        raise SweepError(
+            f"{where}.method must be a method name or 'package.module:ATTR', got {method!r}"
+        )
+    try:
         baseline = get_method(method)
-        if isinstance(own.get("rounds"), int) and not isinstance(own["rounds"], bool):
-            try:
-                check_rounds(baseline, own["rounds"])
-            except DebateConfigError as exc:
-                raise SweepError(f"{where}.rounds: {exc}") from None
-        if not baseline.debates:  # shared settings must not turn a baseline into a debate
-            for key in ("rounds", "agents") if baseline.default_agents == 1 else ("rounds",):
-                if key not in own:
-                    values.pop(key, None)
-        gate = values.pop("gate", None)
-        if gate is not None:
-            method = _gated(where, method, gate)
-        arms.append(Arm(label, method, _arm_settings(where, method, values)))
-    selection = {k: data.get(k) for k in ("limit", "seed", "ids", "path")}
-    run: dict[str, Any] = {
-        k: data[k] for k in RUN_KEYS if k in data and k not in {"dataset", *selection}
-    }
-    run.setdefault("out", str(Path("results") / file.stem))
-    return Sweep(dataset=data["dataset"], selection=selection, run=run, arms=arms)
+    except PluginError as exc:
+        raise SweepError(f"{where}.method: {exc}") from None
+    own = {k: v for k, v in spec.items() if k != "method"}
+    values = {**shared, **own}
+    if isinstance(own.get("rounds"), int) and not isinstance(own["rounds"], bool):
+        try:
+            check_rounds(baseline, own["rounds"])
+        except DebateConfigError as exc:
+            raise SweepError(f"{where}.rounds: {exc}") from None
+    if not baseline.debates:  # shared settings must not turn a baseline into a debate
+        for key in ("rounds", "agents") if baseline.default_agents == 1 else ("rounds",):
+            if key not in own:
+                values.pop(key, None)
+    gate = values.pop("gate", None)
+    if gate is not None:
+        method = _gated(where, method, gate)
+    return Arm(label, method, _arm_settings(where, method, values))
