@@ -96,7 +96,8 @@ def eval_command(*, given: GivenSettings) -> None:
         _refuse_beside_config(opts, given)
         _run_sweep(opts.config, opts, price)
         return
-    dataset, seed = opts.dataset or "gsm8k", opts.seed or 0
+    dataset = "gsm8k" if opts.dataset is None else opts.dataset
+    seed = opts.seed or 0
     arms = _cli_arms(opts, given, seed=None if seed_list is not None else seed)
     out = Path("results") / _default_out(dataset, arms, opts.only_contested, seed_list)
     plan = EvalPlan(
