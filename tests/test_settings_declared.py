@@ -27,23 +27,23 @@ ARITH = "What is the result of 3+4*5+6-7*2?"
 runner = CliRunner()
 
 RUN_FLAGS = [
-    "--method", "--task", "--choice", "--cache", "--no-cache", "--graph-png", "--json", "--
-    text", "--show-text", "--agents", "--rounds", "--model", "--base-url", "--seed", "--tie-
-    policy", "--decision", "--decision-option", "--option", "--cut-off", "--attack", "--attack-
-    ratio", "--adversary", "--persona", "--settings", "--temperature", "--top-p", "--top-k", "--
-    max-tokens", "--stop", "--frequency-penalty", "--reasoning-effort", "--timeout", "--
-    logprobs", "--allow-large", "--max-attempts", "--retry-backoff", "--gate"
+    "--method", "--task", "--choice", "--cache", "--no-cache", "--graph-png", "--json",
+    "--text", "--show-text", "--agents", "--rounds", "--model", "--base-url", "--seed",
+    "--tie-policy", "--decision", "--decision-option", "--option", "--cut-off", "--attack",
+    "--attack-ratio", "--adversary", "--persona", "--settings", "--temperature", "--top-p",
+    "--top-k", "--max-tokens", "--stop", "--frequency-penalty", "--reasoning-effort",
+    "--timeout", "--logprobs", "--allow-large", "--max-attempts", "--retry-backoff", "--gate"
 ]  # fmt: skip
 """Today's ``run`` options, written out by hand: the derivation must keep every name."""
 
 EVAL_FLAGS = [
-    "--method", "--config", "--dataset", "--limit", "--seed", "--seeds", "--ids", "--path", "--
-    cache", "--no-cache", "--match-budget", "--only-contested", "--concurrency", "--rps", "--
-    engine", "--address", "--workers", "--out", "--force", "--fsync", "--prices", "--quiet", "--
-    texts", "--agents", "--rounds", "--model", "--base-url", "--tie-policy", "--decision", "--
-    decision-option", "--option", "--settings", "--temperature", "--top-p", "--top-k", "--max-
-    tokens", "--stop", "--frequency-penalty", "--reasoning-effort", "--timeout", "--logprobs", "
-    --allow-large", "--max-attempts", "--retry-backoff", "--gate"
+    "--method", "--config", "--dataset", "--limit", "--seed", "--seeds", "--ids", "--path",
+    "--cache", "--no-cache", "--match-budget", "--only-contested", "--concurrency", "--rps",
+    "--engine", "--address", "--workers", "--out", "--force", "--fsync", "--prices", "--quiet",
+    "--texts", "--agents", "--rounds", "--model", "--base-url", "--tie-policy", "--decision",
+    "--decision-option", "--option", "--settings", "--temperature", "--top-p", "--top-k",
+    "--max-tokens", "--stop", "--frequency-penalty", "--reasoning-effort", "--timeout",
+    "--logprobs", "--allow-large", "--max-attempts", "--retry-backoff", "--gate"
 ]  # fmt: skip
 
 
@@ -165,7 +165,7 @@ def test_a_sweep_file_takes_them_shared_and_per_arm(server, tmp_path: Path):
     config.write_text(
         f'dataset = "arithmetic"\nlimit = 1\nout = "{tmp_path / "out"}"\n'
         f'[settings]\nmodels = "sim-0"\nbase_url = "{server.base_url}"\nagents = 2\n'
-        'rounds = 0\nfrequency_penalty = 0.5\n'
+        "rounds = 0\nfrequency_penalty = 0.5\n"
         '[arms.low]\nmethod = "du"\nreasoning_effort = "low"\n'
         '[arms.high]\nmethod = "du"\nreasoning_effort = "high"\nfrequency_penalty = -1\n'
     )
