@@ -19,6 +19,11 @@ run, if any, are run again by calling ``run_eval`` on the same directory (it res
 
 Usage: PYTHONPATH=src python bench/faults.py [--items 500] [--concurrency 64]
        [--fault-rate 0.05] [--latency 0.05] [--timeout 3] [--out bench/RESULTS-faults.md]
+
+The fault map (``bench/fault_map.py``): each fault of issue 30 and the tests that hold it,
+run, with their pass counts (tests not written yet are reported as missing):
+
+       PYTHONPATH=src python bench/faults.py --tests [--list] [--out FILE]
 """
 
 from __future__ import annotations
@@ -40,11 +45,14 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(1, str(Path(__file__).resolve().parent))
 
 from tests.openai_server import estimate_tokens, message_text, spawn
 
 from debategraph.eval.datasets import arithmetic_items
 from debategraph.eval.runner import Arm, EvalOutcome, run_eval
+from debategraph.nodes.patience import GIVE_UP_S
+from debategraph.nodes.retry import DEFAULT_ATTEMPTS, DEFAULT_BACKOFF_S, MAX_INTERVAL_S
 
 FAULT_MIX = {
     "http500": 0.20,
@@ -342,6 +350,22 @@ def _n(x: float) -> str:
     return f"{x:,.0f}"
 
 
+def retry_waits() -> list[float]:
+    """The default policy's waits before attempts 2..N, jitter left out (LangGraph's formula)."""
+    return [min(DEFAULT_BACKOFF_S * 2.0**k, MAX_INTERVAL_S) for k in range(DEFAULT_ATTEMPTS - 1)]
+
+
+def retry_defaults() -> str:
+    """The retry defaults in words, from the constants the runs used."""
+    waits = ", ".join(f"{w:g}" for w in retry_waits())
+    return (
+        f"{DEFAULT_ATTEMPTS} attempts, waits of {waits} s (doubling from "
+        f"{DEFAULT_BACKOFF_S:g} s, capped at {MAX_INTERVAL_S:g} s), each plus LangGraph's "
+        f"jitter of up to 1 s, and a call gives up {GIVE_UP_S:g} s after its first attempt "
+        "began, waits included (`debategraph.nodes.patience`)"
+    )
+
+
 def reading(r: dict[str, Any]) -> list[str]:
     """What the figures say: throughput, backoff, accounting (computed, so reruns keep it)."""
     c, f, k = r["clean"], r["faulted"], r["concurrency"]
@@ -367,8 +391,10 @@ def reading(r: dict[str, Any]) -> list[str]:
         f"{c['peak_in_flight']} slots were taken while the server saw at most "
         f"{max(c['server_peak_in_flight'], f['server_peak_in_flight'])} requests at once. "
         f"The bound {'held' if peak <= k else 'was EXCEEDED'}: peak {peak}, bound {k}.",
-        f"- Backoff. Each of the {retries} retries waited 1–2 s (before a second attempt) "
-        "or 2–3 s (before a third): `MODEL_RETRY` with LangGraph's jitter; a 429 adds its "
+        f"- Backoff. Each of the {retries} retries waited {retry_waits()[0]:g}–"
+        f"{retry_waits()[0] + 1:g} s (before a second attempt), {retry_waits()[1]:g}–"
+        f"{retry_waits()[1] + 1:g} s (before a third) and so on: `MODEL_RETRY` "
+        "with LangGraph's jitter; a 429 adds its "
         f"{RETRY_AFTER_S:g} s `Retry-After` before that, a hang the {r['timeout']:g} s "
         f"timeout. That is at least {retries} s of waiting in all. Per item the waits show: an "
         f"item with a fault took {f['hit_wall_mean']:.2f} s on average against "
@@ -415,10 +441,10 @@ def render(r: dict[str, Any], cmd: str) -> str:
         f"`max_retries=0`), `run_eval(..., concurrency={k})`. A 20-item warm-up ran first. "
         "Each run writes into a fresh directory; the server's counters are reset between runs.",
         "",
-        "Retries are the call nodes' LangGraph `RetryPolicy` (`MODEL_RETRY`): 3 attempts, "
-        "waits of 1 s then 2 s, each plus LangGraph's jitter of up to 1 s; a `Retry-After` "
-        "header is slept first. Failed rows would be run again by calling `run_eval` on the "
-        "same directory (resume), up to 3 times.",
+        "Retries are the call nodes' LangGraph `RetryPolicy` (`MODEL_RETRY`, the defaults "
+        f"of `debategraph.nodes.retry`): {retry_defaults()}; a `Retry-After` header is "
+        "slept first. Failed rows would be run again by calling `run_eval` on the same "
+        f"directory (resume), up to {MAX_RESUMES} times.",
         "",
         f"## Fault mix ({r['fault_rate']:.0%} of chat requests)",
         "",
@@ -559,11 +585,36 @@ def render(r: dict[str, Any], cmd: str) -> str:
             for item_id, error in ps["errors"]:
                 out.append("")
                 out.append(f"- {label}, pass {k_pass + 1}: `{item_id}` failed: `{error}`")
+    out += ["", *fault_map_section()]
     out.append("")
     return "\n".join(out)
 
 
+def fault_map_section() -> list[str]:
+    """What the fault map checks and where its figures go (``--tests``)."""
+    from fault_map import FAULTS
+
+    out = [
+        "## Fault map",
+        "",
+        "Each fault of issue 30 is held by tests, named in `bench/fault_map.py` by patterns "
+        "over the suite's node ids; `python bench/faults.py --tests --out "
+        "bench/RESULTS-faults-map.md` collects the suite, runs the tests each fault selects "
+        "and writes their pass counts there (a fault no test selects yet is `missing`).",
+        "",
+        "| # | must hold |",
+        "|---|---|",
+    ]
+    out += [f"| {fault.key} | {fault.what} |" for fault in FAULTS]
+    return out
+
+
 def main() -> None:
+    if "--tests" in sys.argv[1:]:
+        from fault_map import main as fault_map
+
+        fault_map([a for a in sys.argv[1:] if a != "--tests"])
+        return
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--items", type=int, default=500)
     parser.add_argument("--concurrency", type=int, default=64)

@@ -7,8 +7,10 @@ Marked ``ray`` and skipped without Ray; run them alone with
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -28,10 +30,12 @@ from pydantic import ConfigDict, Field
 from debategraph.api import DebateConfigError
 from debategraph.eval.datasets import load_dataset
 from debategraph.eval.executors import Job, RayExecutor, Work
+from debategraph.eval.executors.ray import WORKER_ENV
 from debategraph.eval.runner import Arm, arms_for, evaluate
 from debategraph.eval.store import RESULTS_FILE
 
 from .helpers import without_timings
+from .openai_server import serve
 
 ray = pytest.importorskip("ray")
 pytestmark = pytest.mark.ray
@@ -75,6 +79,8 @@ def test_two_workers_write_the_local_executors_rows(cluster, tmp_path):
     assert remote.count == local.count == 80
     assert len(executor.started) == 2 and len(executor.pids) == 2  # both ran units
     assert [w["niceness"] for w in executor.started] == [0, 0]  # not Ray's default 15
+    # Ray sets up nothing else for them: no key of this process is shipped.
+    assert [w["runtime_env"] for w in executor.started] == [{"env_vars": WORKER_ENV}] * 2
     assert 2 <= remote.peak_in_flight <= 16
 
 
@@ -177,7 +183,10 @@ class Keyed(Locked):
     [
         ({"models": Locked()}, "cannot be sent to Ray workers"),
         ({"models": "keyed"}, "holds a secret"),
-        ({"models": "m", "base_url": "http://ann:hunter2pass@127.0.0.1:9/v1"}, "holds a secret"),
+        (
+            {"models": "m", "base_url": "http://ann:hunter2pass@127.0.0.1:9/v1"},
+            "credentials in its base URL.*'openai:MODEL' with no base URL.*OPENAI_BASE_URL=",
+        ),
     ],
 )
 def test_what_cannot_reach_a_worker_safely_is_refused_before_anything(
@@ -191,6 +200,22 @@ def test_what_cannot_reach_a_worker_safely_is_refused_before_anything(
         evaluate(ITEMS, [Arm("cot", "cot", settings)], out, dataset="arithmetic",
                  executor=RayExecutor(workers=1))  # fmt: skip
     assert not out.exists()
+
+
+def test_the_advice_for_basic_credentials_works(loopback, tmp_path, monkeypatch):
+    # What the refusal above advises: the credentials in the workers' environment, the arm
+    # free of them. Ray accepts the arm, and a worker's model (built from its spec and its
+    # environment, as here) sends them as Basic credentials.
+    with serve() as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url.replace("//", "//ann:hunter2pass@"))
+        monkeypatch.setenv("OPENAI_API_KEY", "any-value")
+        arms = [Arm("cot", "cot", {"models": "openai:sim-0"})]
+        RayExecutor().check(Job(tuple(arms), "arithmetic", 1))
+        outcome = evaluate(ITEMS[:1], arms, tmp_path / "out", dataset="arithmetic")
+        sent = {r.headers.get("authorization") for r in server.requests}
+    assert outcome.failed == 0
+    assert sent == {"Basic " + base64.b64encode(b"ann:hunter2pass").decode()}
+    assert not any("hunter2pass" in f.read_text() for f in (tmp_path / "out").iterdir())
 
 
 def test_a_cache_object_is_refused_a_cache_file_shared(cluster, tmp_path, monkeypatch):
@@ -250,6 +275,18 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
+RAY_NOISE = re.compile(
+    r"Token authentication|^\[\d{4}-\d\d-\d\d [\d:,]+ [DIWEF] \d+ \d+\]|\(raylet\)|\(_Worker ",
+    re.MULTILINE,
+)
+"""What Ray prints on its own: its token notice, raw C++ log lines, forwarded raylet lines."""
+
+
+def quiet_env() -> dict[str, str]:
+    """This environment without the token mode an earlier ``ray.init`` here may have set."""
+    return {k: v for k, v in os.environ.items() if k != "RAY_AUTH_MODE"} | {"HF_HUB_OFFLINE": "1"}
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -265,18 +302,26 @@ def test_a_running_cluster_is_joined_with_its_address(tmp_path):
     head += ["--include-dashboard=false", "--disable-usage-stats"]
     args = ["eval", "--method", "cot", "--dataset", "arithmetic", "--limit", "6", "--quiet"]
     code = [sys.executable, "-c", "from debategraph.cli import main; main()", *args]
-    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    env = quiet_env()  # as in a fresh shell: `ray start --head` turns token auth on
     subprocess.run(head, env=env, check=True, capture_output=True, timeout=120)
     try:
         subprocess.run([*code, "--out", str(tmp_path / "local")], env=env, check=True,
                        capture_output=True)  # fmt: skip
-        joined = subprocess.run(
-            [*code, "--engine", "ray", "--address", f"127.0.0.1:{port}", "--out",
-             str(tmp_path / "joined")],
-            env=env, capture_output=True, text=True, timeout=300,
-        )  # fmt: skip
+        join = [*code, "--engine", "ray", "--address", f"127.0.0.1:{port}", "--out"]
+        joined = subprocess.run([*join, str(tmp_path / "joined")], env=env,
+                                capture_output=True, text=True, timeout=300)  # fmt: skip
         assert joined.returncode == 0, joined.stderr
+        assert not RAY_NOISE.search(joined.stdout + joined.stderr), joined.stderr
         assert without(lines(tmp_path / "joined")) == without(lines(tmp_path / "local"))
+        wrong = {**env, "RAY_AUTH_TOKEN": "0123456789abcdef" * 4}
+        refused = subprocess.run([*join, str(tmp_path / "refused")], env=wrong,
+                                 capture_output=True, text=True, timeout=300)  # fmt: skip
+        assert refused.returncode == 2
+        assert re.search(
+            r"^error: cannot join the Ray cluster at 127\.0\.0\.1:\d+: it refused this "
+            r"machine's Ray token.*RAY_AUTH_TOKEN",
+            refused.stderr.splitlines()[-1],
+        ), refused.stderr[-600:]
     finally:  # the cluster's processes (named by its temp dir) and theirs, by id
         heads = {p for p in descendants(1) if str(temp) in command_line(p)}
         for pid in heads | {d for p in heads for d in descendants(p)}:
@@ -285,40 +330,59 @@ def test_a_running_cluster_is_joined_with_its_address(tmp_path):
         shutil.rmtree(temp, ignore_errors=True)
 
 
+def rows_in(results: Path) -> int:
+    return results.read_bytes().count(b"\n") if results.exists() else 0
+
+
+def wait_for_rows(results: Path, n: int, driver: subprocess.Popen[Any]) -> None:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and driver.poll() is None and rows_in(results) < n:
+        time.sleep(0.02)
+
+
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")
-def test_a_killed_driver_resumes_with_the_same_command(tmp_path):
+def test_an_interrupted_or_killed_driver_leaves_nothing_and_resumes(tmp_path):
     args = ["eval", "--method", "du", "--dataset", "arithmetic", "--limit", "20", "--agents"]
     args += ["2", "--rounds", "1", "--model", "simulated:latency_s=0.05", "--concurrency", "4"]
     code = [sys.executable, "-c", "from debategraph.cli import main; main()", *args, "--quiet"]
-    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    env = quiet_env()
     local = tmp_path / "local"
     subprocess.run([*code, "--out", str(local)], env=env, check=True, capture_output=True)
     out = tmp_path / "killed"
     command = [*code, "--engine", "ray", "--workers", "2", "--out", str(out)]
-    driver = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     results = out / RESULTS_FILE
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and driver.poll() is None:
-        if results.exists() and results.read_bytes().count(b"\n") >= 3:
-            break
-        time.sleep(0.02)
-    started = descendants(driver.pid)  # the local cluster's processes, the workers among them
-    workers = {pid for pid in started if "_Worker" in command_line(pid)}
+    # Ctrl-C: the rows so far are kept, one line says so, and Ray adds nothing of its own.
+    driver = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True)  # fmt: skip
+    wait_for_rows(results, 3, driver)
+    driver.send_signal(signal.SIGINT)
+    stdout, stderr = driver.communicate(timeout=120)
+    assert driver.returncode == 130, stderr
+    assert stderr.splitlines()[-1].startswith("interrupted: finished rows are saved")
+    assert not RAY_NOISE.search(stdout + stderr), stdout + stderr
+    interrupted_with = rows_in(results)
+    # SIGKILL: no process of the run's cluster outlives the driver by more than 10 s.
+    driver = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)  # fmt: skip
+    wait_for_rows(results, interrupted_with + 3, driver)
+    started = descendants(driver.pid)  # the local cluster's processes, its agents among them
+    names = {pid: command_line(pid) for pid in started}
     driver.send_signal(signal.SIGKILL)
     driver.wait()
-    assert driver.stderr is not None
-    driver.stderr.close()
-    killed_with = results.read_bytes().count(b"\n")
-    assert 3 <= killed_with < 20
-    # The workers share the driver's fate (Ray ends them with it); Ray's helper processes
-    # that would linger for a minute are ended here, by their ids.
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline and any(alive(pid) for pid in workers):
-        time.sleep(0.1)
-    assert len(workers) == 2 and not any(alive(pid) for pid in workers)
-    for pid in started:
-        if alive(pid):
-            os.kill(pid, signal.SIGKILL)
+    killed_with = rows_in(results)
+    try:
+        assert interrupted_with + 3 <= killed_with < 20
+        assert sum("_Worker" in n for n in names.values()) == 2
+        for agent in ("DashboardAgent", "RuntimeEnvAgent"):
+            assert any(agent in name for name in names.values())
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and any(alive(pid) for pid in started):
+            time.sleep(0.1)
+        assert not [names[p][:60] for p in started if alive(p)]
+    finally:
+        for pid in started:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
     resumed = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
     assert resumed.returncode == 0, resumed.stderr
     assert f"{killed_with} resumed" in resumed.stdout
@@ -327,11 +391,14 @@ def test_a_killed_driver_resumes_with_the_same_command(tmp_path):
     assert without(rows) == without(lines(local))
 
 
+RAY_PROCESS_NAMES = ("raylet", "gcs_server", "_Worker", "DashboardAgent", "RuntimeEnvAgent")
+
+
 def ray_processes() -> set[int]:
     return {
         pid
         for pid in descendants(1)
-        if alive(pid) and any(n in command_line(pid) for n in ("raylet", "gcs_server", "_Worker"))
+        if alive(pid) and any(n in command_line(pid) for n in RAY_PROCESS_NAMES)
     }
 
 
@@ -341,9 +408,9 @@ def test_a_local_cluster_started_for_a_run_is_gone_after_it(tmp_path):
     args = ["eval", "--method", "cot", "--dataset", "arithmetic", "--limit", "4", "--quiet",
             "--engine", "ray", "--workers", "2", "--out", str(tmp_path / "r")]  # fmt: skip
     code = [sys.executable, "-c", "from debategraph.cli import main; main()", *args]
-    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    done = subprocess.run(code, env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(code, env=quiet_env(), capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
+    assert not RAY_NOISE.search(done.stdout + done.stderr), done.stderr
     deadline = time.monotonic() + 20
     while ray_processes() - before and time.monotonic() < deadline:
         time.sleep(0.2)

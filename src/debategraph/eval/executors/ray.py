@@ -8,9 +8,9 @@ has call slots, plus two ready to start, and writes every row the workers hand b
 worker writes a file.
 
 * Models are resolved inside the workers from their specs, with the workers' environment
-  (``OPENAI_API_KEY`` and the like): no key travels through Ray. An arm that cannot be
-  pickled, or whose pickle holds a configured secret (a model object with its key, a URL
-  with credentials), is refused before any call.
+  (``OPENAI_API_KEY``, ``OPENAI_BASE_URL`` and the like): no key travels through Ray. An arm
+  that cannot be pickled, or whose pickle holds a configured secret (a model object with its
+  key, a URL with credentials), is refused before any call, with the fix.
 * A worker that dies (killed, out of memory, its node lost) is restarted by Ray and the
   units it held run again; the driver writes one row per (arm, item, seed) whatever arrives twice.
   A unit whose retries run out becomes failed rows, run again by the next run.
@@ -18,6 +18,9 @@ worker writes a file.
   share it safely; workers on other machines cannot, so it is refused there.
 * Ray starts its workers at a lower CPU priority (niceness 15); these run at normal priority
   (``RAY_worker_niceness=0`` in the actors' runtime environment: no other variable).
+* A local cluster started for a run ends with it, however the driver ends: a watcher
+  process ends what is left of it once the driver is gone (:mod:`.reaper`). Connecting
+  is quiet, and joins with this machine's Ray token (:mod:`.ray_connect`).
 
 Ray is imported when a ``RayExecutor`` runs or checks a job, never before
 (``pip install 'debategraph[ray]'``).
@@ -38,15 +41,20 @@ from typing import Any
 from debategraph.api import DebateConfigError
 from debategraph.eval.executors.base import Deliver, Job, Work
 from debategraph.eval.executors.local import ItemRunner
+from debategraph.eval.executors.ray_connect import join, join_error, start_local
+from debategraph.eval.executors.reaper import Watcher, children
 from debategraph.eval.redaction import run_redactor
 from debategraph.eval.rows import error_row
-from debategraph.policies.secrets import Redactor
+from debategraph.policies.secrets import Redactor, url_secrets
 
 WORKER_ENV = {"RAY_worker_niceness": "0"}
 """The workers' runtime environment: normal CPU priority (Ray's default lowers it)."""
 
 HEADROOM = 2
 """Units a worker holds beyond its call slots, so that it never waits for the driver."""
+
+SETTLE_S = 5.0
+"""How long a run cut short waits for its cancelled units to end before it disconnects."""
 
 
 def _ray() -> ModuleType:
@@ -73,7 +81,7 @@ class RayExecutor:
 
     Attributes:
         started: What each worker said when it started: ``pid``, ``node``, ``version``,
-            ``niceness``.
+            ``niceness`` and ``runtime_env`` (what Ray set up for it).
         pids: The process ids that finished units (restarted workers included).
     """
 
@@ -93,6 +101,8 @@ class RayExecutor:
         self.max_task_retries = max_task_retries
         self.started: list[dict[str, Any]] = []
         self.pids: set[int] = set()
+        self._watcher: Watcher | None = None
+        self._in_flight: dict[asyncio.Future[Any], Any] = {}
 
     def check(self, job: Job) -> None:
         """Refuse what cannot go to a worker, before any call (see the module docs).
@@ -108,6 +118,8 @@ class RayExecutor:
                 "file path (--cache FILE)"
             )
         secrets = run_redactor(job.arms)
+        urls = [a.settings.get("base_url") for a in job.arms]
+        in_urls = Redactor(s for url in urls if isinstance(url, str) for s in url_secrets(url))
         for arm in job.arms:
             try:
                 data = ray.cloudpickle.dumps(arm)
@@ -118,6 +130,16 @@ class RayExecutor:
                     "'openai:gpt-4o-mini', or a model name with base_url), which each worker "
                     "builds from its own environment"
                 ) from None
+            if in_urls.holds_secret(data.decode("latin-1")):
+                raise DebateConfigError(
+                    f"arm {arm.label!r} has credentials in its base URL, which Ray would copy "
+                    "to its workers: give them to the workers' environment instead: the "
+                    "model as 'openai:MODEL' with no base URL, and OPENAI_BASE_URL="
+                    "http://USER:PASSWORD@HOST:PORT/v1 plus OPENAI_API_KEY (any value if the "
+                    "server takes none) set where the workers start (this command's "
+                    "environment for a local cluster, `ray start`'s for a joined one); each "
+                    "worker then sends the Basic credentials itself"
+                )
             if secrets.holds_secret(data.decode("latin-1")):
                 raise DebateConfigError(
                     f"arm {arm.label!r} holds a secret (a model object with its API key, or "
@@ -156,11 +178,34 @@ class RayExecutor:
             self.started = await self._hello(actors)
             return await self._dispatch(ray, actors, shares, work, deliver)
         finally:
-            for actor in actors:
-                with contextlib.suppress(Exception):
-                    ray.kill(actor)
-            if connected:
+            self._settle(ray)
+            if connected:  # the job's actors end with its driver (and the cluster it started)
                 ray.shutdown()
+            else:
+                for actor in actors:
+                    with contextlib.suppress(Exception):
+                        ray.kill(actor)
+            if self._watcher is not None:
+                self._watcher.close()
+                self._watcher = None
+
+    def _settle(self, ray: ModuleType) -> None:
+        """Cancel the units still running (a run cut short) and let them end, briefly.
+
+        Killed under a running unit, an actor's task fails with a retry message that Ray
+        prints, or, once the driver is disconnected, a C++ error that it could not.
+        """
+        refs = list(self._in_flight.values())
+        for future in self._in_flight:
+            future.cancel()  # nobody reads it now: no "exception never retrieved" at exit
+        self._in_flight.clear()
+        if not refs:
+            return
+        for ref in refs:
+            with contextlib.suppress(Exception):
+                ray.cancel(ref)
+        with contextlib.suppress(Exception):
+            ray.wait(refs, num_returns=len(refs), timeout=SETTLE_S)
 
     def _connect(self, ray: ModuleType) -> bool:
         """Start or join a cluster; whether this run must disconnect (and stop it) after."""
@@ -169,15 +214,14 @@ class RayExecutor:
         quiet = {"logging_level": logging.WARNING, "include_dashboard": False}
         if self.address is not None:
             try:
-                ray.init(address=self.address, **quiet)
+                join(ray, self.address, **quiet)
             except (ConnectionError, RuntimeError, ValueError) as exc:
-                raise DebateConfigError(
-                    f"cannot join the Ray cluster at {self.address}: {exc} (start one with "
-                    "`ray start --head`, or leave --address out for a local one)"
-                ) from None
+                raise DebateConfigError(join_error(self.address, exc)) from None
             return True
-        with _usage_stats_off():
-            ray.init(address="local", num_cpus=self.workers or os.cpu_count() or 1, **quiet)
+        before = children(os.getpid())
+        start_local(ray, self.workers or os.cpu_count() or 1, **quiet)
+        started = children(os.getpid()).items() - before.items()
+        self._watcher = Watcher.start(dict(started))
         return True
 
     def _check_one_machine(self, ray: ModuleType) -> None:
@@ -233,8 +277,10 @@ class RayExecutor:
                 given = False
                 for k, actor in enumerate(actors):
                     if held[k] < room[k] and (unit := next(units, None)) is not None:
-                        future = asyncio.wrap_future(actor.run.remote(unit).future())
+                        ref = actor.run.remote(unit)
+                        future = asyncio.wrap_future(ref.future())
                         pending[future] = (k, unit)
+                        self._in_flight[future] = ref
                         held[k] += 1
                         given = True
 
@@ -243,6 +289,7 @@ class RayExecutor:
             done, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
             for future in done:
                 k, unit = pending.pop(future)
+                self._in_flight.pop(future, None)
                 held[k] -= 1
                 for row in self._rows(ray, future, unit, shares[k], peaks, k):
                     deliver(row)
@@ -301,11 +348,13 @@ class _Worker:
             self._items()
         except DebateConfigError as exc:
             return {"error": str(exc)}
+        ray = _ray()
         return {
             "pid": os.getpid(),
-            "node": _ray().util.get_node_ip_address(),
+            "node": ray.util.get_node_ip_address(),
             "version": __version__,
             "niceness": os.getpriority(os.PRIO_PROCESS, 0),
+            "runtime_env": dict(ray.get_runtime_context().runtime_env),
         }
 
     async def run(self, work: Work) -> tuple[list[dict[str, Any]], int, int]:
@@ -314,17 +363,3 @@ class _Worker:
         runner = self._items()
         await runner.run(work, rows.append)
         return rows, runner.limiter.peak, os.getpid()
-
-
-@contextlib.contextmanager
-def _usage_stats_off() -> Iterator[None]:
-    """Ray's usage reports off for a cluster this run starts, unless the user chose."""
-    key = "RAY_USAGE_STATS_ENABLED"
-    if key in os.environ:
-        yield
-        return
-    os.environ[key] = "0"
-    try:
-        yield
-    finally:
-        os.environ.pop(key, None)
