@@ -31,8 +31,7 @@ class GivenSettings:
     Attributes:
         command: ``run`` or ``eval``.
         raw: Every run setting option's value as parsed by the command line, by name.
-        own: The command's own options (``eval``'s :class:`~debategraph.eval.eval_options.
-            EvalOptions`), or ``None``.
+        own: The command's own options (``eval``'s ``EvalOptions``), or ``None``.
     """
 
     command: str
@@ -47,7 +46,7 @@ class GivenSettings:
             if self.raw[s.name] != s.cli_default and self.raw[s.name] != []
         ]
 
-    def values(self, *, leave_out: tuple[str, ...] = ()) -> dict[str, Any]:
+    def values(self) -> dict[str, Any]:
         """The settings given, parsed, as ``run``/``arun`` keywords (unset ones left out).
 
         Exits with status 2 and one line on a malformed ``KEY=VALUE`` option. Method options
@@ -55,7 +54,7 @@ class GivenSettings:
         """
         values = {}
         for s in for_command(self.command):
-            if s.parse == "method_pairs" or s.name in leave_out:
+            if s.parse == "method_pairs":
                 continue
             value = _parsed(s, self.raw[s.name])
             if value is not None and value is not False and value != {}:

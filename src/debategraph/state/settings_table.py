@@ -70,14 +70,9 @@ def declared() -> tuple[Setting, ...]:
 
 
 @functools.cache
-def by_name() -> dict[str, Setting]:
-    """The settings by Python keyword (and sweep key)."""
-    return {s.name: s for s in declared()}
-
-
-def for_command(command: str) -> list[Setting]:
+def for_command(command: str) -> tuple[Setting, ...]:
     """The settings that ``command`` (``run`` or ``eval``) offers as options."""
-    return [s for s in declared() if s.help and command in s.commands]
+    return tuple(s for s in declared() if s.help and command in s.commands)
 
 
 @functools.cache
