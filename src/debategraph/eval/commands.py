@@ -24,13 +24,13 @@ from debategraph.cli_settings import GivenSettings, with_settings
 from debategraph.eval.budget import Budget
 from debategraph.eval.datasets import DatasetFormatError, load_dataset
 from debategraph.eval.eval_options import EvalOptions
-from debategraph.eval.eval_plan import EvalPlan
 from debategraph.policies.terminal import cut_text, visible
 from debategraph.state.settings_table import declarations
 
 RESULTS_FILE_NAME = "results.jsonl"
 
 if TYPE_CHECKING:
+    from debategraph.eval.eval_plan import EvalPlan
     from debategraph.eval.executors import Executor
     from debategraph.eval.runner import Arm
 
@@ -89,6 +89,8 @@ def _dataset_error(exc: Exception) -> str:
 @with_settings("eval", EvalOptions)
 def eval_command(*, given: GivenSettings) -> None:
     """Evaluate methods on a dataset; resumable (re-run the same command to continue)."""
+    from debategraph.eval.eval_plan import EvalPlan
+
     opts: EvalOptions = given.own
     price = parse_prices(opts.prices)
     seed_list = parse_seeds(opts.seeds)
@@ -134,6 +136,7 @@ def _refuse_beside_config(opts: EvalOptions, given: GivenSettings) -> None:
 
 def _run_sweep(config: Path, opts: EvalOptions, price: dict[str, float] | None) -> None:
     """Run a sweep file, its evaluation settings overridden by the flags that may be."""
+    from debategraph.eval.eval_plan import EvalPlan
     from debategraph.eval.sweep import SweepError, load_sweep
 
     try:

@@ -20,7 +20,7 @@ TOP = "top level"
 """Where a sweep file takes the item selection and the run's own settings."""
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False)
 class EvalOptions:
     """What ``debategraph eval`` is asked to do, besides the debate settings of its arms."""
 

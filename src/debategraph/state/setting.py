@@ -36,7 +36,7 @@ Check = Callable[[str, Any], "str | None"]
 """A check of a set value: the problem in one line, or ``None`` when it is fine."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Setting:
     """One run setting, declared once.
 
