@@ -461,6 +461,10 @@ class Completion:
         token_logprobs: One logprob per token of :func:`split_tokens` (``content``); default:
             drawn deterministically from the request.
         finish_reason: ``"stop"``, or e.g. ``"length"``.
+        cached_tokens: Of the prompt tokens, those served from the prompt cache; default:
+            the server's simulated prefix cache (``prompt_cache_block``), else 0.
+        reasoning_tokens: Hidden reasoning tokens, part of ``completion_tokens`` (added to
+            the default count); default: the server's ``reasoning_tokens``.
     """
 
     content: str
@@ -468,6 +472,8 @@ class Completion:
     completion_tokens: int | None = None
     token_logprobs: list[float] | None = None
     finish_reason: str = "stop"
+    cached_tokens: int | None = None
+    reasoning_tokens: int | None = None
 
 
 class Responder:
@@ -896,7 +902,8 @@ class RecordedRequest:
         fault: The fault applied, if any.
         status: Status code answered (``None`` while in flight or when none was sent).
         usage: ``prompt_tokens`` and ``completion_tokens`` of the reply sent, when one was
-            (a client that left during the latency gets none).
+            (a client that left during the latency gets none), and its ``cached_tokens`` and
+            ``reasoning_tokens`` when its usage states them.
     """
 
     method: str
@@ -939,6 +946,9 @@ class _Inconsistent(Exception):
 
 CONTROL_PATHS = ("/_stats", "/_reset", "/_config")
 
+USAGE_DETAILS = ("openai", "llama.cpp", "null", "none")
+"""The shapes of ``usage``'s token details the server can send (``usage_details``)."""
+
 
 class Server:
     """An OpenAI-compatible chat-completions server on 127.0.0.1.
@@ -962,6 +972,17 @@ class Server:
         huge_bytes: Size of the ``huge`` fault's content.
         api_key: When set, chat requests with another key get a 401 (not counted as a fault).
         log_limit: Most recorded requests kept (oldest dropped); ``None`` keeps all.
+        usage_details: The shape of the token details in ``usage`` (see
+            :data:`USAGE_DETAILS`): ``"openai"`` (both details objects, as OpenAI sends
+            them), ``"llama.cpp"`` (``prompt_tokens_details.cached_tokens`` only, as
+            llama.cpp and vLLM with ``--enable-prompt-tokens-details`` send it), ``"null"``
+            (both ``null``: vLLM's default) or ``"none"`` (no details: older llama.cpp).
+        prompt_cache_block: Simulate a provider's prompt cache: a prompt whose first tokens
+            (of :func:`split_tokens`, over the messages) repeat an earlier request's to the
+            same model reports the common prefix, rounded down to whole blocks of this many
+            tokens, as ``cached_tokens`` (at most its prompt tokens); 0 reports none.
+        reasoning_tokens: Hidden reasoning tokens every reply spends, counted in
+            ``completion_tokens`` and reported as ``reasoning_tokens``.
 
     Attributes:
         faults: The :class:`FaultPlan`; change it at any time.
@@ -986,9 +1007,18 @@ class Server:
         huge_bytes: int = 1_000_000,
         api_key: str | None = None,
         log_limit: int | None = 10_000,
+        usage_details: str = "openai",
+        prompt_cache_block: int = 0,
+        reasoning_tokens: int = 0,
     ):
         if port in FORBIDDEN_PORTS:
             raise ValueError(f"port {port} is reserved; use 0 for a free port")
+        if usage_details not in USAGE_DETAILS:
+            raise ValueError(f"usage_details must be one of {USAGE_DETAILS}, got {usage_details!r}")
+        self.usage_details = usage_details
+        self.prompt_cache_block = int(prompt_cache_block)
+        self.reasoning_tokens = int(reasoning_tokens)
+        self._prompt_prefixes: dict[str, deque[tuple[str, ...]]] = {}
         self.port = port
         self.seed = seed
         self.latency = float(latency)
@@ -1086,6 +1116,7 @@ class Server:
                 peak_connections=old.open_connections,
             )
             self._log.clear()
+        self._prompt_prefixes.clear()
         self.faults.clear()
         self.faults.push(*self._initial_faults[0])
         self.faults.rates = self._initial_faults[1]
@@ -1314,12 +1345,43 @@ class Server:
         reply = _Reply.build(self, request, completion)
         record.status = 200
         record.usage = {k: reply.usage[k] for k in ("prompt_tokens", "completion_tokens")}
+        for group, name in (
+            ("prompt_tokens_details", "cached_tokens"),
+            ("completion_tokens_details", "reasoning_tokens"),
+        ):
+            if name in (reply.usage.get(group) or {}):
+                record.usage[name] = reply.usage[group][name]
         if kind is None:
             self._count(completed=1)
         sabotage = effect.sabotage if effect is not None else None
         if request.stream:
             return await self._send_stream(http, writer, reply, sabotage)
         return await self._send_whole(http, writer, reply, sabotage)
+
+    def cached_prefix(self, request: ChatRequest) -> int:
+        """Tokens of this prompt an earlier request to the same model began with, in blocks.
+
+        The simulated prompt cache (``prompt_cache_block``); remembers this prompt for later
+        requests (the last 256 per model).
+        """
+        if self.prompt_cache_block <= 0:
+            return 0
+        tokens = tuple(
+            piece
+            for m in request.messages
+            for piece in split_tokens(f"{m.get('role')}: {message_text(m.get('content'))}\n")
+        )
+        seen = self._prompt_prefixes.setdefault(request.model, deque(maxlen=256))
+        common = 0
+        for earlier in seen:
+            n = 0
+            for a, b in zip(earlier, tokens, strict=False):
+                if a != b:
+                    break
+                n += 1
+            common = max(common, n)
+        seen.append(tokens)
+        return common // self.prompt_cache_block * self.prompt_cache_block
 
     async def _complete(self, request: ChatRequest) -> Completion:
         result = await self.responder.respond(request)
@@ -1422,6 +1484,38 @@ def _chat_body(body: Any) -> dict[str, Any]:
     return body
 
 
+def usage_object(
+    prompt: int, completion: int, cached: int, reasoning: int, details: str = "openai"
+) -> dict[str, Any]:
+    """The ``usage`` of a reply, its token details in the shape ``details`` names.
+
+    Args:
+        prompt: Prompt tokens.
+        completion: Completion tokens (reasoning included).
+        cached: Of the prompt tokens, those served from the prompt cache.
+        reasoning: Of the completion tokens, hidden reasoning.
+        details: One of :data:`USAGE_DETAILS`.
+    """
+    usage: dict[str, Any] = {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
+    if details == "openai":
+        usage["prompt_tokens_details"] = {"cached_tokens": cached, "audio_tokens": 0}
+        usage["completion_tokens_details"] = {
+            "reasoning_tokens": reasoning,
+            "audio_tokens": 0,
+            "accepted_prediction_tokens": 0,
+            "rejected_prediction_tokens": 0,
+        }
+    elif details == "llama.cpp":
+        usage["prompt_tokens_details"] = {"cached_tokens": cached}
+    elif details == "null":
+        usage["prompt_tokens_details"] = usage["completion_tokens_details"] = None
+    return usage
+
+
 @dataclass
 class _Reply:
     """One answer, ready to be rendered as a completion or as stream chunks."""
@@ -1452,6 +1546,16 @@ class _Reply:
         n_in = completion.prompt_tokens
         if n_in is None:
             n_in = sum(estimate_tokens(message_text(m.get("content"))) for m in request.messages)
+        n_reasoning = completion.reasoning_tokens
+        if n_reasoning is None:
+            n_reasoning = server.reasoning_tokens
+        if completion.completion_tokens is None:
+            n_out += n_reasoning  # hidden reasoning is billed as output
+        n_reasoning = min(n_reasoning, n_out)
+        n_cached = completion.cached_tokens
+        if n_cached is None:
+            n_cached = server.cached_prefix(request)
+        n_cached = min(n_cached, n_in)
         logprobs = None
         if body.get("logprobs"):
             rng = random.Random(zlib.crc32(json.dumps(body, sort_keys=True).encode()) ^ server.seed)
@@ -1459,18 +1563,7 @@ class _Reply:
                 values = [-rng.expovariate(4.0) for _ in tokens]
             top = int(body.get("top_logprobs") or 0)
             logprobs = logprobs_object(tokens, values, top, rng)
-        usage = {
-            "prompt_tokens": n_in,
-            "completion_tokens": n_out,
-            "total_tokens": n_in + n_out,
-            "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
-            "completion_tokens_details": {
-                "reasoning_tokens": 0,
-                "audio_tokens": 0,
-                "accepted_prediction_tokens": 0,
-                "rejected_prediction_tokens": 0,
-            },
-        }
+        usage = usage_object(n_in, n_out, n_cached, n_reasoning, server.usage_details)
         options = body.get("stream_options") or {}
         return cls(
             request_id=f"req_{request.index + 1:024x}",
@@ -1717,6 +1810,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--huge-bytes", type=int, default=1_000_000)
     parser.add_argument("--api-key")
     parser.add_argument("--log-limit", type=int, default=10_000)
+    parser.add_argument("--usage-details", default="openai", choices=USAGE_DETAILS)
+    parser.add_argument("--prompt-cache-block", type=int, default=0)
+    parser.add_argument("--reasoning-tokens", type=int, default=0)
     return parser
 
 
@@ -1758,6 +1854,9 @@ def _server_from(args: argparse.Namespace, rates: dict[str, float]) -> Server:
         huge_bytes=args.huge_bytes,
         api_key=args.api_key,
         log_limit=args.log_limit,
+        usage_details=args.usage_details,
+        prompt_cache_block=args.prompt_cache_block,
+        reasoning_tokens=args.reasoning_tokens,
     )
 
 

@@ -184,7 +184,7 @@ def test_evaluation_tokens_are_counted_everywhere():
     kinds = r.to_dict()["usage_by_kind"]
     assert kinds["evaluation"] == {
         "input_tokens": 30, "output_tokens": 6, "total_tokens": 36, "calls": 3,
-        "estimated_calls": 0,
+        "estimated_calls": 0, "cached_calls": 0,
     }  # fmt: skip
     assert kinds["answer"]["calls"] == 6
     assert r.usage["total_tokens"] == 9 * 12 and r.usage["calls"] == 9

@@ -415,3 +415,18 @@ def test_a_local_cluster_started_for_a_run_is_gone_after_it(tmp_path):
     while ray_processes() - before and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not ray_processes() - before, [command_line(p)[:80] for p in ray_processes() - before]
+
+
+def test_a_dead_server_stops_a_ray_run_as_it_stops_a_local_one(cluster, tmp_path):
+    from debategraph.eval.breaker import DOWN_STREAK, ServerDownError
+
+    with socket.socket() as closed:  # bound, never listening: every connection is refused
+        closed.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{closed.getsockname()[1]}/v1"
+        arms = [Arm("cot", "cot", {"models": "sim-0", "base_url": url, "retry_backoff": 0.001})]
+        with pytest.raises(ServerDownError, match=f"in a row could not connect to {url} ") as stop:
+            evaluate(ITEMS, arms, tmp_path / "ray", dataset="arithmetic", concurrency=4,
+                     executor=RayExecutor(workers=2))  # fmt: skip
+    assert stop.value.streak == DOWN_STREAK
+    results = tmp_path / "ray" / RESULTS_FILE
+    assert not results.exists() or results.read_text() == ""

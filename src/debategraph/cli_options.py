@@ -123,6 +123,10 @@ NO_CACHE_HELP = (
     "Use no call cache, not even the one a sweep file names (e.g. when the cache file is "
     "damaged or its disk is full)."
 )
+PRICES_HELP = (
+    "IN,OUT[,CACHED]: $ per 1M input and output tokens, and input tokens the provider served "
+    "from its prompt cache (cost)."
+)
 CachePath = Annotated[Path | None, typer.Option("--cache", help=CACHE_HELP)]
 NoCache = Annotated[bool, typer.Option("--no-cache", help=NO_CACHE_HELP)]
 

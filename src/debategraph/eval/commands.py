@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from debategraph.cli_options import (
+    PRICES_HELP,
     SIMULATOR_BLIND,
     chosen_cache,
     err,
@@ -36,7 +37,11 @@ if TYPE_CHECKING:
 
 
 def parse_prices(text: str | None) -> dict[str, float] | None:
-    """``"0.15,0.60"`` ($ per 1M input, output tokens) -> $ per token; exits 2 if malformed."""
+    """``"0.15,0.60[,0.075]"`` ($ per 1M input, output[, cached input] tokens) -> $ per token.
+
+    The third price is the provider's for input tokens it served from its prompt cache;
+    without it they cost the input price. Exits 2 if malformed.
+    """
     if text is None:
         return None
     parts = text.split(",")
@@ -44,9 +49,15 @@ def parse_prices(text: str | None) -> dict[str, float] | None:
         values = [float(p) for p in parts]
     except ValueError:
         values = []
-    if len(values) != 2 or not all(math.isfinite(v) and v >= 0 for v in values):
-        fail(f"--prices takes IN,OUT in $ per 1M tokens (e.g. 0.15,0.60), got {text!r}")
-    return {"input": values[0] / 1e6, "output": values[1] / 1e6}
+    if len(values) not in (2, 3) or not all(math.isfinite(v) and v >= 0 for v in values):
+        fail(
+            "--prices takes IN,OUT or IN,OUT,CACHED in $ per 1M tokens (e.g. 0.15,0.60 or "
+            f"0.15,0.60,0.075; CACHED prices the input tokens the provider cached), got {text!r}"
+        )
+    prices = {"input": values[0] / 1e6, "output": values[1] / 1e6}
+    if len(values) == 3:
+        prices["cached_input"] = values[2] / 1e6
+    return prices
 
 
 def parse_seeds(text: str | None) -> list[int] | None:
@@ -390,7 +401,7 @@ def _execute(items: list[Any], arms: list[Arm], plan: EvalPlan) -> Any:
     """Run the evaluation; exits with one line on a fault, 130 on Ctrl-C (rows kept)."""
     from debategraph.api import DebateConfigError
     from debategraph.eval.cut_short import CUT_SHORT
-    from debategraph.eval.runner import run_eval
+    from debategraph.eval.runner import ServerDownError, run_eval
     from debategraph.eval.store import RESULTS_FILE, OutputBusyError, SettingsMismatchError
     from debategraph.nodes.cache_guard import CacheError
     from debategraph.nodes.runnable import run_sync
@@ -424,6 +435,8 @@ def _execute(items: list[Any], arms: list[Arm], plan: EvalPlan) -> Any:
         )
     except (DebateConfigError, SettingsMismatchError, OutputBusyError, ValueError) as exc:
         fail(str(exc))
+    except ServerDownError as exc:  # a server that is down: one line, not a failed row per item
+        fail(str(exc), code=1)
     except OSError as exc:
         if exc.errno == errno.EMFILE:
             fail(
@@ -468,9 +481,7 @@ def report_command(
     out: Annotated[
         Path | None, typer.Option(help="Where to write (default: the results directory).")
     ] = None,
-    prices: Annotated[
-        str | None, typer.Option(help="IN,OUT: $ per 1M input and output tokens (cost).")
-    ] = None,
+    prices: Annotated[str | None, typer.Option(help=PRICES_HELP)] = None,
     plots: Annotated[bool, typer.Option(help="Draw the PNG plots (needs matplotlib).")] = True,
     decision: Annotated[
         list[str] | None,

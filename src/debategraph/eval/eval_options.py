@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from debategraph.cli_options import CACHE_HELP, NO_CACHE_HELP
+from debategraph.cli_options import CACHE_HELP, NO_CACHE_HELP, PRICES_HELP
 from debategraph.eval.budget import Budget
 from debategraph.eval.datasets import DATASETS
 from debategraph.state.setting import setting
@@ -122,9 +122,7 @@ class EvalOptions:
     fsync: bool = setting(
         "evaluation", default=False, help="fsync every result line.", cli_default=False
     )
-    prices: str | None = setting(
-        "evaluation", help="IN,OUT: $ per 1M input and output tokens (cost)."
-    )
+    prices: str | None = setting("evaluation", help=PRICES_HELP)
     quiet: bool = setting("evaluation", default=False, help="No progress bar.")
     texts: bool = setting(
         "evaluation",

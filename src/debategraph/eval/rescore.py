@@ -29,6 +29,7 @@ from typing import Any
 
 from debategraph.eval.dynamics import round_dynamics, vote_at_round
 from debategraph.methods.registry import get_rule
+from debategraph.policies.accounting import DETAIL_FIELDS, usage_by_source, usage_totals
 from debategraph.policies.answers import answers_match
 from debategraph.policies.ballots import DEFAULT_POINTS, BallotKind
 from debategraph.policies.decisions import apply_rule, rule_options
@@ -267,6 +268,9 @@ def _first_answer_only(row: Row, answer: Any, correct: bool) -> dict[str, Any]:
     used = {k: int(record.get(k) or 0) for k in ("input_tokens", "output_tokens")}
     attempts = int(first[0].get("attempts") or 1) if first else 1
     confidences = row.get("round_confidences") or [[None]]
+    # The bill of the one call kept: replayed or paid, and what the provider billed apart.
+    by_source = usage_by_source(first[:1]) if first else {"paid": {"calls": 1, **used}}
+    kept = usage_totals(first[:1]) if first else {}
     return {
         "answer": answer,
         "correct": correct,
@@ -279,6 +283,9 @@ def _first_answer_only(row: Row, answer: Any, correct: bool) -> dict[str, Any]:
         "round_answers": [[answer]],
         "round_confidences": [confidences[0][:1]],
         "tokens_by_kind": {"answer": used},
+        "cached_calls": int(kept.get("cached_calls", 0)),
+        "usage_by_source": by_source,
+        **{field: kept.get(field) for field in DETAIL_FIELDS},
         "turns": first[:1],
         "answer_sources": {
             src: int(bool(first) and first[0].get("answer_source") == src)

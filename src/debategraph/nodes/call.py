@@ -32,6 +32,7 @@ from debategraph.methods.contract import Method
 from debategraph.models.resolve import Models, model_label, server_url
 from debategraph.models.roster import Agent
 from debategraph.models.token_field import with_token_limit
+from debategraph.models.usage_details import usage_details
 from debategraph.models.wire import REJECTED_USAGE
 from debategraph.nodes.patience import BOARD, Patience
 from debategraph.nodes.runnable import DualNode
@@ -189,6 +190,7 @@ class UsageTotal(BaseCallbackHandler):
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.input_tokens = self.output_tokens = self.calls = 0
+        self.details: dict[str, int] = {}  # cached input and reasoning tokens, where stated
 
     def on_llm_end(self, response: Any, **kwargs: Any) -> None:
         """Add the usage of one finished model call."""
@@ -200,16 +202,23 @@ class UsageTotal(BaseCallbackHandler):
                         self.input_tokens += usage["input_tokens"]
                         self.output_tokens += usage["output_tokens"]
                         self.calls += 1
+                        for field, value in usage_details(usage).items():
+                            self.details[field] = self.details.get(field, 0) + value
 
     def usage(self) -> UsageMetadata | None:
         """The summed usage, or ``None`` when no call reported any."""
         if not self.calls:
             return None
-        return UsageMetadata(
+        usage = UsageMetadata(
             input_tokens=self.input_tokens,
             output_tokens=self.output_tokens,
             total_tokens=self.input_tokens + self.output_tokens,
         )
+        if "cached_input_tokens" in self.details:
+            usage["input_token_details"] = {"cache_read": self.details["cached_input_tokens"]}
+        if "reasoning_tokens" in self.details:
+            usage["output_token_details"] = {"reasoning": self.details["reasoning_tokens"]}
+        return usage
 
 
 def _agent_input(model: Runnable[Any, Any], messages: list[BaseMessage]) -> Any:
@@ -511,6 +520,11 @@ def to_turn(
         model=model,
         logprobs=logprob_stats(reply),
     )
+    details = usage_details(usage)
+    if "cached_input_tokens" in details:
+        turn["cached_input_tokens"] = details["cached_input_tokens"]
+    if "reasoning_tokens" in details:
+        turn["reasoning_tokens"] = details["reasoning_tokens"]
     if reading is not None and reading.unparsed:
         turn["confidence_unparsed"] = True
     if c["kind"] == "evaluation":
