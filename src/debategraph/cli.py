@@ -198,24 +198,20 @@ def _debate(question: str, redactor: Redactor, **settings: Any) -> DebateResult:
         fail(str(exc))
 
 
+MethodSources = Annotated[bool, typer.Option("--source", help="Say where each method comes from.")]
+RuleSources = Annotated[bool, typer.Option("--source", help="Say where each rule comes from.")]
+
+
 @app.command("methods")
 @interruptible
-def methods_command(
-    sources: Annotated[
-        bool, typer.Option("--source", help="Say where each method comes from.")
-    ] = False,
-) -> None:
+def methods_command(sources: MethodSources = False) -> None:
     """List the registered methods: the built-ins, then installed plugins."""
     _list_plugins(*method_plugins(), lambda p: p.value.description, sources)
 
 
 @app.command("rules")
 @interruptible
-def rules_command(
-    sources: Annotated[
-        bool, typer.Option("--source", help="Say where each rule comes from.")
-    ] = False,
-) -> None:
+def rules_command(sources: RuleSources = False) -> None:
     """List the decision rules (--decision NAME): what each reads, its options, what it does."""
     from debategraph.methods.registry import rule_plugins
     from debategraph.policies.decisions import rule_options

@@ -410,24 +410,8 @@ def _execute(items: list[Any], arms: list[Arm], plan: EvalPlan) -> Any:
     cut_short: list[dict[str, Any]] = []
     noting = CUT_SHORT.set(cut_short)
     try:
-        return run_sync(
-            run_eval(
-                items,
-                arms,
-                out_dir,
-                dataset=plan.dataset,
-                selection=plan.selection,
-                concurrency=plan.concurrency,
-                rps=plan.rps,
-                force=plan.force,
-                fsync=plan.fsync,
-                progress=_progress(plan.quiet),
-                cache=plan.cache,
-                texts=plan.texts,
-                executor=plan.executor,
-                seeds=plan.seeds,
-            )
-        )
+        progress = _progress(plan.quiet)
+        return run_sync(run_eval(items, arms, out_dir, progress=progress, **plan.run_options()))
     except CacheError as exc:  # a fault that running again would meet again
         kept = out_dir / RESULTS_FILE
         fail(

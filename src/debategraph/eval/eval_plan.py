@@ -11,6 +11,11 @@ from debategraph.eval.budget import Budget
 if TYPE_CHECKING:
     from debategraph.eval.executors import Executor
 
+_RUN_EVAL_KEYWORDS = (
+    "dataset", "selection", "concurrency", "rps", "force", "fsync", "cache", "texts", "executor",
+    "seeds",
+)  # fmt: skip
+
 
 @dataclass(frozen=True, kw_only=True)
 class EvalPlan:
@@ -49,3 +54,7 @@ class EvalPlan:
     texts: bool = True
     executor: Executor | None = None
     seeds: list[int] | None = None
+
+    def run_options(self) -> dict[str, Any]:
+        """The keywords of :func:`~debategraph.eval.runner.run_eval` this plan sets."""
+        return {name: getattr(self, name) for name in _RUN_EVAL_KEYWORDS}
