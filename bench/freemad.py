@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Any
 
 import debategraph as dg
+from debategraph.methods.rules import apply_rule as decide
 from debategraph.models.oracle import REPLAY_SOURCES
 from debategraph.policies.attack import choose_cut_off
-from debategraph.policies.decisions import decide
 from debategraph.policies.mdm import credibility, lookup_model_size
 from debategraph.policies.voting import derive_seed
 from debategraph.state.views import trajectory
@@ -258,7 +258,7 @@ MIT licence), one source per agent, over all {n_real} items, with zero debate ro
 (`method="mav", agents=4, rounds=0`): no simulated behaviour enters the decision.
 
 - Each item runs once through the engine (`arun`); every rule is then applied to its answers
-  with `debategraph.policies.decisions.decide`, as the decide node does. The script checks
+  with `debategraph.methods.rules.apply_rule`, as the decide node does. The script checks
   that full engine runs with each rule (`decision=...`, `tie_policy=...`,
   `decision_options=...`) decide the same on the first {CHECKED_ITEMS} items.
 

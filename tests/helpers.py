@@ -112,5 +112,10 @@ def without_timings(rows: list[dict], also: tuple[str, ...] = ()) -> list[dict]:
         row = {k: v for k, v in row.items() if k != "wall_s" and k not in also}
         if "turns" in row:
             row["turns"] = [{k: v for k, v in t.items() if k != "latency_s"} for t in row["turns"]]
+        if "usage_by_source" in row:
+            row["usage_by_source"] = {
+                source: {k: v for k, v in part.items() if k != "latency_s"}
+                for source, part in row["usage_by_source"].items()
+            }
         kept.append(row)
     return kept

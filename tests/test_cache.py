@@ -7,7 +7,7 @@ import sqlite3
 import pytest
 
 import debategraph as dg
-from debategraph.methods import method_plugins
+from debategraph.methods.registry import method_plugins
 from debategraph.nodes.cache import call_cache_key
 from debategraph.testing import ScriptedChatModel
 

@@ -11,9 +11,9 @@ from langchain_core.embeddings import Embeddings
 from typer.testing import CliRunner
 
 import debategraph as dg
-from debategraph import CortexOptions
 from debategraph.cli import app
 from debategraph.eval.datasets import load_gsm8k_bundled
+from debategraph.methods.cortex import CortexOptions
 from debategraph.policies.mdm import (
     MODEL_SIZES,
     UnknownModelSizeWarning,

@@ -81,6 +81,20 @@ def test_the_give_up_bound_the_docs_state_is_the_codes():
     assert GIVE_UP_S < 300  # "a hung server is reported within 5 minutes"
 
 
+def test_the_refused_connection_bounds_the_docs_state_are_the_codes():
+    from debategraph.eval.breaker import DOWN_STREAK
+    from debategraph.policies.retry import REFUSED_ATTEMPTS
+
+    def flat(name: str) -> str:
+        return " ".join((ROOT / name).read_text(encoding="utf-8").split())
+
+    evaluation, readme = flat("docs/evaluation.md"), flat("README.md")
+    for text in (evaluation, readme):
+        assert f"tried {REFUSED_ATTEMPTS} times at most" in text
+        assert f"{DOWN_STREAK} debates in a row" in text
+    assert f"error: stopped: {DOWN_STREAK} debates in a row could not connect to" in evaluation
+
+
 def test_every_option_of_a_method_is_in_its_card():
     import dataclasses
 

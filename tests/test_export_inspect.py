@@ -116,7 +116,7 @@ HAND_ROW = {
          "reads": [], "input_tokens": 10, "output_tokens": 5, "latency_s": 0.25, "model": "m:x"},
         {"id": "r1:a1", "agent": "a1", "round": 1, "kind": "answer", "answer": None,
          "reads": ["r0:a1"], "input_tokens": 20, "output_tokens": 7, "latency_s": 0.25,
-         "model": "m:x"},
+         "model": "m:x", "cached_input_tokens": 8, "reasoning_tokens": 3},
     ],
 }  # fmt: skip
 """A row written with --no-texts: no reply text, and the final answer is an abstention."""
@@ -132,9 +132,12 @@ def test_a_hand_made_run_exports_exact_figures_abstentions_and_failures(tmp_path
     abstained, broken = log.samples
     assert abstained.scores["correct"].value == "N"  # no answer: Inspect counts it as 0
     assert abstained.output.completion == ""
-    assert abstained.model_usage["m:x"].input_tokens == 30
+    assert abstained.model_usage["m:x"].input_tokens == 30 - 8  # Inspect's: cache reads apart
     assert abstained.model_usage["m:x"].output_tokens == 12
     assert abstained.role_usage["a1"].total_tokens == 42
+    # The provider's bill where the server stated it (only the second call did).
+    assert abstained.model_usage["m:x"].input_tokens_cache_read == 8
+    assert abstained.model_usage["m:x"].reasoning_tokens == 3
     first, second = (e for e in abstained.events if e.event == "model")
     assert first.output.completion == "(reply not stored; parsed answer: 6)"
     assert second.input[1].text == "[r0:a1] a1, round 0:\n(reply not stored; parsed answer: 6)"

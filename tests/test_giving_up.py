@@ -9,10 +9,11 @@ import pytest
 from langgraph.types import RetryPolicy
 
 import debategraph as dg
+from debategraph.errors import CallGaveUpError
 from debategraph.models.resolve import DEFAULT_TIMEOUT_S
 from debategraph.nodes import patience
 from debategraph.nodes.retry import DEFAULT_ATTEMPTS, MODEL_RETRY
-from debategraph.policies.retry import CallGaveUpError, is_transient
+from debategraph.policies.retry import is_transient
 
 from .openai_server import serve
 

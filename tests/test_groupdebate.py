@@ -7,8 +7,9 @@ import pytest
 from typer.testing import CliRunner
 
 import debategraph as dg
-from debategraph import GroupDebateOptions, build_debate_graph
+from debategraph import build_debate_graph
 from debategraph.cli import app
+from debategraph.methods.groupdebate import GroupDebateOptions
 from debategraph.policies.summary_cost import groupdebate_bound
 from debategraph.policies.tokens import estimate_tokens
 from debategraph.prompts import groupdebate as prompts

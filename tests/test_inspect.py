@@ -164,3 +164,18 @@ async def test_the_wrapper_maps_settings_and_refuses_what_inspect_cannot_take():
         await model.ainvoke("What is 2+2?", frobnicate=1)
     with pytest.raises(NotImplementedError, match="asynchronously"):
         model.invoke("What is 2+2?")
+
+
+def test_an_inspect_models_cached_and_reasoning_tokens_reach_the_turn():
+    from debategraph.integrations.inspect import _ai_message
+    from debategraph.models.usage_details import usage_details
+
+    output = ModelOutput.from_content("mockllm/model", "The answer is 7.")
+    output.usage = ModelUsage(input_tokens=12, output_tokens=9, total_tokens=51,
+                              input_tokens_cache_read=30, reasoning_tokens=4)  # fmt: skip
+    usage = _ai_message(output).usage_metadata
+    assert (usage["input_tokens"], usage["output_tokens"]) == (42, 9)  # ours: cache reads in
+    assert usage_details(usage) == {"cached_input_tokens": 30, "reasoning_tokens": 4}
+    plain = ModelOutput.from_content("mockllm/model", "7")
+    plain.usage = ModelUsage(input_tokens=5, output_tokens=1, total_tokens=6)
+    assert usage_details(_ai_message(plain).usage_metadata) == {}  # not stated: not zero

@@ -82,7 +82,8 @@ def check_interrupted(proc: subprocess.Popen[str], moment: str, *, send: bool = 
     took = time.perf_counter() - sent
     # Killed by SIGINT while the interpreter shuts down reads as 130 in a shell too.
     assert proc.returncode in (130, -signal.SIGINT), (moment, proc.returncode, err)
-    assert took < 5.0, f"Ctrl-C at {moment} took {took:.2f} s to end the run"
+    # From the signal sent; an import moment's signal is raised by the child itself.
+    assert not send or took < 5.0, f"Ctrl-C at {moment} took {took:.2f} s to end the run"
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("interrupted"), (moment, err)
     if (out_file := proc.args[proc.args.index("--out") + 1]) and Path(out_file).exists():

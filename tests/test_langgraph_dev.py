@@ -92,7 +92,8 @@ async def schemas_and_runs(url):
     schemas = {g: await client.assistants.get_schemas(a) for g, a in by_graph.items()}
     results = {}
     for graph_id, assistant in by_graph.items():
-        rounds = {"rounds": 1} if get_method(graph_id).debates else {}  # else refused
+        method = get_method(graph_id)  # cot, sc and mav refuse rounds; the rest take one
+        rounds = {"rounds": 1} if method.debates or method.default_rounds > 0 else {}
         results[graph_id] = await client.runs.wait(
             None,
             assistant,
@@ -103,7 +104,7 @@ async def schemas_and_runs(url):
 
 
 def test_every_method_has_real_schemas_and_runs_with_a_json_context(loopback, server):
-    from debategraph.methods import method_plugins
+    from debategraph.methods.registry import method_plugins
 
     url, log = server
     by_graph, schemas, results = call(schemas_and_runs, url)

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 import debategraph as dg
 from debategraph.cli import app
-from debategraph.methods.madm2 import MissingLogprobsError
+from debategraph.methods.madm2 import MadM2SOptions, MissingLogprobsError
 from debategraph.models.simulated import SimulatedDebater
 
 from .helpers import Scripted
@@ -184,7 +184,7 @@ def test_evaluation_tokens_are_counted_everywhere():
     kinds = r.to_dict()["usage_by_kind"]
     assert kinds["evaluation"] == {
         "input_tokens": 30, "output_tokens": 6, "total_tokens": 36, "calls": 3,
-        "estimated_calls": 0,
+        "estimated_calls": 0, "cached_calls": 0,
     }  # fmt: skip
     assert kinds["answer"]["calls"] == 6
     assert r.usage["total_tokens"] == 9 * 12 and r.usage["calls"] == 9
@@ -267,8 +267,8 @@ def test_options_are_per_method():
         dg.run(ARITH, method="madm2-s", options={"code_compat": True})
     with pytest.raises(dg.DebateConfigError, match="evaluation must be one of shared, per_agent"):
         dg.run(ARITH, method="madm2-s", options={"evaluation": "everyone"})
-    assert dg.MadM2SOptions.from_pairs(["strict=true", "evaluation=per_agent"]) == (
-        dg.MadM2SOptions(strict=True, evaluation="per_agent")
+    assert dg.get_method("madm2-s").options.from_pairs(["strict=true", "evaluation=per_agent"]) == (
+        MadM2SOptions(strict=True, evaluation="per_agent")
     )
 
 

@@ -522,4 +522,6 @@ def test_a_client_that_leaves_during_the_latency_gets_no_reply_and_is_not_billed
         assert server.requests[-1].usage == {
             "prompt_tokens": answered.usage.prompt_tokens,
             "completion_tokens": answered.usage.completion_tokens,
+            "cached_tokens": 0,
+            "reasoning_tokens": 0,
         }

@@ -16,22 +16,18 @@ import subprocess
 import sys
 import textwrap
 import tomllib
-import warnings
 from pathlib import Path
 
 import pytest
 
 import debategraph as dg
 import debategraph.testing
-from debategraph.methods import (
-    Method,
+from debategraph.methods import Method, get_method, register_method, register_rule
+from debategraph.methods.registry import (
     PluginError,
-    get_method,
     get_rule,
     list_methods,
     method_plugins,
-    register_method,
-    register_rule,
     unregister_method,
     unregister_rule,
 )
@@ -120,7 +116,9 @@ def test_register_rule_and_use_it_from_a_context():
 
 def test_builtin_methods_import_only_what_an_outside_author_can():
     allowed = ("debategraph.methods", "debategraph.policies.", "debategraph.prompts.")
-    engine = {"contract.py", "registry.py", "__init__.py"}
+    engine = {"contract.py", "registry.py", "rules.py", "plugins.py", "gate.py", "embeddings.py"}
+    engine.add("__init__.py")
+    kit_parts = {"debategraph.methods.embeddings"}
     folder = ROOT / "src" / "debategraph" / "methods"
     checked = 0
     for path in folder.rglob("*.py"):
@@ -131,28 +129,43 @@ def test_builtin_methods_import_only_what_an_outside_author_can():
                 name = node.module
                 if name.startswith("debategraph"):
                     own = name.startswith("debategraph.methods.") and path.parent != folder
-                    kit = name == "debategraph.methods"
+                    kit = name == "debategraph.methods" or name in kit_parts
                     public = name.startswith(allowed[1:]) or name + "." in allowed[1:]
                     assert kit or own or public, (path.name, name)
                     checked += 1
     assert checked > 20
 
 
-def test_old_import_paths_work_and_warn():
-    for old, name in [
-        ("debategraph.graphs.cortex", "CortexOptions"),
-        ("debategraph.graphs.svr_options", "SvrOptions"),
-        ("debategraph.nodes.method", "debate_planner"),
-        ("debategraph.graphs.presets", "DU"),
-    ]:
-        sys.modules.pop(old, None)
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            module = importlib.import_module(old)
-        assert any(issubclass(w.category, DeprecationWarning) for w in caught), old
-        assert getattr(module, name) is not None
-    with pytest.warns(DeprecationWarning, match="read-only"):
-        assert "du" in dg.METHODS
+REMOVED_PATHS = [
+    "debategraph.graphs.cortex",
+    "debategraph.graphs.groupdebate",
+    "debategraph.graphs.madm2",
+    "debategraph.graphs.presets",
+    "debategraph.graphs.summaries",
+    "debategraph.graphs.svr",
+    "debategraph.graphs.svr_options",
+    "debategraph.graphs.svr_state",
+    "debategraph.nodes.method",
+]
+
+
+@pytest.mark.parametrize("old", REMOVED_PATHS)
+def test_forwarding_paths_are_gone(old):
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module(old)
+
+
+def test_removed_names_say_where_they_are():
+    with pytest.raises(AttributeError, match=r"debategraph\.methods\.cortex\.CortexOptions"):
+        dg.CortexOptions  # noqa: B018
+    assert not hasattr(dg, "METHODS")
+    with pytest.raises(AttributeError, match=r"import it from debategraph\.methods\.registry"):
+        dg.methods.method_plugins  # noqa: B018
+    with pytest.raises(AttributeError, match="has no attribute 'nonsense'"):
+        dg.methods.nonsense  # noqa: B018
+
+
+def test_keyword_spellings_still_work_and_warn():
     with pytest.warns(DeprecationWarning, match="template"):
         view = dg.testing.make_view(get_method("du"))
         assert dg.methods.call(view, "a1", prompt="initial")["template"] == "initial"
@@ -310,3 +323,15 @@ def test_the_package_is_typed_and_old_turn_records_are_read_with_a_warning():
         turn = upgrade_turn(old)
     assert turn["reads"] == ["a2"] and "read" not in turn
     assert upgrade_turn(turn) is turn  # today's records pass as they are
+
+
+def test_every_name_of_the_kit_is_documented_and_nothing_else_is_exported():
+    guide = (ROOT / "docs" / "writing-a-method.md").read_text()
+    undocumented = [n for n in dg.methods.__all__ if f"`{n}`" not in guide]
+    assert undocumented == []
+    assert len(dg.methods.__all__) <= 36
+    assert {"register_method", "get_method", "Method", "call"} <= set(dg.methods.__all__)
+    assert not {"method_plugins", "unregister_method", "load_object", "METHOD_GROUP"} & set(
+        dg.methods.__all__
+    )
+    assert not [n for n in dg.__all__ if n.endswith("Options") and n != "MethodOptions"]

@@ -121,8 +121,18 @@ def test_a_call_cache_makes_a_rerun_free_without_merging_agents(server, tmp_path
     again = evaluate(items, arms, tmp_path / "two", dataset="arithmetic", cache=cache)
     assert server.stats()["chat_requests"] == calls  # the rerun made no model call
     assert without_timings(again.rows) == [
-        {**r, "requests": 0} for r in without_timings(first.rows)
-    ]  # same rows; no request reached the provider
+        {
+            **r,
+            "requests": 0,
+            "cached_calls": r["calls"],
+            "usage_by_source": {
+                "paid": {"calls": 0, "input_tokens": 0, "output_tokens": 0},
+                "cached": r["usage_by_source"]["paid"],
+            },
+            "turns": [{**t, "cached": True} for t in r["turns"]],
+        }
+        for r in without_timings(first.rows)
+    ]  # same rows, but every call replayed: no request reached the provider
 
 
 @pytest.mark.slow

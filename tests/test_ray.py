@@ -78,7 +78,8 @@ def test_two_workers_write_the_local_executors_rows(cluster, tmp_path):
     assert without(lines(tmp_path / "ray")) == without(lines(tmp_path / "local"))
     assert remote.count == local.count == 80
     assert len(executor.started) == 2 and len(executor.pids) == 2  # both ran units
-    assert [w["niceness"] for w in executor.started] == [0, 0]  # not Ray's default 15
+    # The driver's own niceness (0 in CI), not Ray's default of 15 more.
+    assert [w["niceness"] for w in executor.started] == [os.nice(0)] * 2
     # Ray sets up nothing else for them: no key of this process is shipped.
     assert [w["runtime_env"] for w in executor.started] == [{"env_vars": WORKER_ENV}] * 2
     assert 2 <= remote.peak_in_flight <= 16
@@ -415,3 +416,18 @@ def test_a_local_cluster_started_for_a_run_is_gone_after_it(tmp_path):
     while ray_processes() - before and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not ray_processes() - before, [command_line(p)[:80] for p in ray_processes() - before]
+
+
+def test_a_dead_server_stops_a_ray_run_as_it_stops_a_local_one(cluster, tmp_path):
+    from debategraph.eval.breaker import DOWN_STREAK, ServerDownError
+
+    with socket.socket() as closed:  # bound, never listening: every connection is refused
+        closed.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{closed.getsockname()[1]}/v1"
+        arms = [Arm("cot", "cot", {"models": "sim-0", "base_url": url, "retry_backoff": 0.001})]
+        with pytest.raises(ServerDownError, match=f"in a row could not connect to {url} ") as stop:
+            evaluate(ITEMS, arms, tmp_path / "ray", dataset="arithmetic", concurrency=4,
+                     executor=RayExecutor(workers=2))  # fmt: skip
+    assert stop.value.streak == DOWN_STREAK
+    results = tmp_path / "ray" / RESULTS_FILE
+    assert not results.exists() or results.read_text() == ""

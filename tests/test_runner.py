@@ -42,7 +42,7 @@ SCHEMA = {
     "wall_s", "round_answers", "tokens_by_kind", "answer_sources", "settings", "requests",
     "failed_requests", "wasted_input_tokens", "wasted_output_tokens", "task",
     "round_confidences", "agent_models", "question", "choices", "agent_names", "cut_off",
-    "adversaries", "decision", "turns", "method_state",
+    "adversaries", "decision", "turns", "method_state", "cached_calls", "usage_by_source",
 }  # fmt: skip
 
 

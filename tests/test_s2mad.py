@@ -9,8 +9,8 @@ import pytest
 from langchain_core.embeddings import Embeddings
 
 import debategraph as dg
-from debategraph import Agent, S2MadOptions
-from debategraph.methods.s2mad import S2MAD, decide_round, plan_s2mad
+from debategraph import Agent
+from debategraph.methods.s2mad import S2MAD, S2MadOptions, decide_round, plan_s2mad
 from debategraph.policies.s2mad import (
     agreement,
     answer_similarity,

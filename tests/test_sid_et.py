@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 import debategraph as dg
-from debategraph import Agent, SidEtOptions
+from debategraph import Agent
+from debategraph.methods.sid_et import SidEtOptions
 from debategraph.policies.sid_et import (
     PAPER_SKIP_RATES,
     SidEtItem,
@@ -223,6 +224,11 @@ def test_sid_et_at_a_skip_rate_becomes_an_arm_of_its_own():
     assert (skipped["answer"], skipped["correct"], skipped["calls"]) == ("7", False, 1)
     assert (skipped["input_tokens"], skipped["output_tokens"]) == (60, 40)
     assert skipped["round_answers"] == [["7"]] and len(skipped["turns"]) == 1
+    # Its bill is the one call it kept, not the debate's.
+    assert skipped["usage_by_source"] == {
+        "paid": {"calls": 1, "input_tokens": 60, "output_tokens": 40, "latency_s": 0.0}
+    }
+    assert skipped["cached_calls"] == 0
     assert (arm["q"]["answer"], arm["q"]["correct"], arm["q"]["calls"]) == ("15", True, 6)
     assert arm["q"]["input_tokens"] == 900  # a debated question keeps its whole debate
     svr = [dict(r, method="svr", correct=True, input_tokens=500, output_tokens=0) for r in rows]

@@ -6,8 +6,9 @@ import pytest
 from langgraph.graph.state import CompiledStateGraph
 
 from debategraph import DebateConfigError
+from debategraph.errors import ConfigurationError
 from debategraph.graphs.studio import studio_config
-from debategraph.methods import method_plugins
+from debategraph.methods.registry import get_method, method_plugins, unregister_method
 
 ROOT = Path(__file__).parents[1]
 
@@ -67,7 +68,7 @@ def test_a_down_model_server_is_one_message_studio_shows():
     import pytest
 
     serde = pytest.importorskip("langgraph_api.serde")
-    from debategraph.nodes.call import unreachable
+    from debategraph.nodes.unreachable import unreachable
 
     class APIConnectionError(Exception):
         pass
@@ -91,3 +92,23 @@ def test_a_methods_plan_node_is_drawn_with_its_name(method, plan):
     from debategraph.graphs.studio import graph
 
     assert f"round:{plan}" in graph(method).get_graph(xray=True).nodes
+
+
+def test_a_plugin_exports_its_graph_from_its_own_module():
+    try:
+        from debate_review import studio
+
+        assert isinstance(studio.review, CompiledStateGraph)
+        assert studio.review.name == "review"
+        config = studio_config(["review"], path="./debate_review/studio.py")
+        assert config["graphs"] == {
+            "review": {
+                "path": "./debate_review/studio.py:review",
+                "description": get_method("review").description,
+            }
+        }
+        assert config["dependencies"] == ["."]
+        with pytest.raises(ConfigurationError, match="unknown method 'nope'"):
+            studio_config(["nope"])
+    finally:
+        unregister_method("review")  # its rule is not registered: leave no half plugin behind

@@ -12,10 +12,11 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from typer.testing import CliRunner
 
 import debategraph as dg
-from debategraph import Agent, SvrOptions
+from debategraph import Agent
 from debategraph.api import recursion_limit
 from debategraph.cli import app
 from debategraph.methods import DebateView
+from debategraph.methods.svr import SvrOptions
 from debategraph.methods.svr.method import SVR, round_bound
 from debategraph.state.context import DebateContext
 

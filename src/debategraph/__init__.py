@@ -30,36 +30,24 @@ def _is_command_line() -> bool:
 if _is_command_line():
     signal.signal(signal.SIGINT, _interrupted_while_starting)
 
-import warnings  # noqa: E402
 from importlib import import_module  # noqa: E402
-from types import MappingProxyType  # noqa: E402
 from typing import TYPE_CHECKING, Any  # noqa: E402
 
 if TYPE_CHECKING:
     from debategraph.api import DebateConfigError, arun, run
+    from debategraph.errors import (
+        ConfigurationError,
+        DataError,
+        DebategraphError,
+        ModelError,
+        PlanError,
+    )
     from debategraph.graphs.compose import debate_node, debate_tool
     from debategraph.graphs.debate import build_debate_graph, build_round_graph
-    from debategraph.methods import (
-        DebateView,
-        GateRule,
-        Method,
-        Phase,
-        gate_from_text,
-        gated,
-        get_method,
-        get_rule,
-        list_methods,
-        list_rules,
-        register_method,
-        register_rule,
-    )
-    from debategraph.methods.cortex import CortexOptions
-    from debategraph.methods.groupdebate import GroupDebateOptions
-    from debategraph.methods.madm2 import MadM2OOptions, MadM2SOptions
-    from debategraph.methods.reconcile import ReconcileOptions
-    from debategraph.methods.s2mad import S2MadOptions
-    from debategraph.methods.sid_et import SidEtOptions
-    from debategraph.methods.svr import SvrOptions
+    from debategraph.methods import DebateView, Method, Phase, register_method, register_rule
+    from debategraph.methods.gate import GateRule, gate_from_text
+    from debategraph.methods.registry import gated, get_method, list_methods
+    from debategraph.methods.rules import get_rule, list_rules
     from debategraph.models.roster import Agent
     from debategraph.models.simulated import SimulatedDebater
     from debategraph.nodes.call import CallLimiter
@@ -72,24 +60,21 @@ __all__ = [
     "Agent",
     "Call",
     "CallLimiter",
-    "CortexOptions",
+    "ConfigurationError",
+    "DataError",
     "DebateConfigError",
     "DebateContext",
     "DebateResult",
     "DebateState",
     "DebateView",
+    "DebategraphError",
     "GateRule",
-    "GroupDebateOptions",
-    "MadM2OOptions",
-    "MadM2SOptions",
     "Method",
     "MethodOptions",
+    "ModelError",
     "Phase",
-    "ReconcileOptions",
-    "S2MadOptions",
-    "SidEtOptions",
+    "PlanError",
     "SimulatedDebater",
-    "SvrOptions",
     "Turn",
     "arun",
     "build_debate_graph",
@@ -119,23 +104,20 @@ _HOMES = {
     "DebateView": "debategraph.methods",
     "Method": "debategraph.methods",
     "Phase": "debategraph.methods",
-    "GateRule": "debategraph.methods",
-    "gate_from_text": "debategraph.methods",
-    "gated": "debategraph.methods",
-    "get_method": "debategraph.methods",
-    "get_rule": "debategraph.methods",
-    "list_methods": "debategraph.methods",
-    "list_rules": "debategraph.methods",
+    "GateRule": "debategraph.methods.gate",
+    "gate_from_text": "debategraph.methods.gate",
+    "gated": "debategraph.methods.registry",
+    "get_method": "debategraph.methods.registry",
+    "get_rule": "debategraph.methods.rules",
+    "list_methods": "debategraph.methods.registry",
+    "list_rules": "debategraph.methods.rules",
+    "DebategraphError": "debategraph.errors",
+    "ConfigurationError": "debategraph.errors",
+    "PlanError": "debategraph.errors",
+    "ModelError": "debategraph.errors",
+    "DataError": "debategraph.errors",
     "register_method": "debategraph.methods",
     "register_rule": "debategraph.methods",
-    "CortexOptions": "debategraph.methods.cortex",
-    "GroupDebateOptions": "debategraph.methods.groupdebate",
-    "MadM2OOptions": "debategraph.methods.madm2",
-    "MadM2SOptions": "debategraph.methods.madm2",
-    "ReconcileOptions": "debategraph.methods.reconcile",
-    "SvrOptions": "debategraph.methods.svr",
-    "S2MadOptions": "debategraph.methods.s2mad",
-    "SidEtOptions": "debategraph.methods.sid_et",
     "Agent": "debategraph.models.roster",
     "SimulatedDebater": "debategraph.models.simulated",
     "CallLimiter": "debategraph.nodes.call",
@@ -148,18 +130,14 @@ _HOMES = {
 
 
 def __getattr__(name: str) -> Any:
-    if name == "METHODS":
-        warnings.warn(
-            "debategraph.METHODS is read-only and deprecated: use list_methods() / "
-            "get_method(name), and register_method() to add one; removed in 0.3",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        from debategraph.methods import list_methods
-
-        return MappingProxyType({m.name: m for m in list_methods()})
     home = _HOMES.get(name)
     if home is None:
+        if name.endswith("Options") and name[:1].isupper():
+            raise AttributeError(
+                f"debategraph has no attribute {name!r}: a built-in method's options class is "
+                "in its module (debategraph.methods.cortex.CortexOptions), or "
+                "get_method(name).options"
+            )
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(import_module(home), name)
     globals()[name] = value

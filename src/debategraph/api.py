@@ -310,48 +310,27 @@ async def arun(
         normalize: A DSPy-style ``normalize(declared fragment) -> str | None`` instead of a
             whole parser (the engine still finds the declarations; see ``parser_for``).
         retry_policy: Retry policy of every model call (default: transient failures, six
-            attempts, 1 s backoff doubling; see :mod:`debategraph.nodes.retry`); ``None`` for
-            no retries.
+            attempts, 1 s backoff doubling; see :mod:`debategraph.nodes.retry`); ``None``: none.
         max_attempts: Attempts per model call, instead of the default policy's six.
         retry_backoff: The first wait between attempts in seconds, instead of 1 s.
-        cache: Cache model calls in this SQLite file (or LangGraph ``BaseCache``): a repeated
-            debate with the same settings makes no model call. See :func:`call_cache`.
-        item_id: The question's id in its dataset; it seeds the item's random tie-breaks
-            (the question text does without it).
+        cache: Cache model calls in this SQLite file (or LangGraph ``BaseCache``); see
+            :func:`call_cache`.
+        item_id: The question's id in its dataset; it seeds the item's random tie-breaks.
         model: Deprecated name of ``models``.
-        **settings: Any other ``DebateContext`` field: ``rounds``, ``base_url``, ``seed``,
-            ``tie_policy``, ``decision``, ``decision_options``, ``anonymize``,
-            ``stop_on_consensus``, ``cut_off``, ``attack``, ``attack_ratio``, ``adversaries``,
-            ``personas`` (a role prompt per agent), ``temperature``, ``top_p``,
-            ``max_tokens``, ``stop``, ``timeout``, ``logprobs``, ``role_models``,
-            ``allow_large``.
+        **settings: Any other ``DebateContext`` field (``rounds``, ``seed``, ``personas``,
+            ``temperature``, ``frequency_penalty``...), where each is declared.
 
     Raises:
         DebateConfigError: Invalid settings; raised before any model call.
     """
-    inputs: dict[str, Any] = {
-        "question": question,
-        "task": task,
-        "choices": list(choices) if choices else None,
-        "item_id": item_id,
-    }
+    choices = list(choices) if choices else None
+    inputs = {"question": question, "task": task, "choices": choices, "item_id": item_id}
     check_question(inputs)
-    if parser is not None or normalize is not None:
-        try:
-            parser = parser_for(task, parser, normalize)
-        except ValueError as exc:
-            raise DebateConfigError(str(exc)) from None
-    if max_attempts is not None or retry_backoff is not None:
-        if retry_policy is not MODEL_RETRY:
-            raise DebateConfigError("give retry_policy, or max_attempts / retry_backoff, not both")
-        retry_policy = retry_settings(max_attempts, retry_backoff)
-    p = prepare(
-        method=method,
-        agents=agents,
-        models=models_argument(models, model),
-        options=options,
-        **settings,
+    parser, retry_policy = _call_policies(
+        task, parser, normalize, retry_policy, max_attempts, retry_backoff
     )
+    models = models_argument(models, model)
+    p = prepare(method=method, agents=agents, models=models, options=options, **settings)
     m, ctx = p.method, p.context
     run_config: RunnableConfig = {"recursion_limit": recursion_limit(m, ctx, p.names)}
     run_config.update(config or {})
@@ -364,6 +343,35 @@ async def arun(
         cache=cache,
     )
     state = await graph.ainvoke(inputs, run_config, context=ctx)
+    return _result(p, state, question=question, reference=reference, task=task)
+
+
+def _call_policies(
+    task: TaskKind,
+    parser: AnswerParser | None,
+    normalize: Normalizer | None,
+    retry_policy: RetryPolicy | None,
+    max_attempts: int | None,
+    retry_backoff: float | None,
+) -> tuple[AnswerParser | None, RetryPolicy | None]:
+    """The answer parser and the retry policy of :func:`arun`'s arguments, checked."""
+    if parser is not None or normalize is not None:
+        try:
+            parser = parser_for(task, parser, normalize)
+        except ValueError as exc:
+            raise DebateConfigError(str(exc)) from None
+    if max_attempts is not None or retry_backoff is not None:
+        if retry_policy is not MODEL_RETRY:
+            raise DebateConfigError("give retry_policy, or max_attempts / retry_backoff, not both")
+        retry_policy = retry_settings(max_attempts, retry_backoff)
+    return parser, retry_policy
+
+
+def _result(
+    p: Prepared, state: dict[str, Any], *, question: str, reference: str | None, task: TaskKind
+) -> DebateResult:
+    """The result of a finished debate's final state."""
+    m, ctx = p.method, p.context
     books = Models(p.roster, ctx, single_model=m.single_model)
     decision = state["decision"]
     return DebateResult(

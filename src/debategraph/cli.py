@@ -13,6 +13,7 @@ import os
 import signal
 import sys
 import traceback
+from collections.abc import Callable
 from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -24,39 +25,17 @@ from typer.exceptions import TyperException
 
 from debategraph.cli_options import (
     SIMULATOR_BLIND,
-    Agents,
-    AllowLarge,
-    BaseUrl,
     CachePath,
-    DecisionOption,
-    DecisionRule,
-    Gate,
-    Logprobs,
-    MaxAttempts,
-    MaxTokens,
-    MethodOption,
-    Models,
     NoCache,
-    RetryBackoff,
-    Rounds,
-    SamplingPresetName,
-    Stop,
-    Temperature,
-    Ties,
-    Timeout,
-    TopK,
-    TopP,
     check_output_folder,
     chosen_cache,
     err,
     fail,
-    generation_settings,
     interruptible,
-    parse_loose,
-    parse_pairs,
     simulated,
     warn,
 )
+from debategraph.cli_settings import GivenSettings, with_settings
 from debategraph.eval.commands import eval_command, report_command, show_command
 from debategraph.eval.export_command import export_command
 from debategraph.methods.registry import PluginError, get_method, method_plugins
@@ -67,6 +46,7 @@ from debategraph.transcript import print_transcript
 
 if TYPE_CHECKING:
     from debategraph.methods import Method
+    from debategraph.result import DebateResult
 
 app = typer.Typer(
     help="Multi-agent debate on LangGraph. Offline by default (simulated debaters).",
@@ -96,30 +76,6 @@ def _options(
     pass
 
 
-def parse_adversaries(values: list[str] | None) -> dict[str, str]:
-    """``["a3=42"]`` -> ``{"a3": "42"}``; exits with status 2 on a malformed entry."""
-    adversaries: dict[str, str] = {}
-    for value in values or ():
-        agent, sep, answer = value.partition("=")
-        if not sep or not agent.strip() or not answer.strip():
-            fail(f"--adversary takes AGENT=ANSWER (e.g. a3=42), got {value!r}")
-        adversaries[agent.strip()] = answer.strip()
-    return adversaries
-
-
-def parse_personas(values: list[str] | None) -> dict[str, str]:
-    """``--persona AGENT=TEXT`` options as a mapping; exits with status 2 on a malformed one."""
-    personas: dict[str, str] = {}
-    for value in values or ():
-        agent, sep, text = value.partition("=")
-        if not sep or not agent.strip() or not text.strip():
-            fail(
-                f"--persona takes AGENT=TEXT (e.g. a1='You are a careful reviewer.'), got {value!r}"
-            )
-        personas[agent.strip()] = text.strip()
-    return personas
-
-
 def method_or_exit(spec: str) -> Method[Any]:
     """The method a name or ``package.module:ATTR`` names; exits with status 2 if none."""
     try:
@@ -139,68 +95,21 @@ def parse_method_options(method: Method[Any], pairs: list[str] | None) -> Method
     return options
 
 
-def parse_decision_options(pairs: list[str] | None) -> dict[str, object]:
-    """``--decision-option`` values (numbers and lists read as JSON)."""
-    return {k: parse_loose(v) for k, v in parse_pairs(pairs, "--decision-option").items()}
-
-
 @app.command("run")
 @interruptible
+@with_settings("run")
 def run_command(
     question: Annotated[str, typer.Argument(help="The question to debate.")],
     method: Annotated[
         str,
         typer.Option(help="A registered method (see debategraph methods) or package.module:ATTR."),
     ] = "du",
-    agents: Agents = None,
-    rounds: Rounds = None,
-    model: Models = None,
-    base_url: BaseUrl = None,
     task: Annotated[
         str, typer.Option(help="Answer kind: number, choice, math or text.")
     ] = "number",
     choice: Annotated[
         list[str] | None, typer.Option(help="A multiple-choice option; repeat.")
     ] = None,
-    seed: Annotated[int, typer.Option(help="Seed of every random choice.")] = 0,
-    tie_policy: Ties = "first",
-    decision: DecisionRule = None,
-    option: MethodOption = None,
-    decision_option: DecisionOption = None,
-    cut_off: Annotated[
-        list[str] | None,
-        typer.Option(help="Communication attack: this agent reads no peers; repeat."),
-    ] = None,
-    attack: Annotated[
-        bool, typer.Option(help="Communication attack on one agent, chosen with --seed.")
-    ] = False,
-    attack_ratio: Annotated[
-        float | None,
-        typer.Option(help="Communication attack on this proportion of agents (0 to 1)."),
-    ] = None,
-    adversary: Annotated[
-        list[str] | None,
-        typer.Option(help="AGENT=ANSWER: the agent argues for this wrong answer; repeat."),
-    ] = None,
-    persona: Annotated[
-        list[str] | None,
-        typer.Option(
-            help="AGENT=TEXT: the agent's role prompt, its system prompt on every call "
-            "(e.g. a1='You are a careful accountant.'); repeat."
-        ),
-    ] = None,
-    gate: Gate = None,
-    preset: SamplingPresetName = None,
-    temperature: Temperature = None,
-    top_p: TopP = None,
-    top_k: TopK = None,
-    max_tokens: MaxTokens = None,
-    stop: Stop = None,
-    timeout: Timeout = None,
-    max_attempts: MaxAttempts = None,
-    retry_backoff: RetryBackoff = None,
-    logprobs: Logprobs = False,
-    allow_large: AllowLarge = False,
     cache: CachePath = None,
     no_cache: NoCache = False,
     graph_png: Annotated[
@@ -212,71 +121,32 @@ def run_command(
     show_text: Annotated[
         bool, typer.Option(help="Show every response's text in the transcript.")
     ] = False,
+    *,
+    given: GivenSettings,
 ) -> None:
     """Run one debate and print its transcript (or JSON)."""
-    m = method_or_exit(method)
-    if gate is not None:
-        from debategraph.methods.gate import gated
-
-        try:
-            m = gated(m, gate)
-        except ValueError as exc:
-            fail(f"--gate: {exc}")
-    if m.name == "cot" and agents is not None and agents > 1:
-        warn(
-            f"cot is a single agent's chain of thought; with --agents {agents} it is a "
-            f"{agents}-agent vote (use --method mav or sc to say so)"
-        )
-    adversaries = parse_adversaries(adversary)
-    personas = parse_personas(persona)
-    options = parse_method_options(m, option)
+    settings = given.values()
+    m = _run_method(method, settings.pop("gate", None), settings.get("agents"))
+    options = parse_method_options(m, given.pairs("options"))
     if graph_png is not None:
         check_output_folder(graph_png, "--graph-png", needs="matplotlib")
-    if simulated(model):
+    models = settings.get("models")
+    if simulated([models] if isinstance(models, str) else models):
         from debategraph.models.oracle import lookup
 
         if question.strip() and lookup(question) is None:
             warn(SIMULATOR_BLIND)
-    redactor = Redactor.from_environment(urls=[base_url])
-    from debategraph.api import DebateConfigError, run
-    from debategraph.nodes.patience import watched
-    from debategraph.tracing_guard import check_tracing
-
-    check_tracing(warn)
-
-    def waiting(line: str) -> None:
-        err.print(rich_escape(visible(redactor(line))), soft_wrap=True, highlight=False)
-
-    run = watched(run, waiting, after=float(os.environ.get("DEBATEGRAPH_WAIT_SECONDS") or 5))
-    try:
-        result = run(
-            question,
-            method=m,
-            agents=agents,
-            rounds=rounds,
-            models=model or None,
-            base_url=base_url,
-            task=task,
-            choices=choice,
-            seed=seed,
-            tie_policy=tie_policy,
-            decision=decision,
-            decision_options=parse_decision_options(decision_option),
-            options=options,
-            cut_off=cut_off or [],
-            attack=attack,
-            attack_ratio=attack_ratio,
-            adversaries=adversaries,
-            personas=personas,
-            logprobs=logprobs,
-            allow_large=allow_large,
-            cache=chosen_cache(cache, no_cache),
-            max_attempts=max_attempts,
-            retry_backoff=retry_backoff,
-            **generation_settings(temperature, top_p, max_tokens, stop, timeout, top_k, preset),
-        )
-    except DebateConfigError as exc:
-        fail(str(exc))
+    redactor = Redactor.from_environment(urls=[settings.get("base_url")])
+    result = _debate(
+        question,
+        redactor,
+        method=m,
+        task=task,
+        choices=choice,
+        options=options,
+        cache=chosen_cache(cache, no_cache),
+        **settings,
+    )
     if graph_png is not None:
         from debategraph.eval.graph_plots import write_graph_pngs
 
@@ -292,47 +162,80 @@ def run_command(
         print_transcript(result, Console(), show_text=show_text, redact=redactor)
 
 
+def _run_method(spec: str, gate: str | None, agents: int | None) -> Method[Any]:
+    """The method of ``run``, behind ``--gate`` when given; warns of a many-agent ``cot``."""
+    m = method_or_exit(spec)
+    if gate is not None:
+        from debategraph.methods.gate import gate_method
+
+        try:
+            m = gate_method(m, gate)
+        except ValueError as exc:
+            fail(f"--gate: {exc}")
+    if m.name == "cot" and agents is not None and agents > 1:
+        warn(
+            f"cot is a single agent's chain of thought; with --agents {agents} it is a "
+            f"{agents}-agent vote (use --method mav or sc to say so)"
+        )
+    return m
+
+
+def _debate(question: str, redactor: Redactor, **settings: Any) -> DebateResult:
+    """Run the debate, saying when a model keeps it waiting; exits 2 on bad settings."""
+    from debategraph.api import DebateConfigError, run
+    from debategraph.nodes.patience import watched
+    from debategraph.tracing_guard import check_tracing
+
+    check_tracing(warn)
+
+    def waiting(line: str) -> None:
+        err.print(rich_escape(visible(redactor(line))), soft_wrap=True, highlight=False)
+
+    run = watched(run, waiting, after=float(os.environ.get("DEBATEGRAPH_WAIT_SECONDS") or 5))
+    try:
+        return run(question, **settings)
+    except DebateConfigError as exc:
+        fail(str(exc))
+
+
+MethodSources = Annotated[bool, typer.Option("--source", help="Say where each method comes from.")]
+RuleSources = Annotated[bool, typer.Option("--source", help="Say where each rule comes from.")]
+
+
 @app.command("methods")
 @interruptible
-def methods_command(
-    sources: Annotated[
-        bool, typer.Option("--source", help="Say where each method comes from.")
-    ] = False,
-) -> None:
+def methods_command(sources: MethodSources = False) -> None:
     """List the registered methods: the built-ins, then installed plugins."""
-    plugins, broken = method_plugins()
-    width = max([len(p.name) for p in plugins] + [12])
-    for p in plugins:
-        line = f"{p.name:{width}} {p.value.description}"
-        if sources or not p.builtin:
-            line += f"  [{'built-in' if p.builtin else p.source}]"
-        typer.echo(visible(line))
-    for problem in broken:
-        warn(f"plugin not loaded: {problem}")
+    _list_plugins(*method_plugins(), lambda p: p.value.description, sources)
 
 
 @app.command("rules")
 @interruptible
-def rules_command(
-    sources: Annotated[
-        bool, typer.Option("--source", help="Say where each rule comes from.")
-    ] = False,
-) -> None:
+def rules_command(sources: RuleSources = False) -> None:
     """List the decision rules (--decision NAME): what each reads, its options, what it does."""
     from debategraph.methods.registry import rule_plugins
     from debategraph.policies.decisions import rule_options
     from debategraph.policies.rule_needs import rule_needs
 
-    plugins, broken = rule_plugins()
-    width = max([len(p.name) for p in plugins] + [12])
-    for p in plugins:
+    def describe(p: Any) -> str:
         doc = (p.value.__doc__ or "").strip().splitlines()
         summary = doc[0].replace("``", "") if doc else ""
         options = sorted(rule_options(p.value) - {"seed", "ballots", "judged"})
-        line = (
-            f"{p.name:{width}} reads {rule_needs(p.value).describe()}; "
+        return (
+            f"reads {rule_needs(p.value).describe()}; "
             f"options: {', '.join(options) or 'none'}. {summary}"
         ).rstrip()
+
+    _list_plugins(*rule_plugins(), describe, sources)
+
+
+def _list_plugins(
+    plugins: list[Any], broken: list[str], describe: Callable[[Any], str], sources: bool
+) -> None:
+    """One line per plugin (name, what ``describe`` says, where from), then what failed."""
+    width = max([len(p.name) for p in plugins] + [12])
+    for p in plugins:
+        line = f"{p.name:{width}} {describe(p)}"
         if sources or not p.builtin:
             line += f"  [{'built-in' if p.builtin else p.source}]"
         typer.echo(visible(line))

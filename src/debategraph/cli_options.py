@@ -115,99 +115,20 @@ def parse_loose(raw: str) -> Any:
     return raw
 
 
-Models = Annotated[
-    list[str] | None,
-    typer.Option(
-        help="'simulated' (default), 'provider:model', or a name served at --base-url; "
-        "repeat to give each agent its own."
-    ),
-]
-BaseUrl = Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint for --model names.")]
-Agents = Annotated[int | None, typer.Option(help="Number of agents (method default).")]
-Rounds = Annotated[
-    int | None,
-    typer.Option(
-        help="Debate rounds after the initial answers (method default); cot, sc and mav never "
-        "debate: run refuses rounds above 0 for them, eval leaves them out of theirs."
-    ),
-]
-DecisionRule = Annotated[
-    str | None,
-    typer.Option(help="Decision rule overriding the method's own (debategraph rules lists them)."),
-]
-Ties = Annotated[str, typer.Option(help="Majority-vote ties: first, random or confidence.")]
-MethodOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--option",
-        help="KEY=VALUE option of the method (e.g. prune=top_k for cortex); repeat. "
-        "See the method's card in docs/methods.",
-    ),
-]
-DecisionOption = Annotated[
-    list[str] | None,
-    typer.Option(help="KEY=VALUE option of the decision rule (e.g. weights=20,25,30,20); repeat."),
-]
-Gate = Annotated[
-    str | None,
-    typer.Option(
-        help="Debate only when round 0's vote is not settled: unanimous, entropy<H or "
-        "confidence>C (see docs/methods/gate.md); round 0 is always paid.",
-    ),
-]
-Temperature = Annotated[float | None, typer.Option(help="Sampling temperature of every call.")]
-TopP = Annotated[float | None, typer.Option(help="Nucleus-sampling top-p of every call.")]
-TopK = Annotated[
-    int | None,
-    typer.Option(
-        help="Sample among the K most likely tokens (vLLM, llama.cpp, Ollama; not OpenAI's "
-        "API); 0 sends none, even when --settings has one."
-    ),
-]
-SamplingPresetName = Annotated[
-    str | None,
-    typer.Option(
-        "--settings",
-        help="A sampling preset of the method: 'paper' is the temperature, top-p and top-k "
-        "its paper ran with (see its card); --temperature, --top-p and --top-k win.",
-    ),
-]
-MaxTokens = Annotated[int | None, typer.Option(help="Most tokens generated per call.")]
-Stop = Annotated[list[str] | None, typer.Option(help="A stop sequence; repeat.")]
-Timeout = Annotated[
-    float | None,
-    typer.Option(
-        help="Seconds one model call may take, its whole reply included, before it fails "
-        "and is retried."
-    ),
-]
-MaxAttempts = Annotated[
-    int | None,
-    typer.Option(help="Attempts per model call on transient failures (default 6, 1 to 20)."),
-]
-RetryBackoff = Annotated[
-    float | None,
-    typer.Option(help="Seconds before the first retry (default 1; doubles, with jitter)."),
-]
-Logprobs = Annotated[bool, typer.Option(help="Ask every call for token logprobs.")]
-AllowLarge = Annotated[bool, typer.Option(help="Allow more than 64 agents or 20 rounds.")]
-CachePath = Annotated[
-    Path | None,
-    typer.Option(
-        "--cache",
-        help="Cache model calls in this SQLite file: a repeated run with the same settings "
-        "makes no model call.",
-    ),
-]
-
-NoCache = Annotated[
-    bool,
-    typer.Option(
-        "--no-cache",
-        help="Use no call cache, not even the one a sweep file names (e.g. when the cache "
-        "file is damaged or its disk is full).",
-    ),
-]
+CACHE_HELP = (
+    "Cache model calls in this SQLite file: a repeated run with the same settings makes no "
+    "model call."
+)
+NO_CACHE_HELP = (
+    "Use no call cache, not even the one a sweep file names (e.g. when the cache file is "
+    "damaged or its disk is full)."
+)
+PRICES_HELP = (
+    "IN,OUT[,CACHED]: $ per 1M input and output tokens, and input tokens the provider served "
+    "from its prompt cache (cost)."
+)
+CachePath = Annotated[Path | None, typer.Option("--cache", help=CACHE_HELP)]
+NoCache = Annotated[bool, typer.Option("--no-cache", help=NO_CACHE_HELP)]
 
 
 def chosen_cache(cache: Path | str | None, no_cache: bool) -> Path | str | None:
@@ -215,25 +136,3 @@ def chosen_cache(cache: Path | str | None, no_cache: bool) -> Path | str | None:
     if no_cache and cache is not None:
         fail("give --cache FILE or --no-cache, not both")
     return None if no_cache else cache
-
-
-def generation_settings(
-    temperature: float | None,
-    top_p: float | None,
-    max_tokens: int | None,
-    stop: list[str] | None,
-    timeout: float | None,
-    top_k: int | None = None,
-    preset: str | None = None,
-) -> dict[str, Any]:
-    """The generation settings given on the command line, as context fields."""
-    settings = {
-        "settings": preset,
-        "temperature": temperature,
-        "top_p": top_p,
-        "top_k": top_k,
-        "max_tokens": max_tokens,
-        "stop": stop or None,
-        "timeout": timeout,
-    }
-    return {k: v for k, v in settings.items() if v is not None}

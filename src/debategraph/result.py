@@ -10,6 +10,7 @@ from debategraph.policies.accounting import (
     mean_input_tokens_per_call,
     ncomm,
     usage_by_kind,
+    usage_by_source,
     usage_totals,
 )
 from debategraph.policies.answers import answers_match
@@ -33,7 +34,10 @@ TURN_FIELDS = (
     "reads",
     "input_tokens",
     "output_tokens",
+    "cached_input_tokens",
+    "reasoning_tokens",
     "usage_estimated",
+    "cached",
     "latency_s",
     "model",
     "label",
@@ -79,7 +83,12 @@ class DebateResult:
 
     @property
     def usage(self) -> dict[str, int]:
-        """Input, output and total tokens, model calls, and calls with estimated usage."""
+        """Input, output and total tokens, model calls, calls with estimated usage, cached calls.
+
+        ``cached_calls`` are the calls replayed from the call cache (no request made). The
+        provider's ``cached_input_tokens`` (part of the input) and ``reasoning_tokens``
+        (part of the output) are there when it stated them.
+        """
         return usage_totals(self.turns)
 
     @property
@@ -210,6 +219,7 @@ class DebateResult:
             "turns": turns,
             "usage": self.usage,
             "usage_by_kind": usage_by_kind(self.turns),
+            "usage_by_source": usage_by_source(self.turns),
             "ncomm": self.ncomm,
             "mean_input_tokens_per_call": mean_input_tokens_per_call(self.turns),
             "abstentions": self.abstentions,

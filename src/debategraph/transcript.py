@@ -79,6 +79,7 @@ def print_transcript(
                 if t.get("answer_source") == "fallback":
                     answer += " [dim](fallback)[/]"
             est = "~" if t["usage_estimated"] else ""
+            replayed = " [dim](cached)[/]" if t.get("cached") else ""
             table.add_row(
                 cell(t["id"]),
                 cell(str(t["kind"])),
@@ -86,7 +87,7 @@ def print_transcript(
                 cell(read),
                 answer,
                 conf,
-                f"{est}{t['input_tokens']}/{t['output_tokens']}",
+                f"{est}{t['input_tokens']}/{t['output_tokens']}{replayed}",
             )
         console.print(table)
         for mask in result.method_state.get("masks") or ():  # memory masks (MAD-M²)
@@ -112,7 +113,9 @@ def print_transcript(
     console.print(
         f"tokens: {usage['input_tokens']} in + {usage['output_tokens']} out"
         f" = {usage['total_tokens']}"
-        f" · calls: {usage['calls']} · NComm: {result.ncomm}"
+        f" · calls: {usage['calls']}"
+        + (f" ({usage['cached_calls']} from the cache)" if usage.get("cached_calls") else "")
+        + f" · NComm: {result.ncomm}"
         + (f" · cut off: {escape(', '.join(result.cut_off))}" if result.cut_off else "")
     )
     sources = result.answer_sources

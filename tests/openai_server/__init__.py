@@ -64,6 +64,7 @@ from tests.openai_server.http_io import (
     read_request,
     send_response,
 )
+from tests.openai_server.replies import USAGE_DETAILS, usage_object
 from tests.openai_server.responders import (
     ChatRequest,
     Completion,
@@ -91,6 +92,7 @@ __all__ = [
     "MAX_HEADERS",
     "MAX_LINE",
     "NO_FAULT",
+    "USAGE_DETAILS",
     "ChatRequest",
     "Completion",
     "EchoResponder",
@@ -123,4 +125,5 @@ __all__ = [
     "spawn",
     "split_tokens",
     "to_langchain_messages",
+    "usage_object",
 ]

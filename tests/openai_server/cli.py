@@ -7,6 +7,7 @@ import asyncio
 import signal
 from collections.abc import Sequence
 
+from tests.openai_server.replies import USAGE_DETAILS
 from tests.openai_server.server import Server
 
 
@@ -32,6 +33,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--huge-bytes", type=int, default=1_000_000)
     parser.add_argument("--api-key")
     parser.add_argument("--log-limit", type=int, default=10_000)
+    parser.add_argument("--usage-details", default="openai", choices=USAGE_DETAILS)
+    parser.add_argument("--prompt-cache-block", type=int, default=0)
+    parser.add_argument("--reasoning-tokens", type=int, default=0)
     return parser
 
 
@@ -73,4 +77,7 @@ def _server_from(args: argparse.Namespace, rates: dict[str, float]) -> Server:
         huge_bytes=args.huge_bytes,
         api_key=args.api_key,
         log_limit=args.log_limit,
+        usage_details=args.usage_details,
+        prompt_cache_block=args.prompt_cache_block,
+        reasoning_tokens=args.reasoning_tokens,
     )

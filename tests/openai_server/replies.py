@@ -31,6 +31,10 @@ class _Inconsistent(Exception):
         self.param = param
 
 
+USAGE_DETAILS = ("openai", "llama.cpp", "null", "none")
+"""The shapes of ``usage``'s token details the server can send (``usage_details``)."""
+
+
 def _decode_body(raw: bytes) -> Any:
     if not raw:
         return None
@@ -56,6 +60,38 @@ def _chat_body(body: Any) -> dict[str, Any]:
     if not all(isinstance(m, dict) and "role" in m for m in messages):
         raise _Inconsistent("Invalid value for 'messages': each needs a 'role'.", "messages")
     return body
+
+
+def usage_object(
+    prompt: int, completion: int, cached: int, reasoning: int, details: str = "openai"
+) -> dict[str, Any]:
+    """The ``usage`` of a reply, its token details in the shape ``details`` names.
+
+    Args:
+        prompt: Prompt tokens.
+        completion: Completion tokens (reasoning included).
+        cached: Of the prompt tokens, those served from the prompt cache.
+        reasoning: Of the completion tokens, hidden reasoning.
+        details: One of :data:`USAGE_DETAILS`.
+    """
+    usage: dict[str, Any] = {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
+    if details == "openai":
+        usage["prompt_tokens_details"] = {"cached_tokens": cached, "audio_tokens": 0}
+        usage["completion_tokens_details"] = {
+            "reasoning_tokens": reasoning,
+            "audio_tokens": 0,
+            "accepted_prediction_tokens": 0,
+            "rejected_prediction_tokens": 0,
+        }
+    elif details == "llama.cpp":
+        usage["prompt_tokens_details"] = {"cached_tokens": cached}
+    elif details == "null":
+        usage["prompt_tokens_details"] = usage["completion_tokens_details"] = None
+    return usage
 
 
 @dataclass
@@ -88,6 +124,16 @@ class _Reply:
         n_in = completion.prompt_tokens
         if n_in is None:
             n_in = sum(estimate_tokens(message_text(m.get("content"))) for m in request.messages)
+        n_reasoning = completion.reasoning_tokens
+        if n_reasoning is None:
+            n_reasoning = server.reasoning_tokens
+        if completion.completion_tokens is None:
+            n_out += n_reasoning  # hidden reasoning is billed as output
+        n_reasoning = min(n_reasoning, n_out)
+        n_cached = completion.cached_tokens
+        if n_cached is None:
+            n_cached = server.cached_prefix(request)
+        n_cached = min(n_cached, n_in)
         logprobs = None
         if body.get("logprobs"):
             rng = random.Random(zlib.crc32(json.dumps(body, sort_keys=True).encode()) ^ server.seed)
@@ -95,18 +141,7 @@ class _Reply:
                 values = [-rng.expovariate(4.0) for _ in tokens]
             top = int(body.get("top_logprobs") or 0)
             logprobs = logprobs_object(tokens, values, top, rng)
-        usage = {
-            "prompt_tokens": n_in,
-            "completion_tokens": n_out,
-            "total_tokens": n_in + n_out,
-            "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
-            "completion_tokens_details": {
-                "reasoning_tokens": 0,
-                "audio_tokens": 0,
-                "accepted_prediction_tokens": 0,
-                "rejected_prediction_tokens": 0,
-            },
-        }
+        usage = usage_object(n_in, n_out, n_cached, n_reasoning, server.usage_details)
         options = body.get("stream_options") or {}
         return cls(
             request_id=f"req_{request.index + 1:024x}",

@@ -122,6 +122,10 @@ class Completion:
         token_logprobs: One logprob per token of :func:`split_tokens` (``content``); default:
             drawn deterministically from the request.
         finish_reason: ``"stop"``, or e.g. ``"length"``.
+        cached_tokens: Of the prompt tokens, those served from the prompt cache; default:
+            the server's simulated prefix cache (``prompt_cache_block``), else 0.
+        reasoning_tokens: Hidden reasoning tokens, part of ``completion_tokens`` (added to
+            the default count); default: the server's ``reasoning_tokens``.
     """
 
     content: str
@@ -129,6 +133,8 @@ class Completion:
     completion_tokens: int | None = None
     token_logprobs: list[float] | None = None
     finish_reason: str = "stop"
+    cached_tokens: int | None = None
+    reasoning_tokens: int | None = None
 
 
 class Responder:

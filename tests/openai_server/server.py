@@ -22,13 +22,21 @@ from tests.openai_server.http_io import (
     read_request,
     send_response,
 )
-from tests.openai_server.replies import _chat_body, _decode_body, _Inconsistent, _Reply
+from tests.openai_server.replies import (
+    USAGE_DETAILS,
+    _chat_body,
+    _decode_body,
+    _Inconsistent,
+    _Reply,
+)
 from tests.openai_server.responders import (
     ChatRequest,
     Completion,
     ResponderSpec,
     estimate_tokens,
     make_responder,
+    message_text,
+    split_tokens,
 )
 
 HOST = "127.0.0.1"
@@ -54,7 +62,8 @@ class RecordedRequest:
         fault: The fault applied, if any.
         status: Status code answered (``None`` while in flight or when none was sent).
         usage: ``prompt_tokens`` and ``completion_tokens`` of the reply sent, when one was
-            (a client that left during the latency gets none).
+            (a client that left during the latency gets none), and its ``cached_tokens`` and
+            ``reasoning_tokens`` when its usage states them.
     """
 
     method: str
@@ -112,6 +121,17 @@ class Server:
         huge_bytes: Size of the ``huge`` fault's content.
         api_key: When set, chat requests with another key get a 401 (not counted as a fault).
         log_limit: Most recorded requests kept (oldest dropped); ``None`` keeps all.
+        usage_details: The shape of the token details in ``usage`` (see
+            :data:`USAGE_DETAILS`): ``"openai"`` (both details objects, as OpenAI sends
+            them), ``"llama.cpp"`` (``prompt_tokens_details.cached_tokens`` only, as
+            llama.cpp and vLLM with ``--enable-prompt-tokens-details`` send it), ``"null"``
+            (both ``null``: vLLM's default) or ``"none"`` (no details: older llama.cpp).
+        prompt_cache_block: Simulate a provider's prompt cache: a prompt whose first tokens
+            (of :func:`split_tokens`, over the messages) repeat an earlier request's to the
+            same model reports the common prefix, rounded down to whole blocks of this many
+            tokens, as ``cached_tokens`` (at most its prompt tokens); 0 reports none.
+        reasoning_tokens: Hidden reasoning tokens every reply spends, counted in
+            ``completion_tokens`` and reported as ``reasoning_tokens``.
 
     Attributes:
         faults: The :class:`FaultPlan`; change it at any time.
@@ -136,9 +156,18 @@ class Server:
         huge_bytes: int = 1_000_000,
         api_key: str | None = None,
         log_limit: int | None = 10_000,
+        usage_details: str = "openai",
+        prompt_cache_block: int = 0,
+        reasoning_tokens: int = 0,
     ):
         if port in FORBIDDEN_PORTS:
             raise ValueError(f"port {port} is reserved; use 0 for a free port")
+        if usage_details not in USAGE_DETAILS:
+            raise ValueError(f"usage_details must be one of {USAGE_DETAILS}, got {usage_details!r}")
+        self.usage_details = usage_details
+        self.prompt_cache_block = int(prompt_cache_block)
+        self.reasoning_tokens = int(reasoning_tokens)
+        self._prompt_prefixes: dict[str, deque[tuple[str, ...]]] = {}
         self.port = port
         self.seed = seed
         self.latency = float(latency)
@@ -236,6 +265,7 @@ class Server:
                 peak_connections=old.open_connections,
             )
             self._log.clear()
+        self._prompt_prefixes.clear()
         self.faults.clear()
         self.faults.push(*self._initial_faults[0])
         self.faults.rates = self._initial_faults[1]
@@ -464,12 +494,43 @@ class Server:
         reply = _Reply.build(self, request, completion)
         record.status = 200
         record.usage = {k: reply.usage[k] for k in ("prompt_tokens", "completion_tokens")}
+        for group, name in (
+            ("prompt_tokens_details", "cached_tokens"),
+            ("completion_tokens_details", "reasoning_tokens"),
+        ):
+            if name in (reply.usage.get(group) or {}):
+                record.usage[name] = reply.usage[group][name]
         if kind is None:
             self._count(completed=1)
         sabotage = effect.sabotage if effect is not None else None
         if request.stream:
             return await self._send_stream(http, writer, reply, sabotage)
         return await self._send_whole(http, writer, reply, sabotage)
+
+    def cached_prefix(self, request: ChatRequest) -> int:
+        """Tokens of this prompt an earlier request to the same model began with, in blocks.
+
+        The simulated prompt cache (``prompt_cache_block``); remembers this prompt for later
+        requests (the last 256 per model).
+        """
+        if self.prompt_cache_block <= 0:
+            return 0
+        tokens = tuple(
+            piece
+            for m in request.messages
+            for piece in split_tokens(f"{m.get('role')}: {message_text(m.get('content'))}\n")
+        )
+        seen = self._prompt_prefixes.setdefault(request.model, deque(maxlen=256))
+        common = 0
+        for earlier in seen:
+            n = 0
+            for a, b in zip(earlier, tokens, strict=False):
+                if a != b:
+                    break
+                n += 1
+            common = max(common, n)
+        seen.append(tokens)
+        return common // self.prompt_cache_block * self.prompt_cache_block
 
     async def _complete(self, request: ChatRequest) -> Completion:
         result = await self.responder.respond(request)

@@ -20,6 +20,7 @@ from debategraph.eval.budget import Budget
 from debategraph.methods.contract import Method
 from debategraph.models.resolve import model_label
 from debategraph.policies.secrets import redact_url
+from debategraph.state.settings_table import voting_keys
 
 
 @dataclass(frozen=True)
@@ -195,16 +196,12 @@ def budget_arms(arms: Sequence[Arm], by: Budget = "calls") -> list[Arm]:
     return matched
 
 
-VOTING_SETTINGS = frozenset(
-    {"models", "base_url", "seed", "tie_policy", "temperature", "top_p", "top_k", "max_tokens",
-     "stop", "timeout", "max_attempts", "retry_backoff"}
-)  # fmt: skip
-"""What a voting arm made from another arm (``sc@M``, the screen) takes of its settings."""
-
-
 def _voting_like(arm: Arm) -> dict[str, Any]:
-    """``arm``'s models, seed, limits and sampling (its preset's spelt out) for a voting arm."""
-    return _preset_sampling(arm) | {k: v for k, v in arm.settings.items() if k in VOTING_SETTINGS}
+    """``arm``'s models, seed, limits and sampling (its preset's spelt out) for a voting arm.
+
+    What it takes are the settings declared ``voting`` (see :mod:`debategraph.state.setting`).
+    """
+    return _preset_sampling(arm) | {k: v for k, v in arm.settings.items() if k in voting_keys()}
 
 
 def _method_of(arm: Arm) -> Method[Any]:

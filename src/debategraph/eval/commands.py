@@ -12,50 +12,36 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from debategraph.cli_options import (
+    PRICES_HELP,
     SIMULATOR_BLIND,
-    Agents,
-    AllowLarge,
-    BaseUrl,
-    CachePath,
-    DecisionOption,
-    DecisionRule,
-    Logprobs,
-    MaxAttempts,
-    MaxTokens,
-    MethodOption,
-    Models,
-    NoCache,
-    RetryBackoff,
-    Rounds,
-    SamplingPresetName,
-    Stop,
-    Temperature,
-    Ties,
-    Timeout,
-    TopK,
-    TopP,
     chosen_cache,
     err,
     fail,
-    generation_settings,
-    parse_loose,
     parse_pairs,
     simulated,
     warn,
 )
+from debategraph.cli_settings import GivenSettings, with_settings
 from debategraph.eval.budget import Budget
-from debategraph.eval.datasets import DATASETS, DatasetFormatError, load_dataset
+from debategraph.eval.datasets import DatasetFormatError, load_dataset
+from debategraph.eval.eval_options import EvalOptions
 from debategraph.policies.terminal import cut_text, visible
+from debategraph.state.settings_table import declarations
 
 RESULTS_FILE_NAME = "results.jsonl"
 
 if TYPE_CHECKING:
+    from debategraph.eval.eval_plan import EvalPlan
     from debategraph.eval.executors import Executor
     from debategraph.eval.runner import Arm
 
 
 def parse_prices(text: str | None) -> dict[str, float] | None:
-    """``"0.15,0.60"`` ($ per 1M input, output tokens) -> $ per token; exits 2 if malformed."""
+    """``"0.15,0.60[,0.075]"`` ($ per 1M input, output[, cached input] tokens) -> $ per token.
+
+    The third price is the provider's for input tokens it served from its prompt cache;
+    without it they cost the input price. Exits 2 if malformed.
+    """
     if text is None:
         return None
     parts = text.split(",")
@@ -63,9 +49,15 @@ def parse_prices(text: str | None) -> dict[str, float] | None:
         values = [float(p) for p in parts]
     except ValueError:
         values = []
-    if len(values) != 2 or not all(math.isfinite(v) and v >= 0 for v in values):
-        fail(f"--prices takes IN,OUT in $ per 1M tokens (e.g. 0.15,0.60), got {text!r}")
-    return {"input": values[0] / 1e6, "output": values[1] / 1e6}
+    if len(values) not in (2, 3) or not all(math.isfinite(v) and v >= 0 for v in values):
+        fail(
+            "--prices takes IN,OUT or IN,OUT,CACHED in $ per 1M tokens (e.g. 0.15,0.60 or "
+            f"0.15,0.60,0.075; CACHED prices the input tokens the provider cached), got {text!r}"
+        )
+    prices = {"input": values[0] / 1e6, "output": values[1] / 1e6}
+    if len(values) == 3:
+        prices["cached_input"] = values[2] / 1e6
+    return prices
 
 
 def parse_seeds(text: str | None) -> list[int] | None:
@@ -105,227 +97,107 @@ def _dataset_error(exc: Exception) -> str:
     return str(exc)
 
 
-def eval_command(
-    method: Annotated[
-        list[str] | None,
-        typer.Option(
-            help="A method to evaluate (a registered name, see debategraph methods, or "
-            "package.module:ATTR); repeat."
-        ),
-    ] = None,
-    config: Annotated[
-        Path | None,
-        typer.Option(
-            help="A sweep file (TOML): dataset, shared settings and named arms; see "
-            "docs/evaluation.md. --limit, --out, --cache, --concurrency, --rps and the engine "
-            "flags override it."
-        ),
-    ] = None,
-    dataset: Annotated[
-        str | None, typer.Option(help=f"One of: {', '.join(DATASETS)} (default gsm8k).")
-    ] = None,
-    limit: Annotated[
-        int | None, typer.Option(help="Seeded sample of this many items (all by default).")
-    ] = None,
-    seed: Annotated[
-        int | None,
-        typer.Option(
-            help="Seed of the sample and of every debate (default 0); with --seeds, of the "
-            "sample only."
-        ),
-    ] = None,
-    seeds: Annotated[
-        str | None,
-        typer.Option(
-            help="Run every method once per seed on the same sample (e.g. 0,1,2,3,4): the "
-            "debates' seeds; rows record theirs and the report gives accuracy mean ± sd over "
-            "seeds."
-        ),
-    ] = None,
-    ids: Annotated[
-        str | None, typer.Option(help="Exactly these items: a file of ids, or id1,id2,...")
-    ] = None,
-    path: Annotated[
-        str | None, typer.Option(help="Your question set (.jsonl), with --dataset jsonl.")
-    ] = None,
-    model: Models = None,
-    base_url: BaseUrl = None,
-    agents: Agents = None,
-    rounds: Rounds = None,
-    decision: DecisionRule = None,
-    tie_policy: Ties = "first",
-    option: MethodOption = None,
-    decision_option: DecisionOption = None,
-    gate: Annotated[
-        str | None,
-        typer.Option(
-            help="Gate every method that debates: it debates an item only when round 0's "
-            "vote is not settled (unanimous, entropy<H, confidence>C); methods that do not "
-            "debate run as they are.",
-        ),
-    ] = None,
-    preset: SamplingPresetName = None,
-    temperature: Temperature = None,
-    top_p: TopP = None,
-    top_k: TopK = None,
-    max_tokens: MaxTokens = None,
-    stop: Stop = None,
-    timeout: Timeout = None,
-    max_attempts: MaxAttempts = None,
-    retry_backoff: RetryBackoff = None,
-    logprobs: Logprobs = False,
-    allow_large: AllowLarge = False,
-    cache: CachePath = None,
-    no_cache: NoCache = False,
-    match_budget: Annotated[
-        Budget | None,
-        typer.Option(
-            help="Also run sc@M per method M, self-consistency at M's budget on each item: "
-            "'calls' (one sample per model call of M) or 'tokens' (as many samples as M's "
-            "tokens buy); with several models also mav@M."
-        ),
-    ] = None,
-    only_contested: Annotated[
-        bool,
-        typer.Option(
-            help="Screen every item with the first debating method's agents at round 0 "
-            "(arm vote@r0) and run the methods only where those answers disagree, as "
-            "SVR-MAD's evaluation does; says how many items were skipped."
-        ),
-    ] = False,
-    concurrency: Annotated[
-        int, typer.Option(help="Most model calls in flight at once, over all items.")
-    ] = 16,
-    rps: Annotated[
-        float | None, typer.Option(help="Most requests per second to provider models.")
-    ] = None,
-    engine: Annotated[
-        str | None,
-        typer.Option(
-            help="Where the debates run: local (this process, the default) or ray (Ray "
-            "workers; pip install 'debategraph[ray]'). --concurrency and --rps are shared "
-            "out among the workers."
-        ),
-    ] = None,
-    address: Annotated[
-        str | None,
-        typer.Option(
-            help="With --engine ray: join this Ray cluster (auto, or HOST:PORT of its head) "
-            "instead of starting a local one."
-        ),
-    ] = None,
-    workers: Annotated[
-        int | None,
-        typer.Option(
-            help="With --engine ray: how many workers (default: this machine's cores, or "
-            "the cluster's CPUs with --address)."
-        ),
-    ] = None,
-    out: Annotated[
-        Path | None,
-        typer.Option(help="Results directory (default results/DATASET-METHODS)."),
-    ] = None,
-    force: Annotated[
-        bool, typer.Option(help="Discard results in --out written with other settings.")
-    ] = False,
-    fsync: Annotated[bool, typer.Option(help="fsync every result line.")] = False,
-    prices: Annotated[
-        str | None, typer.Option(help="IN,OUT: $ per 1M input and output tokens (cost).")
-    ] = None,
-    quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
-    texts: Annotated[
-        bool,
-        typer.Option(
-            help="Keep every reply's text in the rows (debategraph show prints them); "
-            "--no-texts for very large runs."
-        ),
-    ] = True,
-) -> None:
+@with_settings("eval", EvalOptions)
+def eval_command(*, given: GivenSettings) -> None:
     """Evaluate methods on a dataset; resumable (re-run the same command to continue)."""
-    from debategraph.eval.runner import arms_for
+    from debategraph.eval.eval_plan import EvalPlan
+
+    opts: EvalOptions = given.own
+    price = parse_prices(opts.prices)
+    seed_list = parse_seeds(opts.seeds)
+    if opts.config is not None:
+        _refuse_beside_config(opts, given)
+        _run_sweep(opts.config, opts, price)
+        return
+    dataset = "gsm8k" if opts.dataset is None else opts.dataset
+    seed = opts.seed or 0
+    arms = _cli_arms(opts, given, seed=None if seed_list is not None else seed)
+    out = Path("results") / _default_out(dataset, arms, opts.only_contested, seed_list)
+    plan = EvalPlan(
+        dataset=dataset,
+        selection={"limit": opts.limit, "seed": seed, "ids": opts.ids, "path": opts.path},
+        out_dir=opts.out or out,
+        concurrency=opts.concurrency,
+        rps=opts.rps,
+        cache=chosen_cache(opts.cache, opts.no_cache),
+        match_budget=opts.match_budget,
+        only_contested=opts.only_contested,
+        force=opts.force,
+        fsync=opts.fsync,
+        quiet=opts.quiet,
+        price=price,
+        texts=opts.texts,
+        executor=_executor(opts, {}),
+        seeds=seed_list,
+    )
+    _run_arms(arms, plan)
+
+
+def _refuse_beside_config(opts: EvalOptions, given: GivenSettings) -> None:
+    """Exit 2 on a flag that belongs in the sweep file given with ``--config``, saying where."""
+    for s in declarations(EvalOptions):
+        value = getattr(opts, s.name)
+        if s.config is not None and value != s.cli_default and value != []:
+            what = f"{s.name} = true" if s.cli_type is bool else s.option
+            fail(f"with --config, put {what} in the sweep file ({s.config})")
+    changed = given.changed()
+    if changed:
+        fail(f"with --config, put {changed[0]} in the sweep file (its [settings] or an arm)")
+
+
+def _run_sweep(config: Path, opts: EvalOptions, price: dict[str, float] | None) -> None:
+    """Run a sweep file, its evaluation settings overridden by the flags that may be."""
+    from debategraph.eval.eval_plan import EvalPlan
     from debategraph.eval.sweep import SweepError, load_sweep
 
-    price = parse_prices(prices)
-    seed_list = parse_seeds(seeds)
-    engines = {"engine": engine, "address": address, "workers": workers}
-    if config is not None:
-        given = {
-            "--method": method, "--model": model, "--base-url": base_url, "--agents": agents,
-            "--rounds": rounds, "--decision": decision, "--option": option,
-            "--decision-option": decision_option, "--temperature": temperature,
-            "--top-p": top_p, "--top-k": top_k, "--settings": preset,
-            "--max-tokens": max_tokens, "--stop": stop, "--timeout": timeout,
-            "--max-attempts": max_attempts, "--retry-backoff": retry_backoff,
-            "--ids": ids, "--path": path, "--gate": gate, "--dataset": dataset,
-            "--seed": seed, "--seeds": seeds,
-        }  # fmt: skip
-        clashes = [flag for flag, value in given.items() if value is not None and value != []]
-        if only_contested:
-            fail("with --config, put only_contested = true in the sweep file (top level)")
-        if clashes or logprobs or match_budget is not None or tie_policy != "first":
-            clash = clashes[0] if clashes else "that flag"
-            where = "top level" if clash in {"--dataset", "--ids", "--path", "--seeds"} else None
-            if clash == "--seed":
-                where = "top level for the sample, [settings] for the debates"
-            fail(
-                f"with --config, put {clash} in the sweep file "
-                f"({where or 'its [settings] or an arm'})"
-            )
-        try:
-            sweep = load_sweep(config)
-        except SweepError as exc:
-            fail(str(exc))
-        _run_arms(
-            sweep.arms,
-            dataset=sweep.dataset,
-            selection={**sweep.selection, "limit": limit or sweep.selection.get("limit")},
-            out_dir=out or Path(sweep.run["out"]),
-            concurrency=concurrency if concurrency != 16 else sweep.run.get("concurrency", 16),
-            rps=rps if rps is not None else sweep.run.get("rps"),
-            cache=chosen_cache(cache, no_cache) if cache or no_cache else sweep.run.get("cache"),
-            match_budget=_budget(sweep.run.get("match_budget")),
-            only_contested=bool(sweep.run.get("only_contested")),
-            force=force,
-            fsync=fsync,
-            quiet=quiet,
-            price=price,
-            texts=texts if not texts else bool(sweep.run.get("texts", True)),
-            executor=_executor(engines, sweep.run),
-            seeds=sweep.run.get("seeds"),
-        )
-        return
-    dataset, seed = "gsm8k" if dataset is None else dataset, seed or 0
-    if not method:
-        fail("give a method to evaluate (--method du, repeat for more), or a sweep --config")
+    try:
+        sweep = load_sweep(config)
+    except SweepError as exc:
+        fail(str(exc))
+    run = sweep.run
+    plan = EvalPlan(
+        dataset=sweep.dataset,
+        selection={**sweep.selection, "limit": opts.limit or sweep.selection.get("limit")},
+        out_dir=opts.out or Path(run["out"]),
+        concurrency=opts.concurrency if opts.concurrency != 16 else run.get("concurrency", 16),
+        rps=opts.rps if opts.rps is not None else run.get("rps"),
+        cache=chosen_cache(opts.cache, opts.no_cache)
+        if opts.cache or opts.no_cache
+        else run.get("cache"),
+        match_budget=_budget(run.get("match_budget")),
+        only_contested=bool(run.get("only_contested")),
+        force=opts.force,
+        fsync=opts.fsync,
+        quiet=opts.quiet,
+        price=price,
+        texts=opts.texts if not opts.texts else bool(run.get("texts", True)),
+        executor=_executor(opts, run),
+        seeds=run.get("seeds"),
+    )
+    _run_arms(sweep.arms, plan)
+
+
+def _cli_arms(opts: EvalOptions, given: GivenSettings, *, seed: int | None) -> list[Arm]:
+    """One arm per ``--method``, with the debate settings given; exits 2 on a bad one."""
+    from debategraph.eval.runner import arms_for
     from debategraph.methods.registry import PluginError, get_method
 
+    method = opts.method
+    if not method:
+        fail("give a method to evaluate (--method du, repeat for more), or a sweep --config")
     try:
         for spec in method:
             get_method(spec)
     except PluginError as exc:
         fail(str(exc))
+    settings = given.values()
+    gate = settings.pop("gate", None)
     if gate is not None:
         method = _gated(method, gate)
-    settings: dict[str, Any] = {
-        "agents": agents,
-        "rounds": rounds,
-        "models": (model[0] if len(model) == 1 else list(model)) if model else None,
-        "base_url": base_url,
-        "seed": None if seed_list is not None else seed,  # --seeds: each unit's seed
-        "tie_policy": tie_policy,
-        "decision": decision,
-        "decision_options": {
-            k: parse_loose(v) for k, v in parse_pairs(decision_option, "--decision-option").items()
-        }
-        or None,
-        "logprobs": logprobs or None,
-        "allow_large": allow_large or None,
-        "max_attempts": max_attempts,
-        "retry_backoff": retry_backoff,
-        **generation_settings(temperature, top_p, max_tokens, stop, timeout, top_k, preset),
-    }
+    rounds = settings.get("rounds")
+    settings = {"seed": seed, **settings}  # --seeds: each unit's seed
     try:
-        arms = arms_for(method, settings, options=parse_pairs(option, "--option"))
+        arms = arms_for(method, settings, options=parse_pairs(given.pairs("options"), "--option"))
     except ValueError as exc:
         fail(str(exc))
     if rounds and not any(get_method(spec).debates for spec in method):
@@ -333,24 +205,7 @@ def eval_command(
             f"--rounds {rounds} reaches none of these methods ({', '.join(method)}): they "
             "never debate, so each keeps its single round"
         )
-    _run_arms(
-        arms,
-        dataset=dataset,
-        selection={"limit": limit, "seed": seed, "ids": ids, "path": path},
-        out_dir=out or Path("results") / _default_out(dataset, arms, only_contested, seed_list),
-        concurrency=concurrency,
-        rps=rps,
-        cache=chosen_cache(cache, no_cache),
-        match_budget=match_budget,
-        only_contested=only_contested,
-        force=force,
-        fsync=fsync,
-        quiet=quiet,
-        price=price,
-        texts=texts,
-        executor=_executor(engines, {}),
-        seeds=seed_list,
-    )
+    return arms
 
 
 def _skip_rate(value: str) -> float | str:
@@ -418,10 +273,15 @@ def _budget(value: object) -> Budget | None:
     return "tokens" if value == "tokens" else "calls" if value == "calls" else None
 
 
-def _executor(given: dict[str, Any], sweep: dict[str, Any]) -> Executor:
+def _executor(opts: EvalOptions, sweep: dict[str, Any]) -> Executor:
     """The executor of --engine, --address and --workers (over a sweep file's); exits 2."""
     from debategraph.eval.executors import executor_for
 
+    given: dict[str, Any] = {
+        "engine": opts.engine,
+        "address": opts.address,
+        "workers": opts.workers,
+    }
     chosen = {k: v if v is not None else sweep.get(k) for k, v in given.items()}
     try:
         return executor_for(chosen["engine"], address=chosen["address"], workers=chosen["workers"])
@@ -435,64 +295,14 @@ def _simulated_arm(arm: Arm) -> bool:
     return all(isinstance(s, str) for s in specs or []) and simulated(specs)
 
 
-def _run_arms(
-    arms: list[Arm],
-    *,
-    dataset: str,
-    selection: dict[str, Any],
-    out_dir: Path,
-    concurrency: int,
-    rps: float | None,
-    cache: Path | str | None,
-    match_budget: Budget | None,
-    force: bool,
-    fsync: bool,
-    quiet: bool,
-    price: dict[str, float] | None,
-    texts: bool = True,
-    executor: Executor | None = None,
-    only_contested: bool = False,
-    seeds: list[int] | None = None,
-) -> None:
+def _run_arms(arms: list[Arm], plan: EvalPlan) -> None:
     """Load the items, run the arms (resumably) and print the table; exit on any error."""
-    from debategraph.api import DebateConfigError
-    from debategraph.eval.cut_short import CUT_SHORT
     from debategraph.eval.metrics import summarize
-    from debategraph.eval.runner import budget_arms, run_eval, screen_arm
-    from debategraph.eval.store import RESULTS_FILE, OutputBusyError, SettingsMismatchError
-    from debategraph.nodes.cache_guard import CacheError
-    from debategraph.nodes.runnable import run_sync
+    from debategraph.eval.tables import results_table  # not the report's: no numpy, no plots
 
-    limit = selection.get("limit")
-    ids = _ids(selection.get("ids"))
-    if limit is not None and limit < 1:
-        fail(f"--limit must be at least 1, got {limit}")
-    if concurrency < 1:
-        fail(f"--concurrency must be at least 1, got {concurrency}")
-    if rps is not None and (not math.isfinite(rps) or rps <= 0):
-        fail(f"--rps must be a number above 0 (requests per second), got {rps}")
-    if match_budget is not None:
-        try:
-            arms = arms + budget_arms(arms, match_budget)
-        except ValueError as exc:
-            fail(str(exc))
-    if only_contested:
-        try:
-            arms = [screen_arm(arms), *arms]
-        except ValueError as exc:
-            fail(str(exc))
-    try:
-        items = load_dataset(
-            dataset,
-            limit=limit,
-            seed=selection.get("seed") or 0,
-            ids=ids,
-            path=selection.get("path"),
-        )
-    except (ValueError, ImportError, OSError, EOFError, DatasetFormatError) as exc:
-        fail(_dataset_error(exc))
-    if limit is not None and len(items) < limit:
-        warn(f"--limit {limit} is more than the {len(items)} items of {dataset}: all of them run")
+    _check_plan(plan)
+    arms = _all_arms(arms, plan)
+    items = _items(plan)
     if any(_simulated_arm(arm) for arm in arms):
         from debategraph.models.oracle import lookup
 
@@ -502,36 +312,105 @@ def _run_arms(
     from debategraph.tracing_guard import check_tracing
 
     check_tracing(warn)
-    progress: Any = None
-    if not quiet:
-        from debategraph.eval.progress import IntervalProgress, RichProgress
+    outcome = _execute(items, arms, plan)
+    for problem in outcome.problems:
+        warn(problem)
+    summary = summarize(outcome.summary_rows(), plan.price)
+    typer.echo(visible(results_table(summary, with_cost=plan.price is not None)))
+    if plan.seeds is not None:
+        from debategraph.eval.seeds_table import SEEDS_NOTE, seeds_table
 
-        if sys.stderr.isatty():
-            progress = RichProgress(err)
-        else:  # a log or a pipe: one plain line at a steady interval
-            every = float(os.environ.get("DEBATEGRAPH_PROGRESS_SECONDS") or 30)
-            progress = IntervalProgress(every, write=_stderr_line)
+        table = seeds_table(summary)
+        if table:
+            typer.echo(visible(f"\n{SEEDS_NOTE}\n\n{table}"))
+    if plan.only_contested:
+        _print_screen(summary, arms, outcome.settled, len(items), plan.seeds)
+    typer.echo(
+        f"\n{outcome.count} rows in {outcome.path} ({outcome.resumed} resumed, "
+        f"{outcome.written} new, {outcome.wall_s:.1f} s). Report: debategraph report "
+        f"{plan.out_dir}"
+    )
+    if outcome.failed:
+        from debategraph.eval.failed_rows import failure_advice, lasting_failures
+
+        lasting = lasting_failures(r for r in outcome.summary_rows() if "error" in r)
+        fail(failure_advice(outcome.failed, lasting), code=1)
+
+
+def _check_plan(plan: EvalPlan) -> None:
+    """Exit 2 on a limit, concurrency or request rate out of range."""
+    limit = plan.selection.get("limit")
+    if limit is not None and limit < 1:
+        fail(f"--limit must be at least 1, got {limit}")
+    if plan.concurrency < 1:
+        fail(f"--concurrency must be at least 1, got {plan.concurrency}")
+    if plan.rps is not None and (not math.isfinite(plan.rps) or plan.rps <= 0):
+        fail(f"--rps must be a number above 0 (requests per second), got {plan.rps}")
+
+
+def _all_arms(arms: list[Arm], plan: EvalPlan) -> list[Arm]:
+    """The arms with the budget-matched ones after them and the screen before; exits 2."""
+    from debategraph.eval.runner import budget_arms, screen_arm
+
+    try:
+        if plan.match_budget is not None:
+            arms = arms + budget_arms(arms, plan.match_budget)
+        if plan.only_contested:
+            arms = [screen_arm(arms), *arms]
+    except ValueError as exc:
+        fail(str(exc))
+    return arms
+
+
+def _items(plan: EvalPlan) -> list[Any]:
+    """The evaluated items; exits 2 with one line when they cannot be loaded."""
+    limit = plan.selection.get("limit")
+    ids = _ids(plan.selection.get("ids"))
+    try:
+        items = load_dataset(
+            plan.dataset,
+            limit=limit,
+            seed=plan.selection.get("seed") or 0,
+            ids=ids,
+            path=plan.selection.get("path"),
+        )
+    except (ValueError, ImportError, OSError, EOFError, DatasetFormatError) as exc:
+        fail(_dataset_error(exc))
+    if limit is not None and len(items) < limit:
+        warn(
+            f"--limit {limit} is more than the {len(items)} items of {plan.dataset}: "
+            "all of them run"
+        )
+    return items
+
+
+def _progress(quiet: bool) -> Any:
+    """A progress display on stderr: a bar on a terminal, a steady line in a log."""
+    if quiet:
+        return None
+    from debategraph.eval.progress import IntervalProgress, RichProgress
+
+    if sys.stderr.isatty():
+        return RichProgress(err)
+    every = float(os.environ.get("DEBATEGRAPH_PROGRESS_SECONDS") or 30)
+    return IntervalProgress(every, write=_stderr_line)
+
+
+def _execute(items: list[Any], arms: list[Arm], plan: EvalPlan) -> Any:
+    """Run the evaluation; exits with one line on a fault, 130 on Ctrl-C (rows kept)."""
+    from debategraph.api import DebateConfigError
+    from debategraph.eval.cut_short import CUT_SHORT
+    from debategraph.eval.runner import ServerDownError, run_eval
+    from debategraph.eval.store import RESULTS_FILE, OutputBusyError, SettingsMismatchError
+    from debategraph.nodes.cache_guard import CacheError
+    from debategraph.nodes.runnable import run_sync
+
+    out_dir = plan.out_dir
     cut_short: list[dict[str, Any]] = []
     noting = CUT_SHORT.set(cut_short)
     try:
-        outcome = run_sync(
-            run_eval(
-                items,
-                arms,
-                out_dir,
-                dataset=dataset,
-                selection=selection,
-                concurrency=concurrency,
-                rps=rps,
-                force=force,
-                fsync=fsync,
-                progress=progress,
-                cache=cache,
-                texts=texts,
-                executor=executor,
-                seeds=seeds,
-            )
-        )
+        progress = _progress(plan.quiet)
+        return run_sync(run_eval(items, arms, out_dir, progress=progress, **plan.run_options()))
     except CacheError as exc:  # a fault that running again would meet again
         kept = out_dir / RESULTS_FILE
         fail(
@@ -539,6 +418,8 @@ def _run_arms(
         )
     except (DebateConfigError, SettingsMismatchError, OutputBusyError, ValueError) as exc:
         fail(str(exc))
+    except ServerDownError as exc:  # a server that is down: one line, not a failed row per item
+        fail(str(exc), code=1)
     except OSError as exc:
         if exc.errno == errno.EMFILE:
             fail(
@@ -555,42 +436,27 @@ def _run_arms(
         raise typer.Exit(130) from None
     finally:
         CUT_SHORT.reset(noting)
-    for problem in outcome.problems:
-        warn(problem)
-    from debategraph.eval.report import results_table  # after the run: numpy, plots
 
-    summary = summarize(outcome.summary_rows(), price)
-    typer.echo(visible(results_table(summary, with_cost=price is not None)))
-    if seeds is not None:
-        from debategraph.eval.seeds_table import SEEDS_NOTE, seeds_table
 
-        table = seeds_table(summary)
-        if table:
-            typer.echo(visible(f"\n{SEEDS_NOTE}\n\n{table}"))
+def _print_screen(
+    summary: dict[str, Any], arms: list[Arm], settled: int, items: int, seeds: list[int] | None
+) -> None:
+    """The ``--only-contested`` line: how many items were settled and skipped."""
     screen = summary[arms[0].label]["screen"] if arms[0].label in summary else None
-    if only_contested and screen is not None:
-        contested = screen["items"] - screen["settled"]
-        vote = (
-            f"; on the {contested} contested ones, {arms[0].label}'s vote scores "
-            f"{100 * screen['contested_accuracy']:.1f}% (its line above counts every item)"
-            if contested
-            else ""
-        )
-        typer.echo(
-            f"\n--only-contested: {outcome.settled} of {_screened(len(items), seeds)} settled (all "
-            f"{arms[0].settings['agents']} agents gave the same round-0 answer) and skipped "
-            f"by the other methods{vote}"
-        )
-    typer.echo(
-        f"\n{outcome.count} rows in {outcome.path} ({outcome.resumed} resumed, "
-        f"{outcome.written} new, {outcome.wall_s:.1f} s). Report: debategraph report {out_dir}"
+    if screen is None:
+        return
+    contested = screen["items"] - screen["settled"]
+    vote = (
+        f"; on the {contested} contested ones, {arms[0].label}'s vote scores "
+        f"{100 * screen['contested_accuracy']:.1f}% (its line above counts every item)"
+        if contested
+        else ""
     )
-    if outcome.failed:
-        fail(
-            f"{outcome.failed} item(s) failed (see their 'error' field); run the same command "
-            "again to retry them",
-            code=1,
-        )
+    typer.echo(
+        f"\n--only-contested: {settled} of {_screened(items, seeds)} settled (all "
+        f"{arms[0].settings['agents']} agents gave the same round-0 answer) and skipped "
+        f"by the other methods{vote}"
+    )
 
 
 def report_command(
@@ -598,9 +464,7 @@ def report_command(
     out: Annotated[
         Path | None, typer.Option(help="Where to write (default: the results directory).")
     ] = None,
-    prices: Annotated[
-        str | None, typer.Option(help="IN,OUT: $ per 1M input and output tokens (cost).")
-    ] = None,
+    prices: Annotated[str | None, typer.Option(help=PRICES_HELP)] = None,
     plots: Annotated[bool, typer.Option(help="Draw the PNG plots (needs matplotlib).")] = True,
     decision: Annotated[
         list[str] | None,

@@ -312,8 +312,20 @@ def _answer_line(turn: dict[str, Any]) -> str:
 
 
 def _usage(turn: dict[str, Any]) -> ModelUsage:
+    """A call's usage; the provider's cached input and reasoning tokens where it stated them.
+
+    Inspect counts cache reads apart from ``input_tokens``; our turns count them inside it (as
+    OpenAI's ``prompt_tokens`` does), so they move from one to the other.
+    """
     read, wrote = int(turn.get("input_tokens") or 0), int(turn.get("output_tokens") or 0)
-    return ModelUsage(input_tokens=read, output_tokens=wrote, total_tokens=read + wrote)
+    cached, reasoning = turn.get("cached_input_tokens"), turn.get("reasoning_tokens")
+    return ModelUsage(
+        input_tokens=read - int(cached or 0),
+        output_tokens=wrote,
+        total_tokens=read + wrote,
+        input_tokens_cache_read=int(cached) if cached is not None else None,
+        reasoning_tokens=int(reasoning) if reasoning is not None else None,
+    )
 
 
 def _total_usage(usages: Iterable[dict[str, ModelUsage]]) -> dict[str, ModelUsage]:

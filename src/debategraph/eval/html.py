@@ -33,7 +33,9 @@ def result_html(result: DebateResult) -> str:
         f"<b>answer:</b> {escape(answer)} <small>({escape(result.decision['rule'])}: "
         f"{escape(json.dumps(result.decision['evidence']))})</small><br>",
         f"<small>tokens {usage['input_tokens']} in + {usage['output_tokens']} out · "
-        f"calls {usage['calls']} · NComm {result.ncomm}"
+        f"calls {usage['calls']}"
+        + (f" ({usage['cached_calls']} from the cache)" if usage.get("cached_calls") else "")
+        + f" · NComm {result.ncomm}"
         + (f" · cut off {escape(', '.join(result.cut_off))}" if result.cut_off else "")
         + "</small>",
     ]
@@ -55,7 +57,8 @@ def result_html(result: DebateResult) -> str:
                     escape(read),
                     text,
                     conf,
-                    f"{t['input_tokens']}/{t['output_tokens']}",
+                    f"{t['input_tokens']}/{t['output_tokens']}"
+                    + (" (cached)" if t.get("cached") else ""),
                 ]
             )
         title = f"round {r}" + (" (initial)" if r == 0 else "")

@@ -12,6 +12,10 @@ A result row is one JSON object per (item, method), as the runner writes it::
       "input_tokens": 1234,            # prompt tokens, all calls of this item
       "output_tokens": 567,            # completion tokens, all calls of this item
       "calls": 6,                      # model calls (agents, summarisers, evaluators)
+      "cached_calls": 0,               # of which replayed from the call cache (--cache)
+      "cached_input_tokens": 512,      # optional: of input_tokens, the provider's cache reads
+      "reasoning_tokens": 0,           # optional: of output_tokens, hidden reasoning
+      "usage_by_source": {"paid": {"calls": 6, ...}},  # optional: paid and cached calls
       "ncomm": 6,                      # pairwise context transfers (SVR-MAD's NComm)
       "rounds": 2,                     # rounds run, in the method's own convention
       "wall_s": 3.2,                   # wall time of the item
@@ -38,6 +42,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypedDict
 
+from debategraph.eval.bill import Bill, bill_cost, bill_of
 from debategraph.eval.dynamics import (
     RoundStats,
     RoundZeroVote,
@@ -91,8 +96,13 @@ class MethodSummary(TypedDict):
             it started from. NaN when ``vote_k`` is ``None``.
         wall_s_total: Sum of wall times.
         wall_s_mean: Mean wall time per item.
-        cost: Total cost when prices are given, else ``None``.
+        cost: Total cost of the paid calls when prices are given, else ``None``: calls
+            replayed from the call cache cost nothing, the provider's cached input tokens
+            take the cached-input price (:mod:`debategraph.eval.bill`).
         cost_per_item: Mean cost per item when prices are given, else ``None``.
+        cached_calls: Calls replayed from the call cache (counted in ``calls``).
+        bill: The paid calls' tokens (the provider's cached input and reasoning tokens
+            among them) beside the replayed calls' (:class:`debategraph.eval.bill.Bill`).
         tokens_by_kind: Per call kind, summed ``input_tokens`` and ``output_tokens``.
         answer_sources: Answer turns by source (``declared``, ``fallback``, ``none``),
             summed over the rows that record them; ``None`` when no row does.
@@ -154,6 +164,8 @@ class MethodSummary(TypedDict):
     wall_s_mean: float
     cost: float | None
     cost_per_item: float | None
+    cached_calls: int
+    bill: Bill
     tokens_by_kind: dict[str, dict[str, int]]
     answer_sources: dict[str, int] | None
     answer_sources_rows: int
@@ -408,7 +420,8 @@ def summarize_method(
     Args:
         method: The method label.
         rows: That method's rows.
-        prices: ``{"input": $ per token, "output": $ per token}``, or ``None``.
+        prices: ``{"input": $ per token, "output": $ per token}`` (and optionally
+            ``"cached_input"``), or ``None``.
 
     Returns:
         The summary.
@@ -420,7 +433,8 @@ def summarize_method(
     low, high = item_wilson_interval(correct, n, distinct_items(scored))
     input_tokens, output_tokens = _total(scored, "input_tokens"), _total(scored, "output_tokens")
     calls, ncomm, wall = _total(scored, "calls"), _total(scored, "ncomm"), _total(scored, "wall_s")
-    cost = _cost(input_tokens, output_tokens, prices)
+    bill = bill_of(scored)
+    cost = bill_cost(bill, prices)
     sources, sources_rows = answer_sources(scored)
     turns = sum(sources.values()) if sources is not None else None
     spending = [row for row in rows if row.get("requests") is not None]
@@ -461,6 +475,8 @@ def summarize_method(
         wall_s_mean=_ratio(wall, n),
         cost=cost,
         cost_per_item=None if cost is None else _ratio(cost, n),
+        cached_calls=bill["cached_calls"],
+        bill=bill,
         tokens_by_kind=tokens_by_kind(scored),
         answer_sources=sources,
         answer_sources_rows=sources_rows,
@@ -506,16 +522,6 @@ def _gate(rows: Sequence[Row]) -> dict[str, Any] | None:
     }
 
 
-def _cost(
-    input_tokens: int, output_tokens: int, prices: Mapping[str, float] | None
-) -> float | None:
-    if prices is None:
-        return None
-    if not {"input", "output"} <= set(prices):
-        raise ValueError(f"prices needs 'input' and 'output' ($ per token), got {dict(prices)}")
-    return input_tokens * prices["input"] + output_tokens * prices["output"]
-
-
 def summarize(
     rows: Iterable[Row], prices: Mapping[str, float] | None = None
 ) -> dict[str, MethodSummary]:
@@ -523,7 +529,8 @@ def summarize(
 
     Args:
         rows: Result rows of any number of methods (see the module docstring).
-        prices: ``{"input": $ per token, "output": $ per token}`` to compute costs.
+        prices: ``{"input": $ per token, "output": $ per token}`` (and optionally
+            ``"cached_input"``, the provider's cached-input price) to compute costs.
 
     Returns:
         Method -> summary, methods in first-seen order.

@@ -29,6 +29,7 @@ from typing import Any
 
 from debategraph.eval.dynamics import round_dynamics, vote_at_round
 from debategraph.methods.registry import get_rule
+from debategraph.policies.accounting import DETAIL_FIELDS, usage_by_source, usage_totals
 from debategraph.policies.answers import answers_match
 from debategraph.policies.ballots import DEFAULT_POINTS, BallotKind
 from debategraph.policies.decisions import apply_rule, rule_options
@@ -91,8 +92,8 @@ def rescore(
         seed: The run's seed; random tie-breaks use ``derive_seed(seed, row id)``.
         label: The new rows' ``method``: ``"{label}"`` formatted with ``method`` and ``rule``
             (default ``"{method} [{rule}]"``).
-        **options: The rule's options (e.g. Free-MAD's ``weights``). ``credibility`` takes
-            each agent's weight from the row's ``agent_models`` unless ``weights`` is given.
+        **options: The rule's options (e.g. Free-MAD's ``weights``). A rule that takes
+            ``models`` (``credibility``) gets the row's ``agent_models`` unless given.
 
     Returns:
         New rows: ``method``, ``answer``, ``correct``, ``abstained`` and ``decision`` updated;
@@ -114,8 +115,8 @@ def rescore(
             kwargs = dict(options)
             if "tie_policy" in takes:
                 kwargs.setdefault("tie_policy", tie_policy)
-            if rule == "credibility" and "weights" not in kwargs:
-                kwargs["weights"] = _credibilities(row, len(path.agents))
+            if "models" in takes and "models" not in kwargs and "weights" not in kwargs:
+                kwargs["models"] = _agent_models(row, rule, len(path.agents))
             inputs: dict[str, int] = {}
             if needs.ballot is not None:
                 points = kwargs.get("points", DEFAULT_POINTS)
@@ -124,7 +125,9 @@ def rescore(
                 kwargs["judged"] = _row_judged(row, rule)
             if "rankings" in takes and "rankings" not in kwargs:  # council-rank: the row's
                 kwargs["rankings"] = (row.get("method_state") or {}).get("rankings")
-            decision = apply_rule(rule, path, seed=derive_seed(seed, str(row["id"])), **kwargs)
+            decision = apply_rule(
+                fn, path, rule_name=rule, seed=derive_seed(seed, str(row["id"])), **kwargs
+            )
             task: TaskKind = row.get("task") or "number"
             new.update(
                 answer=decision.answer,
@@ -178,16 +181,14 @@ def _row_judged(row: Row, rule: str) -> dict[str, Any]:
     return judged
 
 
-def _credibilities(row: Row, n: int) -> list[float]:
-    from debategraph.policies.mdm import label_credibility
-
+def _agent_models(row: Row, rule: str, n: int) -> list[str]:
     models = row.get("agent_models")
     if not isinstance(models, list) or len(models) != n:
         raise ValueError(
             f"row {row.get('method')}/{row.get('id')} stores no agent_models: the "
-            "credibility rule needs each agent's model (pass weights=...)"
+            f"{rule} rule needs each agent's model (pass weights=...)"
         )
-    return [label_credibility(str(m)) for m in models]
+    return [str(m) for m in models]
 
 
 def sid_et_arm(
@@ -267,6 +268,9 @@ def _first_answer_only(row: Row, answer: Any, correct: bool) -> dict[str, Any]:
     used = {k: int(record.get(k) or 0) for k in ("input_tokens", "output_tokens")}
     attempts = int(first[0].get("attempts") or 1) if first else 1
     confidences = row.get("round_confidences") or [[None]]
+    # The bill of the one call kept: replayed or paid, and what the provider billed apart.
+    by_source = usage_by_source(first[:1]) if first else {"paid": {"calls": 1, **used}}
+    kept = usage_totals(first[:1]) if first else {}
     return {
         "answer": answer,
         "correct": correct,
@@ -279,6 +283,9 @@ def _first_answer_only(row: Row, answer: Any, correct: bool) -> dict[str, Any]:
         "round_answers": [[answer]],
         "round_confidences": [confidences[0][:1]],
         "tokens_by_kind": {"answer": used},
+        "cached_calls": int(kept.get("cached_calls", 0)),
+        "usage_by_source": by_source,
+        **{field: kept.get(field) for field in DETAIL_FIELDS},
         "turns": first[:1],
         "answer_sources": {
             src: int(bool(first) and first[0].get("answer_source") == src)

@@ -13,7 +13,7 @@ from debategraph.eval.spend import SpendMeter
 from debategraph.models.oracle import REPLAY_SOURCES
 from debategraph.models.resolve import SIMULATED
 from debategraph.models.simulated import SimulatedDebater
-from debategraph.policies.accounting import usage_by_kind
+from debategraph.policies.accounting import DETAIL_FIELDS, usage_by_kind, usage_by_source
 from debategraph.policies.failures import describe_error as _describe_error
 from debategraph.policies.secrets import Redactor
 from debategraph.result import DebateResult
@@ -126,6 +126,7 @@ def result_row(
         The row.
     """
     usage = result.usage
+    by_source = usage_by_source(result.turns)
     row = {
         "method": arm.label,
         "id": item.id,
@@ -139,6 +140,9 @@ def result_row(
         "input_tokens": usage["input_tokens"],
         "output_tokens": usage["output_tokens"],
         "calls": usage["calls"],
+        "cached_calls": usage["cached_calls"],
+        **{field: usage[field] for field in DETAIL_FIELDS if field in usage},
+        "usage_by_source": by_source,
         "ncomm": result.ncomm,
         "rounds": result.rounds,
         "agents": len(result.agents),
@@ -167,9 +171,9 @@ def result_row(
         row.update(budget_of=arm.budget_of, budget=arm.budget)
     if "gate" in result.method_state:  # whether the gate let the debate go on
         row["gate"] = result.method_state["gate"]
-    if spend is not None:
-        used = {"used_input": usage["input_tokens"], "used_output": usage["output_tokens"]}
-        row.update(spend.record(**used))
+    if spend is not None:  # replayed turns made no request: only paid ones are used spend
+        paid = by_source["paid"]
+        row.update(spend.record(used_input=paid["input_tokens"], used_output=paid["output_tokens"]))
     return row
 
 

@@ -19,8 +19,11 @@ Items start one at a time, as call slots free up (see
 
 Transient model errors are retried by the call nodes' LangGraph ``RetryPolicy``; a debate
 that still fails becomes a failed row (``error`` says what failed, without secrets) and is run
-again on the next run. Rows are appended as they finish (see :mod:`debategraph.eval.store`)
-and not kept in memory; running the same command again resumes.
+again on the next run. When :data:`~debategraph.eval.breaker.DOWN_STREAK` debates in a row
+could not connect to their model server, the run stops with
+:class:`~debategraph.eval.breaker.ServerDownError` and writes no row for them (see
+:mod:`debategraph.eval.breaker`). Rows are appended as they finish (see
+:mod:`debategraph.eval.store`) and not kept in memory; running the same command again resumes.
 
 Budget matching: an arm with ``budget_of="du"`` runs self-consistency with as many samples as
 ``du`` made model calls on that item (``agents = calls``, 0 rounds, majority vote); it is
@@ -42,6 +45,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from debategraph.eval.arms import Arm, arms_for, budget_arms, check_arms, screen_arm
+from debategraph.eval.breaker import Breaker, ServerDownError
 from debategraph.eval.budget import TURN_FIELDS, budget_digest
 from debategraph.eval.cut_short import CUT_SHORT, log_cut_short
 from debategraph.eval.datasets import Item
@@ -66,6 +70,7 @@ __all__ = [
     "EvalOutcome",
     "Plan",
     "Progress",
+    "ServerDownError",
     "arms_for",
     "budget_arms",
     "check_arms",
@@ -112,7 +117,8 @@ SUMMARY_FIELDS = frozenset(
         "correct", "abstained", "input_tokens", "output_tokens", "calls", "ncomm", "rounds",
         "agents", "parse_failures", "wall_s", "round_answers", "tokens_by_kind",
         "answer_sources", "requests", "failed_requests", "wasted_input_tokens",
-        "wasted_output_tokens", "gate", "screen", "turns", "seed",
+        "wasted_output_tokens", "gate", "screen", "turns", "seed", "cached_calls",
+        "cached_input_tokens", "reasoning_tokens", "usage_by_source",
     }
 )  # fmt: skip
 """The fields of a row that :func:`debategraph.eval.metrics.summarize` reads: what
@@ -454,6 +460,9 @@ async def run_eval(
         ValueError: ``concurrency`` below 1, ``rps`` not above 0, repeated item ids, or
             ``seeds`` empty, repeated or not integers.
         OutputBusyError: Another process is writing ``out_dir``.
+        ServerDownError: :data:`~debategraph.eval.breaker.DOWN_STREAK` debates in a row
+            could not connect to their model server: the run stopped, the debates in
+            progress were cancelled, and none of them left a row (resume runs them).
     """
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
@@ -499,9 +508,11 @@ async def run_eval(
         cut_short = CUT_SHORT.get()
         token = CUT_SHORT.set([]) if cut_short is None else None
         noted = len(cut_short or ())
+        breaker = Breaker(writer, cut_short=CUT_SHORT.get())
         try:
             if first is not None:
-                peak = await executor.run(job, itertools.chain([first], work), writer)
+                peak = await executor.run(job, itertools.chain([first], work), breaker)
+                breaker.flush()
         finally:
             wall = time.perf_counter() - start
             results.close()

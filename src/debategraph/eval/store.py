@@ -26,6 +26,8 @@ from typing import Any, BinaryIO, NamedTuple
 
 from filelock import FileLock, Timeout
 
+from debategraph.errors import DataError
+
 RESULTS_FILE = "results.jsonl"
 """Name of the results file inside a results directory."""
 
@@ -56,11 +58,11 @@ _FINISHED_FIELDS: dict[str, tuple[type, ...]] = {
 _FAILED_FIELDS: dict[str, tuple[type, ...]] = {"method": (str,), "id": (str,), "error": (str,)}
 
 
-class SettingsMismatchError(RuntimeError):
+class SettingsMismatchError(DataError, RuntimeError):
     """The results directory was written with other settings; the message says what to do."""
 
 
-class OutputBusyError(RuntimeError):
+class OutputBusyError(DataError, RuntimeError):
     """Another process is writing the results directory."""
 
 

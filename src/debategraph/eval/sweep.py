@@ -40,35 +40,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from debategraph.errors import ConfigurationError
+from debategraph.eval.eval_options import EvalOptions
 from debategraph.eval.runner import Arm
+from debategraph.state.settings_table import arm_keys, closest, declarations
 
-RUN_KEYS = {
-    "dataset": str,
-    "limit": int,
-    "seed": int,
-    "seeds": list,
-    "ids": str,
-    "path": str,
-    "concurrency": int,
-    "rps": float,
-    "out": str,
-    "cache": str,
-    "match_budget": object,  # true, "calls" or "tokens"
-    "texts": bool,
-    "only_contested": bool,
-    "engine": str,
-    "address": str,
-    "workers": int,
-}
-"""Top-level keys of a sweep file besides ``settings`` and ``arms``, with their types."""
-
-ARM_KEYS = frozenset(
-    {"agents", "models", "model", "options", "max_attempts", "retry_backoff", "gate"}
-)
-"""Arm (and shared) settings that are not ``DebateContext`` fields."""
+RUN_KEYS: dict[str, Any] = {s.name: s.toml for s in declarations(EvalOptions) if s.toml}
+"""Top-level keys of a sweep file besides ``settings`` and ``arms``, with their types (read
+from :class:`~debategraph.eval.eval_options.EvalOptions`)."""
 
 
-class SweepError(ValueError):
+class SweepError(ConfigurationError):
     """A sweep file that cannot be run; the message names the file, the key and the fix."""
 
 
@@ -133,20 +115,25 @@ def _check_type(where: str, value: object, kind: type) -> None:
         raise SweepError(f"{where} must be {kind.__name__}, got {value!r}")
 
 
-def _setting_names() -> set[str]:
-    from debategraph.state.context import DebateContext
-
-    return set(DebateContext.__dataclass_fields__) | ARM_KEYS
+def _misplaced(key: str, here: str) -> str:
+    """``key`` named with where it belongs (or the valid key it was likely meant as)."""
+    if here == "top" and key in arm_keys():
+        return f"{key} (a debate setting: put it in [settings] or an arm)"
+    if here != "top" and key in RUN_KEYS:
+        return f"{key} (it belongs at the top level of the file)"
+    valid = arm_keys() if here != "top" else [*RUN_KEYS, "settings", "arms"]
+    close = closest(str(key), valid)
+    return f"{key} (did you mean {close}?)" if close else str(key)
 
 
 def _arm_settings(where: str, method: str, values: Mapping[str, Any]) -> dict[str, Any]:
     from debategraph.methods.registry import PluginError, get_method
 
-    unknown = sorted(set(values) - _setting_names())
+    unknown = sorted(set(values) - arm_keys())
     if unknown:
         raise SweepError(
-            f"{where}: unknown setting(s) {', '.join(unknown)}; valid: "
-            f"{', '.join(sorted(_setting_names()))}"
+            f"{where}: unknown setting(s) {', '.join(_misplaced(k, where) for k in unknown)}; "
+            f"valid: {', '.join(sorted(arm_keys()))}"
         )
     settings = dict(values)
     if "options" in settings:
@@ -177,13 +164,28 @@ def load_sweep(path: str | Path) -> Sweep:
             an unknown method, a bad option, or rounds for a method that does not debate;
             the message names the file and the key.
     """
-    from debategraph.methods.registry import PluginError, get_method
-    from debategraph.nodes.start import check_rounds
-    from debategraph.state.context import DebateConfigError
-
     file = Path(path)
+    data = _read(file)
+    _check_top_level(file, data)
+    shared = data.get("settings", {})
+    if not isinstance(shared, Mapping):
+        raise SweepError(f"{file}: [settings] must be a table")
+    arms_data = data.get("arms")
+    if not isinstance(arms_data, Mapping) or not arms_data:
+        raise SweepError(f'{file}: add at least one arm, e.g. [arms.du] with method = "du"')
+    arms = [_arm(f"{file}: arms.{label}", label, spec, shared) for label, spec in arms_data.items()]
+    selection = {k: data.get(k) for k in ("limit", "seed", "ids", "path")}
+    run: dict[str, Any] = {
+        k: data[k] for k in RUN_KEYS if k in data and k not in {"dataset", *selection}
+    }
+    run.setdefault("out", str(Path("results") / file.stem))
+    return Sweep(dataset=data["dataset"], selection=selection, run=run, arms=arms)
+
+
+def _read(file: Path) -> dict[str, Any]:
+    """The TOML of a sweep file, or a SweepError saying why it cannot be read."""
     try:
-        data = tomllib.loads(file.read_text(encoding="utf-8"))
+        return tomllib.loads(file.read_text(encoding="utf-8"))
     except OSError as exc:
         raise SweepError(f"cannot read {file}: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
@@ -192,10 +194,14 @@ def load_sweep(path: str | Path) -> Sweep:
         ) from None
     except tomllib.TOMLDecodeError as exc:
         raise SweepError(f"{file} is not valid TOML: {exc}") from None
+
+
+def _check_top_level(file: Path, data: Mapping[str, Any]) -> None:
+    """The top-level keys: known (a misplaced one says where it belongs), typed, complete."""
     unknown = sorted(set(data) - set(RUN_KEYS) - {"settings", "arms"})
     if unknown:
         raise SweepError(
-            f"{file}: unknown key(s) {', '.join(unknown)}; valid: "
+            f"{file}: unknown key(s) {', '.join(_misplaced(k, 'top') for k in unknown)}; valid: "
             f"{', '.join([*RUN_KEYS, 'settings', 'arms'])}"
         )
     if "dataset" not in data:
@@ -209,45 +215,37 @@ def load_sweep(path: str | Path) -> Sweep:
         raise SweepError(
             f'{file}: match_budget must be true, "calls" or "tokens", got {data["match_budget"]!r}'
         )
-    shared = data.get("settings", {})
-    if not isinstance(shared, Mapping):
-        raise SweepError(f"{file}: [settings] must be a table")
-    arms_data = data.get("arms")
-    if not isinstance(arms_data, Mapping) or not arms_data:
-        raise SweepError(f'{file}: add at least one arm, e.g. [arms.du] with method = "du"')
-    arms: list[Arm] = []
-    for label, spec in arms_data.items():
-        where = f"{file}: arms.{label}"
-        if not isinstance(spec, Mapping):
-            raise SweepError(f"{where} must be a table")
-        method = spec.get("method")
-        if not isinstance(method, str):
-            raise SweepError(
-                f"{where}.method must be a method name or 'package.module:ATTR', got {method!r}"
-            )
-        try:
-            get_method(method)
-        except PluginError as exc:
-            raise SweepError(f"{where}.method: {exc}") from None
-        own = {k: v for k, v in spec.items() if k != "method"}
-        values = {**shared, **own}
+
+
+def _arm(where: str, label: str, spec: object, shared: Mapping[str, Any]) -> Arm:
+    """One ``[arms.LABEL]`` table over the shared ``[settings]``, checked."""
+    from debategraph.methods.registry import PluginError, get_method
+    from debategraph.nodes.start import check_rounds
+    from debategraph.state.context import DebateConfigError
+
+    if not isinstance(spec, Mapping):
+        raise SweepError(f"{where} must be a table")
+    method = spec.get("method")
+    if not isinstance(method, str):
+        raise SweepError(
+            f"{where}.method must be a method name or 'package.module:ATTR', got {method!r}"
+        )
+    try:
         baseline = get_method(method)
-        if isinstance(own.get("rounds"), int) and not isinstance(own["rounds"], bool):
-            try:
-                check_rounds(baseline, own["rounds"])
-            except DebateConfigError as exc:
-                raise SweepError(f"{where}.rounds: {exc}") from None
-        if not baseline.debates:  # shared settings must not turn a baseline into a debate
-            for key in ("rounds", "agents") if baseline.default_agents == 1 else ("rounds",):
-                if key not in own:
-                    values.pop(key, None)
-        gate = values.pop("gate", None)
-        if gate is not None:
-            method = _gated(where, method, gate)
-        arms.append(Arm(label, method, _arm_settings(where, method, values)))
-    selection = {k: data.get(k) for k in ("limit", "seed", "ids", "path")}
-    run: dict[str, Any] = {
-        k: data[k] for k in RUN_KEYS if k in data and k not in {"dataset", *selection}
-    }
-    run.setdefault("out", str(Path("results") / file.stem))
-    return Sweep(dataset=data["dataset"], selection=selection, run=run, arms=arms)
+    except PluginError as exc:
+        raise SweepError(f"{where}.method: {exc}") from None
+    own = {k: v for k, v in spec.items() if k != "method"}
+    values = {**shared, **own}
+    if isinstance(own.get("rounds"), int) and not isinstance(own["rounds"], bool):
+        try:
+            check_rounds(baseline, own["rounds"])
+        except DebateConfigError as exc:
+            raise SweepError(f"{where}.rounds: {exc}") from None
+    if not baseline.debates:  # shared settings must not turn a baseline into a debate
+        for key in ("rounds", "agents") if baseline.default_agents == 1 else ("rounds",):
+            if key not in own:
+                values.pop(key, None)
+    gate = values.pop("gate", None)
+    if gate is not None:
+        method = _gated(where, method, gate)
+    return Arm(label, method, _arm_settings(where, method, values))

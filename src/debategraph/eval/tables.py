@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from debategraph.eval.bill_table import bill_section
 from debategraph.eval.dynamics import RoundStats
 from debategraph.eval.metrics import MethodSummary, Row, is_failed
 from debategraph.eval.results import SIMULATED_NOTE, SOURCE_TITLES, Group, group_sources
@@ -305,7 +306,7 @@ def spending_table(summaries: Mapping[str, MethodSummary]) -> str:
             [
                 s["method"],
                 f"{s['requests']:,}",
-                f"{s['calls']:,}",
+                f"{s['bill']['paid_calls']:,}",  # a replayed call made no request
                 f"{s['failed_requests']:,}",
                 f"{s['wasted_tokens']:,}",
                 f"{s['failed_item_tokens']:,}",
@@ -440,10 +441,12 @@ def render_markdown(
             "",
             "Requests include retries; failed requests are errors and rejected replies (e.g. "
             "empty); wasted tokens are those of replies that arrived but were not used, "
-            "failed items included.",
+            "failed items included. Calls kept are the paid ones (calls replayed from the "
+            "cache made no request).",
         ]
         for group in spending:
             out += ["", f"{group.title}:", "", spending_table(group.summaries)]
+    out += bill_section(groups, with_cost=with_cost)
     if pareto:
         out += ["", pareto]
     if plots:

@@ -15,6 +15,7 @@ from debategraph.nodes.call import CallTask, make_call_node
 from debategraph.nodes.decide import make_decide_node
 from debategraph.nodes.observe import make_observe_node
 from debategraph.nodes.plan import make_dispatch, make_plan_node
+from debategraph.nodes.replay import ReplayMarkingCache
 from debategraph.nodes.retry import MODEL_RETRY
 from debategraph.nodes.route import make_router
 from debategraph.nodes.start import make_start_node
@@ -148,7 +149,7 @@ def build_debate_graph(
         retry_policy=retry_policy,
         cache_policy=cache_policy,
         parser=parser,
-    ).compile(name="round", cache=cache)
+    ).compile(name="round", cache=ReplayMarkingCache.of(cache))
     graph: StateGraph[DebateState, DebateContext, DebateRequest, DebateOutput] = StateGraph(
         DebateState,
         context_schema=DebateContext,

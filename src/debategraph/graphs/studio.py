@@ -16,14 +16,15 @@ it was likely meant as. A graph drops input keys its input schema lacks in the s
 these graphs refuse a misspelt input key (``{"questions": ...}``) by name before the run.
 
 The repository's ``langgraph.json`` is :func:`studio_config` of the built-in methods
-(``python -m debategraph.graphs.studio`` prints it; a test keeps the two equal). A plugin's
-methods get their graphs here too: list them in your own ``langgraph.json``.
+(``python -m debategraph.graphs.studio`` prints it; a test keeps the two equal). A plugin
+exports its methods from a two-line module of its own package and writes its own
+``langgraph.json`` with :func:`studio_config` (see its docstring).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import Any
 
 from langgraph.graph.state import CompiledStateGraph
@@ -102,28 +103,51 @@ for _name in method_names():
     globals()[attribute(_name)] = graph(_name)
 
 
-def studio_config(*, builtin_only: bool = True) -> dict[str, Any]:
-    """The ``langgraph.json`` content that exports a Studio graph per registered method.
+def studio_config(
+    methods: Sequence[str] | None = None,
+    *,
+    path: str = STUDIO_FILE,
+    dependencies: Sequence[str] = (".",),
+    builtin_only: bool = True,
+) -> dict[str, Any]:
+    """The ``langgraph.json`` content that exports a Studio graph per method.
+
+    A plugin exports its own methods from a module of its own package, two lines long::
+
+        from debategraph.graphs.studio import graph
+        review = graph("review")
+
+    and writes its ``langgraph.json`` with ``studio_config(["review"],
+    path="./src/debate_review/studio.py")``.
 
     Args:
-        builtin_only: Only debategraph's own methods (the repository's file); ``False``
-            adds every installed plugin's.
+        methods: The methods to export, by name (each attribute of ``path`` is the name with
+            dashes as underscores). Default: every registered method, the built-ins only
+            unless ``builtin_only`` is off.
+        path: The module holding the graphs, as ``langgraph.json`` finds it (relative to
+            the file). Default: this module in debategraph's repository.
+        dependencies: The packages ``langgraph dev`` installs (``"."``: the project itself).
+        builtin_only: Without ``methods``: only debategraph's own methods (the repository's
+            file); ``False`` adds every installed plugin's.
 
     Returns:
         The configuration, ready for ``json.dump``.
+
+    Raises:
+        PluginError: An unknown method in ``methods``.
     """
-    plugins, _ = method_plugins()
+    if methods is not None:
+        chosen = [get_method(name) for name in methods]
+    else:
+        plugins, _ = method_plugins()
+        chosen = [p.value for p in plugins if p.builtin or not builtin_only]
     graphs = {
-        p.name: {
-            "path": f"{STUDIO_FILE}:{attribute(p.name)}",
-            "description": p.value.description,
-        }
-        for p in plugins
-        if p.builtin or not builtin_only
+        m.name: {"path": f"{path}:{attribute(m.name)}", "description": m.description}
+        for m in chosen
     }
     return {
         "$schema": "https://langgra.ph/schema.json",
-        "dependencies": ["."],
+        "dependencies": list(dependencies),
         "python_version": PYTHON_VERSION,
         "graphs": graphs,
     }

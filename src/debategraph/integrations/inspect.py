@@ -156,6 +156,10 @@ def _ai_message(output: ModelOutput) -> AIMessage:
             output_tokens=u.output_tokens,
             total_tokens=u.input_tokens + read + written + u.output_tokens,
         )
+        if u.input_tokens_cache_read is not None:  # the provider's bill, where it was stated
+            usage["input_token_details"] = {"cache_read": u.input_tokens_cache_read}
+        if u.reasoning_tokens is not None:
+            usage["output_token_details"] = {"reasoning": u.reasoning_tokens}
     return AIMessage(content=output.completion, usage_metadata=usage, response_metadata=metadata)
 
 

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Generic, cast
 
 from typing_extensions import TypeVar
 
+from debategraph.methods.rules import get_rule, list_rules
 from debategraph.policies.answers import AnswerParser
 from debategraph.policies.ballots import DEFAULT_POINTS
 from debategraph.policies.decisions import apply_rule, rule_options
@@ -40,10 +41,6 @@ OptionsT = TypeVar("OptionsT", bound=MethodOptions, default=MethodOptions)
 
 PromptFn = Callable[[PromptInput], str]
 """A prompt template: everything a call may show in, the user message out."""
-
-
-class PlanError(RuntimeError):
-    """A method's planner returned calls the engine cannot run (a bug in the method)."""
 
 
 @dataclass(frozen=True)
@@ -158,9 +155,9 @@ def decide_by_rule(
     """Apply the decision rule in force (the context's, else the method's) to the trajectory.
 
     The rule is looked up in the registry (a registered name or a ``module:ATTR`` string).
-    Rule options come from ``context.decision_options``; the engine adds the tie policy, the
-    method's all-differ rule and, for ``credibility``, each agent's credibility from the model
-    label of its turns. Random tie-breaks are seeded per item: ``derive_seed(context.seed,
+    Rule options come from ``context.decision_options``; the engine adds, to a rule that takes
+    them, the tie policy, the method's all-differ rule and ``models``: each agent's model label
+    (from its latest turn). Random tie-breaks are seeded per item: ``derive_seed(context.seed,
     item_id or question)``, so a dataset's ties do not all fall the same way. ``overrides``
     replace engine-supplied options. ``trajectory`` replaces the answer turns' trajectory (a
     method whose agents' stances are not answer turns, such as SVR-MAD's pairwise debates).
@@ -168,14 +165,14 @@ def decide_by_rule(
     Raises:
         DebateConfigError: An unknown rule, or options the rule does not take.
     """
-    from debategraph.methods.registry import get_rule
-
     ctx = view.context
     name = ctx.decision or view.method.decision
     rule = get_rule(name)
+    latest = view.latest()
     engine: dict[str, Any] = {
         "tie_policy": ctx.tie_policy,
         "no_answer_if_all_differ": view.method.no_answer_if_all_differ,
+        "models": [latest[a]["model"] if a in latest else "simulated" for a in view.agents],
         **overrides,
     }
     accepted = rule_options(rule)
@@ -187,14 +184,6 @@ def decide_by_rule(
     groups: dict[str, str] = {}
     if threshold is not None:
         path, groups = group_trajectory(path, threshold, embeddings)
-    if name == "credibility" and "weights" not in options:
-        from debategraph.policies.mdm_scalar import label_credibility
-
-        latest = view.latest()
-        options["weights"] = [
-            label_credibility(latest[a]["model"] if a in latest else "simulated")
-            for a in view.agents
-        ]
     needs = rule_needs(rule)
     inputs: dict[str, int] = {}
     if needs.ballot is not None:
@@ -204,7 +193,9 @@ def decide_by_rule(
         options["judged"] = judged_of(view.turns)
     key = view.state.get("item_id") or view.state.get("question") or ""
     try:
-        decision = apply_rule(name, path, seed=derive_seed(ctx.seed, str(key)), **options)
+        decision = apply_rule(
+            rule, path, rule_name=name, seed=derive_seed(ctx.seed, str(key)), **options
+        )
     except (TypeError, ValueError) as exc:
         raise DebateConfigError(f"decision rule {name!r}: {exc}") from None
     if groups:
@@ -229,9 +220,13 @@ def check_rule_settings(method: Method[Any], agents: Sequence[str], ctx: DebateC
     Raises:
         DebateConfigError: An unknown rule, an option it does not take, or a bad value.
     """
-    from debategraph.methods.registry import get_rule, list_rules
-
     name = ctx.decision or method.decision
+    if ctx.decision is not None and not method.honours_decision:
+        raise DebateConfigError(
+            f"{method.name} picks its answer with its own decide hook and takes no decision "
+            f"rule, so decision {ctx.decision!r} would be ignored: leave the decision unset "
+            "(--decision, decision=, a sweep arm's decision)"
+        )
     if ctx.decision is None and name not in list_rules():
         return
     rule = get_rule(name)
@@ -260,10 +255,12 @@ def check_rule_settings(method: Method[Any], agents: Sequence[str], ctx: DebateC
             f"decision rule {name!r} does not take {', '.join(map(repr, unknown))}; it takes: "
             f"{', '.join(takes)}"
         )
-    engine = {"tie_policy": ctx.tie_policy, "no_answer_if_all_differ": False}
+    engine = {
+        "tie_policy": ctx.tie_policy,
+        "no_answer_if_all_differ": False,
+        "models": ["simulated"] * len(agents),
+    }
     given = {k: v for k, v in engine.items() if k in accepted} | options
-    if name == "credibility" and "weights" not in given:
-        given["weights"] = [1.0] * len(agents)
     same = Trajectory(list(agents), [["a"]] * len(agents), [[0.5]] * len(agents))
     needs = rule_needs(rule)
     if needs.ballot is not None:
@@ -272,7 +269,7 @@ def check_rule_settings(method: Method[Any], agents: Sequence[str], ctx: DebateC
     if needs.judge:
         given["judged"] = {"answer": "a", "agent": agents[0] if agents else None, "id": "check"}
     try:
-        apply_rule(name, same, seed=ctx.seed, **given)
+        apply_rule(rule, same, rule_name=name, seed=ctx.seed, **given)
     except (TypeError, ValueError) as exc:
         raise DebateConfigError(f"decision rule {name!r}: {exc}") from None
 
@@ -381,6 +378,13 @@ class Method(Generic[OptionsT]):
         stop: Whether the debate ends after the current round (default: the round limit, and
             consensus where the method or context asks for it).
         decide: Picks the answer (default: the decision rule by name over the trajectory).
+        takes_decision: Whether ``decide`` honours the run's decision rule (``decision=``,
+            ``--decision``, a sweep arm's ``decision``). Default: yes for the default hook, no
+            for a method's own, so a rule given to it is refused before any call rather than
+            ignored; set ``True`` when your ``decide`` calls :func:`decide_by_rule` once a
+            rule is given.
+        agent_counts: The numbers of agents the method accepts (``range(2, 9)``, ``(4, 6)``),
+            checked before any call; ``None`` (default): any number.
         options: The class of the method's typed options.
         default_options: Option values that replace the class defaults (see ``configure``).
         bind: Extra model-call keyword arguments for a call (e.g. ``logprobs=True``).
@@ -425,6 +429,8 @@ class Method(Generic[OptionsT]):
     observe: Observer[OptionsT] | None = None
     stop: StopRule[OptionsT] = default_stop
     decide: Decider[OptionsT] = decide_by_rule
+    takes_decision: bool | None = None
+    agent_counts: Collection[int] | None = None
     options: type[OptionsT] = field(default=cast(Any, NoOptions))
     default_options: OptionsT | None = None
     bind: Binder[OptionsT] | None = None
@@ -463,6 +469,22 @@ class Method(Generic[OptionsT]):
             problems.append(f"plan_node must be a node name, got {self.plan_node!r}")
         elif self.plan_node in (*self.roles, "observe"):
             problems.append(f"plan_node {self.plan_node!r} clashes with a role or 'observe'")
+        if self.agent_counts is not None and (
+            not isinstance(self.agent_counts, Collection)
+            or not self.agent_counts
+            or not all(isinstance(n, int) and not isinstance(n, bool) for n in self.agent_counts)
+        ):
+            problems.append(
+                f"agent_counts must be a non-empty range or collection of integers, "
+                f"got {self.agent_counts!r}"
+            )
+        elif self.agent_counts is not None and self.default_agents not in self.agent_counts:
+            problems.append(
+                f"default_agents ({self.default_agents}) is not one of agent_counts "
+                f"{self.agent_counts!r}"
+            )
+        if self.takes_decision is not None and not isinstance(self.takes_decision, bool):
+            problems.append(f"takes_decision must be True or False, got {self.takes_decision!r}")
         if isinstance(self.system, Mapping):
             unknown = sorted(set(self.system) - set(self.prompts))
             if unknown:
@@ -471,6 +493,31 @@ class Method(Generic[OptionsT]):
             problems.append(f"system must be a text or a mapping, got {self.system!r}")
         if problems:
             raise TypeError(f"Method {self.name!r}: " + "; ".join(problems))
+
+    @property
+    def honours_decision(self) -> bool:
+        """Whether a decision rule given to a run of this method is applied (``takes_decision``)."""
+        if self.takes_decision is not None:
+            return self.takes_decision
+        return self.decide is decide_by_rule
+
+    def check_agents(self, count: int) -> None:
+        """Refuse a number of agents the method does not accept (``agent_counts``).
+
+        Raises:
+            DebateConfigError: The count, and the counts it takes.
+        """
+        counts = self.agent_counts
+        if counts is None or count in counts:
+            return
+        if isinstance(counts, range) and counts.step == 1:
+            takes = f"{counts.start} to {counts.stop - 1}"
+        else:
+            listed = [str(n) for n in sorted(counts)]
+            takes = " or ".join([", ".join(listed[:-1]), listed[-1]] if len(listed) > 1 else listed)
+        raise DebateConfigError(
+            f"{self.name} takes {takes} agents, got {count}: change --agents (agents=)"
+        )
 
     def system_for(self, template: str) -> str | None:
         """The system prompt of a call made with ``template``, if any."""

@@ -33,19 +33,21 @@ from langchain_core.embeddings import Embeddings
 from debategraph.methods import (
     Call,
     DebateView,
-    EmbeddingsSpec,
     Method,
     MethodOptions,
     Phase,
     Turn,
     answer_turns,
     call,
-    check_embeddings,
     decide_by_rule,
-    embeddings_for,
     initial_calls,
-    parse_embeddings_spec,
     presets,
+)
+from debategraph.methods.embeddings import (
+    EmbeddingsSpec,
+    check_embeddings,
+    embeddings_for,
+    parse_embeddings_spec,
 )
 from debategraph.policies.mdm_scalar import (
     NEUTRAL_CONFIDENCE,
@@ -282,6 +284,7 @@ CORTEX = Method(
     plan=plan_cortex,
     observe=observe_cortex,
     decide=decide_cortex,
+    takes_decision=True,
     options=CortexOptions,
     confidence=True,
     default_agents=5,

@@ -272,6 +272,7 @@ COUNCIL = Method(
     observe=observe,
     stop=stop,
     decide=decide,
+    takes_decision=True,
     options=CouncilOptions,
     roles=(CHAIRMAN,),
     decision=CHAIRMAN,

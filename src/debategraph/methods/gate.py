@@ -29,8 +29,10 @@ from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from debategraph.methods import DebateConfigError, DebateView, Decision, Method, get_method
+from debategraph.methods.contract import DebateView, Method
 from debategraph.policies.gate import answer_entropy, majority_confidence, plurality_share
+from debategraph.policies.types import Decision
+from debategraph.state.context import DebateConfigError
 
 GateKind = Literal["unanimous", "entropy", "confidence"]
 """What a gate measures: unanimity, the answers' entropy, or the majority's confidence."""
@@ -172,13 +174,15 @@ def gate_record(view: DebateView[Any], rule: GateRule) -> dict[str, Any]:
     return {"rule": rule.text, "value": round(value, 12), "settled": settled, "fired": not settled}
 
 
-def gated(
-    method: str | Method[Any], rule: str | GateRule = "unanimous", *, name: str | None = None
+def gate_method(
+    method: Method[Any], rule: str | GateRule = "unanimous", *, name: str | None = None
 ) -> Method[Any]:
     """``method`` behind a gate: debate only when round 0's vote is not settled.
 
+    :func:`debategraph.gated` takes the method by name as well.
+
     Args:
-        method: A method or its registered name (or ``"package.module:ATTR"``).
+        method: The method.
         rule: A :class:`GateRule` or its text: ``unanimous``, ``entropy<H``, ``confidence>C``.
         name: The gated method's name (default ``"<method>+gate-<rule>"``, e.g.
             ``du+gate-entropy-0.5``); register it to use it by name.
@@ -191,7 +195,7 @@ def gated(
         DebateConfigError: A method that does not debate (round 0 is all it does), or one
             that is gated already.
     """
-    inner = get_method(method) if isinstance(method, str) else method
+    inner = method
     gate = gate_from_text(rule) if isinstance(rule, str) else rule
     if not inner.debates:
         raise DebateConfigError(
@@ -240,6 +244,7 @@ def gated(
         observe=observe,
         stop=stop,
         decide=decide,
+        takes_decision=inner.honours_decision,
         confidence=inner.confidence or gate.kind == "confidence",
         card="docs/methods/gate.md",
     )

@@ -236,6 +236,7 @@ MAD_JUDGE = Method(
     plan=plan,
     stop=stop,
     decide=decide,
+    takes_decision=True,
     options=MadJudgeOptions,
     roles=(JUDGE,),
     decision=DECISION,

@@ -159,6 +159,7 @@ MOA = Method(
     plan=plan,
     stop=stop,
     decide=decide,
+    takes_decision=True,
     options=MoaOptions,
     roles=(AGGREGATOR,),
     decision=AGGREGATOR,

@@ -34,18 +34,20 @@ from debategraph.methods import (
     Call,
     DebateConfigError,
     DebateView,
-    EmbeddingsSpec,
     Method,
     MethodOptions,
     Phase,
     Turn,
     call,
-    check_embeddings,
     default_stop,
-    embeddings_for,
     initial_calls,
-    parse_embeddings_spec,
     presets,
+)
+from debategraph.methods.embeddings import (
+    EmbeddingsSpec,
+    check_embeddings,
+    embeddings_for,
+    parse_embeddings_spec,
 )
 from debategraph.policies.grouping import (
     assign_groups,

@@ -134,6 +134,7 @@ SELF_MOA = Method(
     plan=plan,
     stop=stop,
     decide=decide,
+    takes_decision=True,
     options=SelfMoaOptions,
     roles=(AGGREGATOR,),
     decision=AGGREGATOR,

@@ -170,6 +170,7 @@ SID_ET = Method(
     observe=observe_sid_et,
     stop=stop_sid_et,
     decide=decide_sid_et,
+    takes_decision=True,
     options=SidEtOptions,
     bind=bind_sid_et,
     default_agents=6,

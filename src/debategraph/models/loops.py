@@ -65,7 +65,7 @@ def for_this_loop(model: Any) -> Any:
 
 
 def _loop_copy(model: Any) -> Any:
-    from debategraph.models.resolve import async_http_client
+    from debategraph.models.http import async_http_client
 
     http = async_http_client(proxy=getattr(model, "openai_proxy", None))
     options: dict[str, Any] = {"http_client": http}

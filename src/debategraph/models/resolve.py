@@ -20,6 +20,8 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import Runnable
 from pydantic import SecretStr
 
+from debategraph.errors import ConfigurationError
+from debategraph.models.http import async_http_client
 from debategraph.models.loops import for_this_loop
 from debategraph.models.roster import Agent
 from debategraph.models.simulated import SimulatedDebater
@@ -37,7 +39,7 @@ _NO_LOOP: dict[tuple[Any, ...], Any] = {}
 _CHECKED: dict[tuple[Any, ...], Any] = {}
 
 
-class ModelConfigError(ValueError):
+class ModelConfigError(ConfigurationError):
     """A model spec that cannot be turned into a chat model; the message says what to fix."""
 
 
@@ -160,27 +162,6 @@ def _openai_settings(timeout: float | None) -> dict[str, Any]:
         "timeout": DEFAULT_TIMEOUT_S if timeout is None else timeout,
         "stream_usage": True,
     }
-
-
-def async_http_client(proxy: str | None = None) -> Any:
-    """A new async HTTP client for one event loop's model (through ``proxy`` if given).
-
-    It is the client the ``openai`` package makes for itself (its transport and connection
-    limits): under concurrent calls it costs less CPU per request than a default
-    ``httpx.AsyncClient`` (see ``bench/RESULTS-client.md``). Plain httpx where the package
-    does not offer one. Its response hook notes the usage of replies the client will reject
-    (:mod:`debategraph.models.wire`).
-    """
-    from debategraph.models.wire import audit_reply
-
-    hooks = {"response": [audit_reply]}
-    try:
-        from openai import DefaultAsyncHttpxClient
-    except ImportError:  # pragma: no cover - older openai packages
-        import httpx
-
-        return httpx.AsyncClient(event_hooks=hooks, proxy=proxy)
-    return DefaultAsyncHttpxClient(event_hooks=hooks, proxy=proxy)
 
 
 def resolve_model(

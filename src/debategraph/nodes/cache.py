@@ -31,9 +31,19 @@ from debategraph.state.context import DebateConfigError
 from debategraph.state.records import Turn
 
 VOLATILE_TURN_FIELDS = frozenset(
-    {"latency_s", "attempts", "input_tokens", "output_tokens", "usage_estimated"}
+    {
+        "latency_s",
+        "attempts",
+        "input_tokens",
+        "output_tokens",
+        "usage_estimated",
+        "cached_input_tokens",
+        "reasoning_tokens",
+        "cached",
+    }
 )
-"""Turn fields that differ between two runs of the same call; no part of a cache key."""
+"""Turn fields that differ between two runs of the same call; no part of a cache key (a
+replayed turn is marked ``cached``, and a later call that reads it must find its own reply)."""
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 

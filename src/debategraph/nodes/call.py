@@ -28,17 +28,18 @@ from langchain_core.runnables.config import ensure_config, merge_configs
 from langgraph.runtime import get_runtime
 from typing_extensions import TypedDict
 
+from debategraph.errors import UnusableReplyError
 from debategraph.methods.contract import Method
-from debategraph.models.resolve import Models, model_label, server_url
+from debategraph.models.resolve import Models, model_label
 from debategraph.models.roster import Agent
 from debategraph.models.token_field import with_token_limit
+from debategraph.models.usage_details import usage_details
 from debategraph.models.wire import REJECTED_USAGE
 from debategraph.nodes.patience import BOARD, Patience
 from debategraph.nodes.runnable import DualNode
 from debategraph.policies.answers import PARSERS, AnswerParser, Extraction
 from debategraph.policies.ballots import DEFAULT_POINTS, parse_ballot, strip_ballot
 from debategraph.policies.confidence import read_confidence
-from debategraph.policies.retry import UnusableReplyError, status_of
 from debategraph.policies.tokens import estimate_tokens
 from debategraph.policies.types import TaskKind
 from debategraph.policies.verdicts import parse_verdict
@@ -189,6 +190,7 @@ class UsageTotal(BaseCallbackHandler):
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.input_tokens = self.output_tokens = self.calls = 0
+        self.details: dict[str, int] = {}  # cached input and reasoning tokens, where stated
 
     def on_llm_end(self, response: Any, **kwargs: Any) -> None:
         """Add the usage of one finished model call."""
@@ -200,16 +202,23 @@ class UsageTotal(BaseCallbackHandler):
                         self.input_tokens += usage["input_tokens"]
                         self.output_tokens += usage["output_tokens"]
                         self.calls += 1
+                        for field, value in usage_details(usage).items():
+                            self.details[field] = self.details.get(field, 0) + value
 
     def usage(self) -> UsageMetadata | None:
         """The summed usage, or ``None`` when no call reported any."""
         if not self.calls:
             return None
-        return UsageMetadata(
+        usage = UsageMetadata(
             input_tokens=self.input_tokens,
             output_tokens=self.output_tokens,
             total_tokens=self.input_tokens + self.output_tokens,
         )
+        if "cached_input_tokens" in self.details:
+            usage["input_token_details"] = {"cache_read": self.details["cached_input_tokens"]}
+        if "reasoning_tokens" in self.details:
+            usage["output_token_details"] = {"reasoning": self.details["reasoning_tokens"]}
+        return usage
 
 
 def _agent_input(model: Runnable[Any, Any], messages: list[BaseMessage]) -> Any:
@@ -296,33 +305,6 @@ def run_slots(context: object, limit: int | None, *, threads: bool = False) -> A
         made = threading.BoundedSemaphore(limit) if threads else asyncio.Semaphore(limit)
         slots = context.__dict__.setdefault(key, made)
     return slots
-
-
-class ModelUnreachableError(RuntimeError):
-    """The model server could not be reached: it is down, or the URL is wrong.
-
-    Its message names the server and the fix; the failure it wraps is its ``__cause__``, so
-    the retry policy still retries it as the connection failure it is.
-    """
-
-
-def unreachable(exc: BaseException, model: Any) -> ModelUnreachableError | None:
-    """``exc`` as a :class:`ModelUnreachableError` when it is a failed connection, else ``None``.
-
-    A connection that was refused or could not be made has no HTTP status; a timeout is not
-    one (the server may be busy).
-    """
-    names = {cls.__name__ for cls in type(exc).__mro__}
-    if status_of(exc) is not None or any("Timeout" in name for name in names):
-        return None
-    if not (names & {"APIConnectionError", "ConnectError"} or isinstance(exc, ConnectionError)):
-        return None
-    where = server_url(model)
-    return ModelUnreachableError(
-        f"could not reach the model server{f' at {where}' if where else ''} "
-        f"({type(exc).__name__}: {' '.join(str(exc).split())}): start it, or fix the URL "
-        "(--base-url; base_url in Python and in a Studio context)"
-    )
 
 
 def _bound(model: BaseChatModel, kwargs: dict[str, Any]) -> Any:
@@ -511,6 +493,11 @@ def to_turn(
         model=model,
         logprobs=logprob_stats(reply),
     )
+    details = usage_details(usage)
+    if "cached_input_tokens" in details:
+        turn["cached_input_tokens"] = details["cached_input_tokens"]
+    if "reasoning_tokens" in details:
+        turn["reasoning_tokens"] = details["reasoning_tokens"]
     if reading is not None and reading.unparsed:
         turn["confidence_unparsed"] = True
     if c["kind"] == "evaluation":

@@ -12,7 +12,7 @@ import difflib
 from collections.abc import Mapping
 from typing import Any
 
-from debategraph.methods.contract import PlanError
+from debategraph.errors import PlanError
 from debategraph.state.records import Call, upgrade_call
 
 _FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {

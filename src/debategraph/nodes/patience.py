@@ -3,9 +3,12 @@
 A call gives up :func:`give_up_after` seconds after its first attempt began, whatever its
 retry policy still allows: its attempts' deadlines are cut to the time left, and a retry
 (with its backoff, or a server's ``Retry-After``) that could not start before then is not
-made; the call fails with :class:`~debategraph.policies.retry.CallGaveUpError`, which names
+made; the call fails with :class:`~debategraph.errors.CallGaveUpError`, which names
 the server, the attempts made and the time spent waiting on the server's throttling. So with
 the defaults a server that hangs is reported after 240 s, not after six 120 s timeouts.
+A call that never reaches its server (refused, unknown host, no route) stops after
+:data:`~debategraph.policies.retry.REFUSED_ATTEMPTS` attempts with
+:class:`~debategraph.errors.NoConnectionError`, whatever the policy still allows.
 
 While a call waits, it is on the :data:`BOARD` (when somebody watches it: ``debategraph run``
 prints what it is waiting for after a few seconds).
@@ -24,8 +27,17 @@ from typing import Any, ParamSpec, TypeVar
 
 from langchain_core.callbacks.manager import dispatch_custom_event
 
+from debategraph.errors import CallGaveUpError, NoConnectionError
 from debategraph.models.resolve import server_url
-from debategraph.policies.retry import CallGaveUpError, is_transient, retry_after_s
+from debategraph.nodes.unreachable import unreachable
+from debategraph.policies.retry import (
+    REFUSED_ATTEMPTS,
+    is_transient,
+    never_connected,
+    request_url,
+    retry_after_s,
+)
+from debategraph.policies.secrets import redact_url
 from debategraph.state.context import DebateContext
 
 GIVE_UP_S = 240.0
@@ -165,6 +177,7 @@ class Patience:
         self.model, self.speaker, self.policy = model, speaker, policy
         self.throttled = throttled
         self.gives_up = False
+        self.last = False  # no further attempt follows this one
 
     def deadline(self) -> float:
         """Seconds this attempt may take: the timeout, cut to the time the call has left."""
@@ -183,10 +196,15 @@ class Patience:
         """Note a failed attempt; returns the seconds of ``Retry-After`` to wait now (or 0).
 
         Decides whether the call gives up: when the next attempt, after its waits, could not
-        start (with :data:`LAST_ATTEMPT_S` to run) before the call's time is up.
+        start (with :data:`LAST_ATTEMPT_S` to run) before the call's time is up, or when it
+        never reached its server in :data:`~debategraph.policies.retry.REFUSED_ATTEMPTS`
+        attempts.
         """
         pause = next_wait_s(self.policy, self.attempt) if is_transient(exc) else None
+        if self.attempt >= REFUSED_ATTEMPTS and never_connected(exc) is not None:
+            pause = None  # a server that is down for this long is not restarting
         if pause is None:
+            self.last = True
             self.done()  # no further attempt: the failure stands as it is
             return 0.0
         wait = retry_after_s(exc) or 0.0
@@ -202,11 +220,13 @@ class Patience:
     def verdict(self, exc: Exception) -> Exception:
         """The error to raise for a failed attempt (after :meth:`failed`).
 
-        :class:`CallGaveUpError` when the call gives up; a refused connection as a
-        ``ModelUnreachableError`` naming the server; otherwise ``exc`` itself.
+        :class:`NoConnectionError` when the call's last attempt could not reach its server;
+        :class:`CallGaveUpError` when the call gives up; a failed connection that is retried as
+        a ``ModelUnreachableError`` naming the server; otherwise ``exc`` itself.
         """
-        from debategraph.nodes.call import unreachable
-
+        reason = never_connected(exc)
+        if reason is not None and (self.last or self.gives_up):
+            return self.no_connection(reason, exc)
         down = unreachable(exc, self.model)
         if not self.gives_up:
             return down or exc
@@ -223,9 +243,31 @@ class Patience:
             f"last failure: {' '.join(last.split())}"
         )
 
+    def no_connection(self, reason: str, exc: BaseException) -> NoConnectionError:
+        """The error of a call that never reached its server, naming the server and the fix."""
+        self.done()
+        url = server_url(self.model) or _request_origin(exc)
+        spent = time.time() - self.first
+        return NoConnectionError(
+            f"{self.speaker}'s model call could not connect to "
+            f"{url or 'the model server'} ({reason}; {self.attempt} attempt(s) in {spent:.0f} s): "
+            "start the server, or fix the URL (--base-url; base_url in Python and in a Studio "
+            "context)",
+            url=url,
+            reason=reason,
+        )
+
     def done(self) -> None:
         """Forget the call's throttling (it succeeded, or will not be tried again)."""
         self.throttled.pop(self.task, None)
+
+
+def _request_origin(exc: BaseException) -> str | None:
+    """The URL a failed request went to, without credentials, query or fragment."""
+    url = request_url(exc)
+    if url is None:
+        return None
+    return redact_url(url).split("?", 1)[0].split("#", 1)[0]
 
 
 @contextlib.contextmanager

@@ -15,7 +15,8 @@ from typing import Any, get_args
 from langgraph.graph import END
 from langgraph.types import Send
 
-from debategraph.methods.contract import Method, Phase, PlanError, logprob_request
+from debategraph.errors import PlanError
+from debategraph.methods.contract import Method, Phase, logprob_request
 from debategraph.models.resolve import Models, model_key
 from debategraph.models.roster import Agent
 from debategraph.nodes.call import CallTask

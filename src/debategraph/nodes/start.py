@@ -88,6 +88,7 @@ def check_settings(method: Method[Any], roster: Sequence[Agent], ctx: DebateCont
             f"agents must be at most {MAX_AGENTS}, got {len(names)} "
             "(set allow_large, or --allow-large, to go beyond)"
         )
+    method.check_agents(len(names))
     ctx.validate(names, single_model=method.single_model)
     check_rounds(method, ctx.rounds)
     check_rule_settings(method, names, ctx)

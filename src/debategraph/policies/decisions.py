@@ -1,16 +1,18 @@
 """The built-in decision rules, and how any rule is applied with its options.
 
 A decision rule is a function ``rule(trajectory, **options) -> Decision``. The built-ins are
-registered by name in the ``debategraph.rules`` entry-point group, as any plugin's rules are
-(see :mod:`debategraph.methods.registry`):
+registered by name in the ``debategraph.rules`` entry-point group, as any plugin's rules are;
+names are resolved above this floor (:mod:`debategraph.methods.rules`), so everything here
+takes the rule function itself:
 
 * ``majority`` (:func:`majority_rule`, ``Decision.rule`` ``"majority"``): ``tie_policy``,
   ``seed``, ``no_answer_if_all_differ``;
 * ``freemad`` (:func:`freemad_rule`, ``"freemad_score"``): ``weights`` (W), ``decay``,
   ``seed``;
 * ``reconcile`` (:func:`reconcile_rule`, ``"reconcile_weighted"``): ``recalibrate``;
-* ``credibility`` (:func:`credibility_rule`, ``"weighted_vote"``): ``weights`` (one per agent,
-  required), ``no_answer_if_all_differ``.
+* ``credibility`` (:func:`credibility_rule`, ``"weighted_vote"``): ``weights`` (one per agent)
+  or ``models`` (each agent's model label, which the engine supplies to any rule that takes
+  it), ``no_answer_if_all_differ``.
 
 The decision protocols (``supermajority``, ``unanimity``, the ballot rules ``approval``,
 ``cumulative``, ``ranked``, and ``judge``) are in :mod:`debategraph.policies.protocols`.
@@ -29,6 +31,7 @@ from numbers import Real
 from typing import Any, get_args
 
 from debategraph.policies.freemad import DEFAULT_WEIGHTS, freemad_decision, inverse_round
+from debategraph.policies.mdm_scalar import label_credibility
 from debategraph.policies.reconcile import reconcile_decision
 from debategraph.policies.types import Answer, Decision, Trajectory
 from debategraph.policies.voting import TiePolicy, majority_vote
@@ -149,38 +152,35 @@ def credibility_rule(
     trajectory: Trajectory,
     *,
     weights: Sequence[float] | None = None,
+    models: Sequence[str] | None = None,
     no_answer_if_all_differ: bool = False,
 ) -> Decision:
-    """Per-agent weighted vote over the final answers; ``weights`` is required."""
+    """Per-agent weighted vote over the final answers.
+
+    The weights are ``weights`` when given, else each agent's credibility ``1/L(N, M)`` from
+    the label of its model (``models``, one per agent), as CortexDebate weighs its agents.
+    """
     if weights is None:
-        raise ValueError("the 'credibility' rule needs weights: one float per agent")
+        if models is None:
+            raise ValueError(
+                "the 'credibility' rule needs weights (one float per agent) or each agent's model"
+            )
+        weights = [label_credibility(str(m)) for m in models]
     return credibility_vote(
         trajectory.final_answers(), weights, no_answer_if_all_differ=no_answer_if_all_differ
     )
 
 
-def _resolve(rule: str | RuleFn) -> RuleFn:
-    """A rule function, looked up in the registry when given by name."""
-    if callable(rule):
-        return rule
-    from debategraph.methods.registry import get_rule
-
-    return get_rule(rule)
-
-
-def rule_options(rule: str | RuleFn) -> frozenset[str]:
-    """Names of the keyword options that a rule takes.
+def rule_options(rule: RuleFn) -> frozenset[str]:
+    """Names of the keyword options that a rule function takes.
 
     Args:
-        rule: A rule function, a registered rule name or a ``module:ATTR`` string.
+        rule: The rule function.
 
     Returns:
         The option names (``seed`` included only where the rule uses it).
-
-    Raises:
-        ValueError: ``rule`` is not registered.
     """
-    return frozenset(_accepted(_resolve(rule)))
+    return frozenset(_accepted(rule))
 
 
 def _accepted(fn: RuleFn) -> set[str]:
@@ -194,9 +194,10 @@ def _accepted(fn: RuleFn) -> set[str]:
 
 
 def apply_rule(
-    rule: str | RuleFn,
+    rule: RuleFn,
     trajectory: Trajectory,
     *,
+    rule_name: str | None = None,
     tie_policy: TiePolicy = "first",
     seed: int = 0,
     no_answer_if_all_differ: bool = False,
@@ -211,9 +212,10 @@ def apply_rule(
     otherwise accepted without effect.
 
     Args:
-        rule: A rule function, a registered rule name (``majority``, ``freemad``,
-            ``reconcile``, ``credibility``, or a plugin's) or a ``module:ATTR`` string.
+        rule: The rule function (a name is looked up by
+            :func:`debategraph.methods.rules.apply_rule`).
         trajectory: Every agent's answer (and confidence) in every round.
+        rule_name: The rule's name in error messages (default: the function's name).
         tie_policy: ``majority``: ``first``, ``random`` or ``confidence``.
         seed: Seed of randomised tie-breaks (``majority`` with ``random``, ``freemad``).
         no_answer_if_all_differ: ``majority`` and ``credibility``: "no answer" when two or
@@ -227,12 +229,11 @@ def apply_rule(
         The rule's decision.
 
     Raises:
-        ValueError: Unknown rule (the message lists the valid names), an option the rule
-            does not take, or an invalid option value.
+        ValueError: An option the rule does not take, or an invalid option value.
     """
-    fn = _resolve(rule)
+    fn = rule
     accepted = _accepted(fn)
-    name = rule if isinstance(rule, str) else getattr(fn, "__name__", "this rule")
+    name = rule_name or getattr(fn, "__name__", "this rule")
     common: dict[str, tuple[object, object]] = {
         "tie_policy": (tie_policy, "first"),
         "no_answer_if_all_differ": (no_answer_if_all_differ, False),
@@ -260,7 +261,3 @@ def apply_rule(
     if not isinstance(decision, Decision):
         raise TypeError(f"decision rule {name!r} returned {decision!r}, not a Decision")
     return decision
-
-
-decide = apply_rule
-"""The name :func:`apply_rule` had before plugins (``decide("majority", trajectory)``)."""

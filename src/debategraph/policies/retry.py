@@ -3,12 +3,19 @@
 Retried: connection failures, timeouts, HTTP 408, 409, 429 and 5xx, and replies that arrived
 unusable (malformed JSON, no choices, empty content, no finish reason). Never retried: other
 4xx (a bad request, a bad key, an unknown model: retrying cannot fix them), a call that ran
-out of time (:class:`CallGaveUpError`) and errors in our own code. Exceptions
+out of time (:class:`debategraph.errors.CallGaveUpError`) and errors in our own code. Exceptions
 are classified by their HTTP status and class names, so provider SDKs need not be imported.
+
+A call that never reached its server (the connection was refused, the host name did not
+resolve, no route led there: :func:`never_connected`) is retried only while it has made fewer
+than :data:`REFUSED_ATTEMPTS` attempts, so that a server restarting for a second or two does
+not fail a run, and a server that is down is reported within seconds
+(:class:`debategraph.errors.NoConnectionError`).
 """
 
 from __future__ import annotations
 
+import errno
 import math
 from collections.abc import Iterator
 
@@ -17,6 +24,16 @@ RETRY_STATUS = frozenset({408, 409, 429})
 
 RETRY_AFTER_CAP_S = 30.0
 """The longest ``Retry-After`` wait honoured, in seconds."""
+
+REFUSED_ATTEMPTS = 3
+"""Attempts a call makes at most while no connection to its server can be made (the first
+included): with the default backoff the retries come after 1 s and 2 s (plus up to 1 s of
+jitter each), so a server that is down is reported within 5 s."""
+
+_NO_CONNECTION_ERRNOS = frozenset(
+    {errno.ECONNREFUSED, errno.EHOSTUNREACH, errno.ENETUNREACH, errno.EADDRNOTAVAIL}
+)
+_NO_CONNECTION_NAMES = frozenset({"ConnectError", "NewConnectionError", "NameResolutionError"})
 
 _TRANSIENT_NAMES = frozenset(
     {
@@ -42,16 +59,8 @@ _TRANSIENT_NAMES = frozenset(
 )
 
 
-class UnusableReplyError(RuntimeError):
-    """A model reply arrived but cannot be used (no choices, empty content); retried."""
-
-
-class CallGaveUpError(RuntimeError):
-    """A model call ran out of time for its attempts; never retried.
-
-    Its message names the server, the attempts made, the time spent and the time the server's
-    throttling (``Retry-After``) took; the last failure is its ``__cause__``.
-    """
+_NEVER_RETRIED = frozenset({"CallGaveUpError"})
+"""Exceptions that end a call's attempts (:class:`debategraph.errors.CallGaveUpError`)."""
 
 
 def status_of(exc: BaseException) -> int | None:
@@ -73,7 +82,7 @@ def _chain(exc: BaseException) -> Iterator[BaseException]:
 
 def is_transient(exc: BaseException) -> bool:
     """Whether a failed model call may succeed if tried again (see the module docstring)."""
-    if isinstance(exc, CallGaveUpError):
+    if any(cls.__name__ in _NEVER_RETRIED for cls in type(exc).__mro__):
         return False
     status = status_of(exc)
     if status is not None and status >= 400:
@@ -84,6 +93,52 @@ def is_transient(exc: BaseException) -> bool:
         if any(cls.__name__ in _TRANSIENT_NAMES for cls in type(link).__mro__):
             return True
     return False
+
+
+def never_connected(exc: BaseException) -> str | None:
+    """What a failed call met if it never reached its server, else ``None``.
+
+    A refused connection, a host name that did not resolve, or no route to the host, seen
+    anywhere in the exception's chain (``httpx.ConnectError``, urllib3's
+    ``NewConnectionError``, ``ConnectionRefusedError``, ``socket.gaierror``). A timeout is
+    not one (a busy server may still answer), nor is a failure with an HTTP status.
+
+    Returns:
+        The innermost failure's message (``[Errno 111] Connection refused``), or ``None``.
+    """
+    if status_of(exc) is not None:
+        return None
+    found = False
+    reasons: list[tuple[bool, str]] = []  # (carries an errno, message) of each OS error
+    for link in _chain(exc):
+        names = {cls.__name__ for cls in type(link).__mro__}
+        if isinstance(link, TimeoutError) or any("Timeout" in name for name in names):
+            return None
+        if (
+            isinstance(link, ConnectionRefusedError)
+            or names & _NO_CONNECTION_NAMES
+            or "gaierror" in names
+            or (isinstance(link, OSError) and link.errno in _NO_CONNECTION_ERRNOS)
+        ):
+            found = True
+        if isinstance(link, OSError) and str(link):
+            reasons.append((link.errno is not None, " ".join(str(link).split())))
+    if not found:
+        return None
+    with_errno = [text for has, text in reasons if has]
+    return (with_errno or [text for _, text in reasons] or ["no connection"])[-1]
+
+
+def request_url(exc: BaseException) -> str | None:
+    """The URL of the request a failed call made, if its exception carries one (httpx's)."""
+    for link in _chain(exc):
+        try:  # httpx's errors raise RuntimeError for a request they were not given
+            url = getattr(getattr(link, "request", None), "url", None)
+        except RuntimeError:
+            continue
+        if url is not None:
+            return str(url)
+    return None
 
 
 def retry_after_s(exc: BaseException, cap: float = RETRY_AFTER_CAP_S) -> float | None:

@@ -8,7 +8,7 @@ with the highest score as the receiver and lets up to ``S`` disagreeing agents c
 The debate ends when a receiver keeps its answer against at least ``C`` challengers, or when
 the budget ``B_max = S * (k + m)`` is spent; then a two-level vote decides.
 
-Pure functions over plain values, no LangGraph; ``debategraph.graphs.svr`` runs them.
+Pure functions over plain values, no LangGraph; ``debategraph.methods.svr`` runs them.
 Agents are identified by their index in agent order; an answer of ``None`` is an abstention.
 """
 

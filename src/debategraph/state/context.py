@@ -9,18 +9,21 @@ Python, Studio and the command line reject bad settings with the same message.
 from __future__ import annotations
 
 import difflib
+import functools
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, fields
 from typing import Any, get_args
 from urllib.parse import urlsplit
 
 from pydantic import ConfigDict
 
+from debategraph.errors import ConfigurationError
 from debategraph.policies.attack import choose_cut_off
 from debategraph.policies.secrets import redact_url
 from debategraph.policies.voting import TiePolicy
 from debategraph.state.options import MethodOptions
+from debategraph.state.setting import Setting, integer, number, one_of, setting
 
 MAX_AGENTS = 64
 """Most agents a debate may have unless ``allow_large`` is set."""
@@ -32,7 +35,11 @@ MAX_TEMPERATURE = 2.0
 """Highest sampling temperature unless ``allow_large`` is set (OpenAI's own bound)."""
 
 
-class DebateConfigError(ValueError):
+REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
+"""The ``reasoning_effort`` values OpenAI's API and vLLM take."""
+
+
+class DebateConfigError(ConfigurationError):
     """Invalid debate settings, caught before any model is called; the message says what to fix."""
 
 
@@ -45,70 +52,221 @@ class DebateContext:
 
     __pydantic_config__ = ConfigDict(use_attribute_docstrings=True)
 
-    agents: int | None = None
+    agents: int | None = setting(
+        "debate", help="Number of agents (method default).", check=integer(1, "at least 1")
+    )
     """Number of agents. Must equal the graph's roster when given; build a graph for another
     roster with ``build_debate_graph(method, agents=N)``."""
-    rounds: int | None = None
+    rounds: int | None = setting(
+        "debate",
+        help="Debate rounds after the initial answers (method default); cot, sc and mav never "
+        "debate: run refuses rounds above 0 for them, eval leaves them out of theirs.",
+        check=integer(0, "0 or more"),
+    )
     """Debate rounds after the first answers (0: none; unset: the method's); cot, sc, mav take 0."""
-    models: list[str] | None = None
+    models: list[str] | None = setting(
+        "debate",
+        flag="--model",
+        help="'simulated' (default), 'provider:model', or a name served at --base-url; "
+        "repeat to give each agent its own.",
+        cli_type=list[str] | None,
+        parse="models",
+        voting=True,
+    )
     """Model specs: one for every agent or one per agent. ``simulated`` (offline),
     ``provider:model`` (e.g. ``openai:gpt-4o-mini``), or a model name served at ``base_url``."""
-    base_url: str | None = None
+    base_url: str | None = setting(
+        "debate", help="OpenAI-compatible endpoint for --model names.", voting=True
+    )
     """An OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp) serving the named models."""
-    role_models: dict[str, str] = field(default_factory=dict)
+    role_models: dict[str, str] = setting("debate", factory=dict)
     """Model specs for a method's roles (``summarizer``, ``evaluator``); the first agent's
     model by default."""
-    seed: int = 0
+    seed: int = setting(
+        "debate",
+        default=0,
+        help="Seed of every random choice.",
+        commands=("run",),
+        cli_type=int,
+        voting=True,
+        check=integer(),
+    )
     """Seed of everything random: simulated models, tie-breaks, cut-off agents."""
-    tie_policy: TiePolicy = "first"
+    tie_policy: TiePolicy = setting(
+        "debate",
+        default="first",
+        help="Majority-vote ties: first, random or confidence.",
+        cli_type=str,
+        voting=True,
+    )
     """How majority-vote ties are broken: ``first``, ``random`` or ``confidence``."""
-    decision: str | None = None
+    decision: str | None = setting(
+        "debate", help="Decision rule overriding the method's own (debategraph rules lists them)."
+    )
     """A decision rule by name (``majority``, ``freemad``, ``reconcile``, ``credibility``,
     ``supermajority``, ``unanimity``, ``approval``, ``cumulative``, ``ranked``, ``judge``, a
     plugin's, or ``package.module:ATTR``), overriding the method's own."""
-    decision_options: dict[str, Any] = field(default_factory=dict)
+    decision_options: dict[str, Any] = setting(
+        "debate",
+        factory=dict,
+        flag="--decision-option",
+        help="KEY=VALUE option of the decision rule (e.g. weights=20,25,30,20); repeat.",
+        cli_type=list[str] | None,
+        parse="pairs",
+    )
     """Options of the decision rule, e.g. Free-MAD's ``weights``."""
-    method_options: dict[str, Any] | MethodOptions = field(default_factory=dict)
+    method_options: dict[str, Any] | MethodOptions = setting(
+        "debate",
+        factory=dict,
+        key="options",
+        flag="--option",
+        help="KEY=VALUE option of the method (e.g. prune=top_k for cortex); repeat. "
+        "See the method's card in docs/methods.",
+        cli_type=list[str] | None,
+        parse="method_pairs",
+    )
     """The method's options (see its card in ``docs/methods``); unknown keys are errors."""
-    anonymize: bool = True
+    anonymize: bool = setting("debate", default=True)
     """Show peers' turns without their names."""
-    stop_on_consensus: bool | None = None
+    stop_on_consensus: bool | None = setting("debate")
     """Stop once all agents agree; the method's default if unset."""
-    cut_off: list[str] = field(default_factory=list)
+    cut_off: list[str] = setting(
+        "attack",
+        factory=list,
+        help="Communication attack: this agent reads no peers; repeat.",
+        commands=("run",),
+        cli_type=list[str] | None,
+        parse="list",
+    )
     """Agents that receive no peer turns (the communication attack)."""
-    attack: bool = False
+    attack: bool = setting(
+        "attack",
+        default=False,
+        help="Communication attack on one agent, chosen with --seed.",
+        commands=("run",),
+    )
     """Cut off one agent, chosen with ``seed``."""
-    attack_ratio: float | None = None
+    attack_ratio: float | None = setting(
+        "attack",
+        help="Communication attack on this proportion of agents (0 to 1).",
+        commands=("run",),
+    )
     """Cut off this proportion of agents (0 to 1), chosen with ``seed``."""
-    adversaries: dict[str, str] = field(default_factory=dict)
+    adversaries: dict[str, str] = setting(
+        "attack",
+        factory=dict,
+        flag="--adversary",
+        help="AGENT=ANSWER: the agent argues for this wrong answer; repeat.",
+        commands=("run",),
+        cli_type=list[str] | None,
+        parse="agent_pairs",
+        form=("AGENT=ANSWER", "a3=42"),
+    )
     """Adversarial agents, each mapped to the wrong answer it argues for."""
-    personas: dict[str, str] = field(default_factory=dict)
+    personas: dict[str, str] = setting(
+        "debate",
+        factory=dict,
+        flag="--persona",
+        help="AGENT=TEXT: the agent's role prompt, its system prompt on every call "
+        "(e.g. a1='You are a careful accountant.'); repeat.",
+        commands=("run",),
+        cli_type=list[str] | None,
+        parse="agent_pairs",
+        form=("AGENT=TEXT", "a1='You are a careful reviewer.'"),
+    )
     """A role prompt per agent (``{"a1": "You are a careful accountant."}``), sent as the
     system prompt of each of that agent's calls, before the method's own; any method."""
-    settings: str | None = None
+    settings: str | None = setting(
+        "generation",
+        help="A sampling preset of the method: 'paper' is the temperature, top-p and top-k "
+        "its paper ran with (see its card); --temperature, --top-p and --top-k win.",
+    )
     """A sampling preset of the method: ``paper`` is the temperature, top-p and top-k its
     paper ran with (see the method's card). ``temperature``, ``top_p`` and ``top_k`` given
     here win over the preset's."""
-    temperature: float | None = None
+    temperature: float | None = setting(
+        "generation",
+        help="Sampling temperature of every call.",
+        sent=True,
+        voting=True,
+        check=number(),
+    )
     """Sampling temperature of every model call; the model's default if unset."""
-    top_p: float | None = None
+    top_p: float | None = setting(
+        "generation",
+        help="Nucleus-sampling top-p of every call.",
+        sent=True,
+        voting=True,
+        check=number(lambda p: 0 < p <= 1, "above 0 and at most 1"),
+    )
     """Nucleus-sampling ``top_p`` of every model call; the model's default if unset."""
-    top_k: int | None = None
+    top_k: int | None = setting(
+        "generation",
+        help="Sample among the K most likely tokens (vLLM, llama.cpp, Ollama; not OpenAI's "
+        "API); 0 sends none, even when --settings has one.",
+        sent="nonzero",
+        voting=True,
+        check=integer(0, "0 (none) or more"),
+    )
     """Sample among the ``top_k`` most likely tokens (vLLM, llama.cpp and Ollama take it,
     OpenAI's API does not); ``0`` sends none, even when the preset has one."""
-    max_tokens: int | None = None
+    max_tokens: int | None = setting(
+        "generation",
+        help="Most tokens generated per call.",
+        sent=True,
+        voting=True,
+        check=integer(1, "at least 1"),
+    )
     """Most tokens a model may generate per call; the model's default if unset."""
-    stop: list[str] | None = None
+    stop: list[str] | None = setting(
+        "generation",
+        help="A stop sequence; repeat.",
+        cli_type=list[str] | None,
+        parse="list",
+        sent=True,
+        voting=True,
+    )
     """Stop sequences of every model call."""
-    timeout: float | None = None
+    frequency_penalty: float | None = setting(
+        "generation",
+        help="Penalty (-2 to 2) on tokens by how often they already occur in the reply "
+        "(OpenAI's API, vLLM, llama.cpp).",
+        sent=True,
+        voting=True,
+        check=number(lambda p: -2 <= p <= 2, "between -2 and 2"),
+    )
+    """Penalise tokens by how often they already occur in the reply (-2 to 2), sent as the
+    ``frequency_penalty`` of every call on an OpenAI-wire server; the model's default if
+    unset."""
+    reasoning_effort: str | None = setting(
+        "generation",
+        help="How hard a reasoning model thinks: "
+        + ", ".join(REASONING_EFFORTS)
+        + " (OpenAI's reasoning models, GPT-OSS on vLLM).",
+        sent=True,
+        voting=True,
+        check=one_of(REASONING_EFFORTS),
+    )
+    """How hard a reasoning model thinks before it answers (``low``, ``medium``, ``high``...),
+    sent as the ``reasoning_effort`` of every call (OpenAI's reasoning models, GPT-OSS served
+    by vLLM); the model's default if unset."""
+    timeout: float | None = setting(
+        "generation",
+        help="Seconds one model call may take, its whole reply included, before it fails "
+        "and is retried.",
+        voting=True,
+        check=number(lambda s: s > 0, "more than 0 seconds"),
+    )
     """Seconds a model request may take before it fails (and is retried)."""
-    logprobs: bool = False
+    logprobs: bool = setting("generation", default=False, help="Ask every call for token logprobs.")
     """Ask every model call for token logprobs (methods that need them ask on their own)."""
-    max_concurrency: int | None = None
+    max_concurrency: int | None = setting("generation", check=integer(1, "at least 1"))
     """Most model calls of this debate in flight at once (unset: as many as a round makes).
     Set 1 for a local server that serves one request at a time (llama.cpp without parallel
     slots truncates concurrent streamed replies)."""
-    allow_large: bool = False
+    allow_large: bool = setting(
+        "debate", default=False, help="Allow more than 64 agents or 20 rounds."
+    )
     """Allow more than 64 agents or 20 rounds, and a temperature above 2."""
 
     def __new__(cls, *args: Any, **kwargs: Any) -> DebateContext:
@@ -121,20 +279,14 @@ class DebateContext:
         return super().__new__(cls)
 
     def __post_init__(self) -> None:
-        _check_int("agents", self.agents, minimum=1, none_ok=True, message="at least 1")
-        _check_int("rounds", self.rounds, minimum=0, none_ok=True, message="0 or more")
-        if not self.allow_large:
-            if self.agents is not None and self.agents > MAX_AGENTS:
-                raise DebateConfigError(
-                    f"agents must be at most {MAX_AGENTS}, got {self.agents} "
-                    "(set allow_large, or --allow-large, to go beyond)"
-                )
-            if self.rounds is not None and self.rounds > MAX_ROUNDS:
-                raise DebateConfigError(
-                    f"rounds must be at most {MAX_ROUNDS}, got {self.rounds} "
-                    "(set allow_large, or --allow-large, to go beyond)"
-                )
-        _check_int("seed", self.seed, minimum=None)
+        for name, declared, optional in _declared():
+            value = getattr(self, name)
+            if declared.check is None or (value is None and optional):
+                continue
+            problem = declared.check(name, value)
+            if problem is not None:
+                raise DebateConfigError(problem)
+        self._check_size()
         if self.models is not None:
             self.models = _model_specs(self.models)
         if self.base_url is not None:
@@ -143,14 +295,32 @@ class DebateContext:
             raise DebateConfigError(
                 f"tie policy must be first, random or confidence, got {self.tie_policy!r}"
             )
-        if self.decision is not None:
-            if not isinstance(self.decision, str) or not self.decision.strip():
-                raise DebateConfigError(
-                    f"decision must be a rule name or 'package.module:ATTR', got {self.decision!r}"
-                )
-            from debategraph.methods.registry import get_rule
+        if self.decision is not None and (
+            not isinstance(self.decision, str) or not self.decision.strip()
+        ):
+            raise DebateConfigError(
+                f"decision must be a rule name or 'package.module:ATTR', got {self.decision!r}"
+            )
+        self._check_mappings()
+        self._check_attack()
+        self._check_generation()
 
-            get_rule(self.decision)  # an unknown rule is refused with the valid names
+    def _check_size(self) -> None:
+        """At most 64 agents and 20 rounds unless ``allow_large`` is set."""
+        if self.allow_large:
+            return
+        for name, value, most in (
+            ("agents", self.agents, MAX_AGENTS),
+            ("rounds", self.rounds, MAX_ROUNDS),
+        ):
+            if value is not None and value > most:
+                raise DebateConfigError(
+                    f"{name} must be at most {most}, got {value} "
+                    "(set allow_large, or --allow-large, to go beyond)"
+                )
+
+    def _check_mappings(self) -> None:
+        """The settings given per agent, role or option name are mappings of good values."""
         for name in ("decision_options", "role_models", "adversaries", "personas"):
             if not isinstance(getattr(self, name), Mapping):
                 raise DebateConfigError(f"{name} must be a mapping, got {getattr(self, name)!r}")
@@ -160,22 +330,6 @@ class DebateContext:
                 f"got {self.method_options!r}"
             )
         self.role_models = {str(k): _model_specs([v])[0] for k, v in self.role_models.items()}
-        self.cut_off = _names("cut_off", self.cut_off)
-        if self.attack_ratio is not None or self.attack:
-            if self.cut_off:
-                raise DebateConfigError(
-                    "give either cut_off agents or attack / attack_ratio, not both"
-                )
-            ratio = self.attack_ratio
-            if ratio is not None and (
-                isinstance(ratio, bool)
-                or not isinstance(ratio, int | float)
-                or not 0 <= ratio <= 1
-                or not math.isfinite(ratio)
-            ):
-                raise DebateConfigError(
-                    f"attack ratio must be a number in [0, 1], got {self.attack_ratio!r}"
-                )
         for agent, target in self.adversaries.items():
             if not isinstance(target, str) or not target.strip():
                 raise DebateConfigError(
@@ -186,18 +340,27 @@ class DebateContext:
                 raise DebateConfigError(
                     f"persona of {agent} must be a non-empty role prompt, got {persona!r}"
                 )
-        self._check_generation()
+
+    def _check_attack(self) -> None:
+        """Cut-off agents by name, or an attack by count or ratio, not both."""
+        self.cut_off = _names("cut_off", self.cut_off)
+        if self.attack_ratio is None and not self.attack:
+            return
+        if self.cut_off:
+            raise DebateConfigError("give either cut_off agents or attack / attack_ratio, not both")
+        ratio = self.attack_ratio
+        if ratio is not None and (
+            isinstance(ratio, bool)
+            or not isinstance(ratio, int | float)
+            or not 0 <= ratio <= 1
+            or not math.isfinite(ratio)
+        ):
+            raise DebateConfigError(
+                f"attack ratio must be a number in [0, 1], got {self.attack_ratio!r}"
+            )
 
     def _check_generation(self) -> None:
         """Generation settings in the ranges providers accept (checked before any call)."""
-        for name in ("temperature", "top_p", "timeout"):
-            value = getattr(self, name)
-            if value is not None and (
-                isinstance(value, bool)
-                or not isinstance(value, int | float)
-                or not math.isfinite(value)
-            ):
-                raise DebateConfigError(f"{name} must be a finite number, got {value!r}")
         if self.temperature is not None and not (
             0 <= self.temperature <= MAX_TEMPERATURE or (self.allow_large and self.temperature >= 0)
         ):
@@ -205,15 +368,6 @@ class DebateContext:
                 f"temperature must be between 0 and {MAX_TEMPERATURE:g}, got {self.temperature} "
                 "(set allow_large, or --allow-large, for a server that takes more)"
             )
-        if self.top_p is not None and not 0 < self.top_p <= 1:
-            raise DebateConfigError(f"top_p must be above 0 and at most 1, got {self.top_p}")
-        if self.timeout is not None and self.timeout <= 0:
-            raise DebateConfigError(f"timeout must be more than 0 seconds, got {self.timeout}")
-        _check_int("max_tokens", self.max_tokens, minimum=1, none_ok=True, message="at least 1")
-        _check_int("top_k", self.top_k, minimum=0, none_ok=True, message="0 (none) or more")
-        _check_int(
-            "max_concurrency", self.max_concurrency, minimum=1, none_ok=True, message="at least 1"
-        )
         if self.settings is not None and (
             not isinstance(self.settings, str) or not self.settings.strip()
         ):
@@ -288,15 +442,23 @@ class DebateContext:
         return [a for a in agents if a in set(self.cut_off)]
 
     def generation(self) -> dict[str, Any]:
-        """The generation settings that are set, as model call keyword arguments."""
-        settings = {
-            "temperature": self.temperature,
-            "top_p": self.top_p,
-            "top_k": self.top_k or None,
-            "max_tokens": self.max_tokens,
-            "stop": self.stop,
-        }
-        return {k: v for k, v in settings.items() if v is not None}
+        """The generation settings that are set, as model call keyword arguments.
+
+        They are the settings declared ``sent`` (see :mod:`debategraph.state.setting`); one
+        sent ``"nonzero"`` is left out at 0.
+        """
+        settings = {}
+        for name, declared, _ in _declared():
+            value = getattr(self, name) if declared.sent else None
+            if value is not None and (value or declared.sent is True):
+                settings[name] = value
+        return settings
+
+
+@functools.cache
+def _declared() -> tuple[tuple[str, Setting, bool], ...]:
+    """Each field's declaration, and whether the field may be ``None`` unchecked."""
+    return tuple((f.name, f.metadata["setting"], f.default is None) for f in fields(DebateContext))
 
 
 def unknown_keys(given: Mapping[str, Any]) -> None:
@@ -316,17 +478,6 @@ def unknown_keys(given: Mapping[str, Any]) -> None:
     raise DebateConfigError(
         f"unknown context key(s) {', '.join(hints)}; valid keys: {', '.join(sorted(fields))}"
     )
-
-
-def _check_int(
-    name: str, value: object, *, minimum: int | None, none_ok: bool = False, message: str = ""
-) -> None:
-    if value is None and none_ok:
-        return
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise DebateConfigError(f"{name} must be an integer, got {value!r}")
-    if minimum is not None and value < minimum:
-        raise DebateConfigError(f"{name} must be {message}, got {value}")
 
 
 def _names(field_name: str, value: object) -> list[str]:

@@ -13,11 +13,12 @@ from typing import Annotated, Any, NotRequired
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
+from debategraph.errors import PlanError
 from debategraph.policies.types import TaskKind
 from debategraph.state.records import Call, Turn, upgrade_turn
 
 
-class DuplicateTurnError(ValueError):
+class DuplicateTurnError(PlanError, ValueError):
     """Two different turns were recorded under one id: a planner issued a call id twice."""
 
 

@@ -74,6 +74,12 @@ class Turn(TypedDict):
         confidence_unparsed: The response stated a confidence that could not be read.
         ballot: The ballot a decision rule asked for: ``kind``, ``candidates`` (the answers
             its labels stand for) and ``vote`` (the ballot read, ``None`` when spoiled).
+        cached_input_tokens: Of ``input_tokens``, those the provider served from its prompt
+            cache (billed at its cached-input price), when the provider says.
+        reasoning_tokens: Of ``output_tokens``, the model's hidden reasoning, when the
+            provider says.
+        cached: True when the turn was replayed from the call cache (``--cache``): no request
+            was made, and its tokens and latency are those of the run that paid for it.
     """
 
     id: str
@@ -97,6 +103,9 @@ class Turn(TypedDict):
     attempts: NotRequired[int]
     confidence_unparsed: NotRequired[bool]
     ballot: NotRequired[dict[str, Any]]
+    cached_input_tokens: NotRequired[int]
+    reasoning_tokens: NotRequired[int]
+    cached: NotRequired[bool]
 
 
 def _renamed(record: str, old: str, new: str) -> None:

@@ -13,8 +13,10 @@ import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
+from debategraph.errors import DataError
 
-class DatasetFormatError(ValueError):
+
+class DatasetFormatError(DataError):
     """A question set is malformed; the message names each bad line and how to fix it."""
 
 

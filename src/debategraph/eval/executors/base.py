@@ -89,8 +89,11 @@ class Executor(Protocol):
         """Run every unit of ``work``, handing each row to ``deliver`` as it is finished.
 
         ``work`` is read lazily, in plan order; ``deliver`` is called on the caller's event
-        loop. A failed debate is a row with an ``error`` field; an error in the setup
-        (``DebateConfigError``) or a bug ends the run with that exception.
+        loop. A failed debate is a row with an ``error`` field (marked ``unreachable`` when
+        it could not connect: see :mod:`debategraph.eval.breaker`, whose
+        ``ServerDownError``, raised by ``deliver``, must end the run and cancel the debates
+        in progress); an error in the setup (``DebateConfigError``) or a bug ends the run
+        with that exception.
 
         Returns:
             The most model calls in flight at once (summed over workers).

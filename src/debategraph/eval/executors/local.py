@@ -19,6 +19,7 @@ from langchain_core.rate_limiters import InMemoryRateLimiter
 
 from debategraph.api import DebateConfigError, arun, call_cache
 from debategraph.eval.arms import Arm
+from debategraph.eval.breaker import mark_unreachable
 from debategraph.eval.budget import budget_digest, budget_settings
 from debategraph.eval.cut_short import note_cut_short
 from debategraph.eval.datasets import Item
@@ -159,6 +160,9 @@ class ItemRunner:
     ) -> dict[str, Any]:
         """One arm on one item: its row, a failed row if the debate failed.
 
+        A failed row whose debate could not connect to its model server is marked for the
+        driver's breaker (:func:`~debategraph.eval.breaker.mark_unreachable`).
+
         Args:
             arm: The arm.
             item: The question.
@@ -188,9 +192,10 @@ class ItemRunner:
                 except Exception as exc:
                     wall = time.perf_counter() - start
                     error = describe_error(exc, self.redact)
-                    return error_row(
+                    row = error_row(
                         arm, item, error, wall_s=wall, dataset=dataset, spend=meter, seed=seed
                     )
+                    return mark_unreachable(row, exc, self.redact)
             try:
                 settings = budget_settings(arm.budget, settings, base, price)
             except ValueError as exc:
@@ -218,7 +223,8 @@ class ItemRunner:
         except Exception as exc:
             wall = time.perf_counter() - start
             error = describe_error(exc, self.redact)
-            return error_row(arm, item, error, wall_s=wall, dataset=dataset, spend=meter, seed=seed)
+            row = error_row(arm, item, error, wall_s=wall, dataset=dataset, spend=meter, seed=seed)
+            return mark_unreachable(row, exc, self.redact)
         wall = time.perf_counter() - start
         return result_row(
             arm,

@@ -17,6 +17,7 @@ math (``turns``, standard library only) and its prompts (``prompts``) beside the
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,7 +28,6 @@ from debategraph.methods import (
     Method,
     MethodOptions,
     NoOptions,
-    Planner,
     call,
     initial_calls,
     presets,
@@ -78,7 +78,7 @@ TEMPLATES: dict[Paradigm, str] = {
 }
 
 
-def paradigm_planner(paradigm: Paradigm) -> Planner[Any]:
+def paradigm_planner(paradigm: Paradigm) -> Callable[[DebateView[Any]], list[Call] | None]:
     """The planner of one paradigm: round 0 alone, then its phases of speakers.
 
     Args:

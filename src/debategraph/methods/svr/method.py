@@ -208,6 +208,7 @@ SVR = Method(
     observe=observe_svr,
     stop=stop_svr,
     decide=decide_svr,
+    takes_decision=True,
     options=SvrOptions,
     bind=bind_svr,
     decision="svr",

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from debategraph.methods import LOGPROBS_HELP, DebateConfigError, DebateView, Turn, unanimous
+from debategraph.methods import LOGPROBS_HELP, DebateConfigError, DebateView, Turn
 from debategraph.methods.svr.options import SvrOptions
 from debategraph.policies.survival import (
     MissingLogprobs,
@@ -25,6 +25,7 @@ from debategraph.policies.survival import (
     select,
     survival_rate,
 )
+from debategraph.policies.voting import unanimous
 
 View = DebateView[SvrOptions]
 

@@ -1,0 +1,139 @@
+"""What a method's rows cost on the provider's invoice: paid calls only, at the cached price.
+
+Two caches meet here and must not be confused:
+
+* the **call cache** (``--cache``): a call it replays made no request and costs nothing in
+  this run (its turn is marked ``cached``; the row counts it in ``cached_calls`` and keeps its
+  tokens under ``usage_by_source.cached``);
+* the **provider's prompt cache**: a paid call whose prompt began like an earlier one may have
+  some of its input tokens served from the provider's cache (``cached_input_tokens``, a part
+  of ``input_tokens``), billed at the provider's cached-input price.
+
+The bill of a set of rows counts the paid calls' tokens; the cost prices their input tokens
+at the input price except the provider-cached ones, which take the cached-input price (the
+input price when none is given), and their output tokens (reasoning included) at the output
+price.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, TypedDict
+
+Row = Mapping[str, Any]
+
+NAN = float("nan")
+
+
+class Bill(TypedDict):
+    """The paid and the replayed part of some rows' calls.
+
+    Attributes:
+        paid_calls: Calls that made a request (retries aside: see ``requests``).
+        cached_calls: Calls replayed from the call cache (no request, nothing billed).
+        input_tokens: Input tokens of the paid calls.
+        output_tokens: Output tokens of the paid calls.
+        cached_input_tokens: Of ``input_tokens``, those the provider served from its prompt
+            cache; ``None`` when no row states them.
+        reasoning_tokens: Of ``output_tokens``, the hidden reasoning; ``None`` when no row
+            states them.
+        cached_call_tokens: Input and output tokens of the replayed calls (paid by the run
+            that stored them, not again).
+        latency_s_per_call: Mean latency of a paid call; NaN when unknown.
+        cached_latency_s: Seconds the replayed calls took when they were paid (this run
+            spent none of them on the model).
+    """
+
+    paid_calls: int
+    cached_calls: int
+    input_tokens: int
+    output_tokens: int
+    cached_input_tokens: int | None
+    reasoning_tokens: int | None
+    cached_call_tokens: int
+    latency_s_per_call: float
+    cached_latency_s: float
+
+
+def _int(value: Any) -> int:
+    return int(value or 0)
+
+
+def row_parts(row: Row) -> tuple[Mapping[str, Any], Mapping[str, Any]]:
+    """A row's paid and replayed usage (a row without ``usage_by_source`` was all paid)."""
+    split = row.get("usage_by_source")
+    if isinstance(split, Mapping) and isinstance(split.get("paid"), Mapping):
+        cached = split.get("cached")
+        return split["paid"], cached if isinstance(cached, Mapping) else {}
+    paid = {k: row.get(k) for k in ("calls", "input_tokens", "output_tokens")}
+    for field in ("cached_input_tokens", "reasoning_tokens"):
+        if row.get(field) is not None:
+            paid[field] = row[field]
+    return paid, {}
+
+
+def bill_of(rows: Iterable[Row]) -> Bill:
+    """The bill of scored rows (see the module docstring).
+
+    Args:
+        rows: Result rows (failed rows are the caller's to leave out).
+
+    Returns:
+        The bill.
+    """
+    paid_calls = cached_calls = input_tokens = output_tokens = cached_tokens = 0
+    stated: dict[str, int] = {}
+    latency, timed_calls, cached_latency = 0.0, 0, 0.0
+    for row in rows:
+        paid, cached = row_parts(row)
+        paid_calls += _int(paid.get("calls"))
+        input_tokens += _int(paid.get("input_tokens"))
+        output_tokens += _int(paid.get("output_tokens"))
+        for field in ("cached_input_tokens", "reasoning_tokens"):
+            if paid.get(field) is not None:
+                stated[field] = stated.get(field, 0) + _int(paid[field])
+        if paid.get("latency_s") is not None:
+            latency += float(paid["latency_s"])
+            timed_calls += _int(paid.get("calls"))
+        cached_calls += _int(cached.get("calls"))
+        cached_tokens += _int(cached.get("input_tokens")) + _int(cached.get("output_tokens"))
+        cached_latency += float(cached.get("latency_s") or 0.0)
+    return Bill(
+        paid_calls=paid_calls,
+        cached_calls=cached_calls,
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        cached_input_tokens=stated.get("cached_input_tokens"),
+        reasoning_tokens=stated.get("reasoning_tokens"),
+        cached_call_tokens=cached_tokens,
+        latency_s_per_call=latency / timed_calls if timed_calls else NAN,
+        cached_latency_s=round(cached_latency, 4),
+    )
+
+
+def bill_cost(bill: Bill, prices: Mapping[str, float] | None) -> float | None:
+    """The bill in dollars: ``(input - cached) · in + cached · cached_in + output · out``.
+
+    Args:
+        bill: The bill.
+        prices: ``{"input": $ per token, "output": $ per token}``, and optionally
+            ``"cached_input"`` ($ per provider-cached input token; the input price without
+            it); ``None`` for no cost.
+
+    Returns:
+        The cost, or ``None`` without prices.
+
+    Raises:
+        ValueError: ``prices`` lacks ``input`` or ``output``.
+    """
+    if prices is None:
+        return None
+    if not {"input", "output"} <= set(prices):
+        raise ValueError(f"prices needs 'input' and 'output' ($ per token), got {dict(prices)}")
+    cached = bill["cached_input_tokens"] or 0
+    cached_price = prices.get("cached_input", prices["input"])
+    return (
+        (bill["input_tokens"] - cached) * prices["input"]
+        + cached * cached_price
+        + bill["output_tokens"] * prices["output"]
+    )
