@@ -157,6 +157,7 @@ def test_the_error_names_the_server_without_its_credentials(loopback):
     assert "3 attempt(s)" in message
 
 
+@pytest.mark.slow
 def test_run_on_a_port_with_nothing_listening_says_so_in_seconds():
     with closed_port() as port:
         url = f"http://127.0.0.1:{port}/v1"
@@ -271,6 +272,7 @@ def eval_command(url: str, out: Path, *more: str) -> list[str]:
             *more]  # fmt: skip
 
 
+@pytest.mark.slow
 def test_eval_on_a_port_with_nothing_listening_stops_with_one_line(tmp_path):
     with closed_port() as port:
         url = f"http://127.0.0.1:{port}/v1"
@@ -284,6 +286,7 @@ def test_eval_on_a_port_with_nothing_listening_stops_with_one_line(tmp_path):
     assert not results.exists() or results.read_text() == ""
 
 
+@pytest.mark.slow
 def test_eval_stops_when_its_server_goes_away_mid_run_and_resumes_after(loopback, tmp_path):
     out = tmp_path / "out"
     with contextlib.ExitStack() as running:
