@@ -242,6 +242,7 @@ def arm(url: str, attempts: int = 6) -> Arm:
     return Arm("cot", "cot", {**settings, "max_attempts": attempts})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("concurrency", [1, 8])
 def test_an_eval_against_a_dead_server_stops_without_failed_rows(loopback, tmp_path, concurrency):
     items = arithmetic_items(4 * DOWN_STREAK)
@@ -256,6 +257,7 @@ def test_an_eval_against_a_dead_server_stops_without_failed_rows(loopback, tmp_p
     assert cut[0]["failed_requests"] >= DOWN_STREAK * REFUSED_ATTEMPTS
 
 
+@pytest.mark.slow
 def test_an_eval_against_a_failing_server_keeps_todays_failed_rows(loopback, tmp_path):
     with serve(seed=1, fault_rates={"http500": 1.0}) as server:
         outcome = evaluate(arithmetic_items(2 * DOWN_STREAK), [arm(server.base_url, 2)],
