@@ -254,7 +254,8 @@ def main() -> None:
 
     Set ``DEBATEGRAPH_DEBUG=1`` to see the traceback (secrets redacted) as well.
 
-    The command's libraries are loaded first and then frozen out of the cyclic garbage
+    The command's libraries are loaded first (with the collector off when the console script
+    starts it, see :mod:`debategraph.entry`) and then frozen out of the cyclic garbage
     collector (``gc.freeze``): a full collection then walks only what the command makes
     rather than the whole heap of LangGraph, LangChain and pydantic objects, which an
     evaluation would otherwise pay every few hundred debates. The first generation's
