@@ -178,6 +178,21 @@ def test_rows_from_before_generation_was_nested_keep_their_settings(tmp_path):
         assert (event.config.temperature, event.config.top_p) == (0.7, 0.8)
 
 
+def test_a_secret_in_an_arms_recorded_settings_does_not_leave(tmp_path, monkeypatch):
+    run = tmp_path / "run"
+    made = runner.invoke(app, [*EVAL, "--method", "cot", "--out", str(run)])
+    assert made.exit_code == 0, made.output
+    secret = "sk-proj-0123456789abcdefghijklmnopqrstuvwxyzABCD"
+    recorded = json.loads((run / "run.json").read_text())
+    recorded["settings"]["arms"][0]["settings"]["base_url"] = f"http://h/v1?key={secret}"
+    (run / "run.json").write_text(json.dumps(recorded))  # written before the key was set
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    log = export(run, tmp_path / "logs")["cot"]
+    assert log.eval.metadata["settings"]["base_url"] == "http://h/v1?key=[redacted]"
+    assert log.eval.solver_args["base_url"] == "http://h/v1?key=[redacted]"
+    assert secret not in json.dumps(log.model_dump(mode="json"))  # the log as read back
+
+
 def test_bad_requests_are_one_line_each(tmp_path):
     missing = runner.invoke(app, ["export", str(tmp_path), "--to", "inspect"])
     assert missing.exit_code == 2 and "holds no results.jsonl" in missing.output
