@@ -260,6 +260,7 @@ def test_a_groups_points_cover_the_rows_its_summary_covers() -> None:
     (points,) = group_points(rows, groups)
     assert groups[0].summaries["du"]["n"] == 4
     assert {p["n"] for p in points} == {4}
+
     # the hand-made points of the whole arm, q3 included (du alone: its own front)
     def figures(p: ParetoPoint) -> dict[str, Any]:
         return {k: v for k, v in p.items() if k != "on_front"}

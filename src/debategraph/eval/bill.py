@@ -129,8 +129,9 @@ def bill_of(rows: Iterable[Row]) -> Bill:
 
 
 def bill_cost(bill: Bill, prices: Mapping[str, float] | None) -> float | None:
-    """The bill in dollars: ``(input - cached + unkept_in) · in + cached · cached_in +
-    (output + unkept_out) · out``.
+    """The bill in dollars, paid-but-unkept tokens included (see the module docstring).
+
+    ``(input - cached + unkept_in) · in + cached · cached_in + (output + unkept_out) · out``.
 
     Args:
         bill: The bill.

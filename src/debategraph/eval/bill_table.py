@@ -29,8 +29,7 @@ def _seconds(value: float) -> str:
 
 
 def shows_bill(summaries: Mapping[str, MethodSummary]) -> bool:
-    """Whether some method replayed calls, paid for tokens it did not keep, or its provider
-    stated cached or reasoning tokens."""
+    """Whether some method replayed calls, paid unkept tokens or was told cached/reasoning ones."""
     return any(
         s["bill"]["cached_calls"]
         or s["bill"]["cached_input_tokens"] is not None
