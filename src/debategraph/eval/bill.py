@@ -1,4 +1,4 @@
-"""What a method's rows cost on the provider's invoice: paid calls only, at the cached price.
+"""What a method's rows cost on the provider's invoice: every paid request, none replayed.
 
 Two caches meet here and must not be confused:
 
