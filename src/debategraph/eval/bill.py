@@ -82,6 +82,52 @@ def row_parts(row: Row) -> tuple[Mapping[str, Any], Mapping[str, Any]]:
     return paid, {}
 
 
+class BillTally:
+    """A bill built one row at a time (what :func:`bill_of` adds up, in one pass)."""
+
+    def __init__(self) -> None:
+        self.paid_calls = self.cached_calls = self.input_tokens = self.output_tokens = 0
+        self.cached_tokens = self.unkept_input = self.unkept_output = 0
+        self.stated: dict[str, int] = {}
+        self.latency, self.timed_calls, self.cached_latency = 0.0, 0, 0.0
+
+    def add(self, row: Row) -> None:
+        """Add one row (a failed row adds only what it paid)."""
+        self.unkept_input += _int(row.get("wasted_input_tokens"))
+        self.unkept_output += _int(row.get("wasted_output_tokens"))
+        if "error" in row:
+            return
+        paid, cached = row_parts(row)
+        self.paid_calls += _int(paid.get("calls"))
+        self.input_tokens += _int(paid.get("input_tokens"))
+        self.output_tokens += _int(paid.get("output_tokens"))
+        for field in ("cached_input_tokens", "reasoning_tokens"):
+            if paid.get(field) is not None:
+                self.stated[field] = self.stated.get(field, 0) + _int(paid[field])
+        if paid.get("latency_s") is not None:
+            self.latency += float(paid["latency_s"])
+            self.timed_calls += _int(paid.get("calls"))
+        self.cached_calls += _int(cached.get("calls"))
+        self.cached_tokens += _int(cached.get("input_tokens")) + _int(cached.get("output_tokens"))
+        self.cached_latency += float(cached.get("latency_s") or 0.0)
+
+    def bill(self) -> Bill:
+        """The bill of the rows added so far."""
+        return Bill(
+            paid_calls=self.paid_calls,
+            cached_calls=self.cached_calls,
+            input_tokens=self.input_tokens,
+            output_tokens=self.output_tokens,
+            cached_input_tokens=self.stated.get("cached_input_tokens"),
+            reasoning_tokens=self.stated.get("reasoning_tokens"),
+            cached_call_tokens=self.cached_tokens,
+            unkept_input_tokens=self.unkept_input,
+            unkept_output_tokens=self.unkept_output,
+            latency_s_per_call=self.latency / self.timed_calls if self.timed_calls else NAN,
+            cached_latency_s=round(self.cached_latency, 4),
+        )
+
+
 def bill_of(rows: Iterable[Row]) -> Bill:
     """The bill of rows (see the module docstring).
 
@@ -91,41 +137,10 @@ def bill_of(rows: Iterable[Row]) -> Bill:
     Returns:
         The bill.
     """
-    paid_calls = cached_calls = input_tokens = output_tokens = cached_tokens = 0
-    unkept_input = unkept_output = 0
-    stated: dict[str, int] = {}
-    latency, timed_calls, cached_latency = 0.0, 0, 0.0
+    tally = BillTally()
     for row in rows:
-        unkept_input += _int(row.get("wasted_input_tokens"))
-        unkept_output += _int(row.get("wasted_output_tokens"))
-        if "error" in row:
-            continue
-        paid, cached = row_parts(row)
-        paid_calls += _int(paid.get("calls"))
-        input_tokens += _int(paid.get("input_tokens"))
-        output_tokens += _int(paid.get("output_tokens"))
-        for field in ("cached_input_tokens", "reasoning_tokens"):
-            if paid.get(field) is not None:
-                stated[field] = stated.get(field, 0) + _int(paid[field])
-        if paid.get("latency_s") is not None:
-            latency += float(paid["latency_s"])
-            timed_calls += _int(paid.get("calls"))
-        cached_calls += _int(cached.get("calls"))
-        cached_tokens += _int(cached.get("input_tokens")) + _int(cached.get("output_tokens"))
-        cached_latency += float(cached.get("latency_s") or 0.0)
-    return Bill(
-        paid_calls=paid_calls,
-        cached_calls=cached_calls,
-        input_tokens=input_tokens,
-        output_tokens=output_tokens,
-        cached_input_tokens=stated.get("cached_input_tokens"),
-        reasoning_tokens=stated.get("reasoning_tokens"),
-        cached_call_tokens=cached_tokens,
-        unkept_input_tokens=unkept_input,
-        unkept_output_tokens=unkept_output,
-        latency_s_per_call=latency / timed_calls if timed_calls else NAN,
-        cached_latency_s=round(cached_latency, 4),
-    )
+        tally.add(row)
+    return tally.bill()
 
 
 def bill_cost(bill: Bill, prices: Mapping[str, float] | None) -> float | None:

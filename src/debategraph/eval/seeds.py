@@ -71,11 +71,21 @@ def seed_accuracies(rows: Iterable[Row]) -> list[SeedAccuracy]:
     """
     counts: dict[int | None, list[int]] = {}
     for row in rows:
-        if "error" in row:
-            continue
-        tally = counts.setdefault(row_seed(row), [0, 0])
-        tally[0] += 1
-        tally[1] += bool(row.get("correct"))
+        count_seed(counts, row)
+    return accuracies_of(counts)
+
+
+def count_seed(counts: dict[int | None, list[int]], row: Row) -> None:
+    """Add a row to per-seed ``[scored, correct]`` counts (a failed row adds nothing)."""
+    if "error" in row:
+        return
+    tally = counts.setdefault(row_seed(row), [0, 0])
+    tally[0] += 1
+    tally[1] += bool(row.get("correct"))
+
+
+def accuracies_of(counts: Mapping[int | None, list[int]]) -> list[SeedAccuracy]:
+    """Per-seed ``[scored, correct]`` counts as seed figures, in seed order (unnamed first)."""
     order = sorted(counts, key=lambda s: (s is not None, s or 0))
     return [
         SeedAccuracy(seed=s, items=counts[s][0], correct=counts[s][1],
@@ -93,7 +103,11 @@ def seed_spread(rows: Iterable[Row]) -> SeedSpread:
     Returns:
         The spread (see :class:`SeedSpread`).
     """
-    per_seed = seed_accuracies(rows)
+    return spread_of(seed_accuracies(rows))
+
+
+def spread_of(per_seed: list[SeedAccuracy]) -> SeedSpread:
+    """Mean, sample sd (``ddof=1``), min and max of per-seed figures (:func:`seed_spread`)."""
     values = [entry["accuracy"] for entry in per_seed]
     n = len(values)
     mean = math.fsum(values) / n if n else None
