@@ -297,7 +297,7 @@ def _simulated_arm(arm: Arm) -> bool:
 
 def _run_arms(arms: list[Arm], plan: EvalPlan) -> None:
     """Load the items, run the arms (resumably) and print the table; exit on any error."""
-    from debategraph.eval.metrics import summarize
+    from debategraph.eval.summary_stream import summarize_stream
     from debategraph.eval.tables import results_table  # not the report's: no numpy, no plots
 
     _check_plan(plan)
@@ -315,7 +315,7 @@ def _run_arms(arms: list[Arm], plan: EvalPlan) -> None:
     outcome = _execute(items, arms, plan)
     for problem in outcome.problems:
         warn(problem)
-    summary = summarize(outcome.summary_rows(), plan.price)
+    summary = summarize_stream(outcome.summary_rows(), plan.price)
     typer.echo(visible(results_table(summary, with_cost=plan.price is not None)))
     if plan.seeds is not None:
         from debategraph.eval.seeds_table import SEEDS_NOTE, seeds_table
