@@ -185,8 +185,7 @@ class MethodTally:
             self.screen["right"] += bool(row.get("correct"))
 
     def _round(self, k: int) -> dict[str, int]:
-        """Round ``k``'s tallies: its own rows', plus the last rounds of the rows that
-        stopped before it (carried forward)."""
+        """Round ``k``'s tallies: its rows', plus the carried last rounds of shorter rows."""
         total = dict(self.direct[k])
         for length, tail in self.tails.items():
             if length <= k:
