@@ -8,55 +8,80 @@ ring neighbours (the sparse "neighbour" debate of Li et al.).
 
 from __future__ import annotations
 
+from typing import Any
+
 from debategraph.methods import Method, debate_planner, full_reads, presets, ring_reads
+from debategraph.methods.contract import Topology
+from debategraph.policies.sampling import SamplingPreset
 from debategraph.prompts import du
 
-COT = Method(
-    name="cot",
-    presets=presets.paper(presets.BASELINE),
-    description="Single-agent chain of thought: one agent, one answer.",
-    prompts=du.PROMPTS,
-    plan=debate_planner(full_reads, history=False),
-    default_agents=1,
-    default_rounds=0,
+
+def _du_prompted(
+    name: str,
+    description: str,
+    *,
+    reads: Topology,
+    history: bool,
+    agents: int,
+    rounds: int,
+    paper: SamplingPreset = presets.BASELINE,
+    **fields: Any,
+) -> Method:
+    """A method with du's prompts and the plain debate planner; ``fields`` go to Method."""
+    return Method(
+        name=name,
+        presets=presets.paper(paper),
+        description=description,
+        prompts=du.PROMPTS,
+        plan=debate_planner(reads, history=history),
+        default_agents=agents,
+        default_rounds=rounds,
+        **fields,
+    )
+
+
+COT = _du_prompted(
+    "cot",
+    "Single-agent chain of thought: one agent, one answer.",
+    reads=full_reads,
+    history=False,
+    agents=1,
+    rounds=0,
     debates=False,
 )
-SC = Method(
-    name="sc",
-    presets=presets.paper(presets.BASELINE),
-    description="Self-consistency: one model sampled k times, majority vote.",
-    prompts=du.PROMPTS,
-    plan=debate_planner(full_reads, history=False),
-    default_agents=5,
-    default_rounds=0,
+SC = _du_prompted(
+    "sc",
+    "Self-consistency: one model sampled k times, majority vote.",
+    reads=full_reads,
+    history=False,
+    agents=5,
+    rounds=0,
     single_model=True,
     debates=False,
 )
-MAV = Method(
-    name="mav",
-    presets=presets.paper(presets.BASELINE),
-    description="Multi-agent voting: each agent answers once, majority vote.",
-    prompts=du.PROMPTS,
-    plan=debate_planner(full_reads, history=False),
-    default_agents=3,
-    default_rounds=0,
+MAV = _du_prompted(
+    "mav",
+    "Multi-agent voting: each agent answers once, majority vote.",
+    reads=full_reads,
+    history=False,
+    agents=3,
+    rounds=0,
     debates=False,
 )
-DU = Method(
-    name="du",
-    presets=presets.paper(presets.DU),
-    description="Du et al. debate: agents keep their history and read all peers each round.",
-    prompts=du.PROMPTS,
-    plan=debate_planner(full_reads, history=True),
-    default_agents=3,
-    default_rounds=2,
+DU = _du_prompted(
+    "du",
+    "Du et al. debate: agents keep their history and read all peers each round.",
+    reads=full_reads,
+    history=True,
+    agents=3,
+    rounds=2,
+    paper=presets.DU,
 )
-RING = Method(
-    name="ring",
-    presets=presets.paper(presets.BASELINE),
-    description="Neighbour debate: like du, but each agent reads only its ring neighbours.",
-    prompts=du.PROMPTS,
-    plan=debate_planner(ring_reads, history=True),
-    default_agents=6,
-    default_rounds=2,
+RING = _du_prompted(
+    "ring",
+    "Neighbour debate: like du, but each agent reads only its ring neighbours.",
+    reads=ring_reads,
+    history=True,
+    agents=6,
+    rounds=2,
 )
