@@ -8,10 +8,10 @@ ring neighbours (the sparse "neighbour" debate of Li et al.).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from debategraph.methods import Method, debate_planner, full_reads, presets, ring_reads
-from debategraph.methods.contract import Topology
 from debategraph.policies.sampling import SamplingPreset
 from debategraph.prompts import du
 
@@ -20,7 +20,7 @@ def _du_prompted(
     name: str,
     description: str,
     *,
-    reads: Topology,
+    reads: Callable[[Sequence[str], Mapping[str, str]], Mapping[str, Sequence[str]]],
     history: bool,
     agents: int,
     rounds: int,

@@ -8,14 +8,15 @@ plain society-of-mind prompt. See ``docs/methods/freemad.md``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
-from debategraph.methods import Method, debate_planner, full_reads, presets
-from debategraph.methods.contract import PromptFn
+from debategraph.methods import Method, PromptInput, debate_planner, full_reads, presets
 from debategraph.prompts import freemad
 
 
-def _freemad(name: str, description: str, prompts: Mapping[str, PromptFn]) -> Method:
+def _freemad(
+    name: str, description: str, prompts: Mapping[str, Callable[[PromptInput], str]]
+) -> Method:
     """A du-style debate with ``prompts``, decided by the ``freemad`` trajectory score."""
     return Method(
         name=name,
