@@ -224,21 +224,24 @@ def summary_observer(
 def _summarised(
     name: str,
     description: str,
-    *,
     paper: SamplingPreset,
     prompts: Mapping[str, Callable[[PromptInput], str]],
-    plan: Callable[[DebateView[Any]], Phase | list[Call] | None],
-    observe: Callable[[DebateView[Any]], dict[str, Any]],
     options: type[MethodOptions],
+    *,
+    shared: bool,
 ) -> Method[Any]:
-    """A debate with a summariser: five agents, two rounds, a summary phase before each."""
+    """A debate with a summariser: one ``shared`` summary a round, or one per agent."""
+    if shared:
+        plan = summary_planner(shared_summary, lambda view, a: f"r{view.round}:summary")
+    else:
+        plan = summary_planner(private_summaries, lambda view, a: f"r{view.round}:summary:{a}")
     return Method(
         name=name,
         presets=presets.paper(paper),
         description=description,
         prompts=prompts,
         plan=plan,
-        observe=observe,
+        observe=summary_observer(None if shared else du_sum_paper_tokens),
         options=options,
         roles=("summarizer",),
         default_agents=5,
@@ -252,11 +255,10 @@ DU_SUM = _summarised(
     "du-sum",
     "Du et al. with summaries: each agent reads a summary of the other agents' "
     "answers every round and keeps its history; majority vote.",
-    paper=presets.GROUPDEBATE,
-    prompts=prompts.DU_SUM_PROMPTS,
-    plan=summary_planner(private_summaries, lambda view, a: f"r{view.round}:summary:{a}"),
-    observe=summary_observer(du_sum_paper_tokens),
-    options=DuSumOptions,
+    presets.GROUPDEBATE,
+    prompts.DU_SUM_PROMPTS,
+    DuSumOptions,
+    shared=False,
 )
 """The ``du-sum`` method (the GroupDebate paper's "MAD" baseline)."""
 
@@ -264,10 +266,9 @@ CHATEVAL = _summarised(
     "chateval",
     "ChatEval simultaneous talk with a summariser: one shared summary of each "
     "round feeds every agent; agents keep their history; majority vote.",
-    paper=presets.CHATEVAL,
-    prompts=prompts.CHATEVAL_PROMPTS,
-    plan=summary_planner(shared_summary, lambda view, a: f"r{view.round}:summary"),
-    observe=summary_observer(None),
-    options=ChatEvalOptions,
+    presets.CHATEVAL,
+    prompts.CHATEVAL_PROMPTS,
+    ChatEvalOptions,
+    shared=True,
 )
 """The ``chateval`` method (one shared summary per round)."""
