@@ -235,6 +235,8 @@ def test_the_cost_prices_paid_calls_and_the_providers_cached_input_exactly():
         "cached_input_tokens": 600,
         "reasoning_tokens": 50,
         "cached_call_tokens": 600,
+        "unkept_input_tokens": 0,
+        "unkept_output_tokens": 0,
         "latency_s_per_call": 1.0,  # 3.0 s over the 3 paid calls that record it
         "cached_latency_s": 4.0,
     }
@@ -250,6 +252,49 @@ def test_the_cost_prices_paid_calls_and_the_providers_cached_input_exactly():
     assert summary["total_tokens"] == 2200  # the method's tokens, replayed calls included
 
 
+def test_paid_tokens_not_kept_are_on_the_bill_beside_the_kept_calls():
+    split, old = bill_rows()
+    retried = {**split, "wasted_input_tokens": 120, "wasted_output_tokens": 30, "requests": 4}
+    failed = {"method": "du", "id": "q2", "error": "E: x", "requests": 2,
+              "wasted_input_tokens": 400, "wasted_output_tokens": 50}  # fmt: skip
+    bill = bill_of([retried, old, failed])
+    assert (bill["unkept_input_tokens"], bill["unkept_output_tokens"]) == (520, 80)
+    assert (bill["paid_calls"], bill["input_tokens"], bill["output_tokens"]) == (5, 1300, 300)
+    # 4100 per 1M kept (above) + 520 * 2 + 80 * 8 = 4100 + 1040 + 640 = 5780 per 1M tokens.
+    prices = parse_prices("2,8,0.5")
+    assert bill_cost(bill, prices) == pytest.approx(5780e-6, rel=1e-12)
+    summary = summarize([retried, old, failed], prices)["du"]
+    assert summary["cost"] == pytest.approx(5780e-6, rel=1e-12) and summary["failed"] == 1
+    assert summary["cost_per_item"] == pytest.approx(2890e-6, rel=1e-12)  # per scored item
+
+
+def test_a_pricing_sample_is_paid_not_kept_and_its_replay_costs_nothing(key, tmp_path):
+    from debategraph.eval.arms import arms_for
+    from debategraph.eval.datasets import arithmetic_items
+    from debategraph.eval.runner import evaluate
+
+    cache, items = tmp_path / "calls.sqlite", arithmetic_items(1, seed=5)
+    prices = {"input": 1e-6, "output": 2e-6}
+    with serve(seed=3) as server:
+        settings = {"agents": 2, "rounds": 1, "models": "sim-0", "base_url": server.base_url}
+        arms = arms_for(["du"], settings, match_budget="tokens")[:2]
+        assert [a.label for a in arms] == ["du", "sc@du~tokens"]
+        runs = [evaluate(items, arms, tmp_path / o, dataset="arithmetic", cache=cache)
+                for o in ("paid", "replay")]  # fmt: skip
+        tokens = [r.usage["prompt_tokens"] + 2 * r.usage["completion_tokens"]
+                  for r in server.requests]  # fmt: skip
+    paid, replay = ({r["method"]: r for r in run.rows} for run in runs)
+    row = paid["sc@du~tokens"]
+    assert row["wasted_input_tokens"] > 0  # the pricing sample
+    first = summarize(list(paid.values()), prices)
+    assert first["sc@du~tokens"]["bill"]["unkept_input_tokens"] == row["wasted_input_tokens"]
+    # Every request the server answered, and nothing else, is in the cost.
+    total = sum(s["cost"] for s in first.values())
+    assert total == pytest.approx(sum(tokens) * 1e-6, rel=1e-12)
+    again = summarize(list(replay.values()), prices)
+    assert {m: s["cost"] for m, s in again.items()} == {"du": 0.0, "sc@du~tokens": 0.0}
+
+
 def test_the_report_prints_the_bill_and_its_cost(tmp_path: Path):
     with (tmp_path / "results.jsonl").open("w") as file:
         for row in bill_rows():
@@ -262,7 +307,8 @@ def test_the_report_prints_the_bill_and_its_cost(tmp_path: Path):
     bill = text.split("## The provider's bill", 1)[1]
     line = next(x for x in bill.splitlines() if x.startswith("| du |"))
     cells = [c.strip() for c in line.split("|")[1:-1]]
-    assert cells == ["du", "5", "2", "1,300", "600", "300", "50", "600", "1.00", "0.00410"]
+    assert cells == ["du", "5", "2", "1,300", "600", "300", "50", "0", "0", "600", "1.00",
+                     "0.00410"]  # fmt: skip
     summary = json.loads((tmp_path / "summary.json").read_text())["groups"][0]["methods"]["du"]
     assert summary["bill"]["cached_input_tokens"] == 600 and summary["cached_calls"] == 2
 

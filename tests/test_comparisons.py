@@ -150,6 +150,24 @@ def test_user_pairs_baseline_holm_and_refusals():
     assert split_pair("pkg.mod:M:du", ["pkg.mod:M", "du"]) == ("pkg.mod:M", "du")
 
 
+def test_the_round_zero_vote_the_report_shows_can_be_named_and_typed():
+    rows = debate_rows()
+    shown = compare_arms(rows, "cot", "du · vote@r0")
+    for asked in ("cot:du · vote@r0", "cot:du@r0"):
+        found = paired_comparisons(rows, compare=[asked], defaults=False)
+        assert found == [{**shown, "dataset": found[0]["dataset"]}]
+    assert compare_arms(rows, "cot", "du@r0") == shown
+    against = paired_comparisons(rows, baseline="du@r0", defaults=False)
+    assert [(c["a"], c["b"]) for c in against] == [
+        ("du", "du · vote@r0"), ("cot", "du · vote@r0"), ("sc@du", "du · vote@r0")]  # fmt: skip
+    # Only a debate has a round-0 vote; the refusal lists the votes there are.
+    with pytest.raises(ValueError, match=r"arms present: du, cot, sc@du; round-0 votes: "
+                                         r"du · vote@r0 \(du@r0\)$"):  # fmt: skip
+        paired_comparisons(rows, compare=["du:cot@r0"])
+    out = CliRunner().invoke(app, ["report", "--help"])
+    assert "@r0" in out.output
+
+
 def test_the_report_writes_the_comparisons(tmp_path):
     lines = [json.dumps(r) for r in debate_rows()]
     (tmp_path / "results.jsonl").write_text("\n".join(lines) + "\n")

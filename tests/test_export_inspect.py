@@ -110,7 +110,8 @@ HAND_ROW = {
     "correct": False, "abstained": True, "input_tokens": 30, "output_tokens": 12, "calls": 2,
     "ncomm": 1, "rounds": 1, "wall_s": 0.5, "round_answers": [["6"], [None]],
     "question": "What is 3+4?", "agent_names": ["a1"], "agent_models": ["m:x"],
-    "settings": {"temperature": 0.7, "seed": 3}, "decision": {"rule": "majority"},
+    "settings": {"seed": 3, "generation": {"temperature": 0.7, "frequency_penalty": 0.5}},
+    "decision": {"rule": "majority"},
     "turns": [
         {"id": "r0:a1", "agent": "a1", "round": 0, "kind": "answer", "answer": "6",
          "reads": [], "input_tokens": 10, "output_tokens": 5, "latency_s": 0.25, "model": "m:x"},
@@ -142,12 +143,54 @@ def test_a_hand_made_run_exports_exact_figures_abstentions_and_failures(tmp_path
     assert first.output.completion == "(reply not stored; parsed answer: 6)"
     assert second.input[1].text == "[r0:a1] a1, round 0:\n(reply not stored; parsed answer: 6)"
     assert second.config.temperature == 0.7 and second.config.seed is None
+    assert second.config.frequency_penalty == 0.5 and second.config.top_p is None
     assert first.working_time == 0.25 and second.working_start == 0.25
     assert broken.error is not None and broken.error.message == "E: x" and not broken.scores
     assert broken.input == "q-2"  # a failed row keeps no question, and no arm finished q-2
     scores = log.results.scores[0]
     assert (scores.scored_samples, scores.unscored_samples) == (1, 1)
     assert scores.metrics["accuracy"].value == 0.0
+
+
+def test_the_generation_settings_eval_records_reach_every_model_event(tmp_path):
+    run = tmp_path / "run"
+    sent = ["--temperature", "0.3", "--top-p", "0.9", "--max-tokens", "300"]
+    sent += ["--frequency-penalty", "0.25", "--reasoning-effort", "low"]
+    made = runner.invoke(app, [*EVAL, "--method", "du", *sent, "--out", str(run)])
+    assert made.exit_code == 0, made.output
+    assert rows(run)[0]["settings"]["generation"]["reasoning_effort"] == "low"
+    calls = [e for s in export(run, tmp_path / "logs")["du"].samples for e in s.events]
+    calls = [e for e in calls if e.event == "model"]
+    assert calls
+    for event in calls:
+        config = event.config
+        assert (config.temperature, config.top_p, config.max_tokens) == (0.3, 0.9, 300)
+        assert (config.frequency_penalty, config.reasoning_effort) == (0.25, "low")
+
+
+def test_rows_from_before_generation_was_nested_keep_their_settings(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    old = {**HAND_ROW, "settings": {"temperature": 0.7, "top_p": 0.8, "seed": 3}}
+    (run / "results.jsonl").write_text(json.dumps(old) + "\n")
+    sample = export(run, tmp_path / "logs")["du"].samples[0]
+    for event in (e for e in sample.events if e.event == "model"):
+        assert (event.config.temperature, event.config.top_p) == (0.7, 0.8)
+
+
+def test_a_secret_in_an_arms_recorded_settings_does_not_leave(tmp_path, monkeypatch):
+    run = tmp_path / "run"
+    made = runner.invoke(app, [*EVAL, "--method", "cot", "--out", str(run)])
+    assert made.exit_code == 0, made.output
+    secret = "sk-proj-0123456789abcdefghijklmnopqrstuvwxyzABCD"
+    recorded = json.loads((run / "run.json").read_text())
+    recorded["settings"]["arms"][0]["settings"]["base_url"] = f"http://h/v1?key={secret}"
+    (run / "run.json").write_text(json.dumps(recorded))  # written before the key was set
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    log = export(run, tmp_path / "logs")["cot"]
+    assert log.eval.metadata["settings"]["base_url"] == "http://h/v1?key=[redacted]"
+    assert log.eval.solver_args["base_url"] == "http://h/v1?key=[redacted]"
+    assert secret not in json.dumps(log.model_dump(mode="json"))  # the log as read back
 
 
 def test_bad_requests_are_one_line_each(tmp_path):

@@ -182,6 +182,20 @@ def test_a_secret_in_a_stored_row_does_not_leave(tmp_path, langsmith, monkeypatc
     assert secret not in sent and "(key [redacted])" in sent
 
 
+def test_a_secret_in_an_arms_recorded_settings_does_not_leave(tmp_path, langsmith, monkeypatch):
+    evaluate(tmp_path / "run", "--method", "cot")
+    secret = "sk-proj-0123456789abcdefghijklmnopqrstuvwxyzABCD"
+    manifest = tmp_path / "run" / "run.json"
+    recorded = json.loads(manifest.read_text())
+    recorded["settings"]["arms"][0]["settings"]["base_url"] = f"http://h/v1?key={secret}"
+    manifest.write_text(json.dumps(recorded))  # as if written before the key was configured
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    done = runner.invoke(app, ["export", str(tmp_path / "run"), "--to", "langsmith"])
+    assert done.exit_code == 0, done.output
+    sent = json.dumps([r["body"] for r in langsmith.seen])
+    assert secret not in sent and "key=[redacted]" in sent
+
+
 def test_a_failed_item_is_a_row_with_its_error_and_no_score(tmp_path, langsmith):
     stored = evaluate(tmp_path / "run", "--method", "du", "--method", "cot")
     broken = next(r for r in stored if r["method"] == "cot")

@@ -58,6 +58,17 @@ def test_the_screen_is_the_first_debating_arms_round_zero():
         check_arms([arms[1], screen])
 
 
+def test_the_screen_carries_the_first_debating_arms_personas(tmp_path):
+    personas = {"a1": "You are a careful accountant.", "a3": "You check every sum twice."}
+    arms = arms_for(["du"], {**SETTINGS, "personas": personas}, only_contested=True)
+    assert arms[0].settings["personas"] == personas
+    evaluate(ITEMS[:2], arms[:1], tmp_path, dataset="arithmetic")
+    assert [r["settings"]["personas"] for r in rows_of(tmp_path)] == [personas] * 2
+    # Budget-matched votes sample the plain model: an agent's role prompt maps to no sample.
+    matched = arms_for(["du"], {**SETTINGS, "personas": personas}, match_budget=True)
+    assert "personas" not in matched[1].settings
+
+
 def test_methods_run_only_on_contested_items_and_the_count_is_reported(tmp_path):
     arms = arms_for(["du", "mav"], SETTINGS, only_contested=True)
     outcome = evaluate(ITEMS, arms, tmp_path, dataset="arithmetic")

@@ -245,3 +245,24 @@ def test_an_arm_whose_rows_record_no_answer_is_its_decision() -> None:
              "round_answers": [[]]}]  # fmt: skip
     (only,) = arm_points("x", rows)
     assert only["decision"] and only["correct"] == 1 and only["tokens_per_item"] == 4.0
+
+
+def test_a_groups_points_cover_the_rows_its_summary_covers() -> None:
+    from debategraph.eval.pareto import group_points
+    from debategraph.eval.results import build_groups
+
+    # An arm whose agents were all simulated; q3's row was written when a simulated debate
+    # that ended at round 0 was called "real": the report puts it with its arm's rows.
+    rows = [{**r, "agent_models": ["simulated"] * 3} for r in fixture_rows() if r["method"] == "du"]
+    rows = [{**r, "source": "real"} if r["id"] == "q3" else r for r in rows]
+    groups = build_groups(rows)
+    assert [(g.source, g.dataset) for g in groups] == [("simulated", "toy")]
+    (points,) = group_points(rows, groups)
+    assert groups[0].summaries["du"]["n"] == 4
+    assert {p["n"] for p in points} == {4}
+
+    # the hand-made points of the whole arm, q3 included (du alone: its own front)
+    def figures(p: ParetoPoint) -> dict[str, Any]:
+        return {k: v for k, v in p.items() if k != "on_front"}
+
+    assert [figures(p) for p in points] == [figures(p) for p in EXPECTED if p["arm"] == "du"]

@@ -19,7 +19,13 @@ from langgraph.types import RetryPolicy
 
 import debategraph as dg
 from debategraph.errors import NoConnectionError
-from debategraph.eval.breaker import DOWN_STREAK, UNREACHABLE_FIELD, Breaker, ServerDownError
+from debategraph.eval.breaker import (
+    DOWN_STREAK,
+    UNREACHABLE_FIELD,
+    Breaker,
+    ServerDownError,
+    mark_dependent,
+)
 from debategraph.eval.datasets import arithmetic_items
 from debategraph.eval.runner import Arm, evaluate
 from debategraph.eval.store import RESULTS_FILE
@@ -234,6 +240,34 @@ def test_a_failure_without_requests_neither_counts_nor_breaks_the_streak():
     with pytest.raises(ServerDownError):
         breaker(row(2, down=True))
     assert [r["id"] for r in written] == ["i1"]
+
+
+def test_a_row_held_with_its_base_goes_where_its_base_goes_and_counts_once():
+    written: list[dict] = []
+    breaker = Breaker(written.append, streak=2)
+    base = row(0, down=True)
+    matched = row(0, error="BudgetUnavailable: du has no result for this item", requests=0)
+    mark = base[UNREACHABLE_FIELD]
+    breaker(base)
+    breaker(mark_dependent(matched, mark))
+    assert written == [] and len(breaker.held) == 2  # held, but one debate of the streak
+    breaker(row(1))  # the server answered: both are written as the failed rows they are
+    assert [r["id"] for r in written] == ["i0", "i0", "i1"]
+    assert not any(UNREACHABLE_FIELD in r for r in written)
+
+
+def test_a_budget_matched_arm_of_a_dead_server_leaves_no_failed_row(loopback, tmp_path):
+    items = arithmetic_items(2 * DOWN_STREAK)
+    with closed_port() as port:
+        url = f"http://127.0.0.1:{port}/v1"
+        settings = {"models": "sim-0", "base_url": url, "retry_backoff": 0.001, "agents": 2}
+        du = Arm("du", "du", {**settings, "rounds": 1})
+        sc = Arm("sc@du", "sc", {**settings, "rounds": 0}, budget_of="du")
+        with pytest.raises(ServerDownError) as stop:
+            evaluate(items, [du, sc], tmp_path, dataset="arithmetic", concurrency=1)
+    assert stop.value.streak == DOWN_STREAK  # du's debates alone
+    results = tmp_path / RESULTS_FILE
+    assert not results.exists() or results.read_text() == ""  # no sc@du row either
 
 
 def arm(url: str, attempts: int = 6) -> Arm:

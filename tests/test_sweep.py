@@ -88,6 +88,27 @@ def test_settings_flags_with_a_config_are_refused(tmp_path):
     assert out.exit_code == 2 and "or a sweep --config" in out.stderr
 
 
+def test_the_top_level_seed_picks_the_sample_and_settings_seed_the_debates(tmp_path):
+    one = "[arms.du]\nmethod = 'du'\n"
+    top = 'dataset = "arithmetic"\nlimit = 3\nseed = 7\n[settings]\nrounds = 1\n'
+    runs = {}
+    for name, text in [("top", top), ("both", top + "seed = 4\n")]:
+        config = tmp_path / f"{name}.toml"
+        config.write_text(text + one)
+        out = tmp_path / name
+        done = runner.invoke(app, ["eval", "--config", str(config), "--out", str(out), "--quiet"])
+        assert done.exit_code == 0, done.output
+        runs[name] = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    plain = tmp_path / "plain"
+    flags = ["--dataset", "arithmetic", "--limit", "3", "--seed", "7", "--rounds", "1"]
+    done = runner.invoke(app, ["eval", *flags, "--method", "du", "--out", str(plain), "--quiet"])
+    assert done.exit_code == 0, done.output
+    sample = [json.loads(line)["id"] for line in (plain / "results.jsonl").read_text().splitlines()]
+    assert [r["id"] for r in runs["top"]] == [r["id"] for r in runs["both"]] == sample
+    assert {r["settings"]["seed"] for r in runs["top"]} == {0}  # the debates' default
+    assert {r["settings"]["seed"] for r in runs["both"]} == {4}
+
+
 def test_retry_settings_in_a_sweep_reach_the_arms_and_bad_ones_are_refused(tmp_path):
     config = tmp_path / "s.toml"
     config.write_text(SWEEP.replace("agents = 3\n", "agents = 3\nmax_attempts = 2\n")

@@ -136,8 +136,8 @@ def screen_arm(arms: Sequence[Arm]) -> Arm:
     """The arm that screens items for ``--only-contested``: the agents' round 0, alone.
 
     It is the first debating arm's agents answering the question once each, with its
-    models, seed, tie policy and sampling (``du`` with no debate round), and it runs first on
-    every item. An item whose round-0 answers all agree (none abstaining) is *settled*: the
+    models, personas, seed, tie policy and sampling (``du`` with no debate round), and it runs
+    first on every item. An item whose round-0 answers all agree (none abstaining) is *settled*: the
     other arms skip it, as SVR-MAD's evaluation leaves out the questions on which all agents
     agree before debate. Its rows, labelled ``vote@r0``, are the majority vote of that round
     (the voting baseline on the same items) and record ``screen: {"settled": ...}``.
@@ -153,6 +153,8 @@ def screen_arm(arms: Sequence[Arm]) -> Arm:
         )
     first = debating[0]
     settings = _voting_like(first)
+    if first.settings.get("personas"):  # the same agents: their role prompts come along
+        settings["personas"] = dict(first.settings["personas"])
     settings["agents"] = first.settings.get("agents") or _method_of(first).default_agents
     if settings["agents"] < 2:
         raise ValueError(
@@ -169,7 +171,9 @@ def budget_arms(arms: Sequence[Arm], by: Budget = "calls") -> list[Arm]:
     one sample per model call ``L`` made (``by="calls"``), or as many samples as ``L``'s total
     tokens buy (``by="tokens"``, labelled ``sc@L~tokens``). When
     ``L``'s agents run on several models, ``mav@L`` votes over the same number of answers from
-    those models in turn. Each uses ``L``'s models, seed, tie policy and sampling.
+    those models in turn. Each uses ``L``'s models, seed, tie policy and sampling, and no
+    personas: its samples are draws of the model, not ``L``'s agents, so an agent's role
+    prompt has no sample to go to (the vote is the plain model's).
 
     Raises:
         ValueError: Every arm is self-consistency, or ``by`` is neither calls nor tokens.

@@ -1,4 +1,4 @@
-"""What a method's rows cost on the provider's invoice: paid calls only, at the cached price.
+"""What a method's rows cost on the provider's invoice: every paid request, none replayed.
 
 Two caches meet here and must not be confused:
 
@@ -9,10 +9,15 @@ Two caches meet here and must not be confused:
   some of its input tokens served from the provider's cache (``cached_input_tokens``, a part
   of ``input_tokens``), billed at the provider's cached-input price.
 
-The bill of a set of rows counts the paid calls' tokens; the cost prices their input tokens
-at the input price except the provider-cached ones, which take the cached-input price (the
-input price when none is given), and their output tokens (reasoning included) at the output
-price.
+The bill of a set of rows counts the paid calls' tokens, and beside them the tokens that were
+paid but not kept: retried and rejected replies, the sample a ``--match-budget tokens`` arm
+draws to price one of its samples, and everything a failed row spent (a row's
+``wasted_input_tokens``/``wasted_output_tokens``). The cost prices the kept input tokens at
+the input price except the provider-cached ones, which take the cached-input price (the input
+price when none is given), the unkept input tokens at the input price (rows do not say which
+of them the provider cached), and all output tokens (reasoning included) at the output price,
+so it is what the provider invoices. A call replayed from the call cache made no request and
+adds nothing.
 """
 
 from __future__ import annotations
@@ -39,6 +44,9 @@ class Bill(TypedDict):
             states them.
         cached_call_tokens: Input and output tokens of the replayed calls (paid by the run
             that stored them, not again).
+        unkept_input_tokens: Input tokens paid but not kept: retries, rejected replies,
+            pricing samples and failed rows.
+        unkept_output_tokens: Output tokens paid but not kept, likewise.
         latency_s_per_call: Mean latency of a paid call; NaN when unknown.
         cached_latency_s: Seconds the replayed calls took when they were paid (this run
             spent none of them on the model).
@@ -51,6 +59,8 @@ class Bill(TypedDict):
     cached_input_tokens: int | None
     reasoning_tokens: int | None
     cached_call_tokens: int
+    unkept_input_tokens: int
+    unkept_output_tokens: int
     latency_s_per_call: float
     cached_latency_s: float
 
@@ -73,18 +83,23 @@ def row_parts(row: Row) -> tuple[Mapping[str, Any], Mapping[str, Any]]:
 
 
 def bill_of(rows: Iterable[Row]) -> Bill:
-    """The bill of scored rows (see the module docstring).
+    """The bill of rows (see the module docstring).
 
     Args:
-        rows: Result rows (failed rows are the caller's to leave out).
+        rows: Result rows, failed ones included: they add only what they paid.
 
     Returns:
         The bill.
     """
     paid_calls = cached_calls = input_tokens = output_tokens = cached_tokens = 0
+    unkept_input = unkept_output = 0
     stated: dict[str, int] = {}
     latency, timed_calls, cached_latency = 0.0, 0, 0.0
     for row in rows:
+        unkept_input += _int(row.get("wasted_input_tokens"))
+        unkept_output += _int(row.get("wasted_output_tokens"))
+        if "error" in row:
+            continue
         paid, cached = row_parts(row)
         paid_calls += _int(paid.get("calls"))
         input_tokens += _int(paid.get("input_tokens"))
@@ -106,13 +121,17 @@ def bill_of(rows: Iterable[Row]) -> Bill:
         cached_input_tokens=stated.get("cached_input_tokens"),
         reasoning_tokens=stated.get("reasoning_tokens"),
         cached_call_tokens=cached_tokens,
+        unkept_input_tokens=unkept_input,
+        unkept_output_tokens=unkept_output,
         latency_s_per_call=latency / timed_calls if timed_calls else NAN,
         cached_latency_s=round(cached_latency, 4),
     )
 
 
 def bill_cost(bill: Bill, prices: Mapping[str, float] | None) -> float | None:
-    """The bill in dollars: ``(input - cached) · in + cached · cached_in + output · out``.
+    """The bill in dollars, paid-but-unkept tokens included (see the module docstring).
+
+    ``(input - cached + unkept_in) · in + cached · cached_in + (output + unkept_out) · out``.
 
     Args:
         bill: The bill.
@@ -133,7 +152,7 @@ def bill_cost(bill: Bill, prices: Mapping[str, float] | None) -> float | None:
     cached = bill["cached_input_tokens"] or 0
     cached_price = prices.get("cached_input", prices["input"])
     return (
-        (bill["input_tokens"] - cached) * prices["input"]
+        (bill["input_tokens"] - cached + bill["unkept_input_tokens"]) * prices["input"]
         + cached * cached_price
-        + bill["output_tokens"] * prices["output"]
+        + (bill["output_tokens"] + bill["unkept_output_tokens"]) * prices["output"]
     )

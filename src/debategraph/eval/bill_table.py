@@ -13,17 +13,21 @@ BILL_NOTE = (
     "Paid calls made a request; cached calls were replayed from the call cache (--cache) and "
     "cost nothing in this run (their tokens were paid by the run that stored them). Input "
     "tokens include those the provider served from its prompt cache, which --prices "
-    "IN,OUT,CACHED prices at CACHED; output tokens include reasoning tokens. — = the "
-    "provider did not say."
+    "IN,OUT,CACHED prices at CACHED; output tokens include reasoning tokens. Paid, not kept: "
+    "tokens of retried or rejected replies, of the sample a --match-budget tokens arm draws "
+    "to price its samples, and of failed items; the cost counts them (unkept input at the "
+    "input price). — = the provider did not say."
 )
 
 
 def shows_bill(summaries: Mapping[str, MethodSummary]) -> bool:
-    """Whether some method replayed calls or its provider stated cached or reasoning tokens."""
+    """Whether some method replayed calls, paid unkept tokens or was told cached/reasoning ones."""
     return any(
         s["bill"]["cached_calls"]
         or s["bill"]["cached_input_tokens"] is not None
         or s["bill"]["reasoning_tokens"] is not None
+        or s["bill"]["unkept_input_tokens"]
+        or s["bill"]["unkept_output_tokens"]
         for s in summaries.values()
     )
 
@@ -39,7 +43,8 @@ def bill_table(summaries: Mapping[str, MethodSummary], *, with_cost: bool = Fals
         The table.
     """
     header = ["Method", "Paid calls", "Cached calls", "Paid input tok", "of which cached",
-              "Paid output tok", "of which reasoning", "Replayed tok", "Paid s/call"]  # fmt: skip
+              "Paid output tok", "of which reasoning", "Paid, not kept in tok",
+              "Paid, not kept out tok", "Replayed tok", "Paid s/call"]  # fmt: skip
     if with_cost:
         header.append("Cost $")
     body: list[list[str]] = []
@@ -53,6 +58,8 @@ def bill_table(summaries: Mapping[str, MethodSummary], *, with_cost: bool = Fals
             number_cell(bill["cached_input_tokens"], ","),
             f"{bill['output_tokens']:,}",
             number_cell(bill["reasoning_tokens"], ","),
+            f"{bill['unkept_input_tokens']:,}",
+            f"{bill['unkept_output_tokens']:,}",
             f"{bill['cached_call_tokens']:,}",
             number_cell(bill["latency_s_per_call"], ".2f"),
         ]

@@ -9,7 +9,9 @@ run with :class:`ServerDownError` (one line naming the server) and the held rows
 written, so no failed row is left for them and resume runs them again. Any other row breaks
 the streak, and the held rows are then written as the failed rows they are: a finished
 debate, or a failure after the server answered (a bad reply, an HTTP 500). A failed row that
-made no request (a budget-matched arm whose base failed) neither counts nor breaks it.
+made no request (a budget-matched arm whose base failed) neither counts nor breaks it; when
+its base could not connect, it is held with its base (:func:`mark_dependent`), so it is
+dropped or written with it, without counting again.
 """
 
 from __future__ import annotations
@@ -65,6 +67,17 @@ def mark_unreachable(
     return row
 
 
+def mark_dependent(row: dict[str, Any], base: dict[str, Any]) -> dict[str, Any]:
+    """``row`` (a failed row of an arm matched to a base that could not connect), held with it.
+
+    Args:
+        row: The dependent arm's row (``BudgetUnavailable``, no request made).
+        base: The base row's :data:`UNREACHABLE_FIELD` mark.
+    """
+    row[UNREACHABLE_FIELD] = {**base, "dependent": True}
+    return row
+
+
 class Breaker:
     """Takes the executor's rows before the writer: holds a streak of unreachable ones.
 
@@ -98,7 +111,7 @@ class Breaker:
             return
         if isinstance(down, dict):
             self.held.append((row, down))
-            if len(self.held) >= self.streak:
+            if self._streak() >= self.streak:
                 self._trip()
             return
         if "error" not in row or row.get("requests"):
@@ -111,8 +124,13 @@ class Breaker:
         for row, _ in held:
             self.deliver(row)
 
+    def _streak(self) -> int:
+        """Debates held that could not connect (rows held with their base aside)."""
+        return sum(not down.get("dependent") for _, down in self.held)
+
     def _trip(self) -> None:
         self.tripped = True
+        streak = self._streak()
         held, self.held = self.held, []
         for row, _ in held:
             self._drop(row)
@@ -120,11 +138,11 @@ class Breaker:
         reason = held[-1][1].get("reason") or "no connection"
         where = " and ".join(urls)
         raise ServerDownError(
-            f"stopped: {len(held)} debates in a row could not connect to {where} ({reason}); "
+            f"stopped: {streak} debates in a row could not connect to {where} ({reason}); "
             "start the server or fix the URL (--base-url), then run the same command again to "
             "resume (finished rows are kept)",
             urls=[u for u in urls if u != "the model server"],
-            streak=len(held),
+            streak=streak,
         )
 
     def _drop(self, row: dict[str, Any]) -> None:

@@ -488,7 +488,8 @@ def report_command(
         list[str] | None,
         typer.Option(
             help="Compare two arms on the items both finished, A:B (the difference is A - B), "
-            "with a paired bootstrap interval and an exact McNemar p-value; repeat for more."
+            "with a paired bootstrap interval and an exact McNemar p-value; repeat for more. "
+            "M@r0 names debate M's round-0 vote (the report's 'M · vote@r0')."
         ),
     ] = None,
     baseline: Annotated[

@@ -30,6 +30,9 @@ Kind = Literal["vote", "budget", "user"]
 VOTE_LABEL = "{method} · vote@r0"
 """The label of a debate's round-0 vote, as :func:`vote_at_round` names it."""
 
+VOTE_ASCII = "{method}@r0"
+"""What a user may type for :data:`VOTE_LABEL` (``du@r0`` for ``du · vote@r0``)."""
+
 _Key = tuple[str, Any]
 
 
@@ -242,19 +245,38 @@ def user_pairs(
         ValueError: A name that is no arm of the rows (one line listing the arms present),
             or a string without a colon.
     """
-    arms = list(group_by(rows, "method"))
-    split = [split_pair(p, arms) if isinstance(p, str) else p for p in compare]
+    by_method = group_by(rows, "method")
+    arms = list(by_method)
+    votes = [VOTE_LABEL.format(method=m) for m, rs in by_method.items() if _debates(rs)]
+    typed = [VOTE_ASCII.format(method=m) for m, rs in by_method.items() if _debates(rs)]
+    known = [*arms, *votes, *typed]
+    split = [split_pair(p, known) if isinstance(p, str) else p for p in compare]
+    split = [(vote_label(a, arms), vote_label(b, arms)) for a, b in split]
+    baseline = vote_label(baseline, arms) if baseline else baseline
     named = [name for pair in split for name in pair] + ([baseline] if baseline else [])
-    unknown = [name for name in dict.fromkeys(named) if name not in arms]
+    unknown = [name for name in dict.fromkeys(named) if name not in (*arms, *votes)]
     if unknown:
+        spelt = [f"{v} ({t})" for v, t in zip(votes, typed, strict=True)]
         raise ValueError(
             f"no arm named {', '.join(map(repr, unknown))} in these rows; arms present: "
             + ", ".join(arms)
+            + (f"; round-0 votes: {', '.join(spelt)}" if spelt else "")
         )
     pairs: list[tuple[str, str, Kind]] = [(a, b, "user") for a, b in split]
     if baseline:
         pairs += [(arm, baseline, "user") for arm in arms if arm != baseline]
     return pairs
+
+
+def vote_label(name: str, arms: Sequence[str]) -> str:
+    """``name``, or :data:`VOTE_LABEL` of ``M`` where ``name`` is ``M@r0`` for an arm ``M``.
+
+    An arm that is itself named ``M@r0`` keeps its name.
+    """
+    if name in arms or not name.endswith("@r0"):
+        return name
+    method = name.removesuffix("@r0")
+    return VOTE_LABEL.format(method=method) if method in arms else name
 
 
 def compare_arms(
@@ -269,8 +291,8 @@ def compare_arms(
 
     Args:
         rows: Result rows, e.g. :func:`debategraph.eval.results.load_rows`'s.
-        a: An arm (a ``method`` of the rows), or ``"M · vote@r0"`` for the round-0 vote of a
-            debate ``M``.
+        a: An arm (a ``method`` of the rows), or ``"M · vote@r0"`` (or ``"M@r0"``) for the
+            round-0 vote of a debate ``M``.
         b: The arm it is compared with; the difference is ``a`` minus ``b``.
         resamples: Bootstrap resamples (and Monte Carlo sign flips).
         seed: Seed of the bootstrap and the Monte Carlo test.
@@ -282,6 +304,7 @@ def compare_arms(
         ValueError: ``a`` or ``b`` names no arm of the rows.
     """
     by_method = group_by(rows, "method")
+    a, b = vote_label(a, list(by_method)), vote_label(b, list(by_method))
     resolved = [_arm_rows(by_method, name) for name in (a, b)]
     missing = [name for name, found in zip((a, b), resolved, strict=True) if found is None]
     if missing:

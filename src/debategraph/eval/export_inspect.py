@@ -64,8 +64,10 @@ SCORER = "correct"
 
 _NAMESPACE = uuid.UUID("0b9a43f6-3f0e-4b55-9d8e-3b1f4e0f6a32")
 _GENERATION = {"temperature": "temperature", "top_p": "top_p", "top_k": "top_k",
-               "max_tokens": "max_tokens", "stop": "stop_seqs"}  # fmt: skip
-"""The debate settings that are generation settings, under their Inspect names."""
+               "max_tokens": "max_tokens", "stop": "stop_seqs",
+               "frequency_penalty": "frequency_penalty",
+               "reasoning_effort": "reasoning_effort"}  # fmt: skip
+"""The debate's generation settings (a row's ``settings["generation"]``), by Inspect name."""
 
 _TURN_METADATA = ("id", "agent", "round", "kind", "answer", "answer_source", "confidence",
                   "reads", "label", "usage_estimated", "logprobs", "attempts")  # fmt: skip
@@ -230,10 +232,7 @@ def _sample(run: StoredRun, arm: StoredArm, row: dict[str, Any], epoch: int) -> 
 def _events(row: dict[str, Any], turns: list[dict[str, Any]], start: datetime) -> list[Any]:
     """A span per round holding that round's model calls, in the order they were made."""
     question = str(row.get("question") or "")
-    settings = row.get("settings") or {}
-    config = GenerateConfig(
-        **{ours: settings[k] for k, ours in _GENERATION.items() if settings.get(k) is not None}
-    )
+    config = GenerateConfig(**_generate_config(row.get("settings") or {}))
     by_id = {str(t.get("id")): t for t in turns}
     events: list[Any] = []
     open_round: int | None = None
@@ -281,6 +280,17 @@ def _events(row: dict[str, Any], turns: list[dict[str, Any]], start: datetime) -
     if open_round is not None:
         events.append(_span_end(open_round, clock, start))
     return events
+
+
+def _generate_config(settings: dict[str, Any]) -> dict[str, Any]:
+    """The generation settings a row's debate ran with, as ``GenerateConfig`` keywords.
+
+    Rows nest them under ``settings["generation"]``; rows written before that kept them at the
+    top of ``settings``.
+    """
+    nested = settings.get("generation")
+    given = nested if isinstance(nested, dict) else settings
+    return {ours: given[k] for k, ours in _GENERATION.items() if given.get(k) is not None}
 
 
 def _span_end(round_: int, clock: datetime, start: datetime) -> SpanEndEvent:

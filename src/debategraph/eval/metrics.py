@@ -433,7 +433,7 @@ def summarize_method(
     low, high = item_wilson_interval(correct, n, distinct_items(scored))
     input_tokens, output_tokens = _total(scored, "input_tokens"), _total(scored, "output_tokens")
     calls, ncomm, wall = _total(scored, "calls"), _total(scored, "ncomm"), _total(scored, "wall_s")
-    bill = bill_of(scored)
+    bill = bill_of(rows)
     cost = bill_cost(bill, prices)
     sources, sources_rows = answer_sources(scored)
     turns = sum(sources.values()) if sources is not None else None

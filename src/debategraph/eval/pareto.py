@@ -356,6 +356,10 @@ def front(points: Iterable[ParetoPoint]) -> list[ParetoPoint]:
 def group_points(rows: Sequence[Row], groups: Sequence[Any]) -> list[list[ParetoPoint]]:
     """Points per report group: the rows of each group's ``source`` and ``dataset``.
 
+    A row's source is the one the report's groups put it under
+    (:func:`debategraph.eval.results.sourced_rows`), so a group's points and its summaries
+    cover the same rows.
+
     Args:
         rows: Every result row of the report.
         groups: The report's groups (:class:`debategraph.eval.results.Group`).
@@ -363,10 +367,13 @@ def group_points(rows: Sequence[Row], groups: Sequence[Any]) -> list[list[Pareto
     Returns:
         One list of points per group, in the groups' order.
     """
+    from debategraph.eval.results import sourced_rows
+
+    sourced = sourced_rows(rows)
     return [
         pareto_points(
             row
-            for row in rows
+            for row in sourced
             if str(row.get("source", "")) == group.source
             and str(row.get("dataset", "")) == group.dataset
         )

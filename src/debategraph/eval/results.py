@@ -189,6 +189,15 @@ def group_sources(rows: Sequence[Row]) -> list[str]:
     return sources
 
 
+def sourced_rows(rows: Sequence[Row]) -> list[dict[str, Any]]:
+    """The rows, each with ``source`` set to the source it is reported under.
+
+    Every view of a report's groups (summaries, Pareto points) reads these, so that each
+    covers the same rows (see :func:`group_sources`).
+    """
+    return [{**row, "source": s} for row, s in zip(rows, group_sources(rows), strict=True)]
+
+
 def _arm(row: Row) -> tuple[str, str]:
     return str(row.get("method", "")), str(row.get("dataset", ""))
 
@@ -212,8 +221,7 @@ def build_groups(rows: Sequence[Row], prices: Mapping[str, float] | None = None)
         The groups.
     """
     groups = []
-    sourced = [{**row, "source": s} for row, s in zip(rows, group_sources(rows), strict=True)]
-    for source, source_rows in group_by(sourced, "source").items():
+    for source, source_rows in group_by(sourced_rows(rows), "source").items():
         for dataset, dataset_rows in group_by(source_rows, "dataset").items():
             summaries = summarize(dataset_rows, prices)
             debated = {m for m, s in summaries.items() if len(s["round_stats"]) > 1}

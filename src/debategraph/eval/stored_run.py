@@ -105,9 +105,10 @@ def read_stored_run(
 
     Args:
         results_dir: The directory.
-        redact: Applied to every row (a :meth:`Redactor.value
-            <debategraph.policies.secrets.Redactor.value>`), so that no secret of this
-            environment leaves with an export, even from rows written without it.
+        redact: Applied to every row and every arm's recorded settings (a
+            :meth:`Redactor.value <debategraph.policies.secrets.Redactor.value>`), so that no
+            secret of this environment leaves with an export, even from rows written without
+            it.
 
     Raises:
         StoredRunError: No ``results.jsonl`` there, or no row in it.
@@ -135,7 +136,7 @@ def read_stored_run(
         StoredArm(
             label=label,
             method=str(declared.get(label, {}).get("method") or label),
-            settings=dict(declared.get(label, {}).get("settings") or {}),
+            settings=_redacted(dict(declared.get(label, {}).get("settings") or {}), redact),
             rows=rows,
         )
         for label, rows in by_label.items()
@@ -153,6 +154,13 @@ def read_stored_run(
         finished=_mtime(results),
         problems=loaded.problems,
     )
+
+
+def _redacted(
+    settings: dict[str, Any], redact: Callable[[object], object] | None
+) -> dict[str, Any]:
+    """An arm's recorded settings, through ``redact`` as its rows go: exports carry them."""
+    return cast(dict[str, Any], redact(settings)) if redact is not None else settings
 
 
 def _mtime(path: Path) -> datetime:

@@ -4,7 +4,7 @@
 
     dataset = "gsm8k"            # required; every other top-level key is optional
     limit = 50
-    seed = 0                     # the sample's seed (and the debates', without seeds)
+    seed = 0                     # the sample's seed only ([settings] seed: the debates')
     seeds = [0, 1, 2]            # optional: run every arm once per debate seed
     concurrency = 32
     out = "results/sweep"        # default: results/<file name without .toml>

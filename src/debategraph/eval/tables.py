@@ -441,8 +441,8 @@ def render_markdown(
             "",
             "Requests include retries; failed requests are errors and rejected replies (e.g. "
             "empty); wasted tokens are those of replies that arrived but were not used, "
-            "failed items included. Calls kept are the paid ones (calls replayed from the "
-            "cache made no request).",
+            "failed items included (the cost counts them: they were paid). Calls kept are the "
+            "paid ones (calls replayed from the cache made no request).",
         ]
         for group in spending:
             out += ["", f"{group.title}:", "", spending_table(group.summaries)]

@@ -20,7 +20,7 @@ from langchain_core.runnables import RunnableConfig
 
 from debategraph.api import DebateConfigError, arun, call_cache
 from debategraph.eval.arms import Arm
-from debategraph.eval.breaker import mark_unreachable
+from debategraph.eval.breaker import UNREACHABLE_FIELD, mark_dependent, mark_unreachable
 from debategraph.eval.budget import budget_digest, budget_settings
 from debategraph.eval.cut_short import note_cut_short
 from debategraph.eval.datasets import Item
@@ -110,13 +110,19 @@ class ItemRunner:
         """Run a unit whose turn came (``start``, from ``limiter.turn()``).
 
         After a screening arm's row, the other arms run only if it found the item contested
-        (a failed screen leaves them to the next run).
+        (a failed screen leaves them to the next run). A budget-matched arm's row that could
+        not start because its base could not connect is held by the breaker with its base's.
         """
         with self.limiter.running(start):
             budgets = dict(work.budgets)
+            unreachable: dict[str, dict[str, Any]] = {}
             for label in work.labels:
                 arm = self.arms[label]
                 row = await self.debate(arm, work.item, budgets, seed=work.seed)
+                if UNREACHABLE_FIELD in row:
+                    unreachable[label] = row[UNREACHABLE_FIELD]
+                elif arm.budget_of in unreachable and not row.get("requests"):
+                    mark_dependent(row, unreachable[str(arm.budget_of)])
                 if label in self.bases and "error" not in row:
                     budgets[label] = budget_digest(row)
                 if arm.screens and "error" not in row:
