@@ -1,6 +1,6 @@
 """Client CPU per model call against a local OpenAI-compatible server, raw vs ours.
 
-The server (``tests/openai_server.py``) runs in its own process and answers every request at
+The server (``tests/openai_server/``) runs in its own process and answers every request at
 once with the same fixed solution, so this process's CPU time is the client side alone. The
 same requests (the messages of ``du`` debates, 3 agents, 2 debate rounds, captured from the
 engine) go through:

@@ -1,6 +1,6 @@
 """An evaluation under injected provider faults, against a fault-free run of the same items.
 
-The loopback OpenAI-compatible server (``tests/openai_server.py``) runs in its own process
+The loopback OpenAI-compatible server (``tests/openai_server/``) runs in its own process
 with a fixed latency and the simulated responder (it answers like the offline debaters, and
 the same request always gets the same reply). ``run_eval`` runs ``du`` (3 agents, 1 debate
 round, models ``sim-0``..``sim-2`` served over HTTP through ``ChatOpenAI``) on arithmetic
@@ -435,7 +435,7 @@ def render(r: dict[str, Any], cmd: str) -> str:
         f"Workload: {n:,} arithmetic items (`arithmetic_items({n})`), `du` with 3 agents and "
         f"1 debate round ({calls_per_item:g} model calls per item), models `sim-0`, `sim-1`, "
         "`sim-2` served over HTTP by the loopback OpenAI-compatible server "
-        "(`tests/openai_server.py`, started with `spawn` in its own process, simulated "
+        "(`tests/openai_server/`, started with `spawn` in its own process, simulated "
         f"responder, {r['latency'] * 1e3:g} ms latency per request) and reached through "
         f"`ChatOpenAI` (`base_url`, `timeout={r['timeout']:g}` s, the library's "
         f"`max_retries=0`), `run_eval(..., concurrency={k})`. A 20-item warm-up ran first. "

@@ -1,4 +1,4 @@
-"""Throughput and concurrency of the loopback OpenAI server (tests/openai_server.py).
+"""Throughput and concurrency of the loopback OpenAI server (tests/openai_server/).
 
     PYTHONPATH=src python bench/openai_server.py [--seconds 3] [--connections 16]
 

@@ -1,7 +1,7 @@
 """Scaling an evaluation: Ray workers against one process, memory and start-up at any
 ``--concurrency``, and memory over a long run.
 
-The loopback OpenAI-compatible server (``tests/openai_server.py``, simulated responder,
+The loopback OpenAI-compatible server (``tests/openai_server/``, simulated responder,
 50 ms per request) runs in its own process. Every arm runs in a child process of its own,
 the arms interleaved (their order rotating from repeat to repeat); medians with ranges. The
 machine is shared: each run waits for a quiet second, measures what the machine's other jobs
@@ -535,7 +535,7 @@ def main() -> None:
         "",
         f"Command: `{cmd}` · {date.today()} · Python {platform.python_version()} · "
         f"{platform.machine()}, {os.cpu_count()} cores shared with other jobs · server: "
-        f"`tests/openai_server.py`, simulated responder, {LATENCY_S * 1e3:.0f} ms per request, "
+        f"`tests/openai_server/`, simulated responder, {LATENCY_S * 1e3:.0f} ms per request, "
         "its own process · medians (range) of interleaved runs.",
         "",
     ]

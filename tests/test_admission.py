@@ -6,6 +6,8 @@ import asyncio
 import itertools
 import time
 
+import pytest
+
 from debategraph.eval.executors.admission import Admission
 
 NO_LAG_RULE = 1e9  # the slot rule alone: a loaded test machine's lateness cannot move it
@@ -39,6 +41,7 @@ def test_slots_are_filled_by_about_concurrency_over_width_debates():
     assert admission.debates == 0 and admission.in_flight == 0
 
 
+@pytest.mark.slow
 def test_a_late_loop_starts_no_further_debate():
     def busy() -> asyncio.Future[None]:
         time.sleep(0.03)  # the call holds the loop: the loop is late by about that much

@@ -314,7 +314,8 @@ def test_the_report_prints_the_bill_and_its_cost(tmp_path: Path):
 
 
 def test_the_servers_usage_shapes_and_its_command_line():
-    from .openai_server import _parser, _server_from, command_line, usage_object
+    from .openai_server import command_line, usage_object
+    from .openai_server.cli import _parser, _server_from
 
     assert usage_object(10, 4, 8, 2, "llama.cpp") == {
         "prompt_tokens": 10,

@@ -60,6 +60,7 @@ def test_eval_input_errors_exit_2(tmp_path):
     assert missing.exit_code == 2 and "no *.jsonl" in " ".join(missing.stderr.split())
 
 
+@pytest.mark.slow
 def test_killed_eval_resumes_to_the_same_file(tmp_path):
     args = ["eval", "--method", "du", "--dataset", "arithmetic", "--limit", "20", "--agents", "2"]
     args += ["--rounds", "1", "--model", "simulated:latency_s=0.03", "--concurrency", "2"]
@@ -120,6 +121,7 @@ def test_deeply_nested_json_in_a_question_set_is_a_line_error(tmp_path):
     assert out.exit_code == 2 and "line 1: JSON nested too deeply" in out.stderr
 
 
+@pytest.mark.slow
 def test_show_prints_a_stored_debate_as_run_does(tmp_path):
     out = tmp_path / "r"
     args = ["eval", "--method", "du", "--method", "cortex", "--dataset", "arithmetic",

@@ -70,6 +70,7 @@ def test_the_table_counts_outcomes_and_calls_an_absent_fault_missing(fault_map):
     assert rows["1"] == ["0", "0", "0", "0", "missing |"]
 
 
+@pytest.mark.slow
 def test_outcomes_are_read_from_pytests_junit_report(fault_map, tmp_path, monkeypatch):
     (tmp_path / "t").mkdir()
     (tmp_path / "t" / "test_demo.py").write_text(

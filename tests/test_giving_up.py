@@ -50,6 +50,7 @@ def test_next_wait_follows_the_policy_and_its_jitter():
     assert patience.next_wait_s(None, 1) is None
 
 
+@pytest.mark.slow
 def test_a_hung_server_is_given_up_on_when_the_calls_time_is_up(server, monkeypatch):
     monkeypatch.setattr(patience, "GIVE_UP_S", 3.0)
     server.configure({"fault_rates": {"hang": 1.0}})
@@ -68,6 +69,7 @@ def test_a_hung_server_is_given_up_on_when_the_calls_time_is_up(server, monkeypa
     assert not is_transient(failure.value)
 
 
+@pytest.mark.slow
 def test_a_throttled_calls_wait_is_capped_and_reported(server, monkeypatch, tmp_path):
     from debategraph.eval.datasets import arithmetic_items
     from debategraph.eval.runner import Arm, evaluate
@@ -88,6 +90,7 @@ def test_a_throttled_calls_wait_is_capped_and_reported(server, monkeypatch, tmp_
     assert waits == 0.5 * (row["requests"] - 1) >= 0.5  # every retry waited, none past 3 s
 
 
+@pytest.mark.slow
 def test_a_throttled_but_finished_item_reports_its_wait(server, tmp_path):
     from debategraph.eval.datasets import arithmetic_items
     from debategraph.eval.runner import Arm, evaluate
@@ -100,6 +103,7 @@ def test_a_throttled_but_finished_item_reports_its_wait(server, tmp_path):
     assert "error" not in row and row["throttled_s"] == 0.5 and row["requests"] == 3
 
 
+@pytest.mark.slow
 def test_run_says_what_it_waits_for(server):
     server.configure({"latency": 2.0})
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "DEBATEGRAPH_WAIT_SECONDS": "0.5"}
@@ -124,6 +128,7 @@ def test_what_a_waiting_call_says():
     )
 
 
+@pytest.mark.slow
 def test_the_watcher_reports_a_long_wait_once_then_every_period():
     lines: list[str] = []
     entry = patience.Waiting("a1", "reply", None, 1, 6, since=time.monotonic() - 10)

@@ -76,6 +76,7 @@ def test_math_grade_without_the_extra_names_it(monkeypatch: pytest.MonkeyPatch) 
     assert answers_match("1", "1", "number")
 
 
+@pytest.mark.slow
 def test_extraction_never_imports_sympy() -> None:
     code = (
         "import sys\n"

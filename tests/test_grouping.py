@@ -24,12 +24,15 @@ def test_default_group_count_is_groups_of_about_three():
     ]  # fmt: skip
 
 
-def test_even_sizes_put_the_larger_groups_first():
-    assert even_sizes(5, 2) == (3, 2)
-    assert even_sizes(6, 2) == (3, 3)
-    assert even_sizes(6, 3) == (2, 2, 2)
-    assert even_sizes(8, 3) == (3, 3, 2)
-    assert even_sizes(4, 4) == (1, 1, 1, 1)
+@pytest.mark.parametrize(
+    ("agents", "groups", "sizes"),
+    [(5, 2, (3, 2)), (6, 2, (3, 3)), (6, 3, (2, 2, 2)), (8, 3, (3, 3, 2)), (4, 4, (1, 1, 1, 1))],
+)
+def test_even_sizes_put_the_larger_groups_first(agents, groups, sizes):
+    assert even_sizes(agents, groups) == sizes
+
+
+def test_even_sizes_refuse_more_groups_than_agents():
     with pytest.raises(ValueError, match="between 1 and 5"):
         even_sizes(5, 6)
 

@@ -59,6 +59,7 @@ def run(task: Task, tmp_path, **kwargs):
     return log
 
 
+@pytest.mark.slow
 def test_a_debate_on_inspects_model_is_scored_by_inspects_scorers(tmp_path):
     task = Task(dataset=MemoryDataset(SAMPLES), solver=debate_solver("du", agents=2, rounds=1),
                 scorer=match())  # fmt: skip

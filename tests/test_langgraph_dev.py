@@ -25,10 +25,14 @@ GSM8K = (
     "the farmers' market?"
 )
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("langgraph") is None and not Path(sys.executable).with_name("langgraph").exists(),
-    reason="langgraph-cli[inmem] is not installed (pip install '.[dev]')",
-)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        shutil.which("langgraph") is None
+        and not Path(sys.executable).with_name("langgraph").exists(),
+        reason="langgraph-cli[inmem] is not installed (pip install '.[dev]')",
+    ),
+]
 
 
 def free_port() -> int:

@@ -41,6 +41,7 @@ def test_import_debategraph_loads_nothing_heavy():
     assert not modules & {*HEAVY, "langgraph", "langchain_core", "pydantic", "typer", "rich"}
 
 
+@pytest.mark.slow
 def test_help_loads_neither_langgraph_nor_the_eval_harness():
     modules = loaded_after(
         "from typer.testing import CliRunner\n"
@@ -51,6 +52,7 @@ def test_help_loads_neither_langgraph_nor_the_eval_harness():
     assert not modules & {*HEAVY, "langgraph", *EVAL}
 
 
+@pytest.mark.slow
 def test_simulated_run_loads_no_numpy_networkx_or_openai():
     modules = loaded_after(
         "import debategraph as dg\n"
@@ -62,6 +64,7 @@ def test_simulated_run_loads_no_numpy_networkx_or_openai():
     assert not modules & {*HEAVY, *EVAL}
 
 
+@pytest.mark.slow
 def test_cli_run_loads_no_eval_harness():
     modules = loaded_after(
         "from typer.testing import CliRunner\n"
@@ -72,6 +75,7 @@ def test_cli_run_loads_no_eval_harness():
     assert not modules & {*HEAVY, *EVAL}
 
 
+@pytest.mark.slow
 def test_an_evaluation_loads_ray_only_on_the_ray_engine(tmp_path):
     evaluation = (
         "from debategraph.eval.datasets import load_dataset\n"
@@ -85,6 +89,7 @@ def test_an_evaluation_loads_ray_only_on_the_ray_engine(tmp_path):
     assert "ray" not in loaded_after(evaluation)
 
 
+@pytest.mark.slow
 def test_cortex_loads_numpy_when_it_runs():
     modules = loaded_after("import debategraph as dg\nm = dg.get_method('cortex')\nm.options()")
     assert "numpy" not in modules

@@ -47,30 +47,47 @@ def test_perplexity_from_a_reply_by_hand():
     assert perplexity(-math.inf) == math.inf
 
 
-def test_lowest_perplexity_keeps_exactly_one_and_the_first_on_a_tie():
-    assert lowest_perplexity_mask([1.5, 1.2, 1.8]) == [False, True, False]
-    assert lowest_perplexity_mask([1.2, 1.2, 1.8]) == [True, False, False]
-    assert lowest_perplexity_mask([1.8, 1.2, 1.2]) == [False, True, False]
-    assert lowest_perplexity_mask([3.0]) == [True]
-    assert lowest_perplexity_mask([math.inf, 2.0]) == [False, True]
-    assert lowest_perplexity_mask([math.inf, math.nan]) == [False, False]
-    assert lowest_perplexity_mask([]) == []
+@pytest.mark.parametrize(
+    ("perplexities", "kept"),
+    [
+        ([1.5, 1.2, 1.8], [False, True, False]),
+        ([1.2, 1.2, 1.8], [True, False, False]),
+        ([1.8, 1.2, 1.2], [False, True, False]),
+        ([3.0], [True]),
+        ([math.inf, 2.0], [False, True]),
+        ([math.inf, math.nan], [False, False]),
+        ([], []),
+    ],
+)
+def test_lowest_perplexity_keeps_exactly_one_and_the_first_on_a_tie(perplexities, kept):
+    assert lowest_perplexity_mask(perplexities) == kept
 
 
-def test_code_compat_keeps_scores_strictly_above_the_median_position():
-    # Scores sorted high to low; the threshold is the one at index n // 2.
+@pytest.mark.parametrize(
+    ("scores", "kept"),
+    [
+        # Scores sorted high to low; the threshold is the one at index n // 2.
+        ([0.9, 0.8, 0.7], [True, False, False]),
+        ([0.7, 0.9, 0.8], [False, True, False]),
+        # A tie at the top keeps nothing; a tie at the bottom does not matter.
+        ([0.9, 0.9, 0.7], [False, False, False]),
+        ([0.9, 0.7, 0.7], [True, False, False]),
+        ([0.5, 0.5, 0.5], [False, False, False]),
+        # Four memories: sorted [0.9, 0.8, 0.7, 0.6], threshold 0.7, the top two kept.
+        ([0.6, 0.9, 0.7, 0.8], [False, True, False, True]),
+        ([0.5, 0.6], [False, True]),
+        ([0.5], [False]),  # a single memory is never kept
+        ([], []),
+    ],
+)
+def test_code_compat_keeps_scores_strictly_above_the_median_position(scores, kept):
+    assert above_median_mask(scores) == kept
+
+
+def test_the_median_threshold_is_the_score_at_position_n_over_2():
     assert median_threshold([0.9, 0.8, 0.7]) == 0.8
-    assert above_median_mask([0.9, 0.8, 0.7]) == [True, False, False]
-    assert above_median_mask([0.7, 0.9, 0.8]) == [False, True, False]
-    # A tie at the top keeps nothing; a tie at the bottom does not matter.
-    assert above_median_mask([0.9, 0.9, 0.7]) == [False, False, False]
-    assert above_median_mask([0.9, 0.7, 0.7]) == [True, False, False]
-    assert above_median_mask([0.5, 0.5, 0.5]) == [False, False, False]
-    # Four memories: sorted [0.9, 0.8, 0.7, 0.6], threshold 0.7, the top two kept.
-    assert above_median_mask([0.6, 0.9, 0.7, 0.8]) == [False, True, False, True]
-    assert above_median_mask([0.5, 0.6]) == [False, True]
-    assert above_median_mask([0.5]) == [False]  # a single memory is never kept
-    assert above_median_mask([]) == [] and median_threshold([]) is None
+    assert median_threshold([0.6, 0.9, 0.7, 0.8]) == 0.7
+    assert median_threshold([]) is None
 
 
 def test_paper_and_code_can_keep_different_memories():

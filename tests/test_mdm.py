@@ -246,15 +246,26 @@ KEEP_ROUND1 = adjacency(3, {(2, 0), (0, 1), (0, 2)})
 # C*R = (0.4, 0.22, 0.225)
 
 
-def test_state_after_initial_answers():
-    state = state_before_round(1)
-    assert state.round == 1
-    np.testing.assert_allclose(state.reliability, [0.8, 0.6, 0.3])
-    np.testing.assert_allclose(
-        state.similarity, [[1.0, 0.6, 0.0], [0.6, 1.0, 0.0], [0.0, 0.0, 1.0]], atol=1e-12
-    )
-    np.testing.assert_array_equal(state.reads, [0, 0, 0])
-    np.testing.assert_array_equal(state.selections, [0, 0, 0])
+@pytest.mark.parametrize(
+    ("round_", "reliability", "similarity", "reads", "selections"),
+    [
+        pytest.param(
+            1, [0.8, 0.6, 0.3], [[1, 0.6, 0], [0.6, 1, 0], [0, 0, 1]], [0, 0, 0], [0, 0, 0],
+            id="after-initial-answers",
+        ),
+        pytest.param(
+            2, [0.8, 0.55, 0.45], [[1, 0.8, 0.4], [0.8, 1, 0.4], [0.4, 0.4, 1]], [1, 1, 1],
+            [2, 0, 1], id="after-round-1",
+        ),
+    ],
+)  # fmt: skip
+def test_state_before_a_round(round_, reliability, similarity, reads, selections):
+    state = state_before_round(round_)
+    assert state.round == round_
+    np.testing.assert_allclose(state.reliability, reliability)
+    np.testing.assert_allclose(state.similarity, similarity, atol=1e-12)
+    np.testing.assert_array_equal(state.reads, reads)
+    np.testing.assert_array_equal(state.selections, selections)
 
 
 def test_round1_weights_and_graph():
@@ -263,17 +274,6 @@ def test_round1_weights_and_graph():
     np.testing.assert_allclose(weights, W_ROUND1, atol=1e-12)
     np.testing.assert_array_equal(prune(weights), KEEP_ROUND1)
     assert partners(KEEP_ROUND1) == [[2], [0], [0]]
-
-
-def test_state_after_round1():
-    state = state_before_round(2)
-    assert state.round == 2
-    np.testing.assert_allclose(state.reliability, [0.8, 0.55, 0.45])
-    np.testing.assert_allclose(
-        state.similarity, [[1, 0.8, 0.4], [0.8, 1, 0.4], [0.4, 0.4, 1]], atol=1e-12
-    )
-    np.testing.assert_array_equal(state.reads, [1, 1, 1])
-    np.testing.assert_array_equal(state.selections, [2, 0, 1])
 
 
 def test_round2_add_one_read():

@@ -149,6 +149,7 @@ def run_cli(*args, cwd):
                           capture_output=True, text=True, timeout=300)  # fmt: skip
 
 
+@pytest.mark.slow
 def test_the_command_line_and_a_sweep_file_screen_alike(tmp_path):
     flags = ["--dataset", "arithmetic", "--limit", "12", "--quiet"]
     cli = run_cli("eval", *flags, "--method", "du", "--agents", "3", "--rounds", "1",

@@ -369,6 +369,7 @@ async def raw_burst(port: int, n: int) -> float:
     return time.perf_counter() - started
 
 
+@pytest.mark.slow
 async def test_64_concurrent_requests_overlap():
     # A latency well above the time the client takes to send 64 requests (about 0.2 s, more
     # on a loaded machine), so that all of them are in flight before the first reply.
@@ -463,6 +464,7 @@ def test_models_and_control_endpoints():
         assert server.stats()["requests"] == 0  # control requests are not counted
 
 
+@pytest.mark.slow
 def test_subprocess_mode_prints_its_url_and_answers():
     with spawn(latency=0.01, faults=["http429"], retry_after=0.5) as remote:
         assert remote.base_url.startswith("http://127.0.0.1:")

@@ -99,6 +99,7 @@ def test_a_paper_config_loads_with_the_papers_methods_and_sampling(path: Path) -
     assert f"debategraph eval --config configs/papers/{path.name}" in path.read_text()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", PAPER_FILES, ids=lambda p: p.stem)
 def test_a_paper_config_runs_offline_end_to_end(path: Path, tmp_path: Path, fake_hub: None) -> None:
     sweep = load_sweep(path)
@@ -173,6 +174,7 @@ def test_the_reproduction_doc_names_every_file_and_only_files_that_exist() -> No
     assert named == {path.name for path in PAPER_FILES}
 
 
+@pytest.mark.slow
 def test_the_svr_mad_file_runs_through_the_command_line(tmp_path: Path, fake_hub: None) -> None:
     """`eval --config` as a user runs it, with the model line pointed at the simulated model."""
     from typer.testing import CliRunner

@@ -190,6 +190,7 @@ def test_points_agree_with_the_summary_on_a_simulated_run(tmp_path: Path) -> Non
     assert sc[-1]["accuracy"] == pytest.approx(summaries["sc"]["maj_at_k"])
 
 
+@pytest.mark.slow
 def test_report_writes_points_front_table_and_plot(tmp_path: Path) -> None:
     folder = tmp_path / "results"
     folder.mkdir()
@@ -214,6 +215,7 @@ def test_report_writes_points_front_table_and_plot(tmp_path: Path) -> None:
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 1000
 
 
+@pytest.mark.slow
 def test_report_with_every_item_right_draws_its_bars(tmp_path: Path) -> None:
     # 6/6 right: the Wilson upper bound came out 0.9999999999999999, below the accuracy,
     # and matplotlib refused the negative error bar.

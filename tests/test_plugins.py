@@ -204,6 +204,7 @@ def cli(env, *args, cwd=None):
     return proc.stdout
 
 
+@pytest.mark.slow
 def test_the_plugin_is_listed_with_where_it_comes_from(plugin_env):
     out = cli(plugin_env, "methods")
     line = next(line for line in out.splitlines() if line.startswith("review "))
@@ -211,6 +212,7 @@ def test_the_plugin_is_listed_with_where_it_comes_from(plugin_env):
     assert "du " in out  # the built-ins are still there
 
 
+@pytest.mark.slow
 def test_the_plugin_runs_from_the_command_line_with_its_rule(plugin_env):
     data = json.loads(
         cli(plugin_env, "run", "--method", "review", "--option", "reviewers=2", "--json", ARITH)
@@ -221,6 +223,7 @@ def test_the_plugin_runs_from_the_command_line_with_its_rule(plugin_env):
     assert data["settings"]["options"] == {"reviewers": 2}
 
 
+@pytest.mark.slow
 def test_the_plugin_evaluates_from_a_sweep_and_reports_with_its_rule(plugin_env, tmp_path):
     sweep = tmp_path / "sweep.toml"
     sweep.write_text(
@@ -250,6 +253,7 @@ def test_the_plugin_evaluates_from_a_sweep_and_reports_with_its_rule(plugin_env,
     assert "review [quorum]" in json.dumps(summary)
 
 
+@pytest.mark.slow
 def test_the_plugin_builds_graphs_and_tools_by_name(plugin_env):
     code = textwrap.dedent(
         f"""
@@ -287,6 +291,7 @@ def test_the_plugin_builds_graphs_and_tools_by_name(plugin_env):
     assert "review" in shown
 
 
+@pytest.mark.slow
 def test_a_broken_plugin_is_reported_not_fatal(plugin_env, tmp_path):
     info = tmp_path / "broken-0.1.dist-info"
     info.mkdir()

@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from debategraph.eval.progress import IntervalProgress, TextProgress
 
 
@@ -61,6 +63,7 @@ def test_a_line_at_most_every_interval_with_counts_accuracy_and_eta():
     assert lines[-1].startswith("eval: 4/8 rows") and "0m40s elapsed" in lines[-1]
 
 
+@pytest.mark.slow
 def test_a_piped_eval_prints_plain_lines_while_it_runs(tmp_path):
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "DEBATEGRAPH_PROGRESS_SECONDS": "0"}
     args = ["eval", "--method", "cot", "--dataset", "arithmetic", "--limit", "3", "--out",

@@ -135,6 +135,7 @@ def test_a_call_cache_makes_a_rerun_free_without_merging_agents(server, tmp_path
     ]  # same rows, but every call replayed: no request reached the provider
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fault", ["empty", "http500", "malformed", "no_choices", "non_utf8"])
 def test_a_retried_request_is_counted_in_the_rows_spend(server, tmp_path, fault):
     from debategraph.eval.datasets import arithmetic_items
@@ -150,6 +151,7 @@ def test_a_retried_request_is_counted_in_the_rows_spend(server, tmp_path, fault)
         assert (row["wasted_output_tokens"] > 0) == (fault != "empty")
 
 
+@pytest.mark.slow
 def test_an_eval_through_faults_loses_and_duplicates_nothing(server, tmp_path):
     from debategraph.eval.datasets import arithmetic_items
     from debategraph.eval.report import write_report
@@ -175,6 +177,7 @@ def test_an_eval_through_faults_loses_and_duplicates_nothing(server, tmp_path):
     assert "## Spending on the provider" in report and "| du | 38 | 32 | 6 |" in report
 
 
+@pytest.mark.slow
 def test_timeout_bounds_the_whole_call_even_when_the_body_trickles(server):
     server.configure({"trickle_delay": 1.0})
     server.faults.push("trickle")  # about 600 bytes at one byte a second
@@ -186,6 +189,7 @@ def test_timeout_bounds_the_whole_call_even_when_the_body_trickles(server):
     assert took < 1.5 + 2.5, f"the trickled attempt ran {took:.1f} s past its deadline"
 
 
+@pytest.mark.slow
 def test_the_default_retries_survive_a_fifth_of_requests_failing(server, tmp_path):
     from debategraph.eval.datasets import arithmetic_items
     from debategraph.eval.runner import Arm, evaluate

@@ -38,7 +38,7 @@ from .helpers import without_timings
 from .openai_server import serve
 
 ray = pytest.importorskip("ray")
-pytestmark = pytest.mark.ray
+pytestmark = [pytest.mark.ray, pytest.mark.slow]
 
 ITEMS = load_dataset("arithmetic", limit=20, seed=1)
 SLOW = {"agents": 2, "rounds": 1, "models": "simulated:latency_s=0.05"}

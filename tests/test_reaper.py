@@ -56,6 +56,7 @@ def test_descendants_follow_parents_and_skip_reused_ids():
     assert with_descendants({10: 100, 12: 102, 20: 200}, orphaned) == {10: 100, 12: 102, 20: 200}
 
 
+@pytest.mark.slow
 def test_closing_ends_the_watched_tree_and_nothing_else():
     before = children(os.getpid())
     root = subprocess.Popen(TREE, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
@@ -98,6 +99,7 @@ time.sleep(120)
 """
 
 
+@pytest.mark.slow
 def test_a_killed_driver_takes_the_watched_tree_with_it_within_seconds():
     driver = subprocess.Popen(
         [sys.executable, "-c", DRIVER, json.dumps(TREE), json.dumps(SLEEPER)],

@@ -62,12 +62,13 @@ def test_recalibrate(p: float | str | None, expected: float) -> None:
     assert recalibrate_reconcile(p) == expected
 
 
-def test_parse_confidence() -> None:
-    assert parse_confidence("85%") == pytest.approx(0.85, abs=1e-12)
-    assert parse_confidence(2) == 1.0
-    assert parse_confidence(0.42) == 0.42
-    assert parse_confidence("nope") is None
-    assert parse_confidence(None) is None
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [("85%", 0.85), (2, 1.0), (0.42, 0.42), ("nope", None), (None, None)],
+)
+def test_parse_confidence(value: object, expected: float | None) -> None:
+    found = parse_confidence(value)
+    assert found == (None if expected is None else pytest.approx(expected, abs=1e-12))
 
 
 def test_confidence_beats_headcount() -> None:

@@ -49,6 +49,7 @@ def error_line(done: subprocess.CompletedProcess[str]) -> str:
 # --rounds and the methods that never debate
 
 
+@pytest.mark.slow
 def test_the_command_line_refuses_rounds_for_a_method_that_does_not_debate():
     done = cli("run", "--method", "sc", "--rounds", "1", "--json", ARITH)
     assert done.returncode == 2 and done.stdout == ""
@@ -72,6 +73,7 @@ def test_python_and_studio_refuse_the_same_rounds_before_any_call():
     assert len(studio["turns"]) == 3 and studio["round"] == 0
 
 
+@pytest.mark.slow
 def test_an_evaluations_shared_rounds_still_skip_the_baselines(tmp_path):
     out = tmp_path / "out"
     done = cli("eval", "--dataset", "arithmetic", "--limit", "1", "--method", "sc",
@@ -108,6 +110,7 @@ def test_a_sweep_arm_that_gives_a_baseline_rounds_is_refused_by_name(tmp_path):
 # Model names without a provider prefix
 
 
+@pytest.mark.slow
 def test_a_misspelt_bare_model_name_gets_the_provider_model_advice():
     done = cli("run", "--model", "gpt-4o-mni", ARITH)
     line = error_line(done)
@@ -193,6 +196,7 @@ def test_openais_own_api_keeps_its_current_field():
 # Small things
 
 
+@pytest.mark.slow
 def test_the_command_line_prints_its_version():
     done = cli("--version")
     declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]

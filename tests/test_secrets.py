@@ -44,6 +44,7 @@ def echo_server(loopback):
         yield server
 
 
+@pytest.mark.slow
 def test_no_secret_reaches_any_artifact_or_stream(echo_server, tmp_path):
     port = echo_server.port
     plain = f"http://127.0.0.1:{port}/v1"
@@ -117,6 +118,7 @@ def test_redactor_exact_values_shapes_and_urls():
     )
 
 
+@pytest.mark.slow
 def test_a_second_eval_on_the_same_output_is_refused_at_once(tmp_path):
     from debategraph.eval.store import OutputBusyError, OutputLock
 

@@ -163,6 +163,7 @@ def test_the_error_names_the_server_without_its_credentials(loopback):
     assert "3 attempt(s)" in message
 
 
+@pytest.mark.slow
 def test_run_on_a_port_with_nothing_listening_says_so_in_seconds():
     with closed_port() as port:
         url = f"http://127.0.0.1:{port}/v1"
@@ -275,6 +276,7 @@ def arm(url: str, attempts: int = 6) -> Arm:
     return Arm("cot", "cot", {**settings, "max_attempts": attempts})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("concurrency", [1, 8])
 def test_an_eval_against_a_dead_server_stops_without_failed_rows(loopback, tmp_path, concurrency):
     items = arithmetic_items(4 * DOWN_STREAK)
@@ -289,6 +291,7 @@ def test_an_eval_against_a_dead_server_stops_without_failed_rows(loopback, tmp_p
     assert cut[0]["failed_requests"] >= DOWN_STREAK * REFUSED_ATTEMPTS
 
 
+@pytest.mark.slow
 def test_an_eval_against_a_failing_server_keeps_todays_failed_rows(loopback, tmp_path):
     with serve(seed=1, fault_rates={"http500": 1.0}) as server:
         outcome = evaluate(arithmetic_items(2 * DOWN_STREAK), [arm(server.base_url, 2)],
@@ -305,6 +308,7 @@ def eval_command(url: str, out: Path, *more: str) -> list[str]:
             *more]  # fmt: skip
 
 
+@pytest.mark.slow
 def test_eval_on_a_port_with_nothing_listening_stops_with_one_line(tmp_path):
     with closed_port() as port:
         url = f"http://127.0.0.1:{port}/v1"
@@ -318,6 +322,7 @@ def test_eval_on_a_port_with_nothing_listening_stops_with_one_line(tmp_path):
     assert not results.exists() or results.read_text() == ""
 
 
+@pytest.mark.slow
 def test_eval_stops_when_its_server_goes_away_mid_run_and_resumes_after(loopback, tmp_path):
     out = tmp_path / "out"
     with contextlib.ExitStack() as running:

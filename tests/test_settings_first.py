@@ -47,6 +47,7 @@ def test_large_temperature_and_whitespace_stops_are_allowed_when_asked():
     assert r.answer == "15" and model.calls[0]["kwargs"]["temperature"] == 3.0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -42,12 +42,11 @@ def test_ppl_prior_is_one_over_perplexity():
     assert ppl_prior(0.0) == 1.0
 
 
-def test_confidence_prior_is_clipped_and_neutral_when_missing():
-    assert confidence_prior(0.8) == 0.8
-    assert confidence_prior(1.7) == 1.0
-    assert confidence_prior(-0.2) == 0.0
-    assert confidence_prior(None) == 0.5
-    assert confidence_prior(math.nan) == 0.5
+@pytest.mark.parametrize(
+    ("confidence", "prior"), [(0.8, 0.8), (1.7, 1.0), (-0.2, 0.0), (None, 0.5), (math.nan, 0.5)]
+)
+def test_confidence_prior_is_clipped_and_neutral_when_missing(confidence, prior):
+    assert confidence_prior(confidence) == prior
 
 
 def test_prior_signal_reads_the_turn_statistics_by_kind():

@@ -101,6 +101,7 @@ def test_tracing_on_and_unreachable_is_turned_off_with_one_warning(
     assert os.environ["LANGSMITH_TRACING"] == "false"  # and for the processes it starts
 
 
+@pytest.mark.slow
 def test_an_offline_traced_run_prints_one_warning_and_no_connection_errors(tmp_path):
     env = {
         **os.environ,

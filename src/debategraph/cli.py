@@ -254,7 +254,8 @@ def main() -> None:
 
     Set ``DEBATEGRAPH_DEBUG=1`` to see the traceback (secrets redacted) as well.
 
-    The command's libraries are loaded first and then frozen out of the cyclic garbage
+    The command's libraries are loaded first (with the collector off when the console script
+    starts it, see :mod:`debategraph.entry`) and then frozen out of the cyclic garbage
     collector (``gc.freeze``): a full collection then walks only what the command makes
     rather than the whole heap of LangGraph, LangChain and pydantic objects, which an
     evaluation would otherwise pay every few hundred debates. The first generation's
@@ -303,15 +304,24 @@ _COMMAND_MODULES = {
 }
 """What each command imports when it runs (loaded before the heap is frozen)."""
 
+_SERVER_CLIENT = "debategraph.models.compatible"
+"""The OpenAI-compatible client, which ``--base-url`` runs load as well."""
+
 
 def _prepare(argv: list[str]) -> None:
-    """Load what the command will use, then freeze the heap out of the cyclic collector."""
+    """Load what the command will use, then freeze the heap out of the cyclic collector.
+
+    The collector is switched on again here (``debategraph.entry`` starts with it off).
+    """
     command = next((a for a in argv if not a.startswith("-")), None)
     if "--help" not in argv:
         for module in _COMMAND_MODULES.get(command or "", ()):
             import_module(module)
+        if command in _COMMAND_MODULES and any(a.startswith("--base-url") for a in argv):
+            import_module(_SERVER_CLIENT)
     gc.freeze()
     gc.set_threshold(20_000, 10, 10)
+    gc.enable()
 
 
 def _urls_in(argv: list[str]) -> list[str]:

@@ -298,7 +298,7 @@ def _simulated_arm(arm: Arm) -> bool:
 def _run_arms(arms: list[Arm], plan: EvalPlan) -> None:
     """Load the items, run the arms (resumably) and print the table; exit on any error."""
     from debategraph.eval.metrics import summarize
-    from debategraph.eval.report import results_table
+    from debategraph.eval.tables import results_table  # not the report's: no numpy, no plots
 
     _check_plan(plan)
     arms = _all_arms(arms, plan)

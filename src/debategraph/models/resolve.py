@@ -36,6 +36,7 @@ _PER_LOOP: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, 
     weakref.WeakKeyDictionary()
 )
 _NO_LOOP: dict[tuple[Any, ...], Any] = {}
+_CHECKED: dict[tuple[Any, ...], Any] = {}
 
 
 class ModelConfigError(ConfigurationError):
@@ -83,17 +84,30 @@ def _simulated(spec: str, index: int, agent: str, seed: int) -> SimulatedDebater
     return SimulatedDebater.for_agent(index, agent=agent, seed=seed, **_parse_simulated(spec))
 
 
-def _provider(spec: str, base_url: str | None, timeout: float | None) -> BaseChatModel:
-    """A provider chat model for ``spec``; made in (and cached for) the running loop."""
+def _provider(
+    spec: str, base_url: str | None, timeout: float | None, *, checking: bool = False
+) -> BaseChatModel:
+    """A provider chat model for ``spec``; made in (and cached for) the running loop.
+
+    ``checking``: made for the pre-run check, which only needs it to build. It is set aside
+    unused, and the first loop that asks for the same model adopts it (no connection has been
+    opened yet) rather than building a second HTTP client and TLS context.
+    """
+    key = (spec, base_url, timeout)
+    if checking:
+        model = _CHECKED.get(key)
+        if model is None:
+            model = _CHECKED[key] = _new_provider(spec, base_url, timeout)
+        return model
     try:
         loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
     except RuntimeError:
         loop = None
     cache = _NO_LOOP if loop is None else _PER_LOOP.setdefault(loop, {})
-    key = (spec, base_url, timeout)
     model = cache.get(key)
     if model is None:
-        model = cache[key] = _new_provider(spec, base_url, timeout)
+        unused = _CHECKED.pop(key, None) if loop is not None else None
+        model = cache[key] = unused or _new_provider(spec, base_url, timeout)
     return model
 
 
@@ -247,8 +261,13 @@ class Models:
         Raises:
             ModelConfigError: A spec that cannot be resolved.
         """
+        ctx = self.context
         for speaker in speakers:
-            self.model(speaker)
+            spec = self.spec_of(speaker, ctx)
+            if isinstance(spec, str) and spec.strip() and not is_simulated(spec):
+                _provider(spec.strip(), ctx.base_url, ctx.timeout, checking=True)
+            else:
+                self.model(speaker)
 
 
 def model_key(spec: object) -> str:

@@ -78,7 +78,7 @@ def _stable_seed(*parts: object) -> int:
     return zlib.crc32("\x1f".join(map(str, parts)).encode())
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=4096)  # the turns of the debates in flight (64 x 9 at --concurrency 64)
 def _parsed(text: str, task: TaskKind, num_choices: int | None) -> Answer:
     """``extract_answer``, cached by text: every agent of a round reads the same peer turns."""
     return extract_answer(text, task, num_choices)
@@ -93,7 +93,7 @@ def _tokens(text: str) -> int:
     return sum(map(_line_tokens, text.split("\n")))
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=8192)  # the lines of the debates in flight; more only grows the heap
 def _line_tokens(line: str) -> int:
     return estimate_tokens(line)
 
