@@ -418,3 +418,24 @@ def test_jsonl_through_load_dataset() -> None:
         load_dataset("jsonl")
     with pytest.raises(ValueError, match="path is only used by dataset 'jsonl'"):
         load_dataset("gsm8k", path=FIXTURES / "questions.jsonl")
+
+
+def test_hub_loaders_turn_each_row_of_the_split_into_an_item(monkeypatch):
+    from debategraph.eval.datasets import hub
+
+    asked = []
+
+    def rows(path, config, split):
+        asked.append((path, config, split))
+        return [
+            {"question": "1+1?", "answer": "1+1=2 #### 2"},
+            {"question": "2*3?", "answer": "#### 6"},
+        ]
+
+    monkeypatch.setattr(hub, "hub_rows", rows)
+    items = ds.load_gsm8k_hub("train")
+    assert asked == [("openai/gsm8k", "main", "train")]
+    assert [(i.id, i.question, i.reference) for i in items] == [
+        ("gsm8k-train-0000", "1+1?", "2"),
+        ("gsm8k-train-0001", "2*3?", "6"),
+    ]

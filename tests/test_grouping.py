@@ -4,6 +4,7 @@ import pytest
 
 from debategraph.policies.grouping import (
     assign_groups,
+    debate_plan,
     default_group_count,
     even_sizes,
     group_sizes,
@@ -85,3 +86,16 @@ def test_assign_groups_sizes_then_splits():
     assert assign_groups(FIVE, seed=0) == split_groups(FIVE, (3, 2), seed=0)
     with pytest.raises(ValueError, match="add up to 4, but there are 5 agents"):
         assign_groups(FIVE, sizes=(2, 2))
+
+
+def test_debate_plan_in_the_papers_letters():
+    groups = [["a1", "a3", "a5"], ["a2", "a4"]]
+    # T=5 rounds of R=2 per stage: stages [0, 1], [2, 3], [4] -> S=3
+    assert debate_plan(5, 5, 2, groups) == {
+        "M": 5,
+        "T": 5,
+        "R": 2,
+        "S": 3,
+        "N": 2,
+        "sizes": [3, 2],
+    }

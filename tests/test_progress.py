@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from debategraph.eval.progress import IntervalProgress
+from debategraph.eval.progress import IntervalProgress, TextProgress
 
 
 class Clock:
@@ -22,6 +22,24 @@ class Clock:
 def row(method, correct=True, **extra):
     return {"method": method, "id": "q", "correct": correct, "input_tokens": 1,
             "output_tokens": 1, **extra}  # fmt: skip
+
+
+def test_text_progress_prints_a_line_per_method_at_each_step_and_ignores_other_methods():
+    lines: list[str] = []
+    progress = TextProgress(every=0.5, write=lines.append)
+    progress.start({"du": 4, "cot": 2}, [row("du")])  # one du row resumed: next line at 75%
+    progress.advance(row("du", correct=False))  # du 2/4 = 50%: below 75%, no line
+    progress.advance(row("mav"))  # not a method of this run
+    assert lines == []
+    progress.advance(row("du"))  # du 3/4 = 75%
+    assert lines == ["du: 3/4 · acc 66.7% · 6 tok"]
+    progress.advance(row("cot", error="Timeout"))  # cot 1/2 = 50%; a failed row adds no tokens
+    progress.stop()
+    assert lines[1:] == [
+        "cot: 1/2 · acc — · 0 tok · 1 failed",
+        "du: 3/4 · acc 66.7% · 6 tok",
+        "cot: 1/2 · acc — · 0 tok · 1 failed",
+    ]
 
 
 def test_a_line_at_most_every_interval_with_counts_accuracy_and_eta():

@@ -30,8 +30,9 @@ def _is_command_line() -> bool:
 if _is_command_line():
     signal.signal(signal.SIGINT, _interrupted_while_starting)
 
-from importlib import import_module  # noqa: E402
 from typing import TYPE_CHECKING, Any  # noqa: E402
+
+from debategraph.lazy_exports import lazy_dir, lazy_getattr  # noqa: E402
 
 if TYPE_CHECKING:
     from debategraph.api import DebateConfigError, arun, run
@@ -129,20 +130,17 @@ _HOMES = {
 }
 
 
+_load = lazy_getattr(globals(), _HOMES)
+
+
 def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        if name.endswith("Options") and name[:1].isupper():
-            raise AttributeError(
-                f"debategraph has no attribute {name!r}: a built-in method's options class is "
-                "in its module (debategraph.methods.cortex.CortexOptions), or "
-                "get_method(name).options"
-            )
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(home), name)
-    globals()[name] = value
-    return value
+    if name not in _HOMES and name.endswith("Options") and name[:1].isupper():
+        raise AttributeError(
+            f"debategraph has no attribute {name!r}: a built-in method's options class is "
+            "in its module (debategraph.methods.cortex.CortexOptions), or "
+            "get_method(name).options"
+        )
+    return _load(name)
 
 
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__dir__ = lazy_dir(globals())

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape as rich_escape
@@ -125,15 +125,21 @@ def print_transcript(
             f"answers: {sources['declared']} declared, {sources['fallback']} by fallback, "
             f"{sources['none']} abstained (of {answered} answer turns)"
         )
-    unparsed = result.method_state.get("unparsed_confidences")
+    for note in _stand_ins(result.method_state, escape):
+        console.print(note)
+
+
+def _stand_ins(state: Mapping[str, Any], escape: Callable[[str], str]) -> Iterator[str]:
+    """A line for each kind of value the method could not read and replaced (names escaped)."""
+    unparsed = state.get("unparsed_confidences")
     if unparsed is not None:
-        console.print(f"unparsed confidences: {unparsed} (each counted as 0.5)")
-    defaults = result.method_state.get("default_sizes")
+        yield f"unparsed confidences: {unparsed} (each counted as 0.5)"
+    defaults = state.get("default_sizes")
     if defaults:
-        console.print(
-            f"credibility: the default model size (7B parameters, 2T tokens) stands in for "
+        yield (
+            "credibility: the default model size (7B parameters, 2T tokens) stands in for "
             f"{escape(', '.join(defaults))}, whose size is unknown"
         )
-    unlabelled = result.method_state.get("unparsed_judgements")
+    unlabelled = state.get("unparsed_judgements")
     if unlabelled is not None:
-        console.print(f"unparseable judgements: {unlabelled} (each counted as unsure)")
+        yield f"unparseable judgements: {unlabelled} (each counted as unsure)"

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from debategraph.eval.bill import Bill
+from debategraph.eval.cells import number_cell
 from debategraph.eval.metrics import MethodSummary
 
 BILL_NOTE = (
@@ -18,14 +18,6 @@ BILL_NOTE = (
     "to price its samples, and of failed items; the cost counts them (unkept input at the "
     "input price). — = the provider did not say."
 )
-
-
-def _count(value: int | None) -> str:
-    return "—" if value is None else f"{value:,}"
-
-
-def _seconds(value: float) -> str:
-    return "—" if math.isnan(value) else f"{value:.2f}"
 
 
 def shows_bill(summaries: Mapping[str, MethodSummary]) -> bool:
@@ -63,17 +55,17 @@ def bill_table(summaries: Mapping[str, MethodSummary], *, with_cost: bool = Fals
             f"{bill['paid_calls']:,}",
             f"{bill['cached_calls']:,}",
             f"{bill['input_tokens']:,}",
-            _count(bill["cached_input_tokens"]),
+            number_cell(bill["cached_input_tokens"], ","),
             f"{bill['output_tokens']:,}",
-            _count(bill["reasoning_tokens"]),
+            number_cell(bill["reasoning_tokens"], ","),
             f"{bill['unkept_input_tokens']:,}",
             f"{bill['unkept_output_tokens']:,}",
             f"{bill['cached_call_tokens']:,}",
-            _seconds(bill["latency_s_per_call"]),
+            number_cell(bill["latency_s_per_call"], ".2f"),
         ]
         if with_cost:
             cost = s["cost"]
-            cells.append("—" if cost is None else f"{cost:.5f}")
+            cells.append(number_cell(cost, ".5f"))
         body.append(cells)
     lines: list[Sequence[Any]] = [header, ["---"] + ["---:"] * (len(header) - 1), *body]
     return "\n".join("| " + " | ".join(map(str, cells)) + " |" for cells in lines)

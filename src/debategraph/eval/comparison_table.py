@@ -5,13 +5,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from debategraph.eval.cells import number_cell
 from debategraph.eval.comparisons import Comparison
 
 _KINDS = {"vote": "round-0 vote", "budget": "budget", "user": "asked"}
 
 
 def _points(value: float, spec: str = ".1f") -> str:
-    return "—" if math.isnan(value) else format(100 * value, spec)
+    return number_cell(value, spec, 100)
 
 
 def _p(value: float | None) -> str:

@@ -76,6 +76,11 @@ class RoundZeroVote(TypedDict):
     calls_per_item: float | None
 
 
+def _share(part: float, whole: float) -> float:
+    """``part / whole``; NaN when ``whole`` is 0 (nothing to share)."""
+    return part / whole if whole else float("nan")
+
+
 def _grade(answer: Answer, row: Row) -> bool:
     task: TaskKind = row.get("task") or "number"
     return answers_match(answer, row.get("reference"), task)
@@ -158,8 +163,8 @@ def round_dynamics(rows: Sequence[Row]) -> list[RoundStats]:
             RoundStats(
                 round=k,
                 items=n,
-                majority_accuracy=majority_right / n if n else float("nan"),
-                agents_right=right / answers if answers else float("nan"),
+                majority_accuracy=_share(majority_right, n),
+                agents_right=_share(right, answers),
                 answers=compared,
                 flips=flips,
             )
@@ -198,8 +203,8 @@ def round_zero_vote(rows: Sequence[Row]) -> RoundZeroVote:
     return RoundZeroVote(
         n=n,
         correct=correct,
-        accuracy=correct / n if n else float("nan"),
-        final_accuracy=final / n if n else float("nan"),
+        accuracy=_share(correct, n),
+        final_accuracy=_share(final, n),
         tokens_per_item=tokens,
         calls_per_item=calls,
     )

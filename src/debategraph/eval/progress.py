@@ -105,7 +105,25 @@ class RichProgress:
         self._progress.stop()
 
 
-class TextProgress:
+class _RowCounts:
+    """Per method: its total, the rows done and their running tally."""
+
+    def __init__(self) -> None:
+        self._totals: dict[str, int] = {}
+        self._done: dict[str, int] = {}
+        self._tallies: dict[str, _Tally] = {}
+
+    def _count(self, row: Mapping[str, Any]) -> str | None:
+        """Count one finished row: its method's label, or ``None`` for a method not started."""
+        label = str(row.get("method"))
+        if label not in self._totals:
+            return None
+        self._tallies[label].add(row)
+        self._done[label] += 1
+        return label
+
+
+class TextProgress(_RowCounts):
     """Plain progress lines (no live display): for notebooks without ipywidgets and for logs.
 
     Prints one line per method each time another ``every`` fraction of its items is done,
@@ -117,12 +135,10 @@ class TextProgress:
     """
 
     def __init__(self, every: float = 0.25, write: Any = print) -> None:
+        super().__init__()
         self.every = every
         self.write = write
-        self._totals: dict[str, int] = {}
-        self._done: dict[str, int] = {}
         self._next: dict[str, float] = {}
-        self._tallies: dict[str, _Tally] = {}
 
     def start(self, totals: Mapping[str, int], done: Sequence[Mapping[str, Any]]) -> None:
         """Note the totals and count the resumed rows as done."""
@@ -133,11 +149,9 @@ class TextProgress:
 
     def advance(self, row: Mapping[str, Any]) -> None:
         """Count one finished row; print a line at every ``every`` step."""
-        label = str(row.get("method"))
-        if label not in self._totals:
+        label = self._count(row)
+        if label is None:
             return
-        self._tallies[label].add(row)
-        self._done[label] += 1
         share = self._done[label] / self._totals[label]
         if share + 1e-9 >= self._next[label] and share < 1:
             self._line(label)
@@ -156,7 +170,7 @@ class TextProgress:
         )
 
 
-class IntervalProgress:
+class IntervalProgress(_RowCounts):
     """One plain line for the whole run at a steady interval: for logs and pipes.
 
     A run whose output is not a terminal (``eval ... > log``, a scheduler's job) prints, every
@@ -173,12 +187,10 @@ class IntervalProgress:
     def __init__(
         self, interval: float = 30.0, write: Any = print, clock: Any = time.monotonic
     ) -> None:
+        super().__init__()
         self.interval = interval
         self.write = write
         self.clock = clock
-        self._totals: dict[str, int] = {}
-        self._done: dict[str, int] = {}
-        self._tallies: dict[str, _Tally] = {}
         self._new = 0
 
     def start(self, totals: Mapping[str, int], done: Sequence[Mapping[str, Any]]) -> None:
@@ -192,11 +204,8 @@ class IntervalProgress:
 
     def advance(self, row: Mapping[str, Any]) -> None:
         """Count one finished row; print the line when ``interval`` has passed."""
-        label = str(row.get("method"))
-        if label not in self._totals:
+        if self._count(row) is None:
             return
-        self._tallies[label].add(row)
-        self._done[label] += 1
         self._new += 1
         if self.clock() - self._last >= self.interval:
             self._line()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from debategraph.eval.cells import number_cell
 from debategraph.eval.metrics import MethodSummary
 from debategraph.eval.seeds import SeedSpread
 
@@ -15,7 +16,7 @@ SEEDS_NOTE = (
 
 
 def _pct(value: float | None) -> str:
-    return "—" if value is None else f"{100 * value:.1f}"
+    return number_cell(value, ".1f", 100)
 
 
 def seeds_line(spread: SeedSpread) -> str:

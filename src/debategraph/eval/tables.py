@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from debategraph.eval.bill_table import bill_section
+from debategraph.eval.cells import number_cell
 from debategraph.eval.dynamics import RoundStats
 from debategraph.eval.metrics import MethodSummary, Row, is_failed
 from debategraph.eval.results import SIMULATED_NOTE, SOURCE_TITLES, Group, group_sources
@@ -33,23 +34,17 @@ _COLUMNS = (
 )
 
 
-def _fmt(value: float | None, spec: str, scale: float = 1.0) -> str:
-    if value is None or math.isnan(value):
-        return "—"
-    return format(value * scale, spec)
-
-
 def _accuracy_cell(s: MethodSummary) -> str:
     if s["n"] == 0:
         return "—"
-    low, high = _fmt(s["ci_low"], ".1f", 100), _fmt(s["ci_high"], ".1f", 100)
-    return f"{_fmt(s['accuracy'], '.1f', 100)} ({low}–{high})"
+    low, high = number_cell(s["ci_low"], ".1f", 100), number_cell(s["ci_high"], ".1f", 100)
+    return f"{number_cell(s['accuracy'], '.1f', 100)} ({low}–{high})"
 
 
 def _maj_cell(s: MethodSummary) -> str:
     if s["vote_k"] is None or math.isnan(s["maj_at_k"]):
         return "—"
-    return f"{_fmt(s['maj_at_k'], '.1f', 100)} (k={s['vote_k']})"
+    return f"{number_cell(s['maj_at_k'], '.1f', 100)} (k={s['vote_k']})"
 
 
 def table_row(s: MethodSummary, *, with_cost: bool = False) -> list[str]:
@@ -67,17 +62,17 @@ def table_row(s: MethodSummary, *, with_cost: bool = False) -> list[str]:
         str(s["n"]),
         _accuracy_cell(s),
         _maj_cell(s),
-        _fmt(s["abstention_rate"], ".1f", 100),
-        _fmt(s["total_tokens_per_item"], ",.0f"),
-        _fmt(s["input_tokens_per_call"], ",.1f"),
-        _fmt(s["calls_per_item"], ".1f"),
-        _fmt(s["ncomm_per_item"], ".1f"),
-        _fmt(s["rounds_mean"], ".2f"),
-        _fmt(s["wall_s_mean"], ".2f"),
+        number_cell(s["abstention_rate"], ".1f", 100),
+        number_cell(s["total_tokens_per_item"], ",.0f"),
+        number_cell(s["input_tokens_per_call"], ",.1f"),
+        number_cell(s["calls_per_item"], ".1f"),
+        number_cell(s["ncomm_per_item"], ".1f"),
+        number_cell(s["rounds_mean"], ".2f"),
+        number_cell(s["wall_s_mean"], ".2f"),
         str(s["failed"]),
     ]
     if with_cost:
-        cells.append(_fmt(s["cost_per_item"], ".5f"))
+        cells.append(number_cell(s["cost_per_item"], ".5f"))
     return cells
 
 
@@ -137,11 +132,16 @@ def per_round_table(
         tables.append(("all debates", list(overall), None))
     for method, stats, consensus in tables:
         lines: list[tuple[str, list[str]]] = [
-            ("majority accuracy %", [_fmt(r["majority_accuracy"], ".1f", 100) for r in stats]),
+            (
+                "majority accuracy %",
+                [number_cell(r["majority_accuracy"], ".1f", 100) for r in stats],
+            ),
         ]
         if consensus is not None:
-            lines.append(("consensus %", [_fmt(v, ".1f", 100) for v in consensus]))
-        lines.append(("agents right %", [_fmt(r["agents_right"], ".1f", 100) for r in stats]))
+            lines.append(("consensus %", [number_cell(v, ".1f", 100) for v in consensus]))
+        lines.append(
+            ("agents right %", [number_cell(r["agents_right"], ".1f", 100) for r in stats])
+        )
         for label, kinds in _FLIP_ROWS:
             lines.append(
                 (label, ["—"] + [str(sum(r["flips"][k] for k in kinds)) for r in stats[1:]])
@@ -185,13 +185,13 @@ def debate_vs_vote_table(summaries: Mapping[str, MethodSummary]) -> str:
             [
                 s["method"],
                 str(vote["n"]),
-                _fmt(vote["final_accuracy"], ".1f", 100),
-                _fmt(vote["accuracy"], ".1f", 100),
-                _fmt(delta, "+.1f", 100),
+                number_cell(vote["final_accuracy"], ".1f", 100),
+                number_cell(vote["accuracy"], ".1f", 100),
+                number_cell(delta, "+.1f", 100),
                 str(s["flips"]["right_to_wrong"]),
                 str(s["flips"]["wrong_to_right"]),
-                _fmt(s["total_tokens_per_item"], ",.0f"),
-                _fmt(vote["tokens_per_item"], ",.0f"),
+                number_cell(s["total_tokens_per_item"], ",.0f"),
+                number_cell(vote["tokens_per_item"], ",.0f"),
             ]
         )
     return _markdown_table(header, ["left", *["right"] * (len(header) - 1)], body)
@@ -223,9 +223,9 @@ def budget_table(summaries: Mapping[str, MethodSummary], rows: Sequence[Row]) ->
             if name is not None:
                 cells.append(name)
             cells += [
-                _fmt(s["accuracy"], ".1f", 100),
-                _fmt(s["total_tokens_per_item"], ",.0f"),
-                _fmt(s["calls_per_item"], ".1f"),
+                number_cell(s["accuracy"], ".1f", 100),
+                number_cell(s["total_tokens_per_item"], ",.0f"),
+                number_cell(s["calls_per_item"], ".1f"),
             ]
         body.append(cells)
     return _markdown_table(header, ["left", "left", "right", "right", "right", "left",
@@ -256,9 +256,9 @@ def extraction_table(summaries: Mapping[str, MethodSummary]) -> str:
             [
                 s["method"],
                 "—" if turns is None else f"{turns:,}",
-                _fmt(declared, ".1f", 100),
-                _fmt(s["fallback_rate"], ".1f", 100),
-                _fmt(s["turn_abstention_rate"], ".1f", 100),
+                number_cell(declared, ".1f", 100),
+                number_cell(s["fallback_rate"], ".1f", 100),
+                number_cell(s["turn_abstention_rate"], ".1f", 100),
                 f"{s['answer_sources_rows']}/{s['n']}",
             ]
         )
@@ -384,7 +384,7 @@ def render_markdown(
                 f"round-0 answers; {screen['settled']} were settled (every agent gave the same "
                 f"answer) and skipped by the other methods, whose figures rest on the "
                 f"{contested} contested ones. On those, {method}'s vote scores "
-                f"{_fmt(screen['contested_accuracy'], '.1f', 100)}%.",
+                f"{number_cell(screen['contested_accuracy'], '.1f', 100)}%.",
             ]
         out += seeds_section(group.summaries)
         versus = debate_vs_vote_table(group.summaries)

@@ -6,8 +6,9 @@ first asked for.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from debategraph.lazy_exports import lazy_dir, lazy_getattr
 
 if TYPE_CHECKING:
     from debategraph.graphs.compose import debate_node, debate_tool
@@ -22,15 +23,5 @@ _HOMES = {
     "debate_tool": "debategraph.graphs.compose",
 }
 
-
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(home), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__ = lazy_getattr(globals(), _HOMES)
+__dir__ = lazy_dir(globals())

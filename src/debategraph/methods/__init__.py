@@ -31,6 +31,7 @@ from debategraph.methods.contract import (
     default_stop,
     initial_calls,
     logprob_request,
+    role_decision,
 )
 from debategraph.methods.registry import get_method, register_method
 from debategraph.methods.rules import register_rule
@@ -85,6 +86,7 @@ __all__ = [
     "register_method",
     "register_rule",
     "ring_reads",
+    "role_decision",
     "trajectory",
 ]
 

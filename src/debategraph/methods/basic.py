@@ -8,55 +8,57 @@ ring neighbours (the sparse "neighbour" debate of Li et al.).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
+
 from debategraph.methods import Method, debate_planner, full_reads, presets, ring_reads
+from debategraph.policies.sampling import SamplingPreset
 from debategraph.prompts import du
 
-COT = Method(
-    name="cot",
-    presets=presets.paper(presets.BASELINE),
-    description="Single-agent chain of thought: one agent, one answer.",
-    prompts=du.PROMPTS,
-    plan=debate_planner(full_reads, history=False),
-    default_agents=1,
-    default_rounds=0,
+
+def _du_prompted(
+    name: str,
+    description: str,
+    agents: int,
+    *,
+    debates: bool = True,
+    reads: Callable[[Sequence[str], Mapping[str, str]], Mapping[str, Sequence[str]]] = full_reads,
+    paper: SamplingPreset = presets.BASELINE,
+    single_model: bool = False,
+) -> Method:
+    """A method with du's prompts: a two-round debate (with history), or one vote (no rounds)."""
+    return Method(
+        name=name,
+        presets=presets.paper(paper),
+        description=description,
+        prompts=du.PROMPTS,
+        plan=debate_planner(reads, history=debates),
+        default_agents=agents,
+        default_rounds=2 if debates else 0,
+        single_model=single_model,
+        debates=debates,
+    )
+
+
+COT = _du_prompted("cot", "Single-agent chain of thought: one agent, one answer.", 1, debates=False)
+SC = _du_prompted(
+    "sc",
+    "Self-consistency: one model sampled k times, majority vote.",
+    5,
     debates=False,
-)
-SC = Method(
-    name="sc",
-    presets=presets.paper(presets.BASELINE),
-    description="Self-consistency: one model sampled k times, majority vote.",
-    prompts=du.PROMPTS,
-    plan=debate_planner(full_reads, history=False),
-    default_agents=5,
-    default_rounds=0,
     single_model=True,
-    debates=False,
 )
-MAV = Method(
-    name="mav",
-    presets=presets.paper(presets.BASELINE),
-    description="Multi-agent voting: each agent answers once, majority vote.",
-    prompts=du.PROMPTS,
-    plan=debate_planner(full_reads, history=False),
-    default_agents=3,
-    default_rounds=0,
-    debates=False,
+MAV = _du_prompted(
+    "mav", "Multi-agent voting: each agent answers once, majority vote.", 3, debates=False
 )
-DU = Method(
-    name="du",
-    presets=presets.paper(presets.DU),
-    description="Du et al. debate: agents keep their history and read all peers each round.",
-    prompts=du.PROMPTS,
-    plan=debate_planner(full_reads, history=True),
-    default_agents=3,
-    default_rounds=2,
+DU = _du_prompted(
+    "du",
+    "Du et al. debate: agents keep their history and read all peers each round.",
+    3,
+    paper=presets.DU,
 )
-RING = Method(
-    name="ring",
-    presets=presets.paper(presets.BASELINE),
-    description="Neighbour debate: like du, but each agent reads only its ring neighbours.",
-    prompts=du.PROMPTS,
-    plan=debate_planner(ring_reads, history=True),
-    default_agents=6,
-    default_rounds=2,
+RING = _du_prompted(
+    "ring",
+    "Neighbour debate: like du, but each agent reads only its ring neighbours.",
+    6,
+    reads=ring_reads,
 )

@@ -210,6 +210,24 @@ GROUPING_OPTIONS = ("group_by_meaning", "embeddings")
 """Decision options that every rule takes: they merge answers that mean the same first."""
 
 
+def role_decision(view: DebateView[Any], role: str, **evidence: Any) -> Decision:
+    """The last answer of ``role`` (an aggregator, a chairman) as the decision.
+
+    Args:
+        view: The debate so far.
+        role: The role whose last answer turn decides; also the decision's rule name.
+        **evidence: More evidence, after ``evidence[role]``: the deciding call's id, or
+            ``None`` when the role never answered (then the answer is ``None`` too).
+
+    Returns:
+        The decision.
+    """
+    answers = [t for t in view.turns if t["agent"] == role and t["kind"] == "answer"]
+    last = answers[-1] if answers else None
+    found = {role: None if last is None else last["id"], **evidence}
+    return Decision(None if last is None else last["answer"], role, found)
+
+
 def check_rule_settings(method: Method[Any], agents: Sequence[str], ctx: DebateContext) -> None:
     """Check the decision rule in force and its options before any call.
 

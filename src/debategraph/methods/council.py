@@ -42,6 +42,7 @@ from debategraph.methods import (
     initial_calls,
     presets,
     question_block,
+    role_decision,
 )
 
 CHAIRMAN = "chairman"
@@ -177,12 +178,7 @@ def decide(view: View) -> Decision:
     state = view.method_state
     if view.context.decision is not None:
         return decide_by_rule(view, rankings=state.get("rankings") or {})
-    final = [t for t in view.turns if t["agent"] == CHAIRMAN and t["kind"] == "answer"]
-    evidence: dict[str, Any] = {"chairman": None, "borda": state.get("borda", {})}
-    if not final:
-        return Decision(None, CHAIRMAN, evidence)
-    evidence["chairman"] = final[-1]["id"]
-    return Decision(final[-1]["answer"], CHAIRMAN, evidence)
+    return role_decision(view, CHAIRMAN, borda=state.get("borda", {}))
 
 
 def council_rank(

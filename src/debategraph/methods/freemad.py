@@ -8,28 +8,36 @@ plain society-of-mind prompt. See ``docs/methods/freemad.md``.
 
 from __future__ import annotations
 
-from debategraph.methods import Method, debate_planner, full_reads, presets
+from collections.abc import Callable, Mapping
+
+from debategraph.methods import Method, PromptInput, debate_planner, full_reads, presets
 from debategraph.prompts import freemad
 
-FREEMAD_N = Method(
-    name="freemad-n",
-    presets=presets.paper(presets.FREE_MAD),
-    description="Free-MAD: anti-conformity debate, then a score over the whole trajectory.",
-    prompts=freemad.ANTI_CONFORMITY_PROMPTS,
-    plan=debate_planner(full_reads, history=True),
-    decision="freemad",
-    default_agents=4,
-    default_rounds=1,
-    card="docs/methods/freemad.md",
+
+def _freemad(
+    name: str, description: str, prompts: Mapping[str, Callable[[PromptInput], str]]
+) -> Method:
+    """A du-style debate with ``prompts``, decided by the ``freemad`` trajectory score."""
+    return Method(
+        name=name,
+        presets=presets.paper(presets.FREE_MAD),
+        description=description,
+        prompts=prompts,
+        plan=debate_planner(full_reads, history=True),
+        decision="freemad",
+        default_agents=4,
+        default_rounds=1,
+        card="docs/methods/freemad.md",
+    )
+
+
+FREEMAD_N = _freemad(
+    "freemad-n",
+    "Free-MAD: anti-conformity debate, then a score over the whole trajectory.",
+    freemad.ANTI_CONFORMITY_PROMPTS,
 )
-FREEMAD_C = Method(
-    name="freemad-c",
-    presets=presets.paper(presets.FREE_MAD),
-    description="Free-MAD with the plain (conformity) du debate prompt and the trajectory score.",
-    prompts=freemad.CONFORMITY_PROMPTS,
-    plan=debate_planner(full_reads, history=True),
-    decision="freemad",
-    default_agents=4,
-    default_rounds=1,
-    card="docs/methods/freemad.md",
+FREEMAD_C = _freemad(
+    "freemad-c",
+    "Free-MAD with the plain (conformity) du debate prompt and the trajectory score.",
+    freemad.CONFORMITY_PROMPTS,
 )

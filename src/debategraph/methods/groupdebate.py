@@ -44,8 +44,8 @@ from debategraph.methods import (
 )
 from debategraph.policies.grouping import (
     assign_groups,
+    debate_plan,
     round_kind,
-    stage_count,
     stage_of,
     stage_schedule,
 )
@@ -158,12 +158,7 @@ def _start(view: View) -> Phase:
     groups = make_groups(view)
     m, t = len(view.agents), view.rounds + 1
     schedule = {
-        "M": m,
-        "T": t,
-        "R": options.stage_rounds,
-        "S": stage_count(t, options.stage_rounds),
-        "N": len(groups),
-        "sizes": [len(g) for g in groups],
+        **debate_plan(m, t, options.stage_rounds, groups),
         "calls": groupdebate_calls(m, t, len(groups), options.stage_rounds),
     }
     state = {

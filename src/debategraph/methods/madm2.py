@@ -315,48 +315,53 @@ def bind_objective(view: DebateView[MadM2OOptions], c: Call) -> dict[str, Any]:
     return logprob_request(1 if view.options.code_compat else 0)
 
 
-_COMMON: dict[str, Any] = {
-    "prompts": prompts.PROMPTS,
-    "default_agents": 3,
-    "default_rounds": 1,
-    "decision": "majority",
-    "plan_node": "mask",
-    "card": "docs/methods/madm2.md",
-}
+def _madm2(
+    name: str, description: str, masking: Masking, options: type[MethodOptions], **fields: Any
+) -> Method[Any]:
+    """A MAD-M² method: its prompts and sampling, three agents, one round, majority vote."""
+    return Method(
+        name=name,
+        presets=presets.paper(presets.MADM2),
+        description=description,
+        plan=madm2_planner(masking),
+        options=options,
+        prompts=prompts.PROMPTS,
+        default_agents=3,
+        default_rounds=1,
+        decision="majority",
+        plan_node="mask",
+        card="docs/methods/madm2.md",
+        **fields,
+    )
 
-MADM2_S = Method(
-    name="madm2-s",
-    presets=presets.paper(presets.MADM2),
-    description="MAD-M²(S): stateless debate reading only the memories an evaluation judged "
+
+MADM2_S = _madm2(
+    "madm2-s",
+    "MAD-M²(S): stateless debate reading only the memories an evaluation judged "
     "correct (unsure keeps unless strict); majority vote of the last round.",
-    plan=madm2_planner("subjective"),
+    "subjective",
+    MadM2SOptions,
     observe=observe_subjective,
-    options=MadM2SOptions,
     roles=(EVALUATOR,),
     max_phases=2,
-    **_COMMON,
 )
 """``madm2-s``: subjective masking (``MadM2SOptions``)."""
 
-MADM2_O = Method(
-    name="madm2-o",
-    presets=presets.paper(presets.MADM2),
-    description="MAD-M²(O): stateless debate reading only the lowest-perplexity memory "
+MADM2_O = _madm2(
+    "madm2-o",
+    "MAD-M²(O): stateless debate reading only the lowest-perplexity memory "
     "(needs token logprobs); majority vote of the last round.",
-    plan=madm2_planner("objective"),
+    "objective",
+    MadM2OOptions,
     bind=bind_objective,
-    options=MadM2OOptions,
-    **_COMMON,
 )
 """``madm2-o``: objective masking (``MadM2OOptions``)."""
 
-MAD = Method(
-    name="mad",
-    presets=presets.paper(presets.MADM2),
-    description="MAD as MAD-M² compares against: stateless rounds, every agent reads all "
+MAD = _madm2(
+    "mad",
+    "MAD as MAD-M² compares against: stateless rounds, every agent reads all "
     "last-round answers (its own too); majority vote of the last round.",
-    plan=madm2_planner("none"),
-    options=NoOptions,
-    **_COMMON,
+    "none",
+    NoOptions,
 )
 """``mad``: the naive baseline with MAD-M²'s prompts (keep every memory)."""

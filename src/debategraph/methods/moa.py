@@ -18,7 +18,6 @@ instead.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from debategraph.methods import (
     MAX_ROUNDS,
@@ -36,6 +35,7 @@ from debategraph.methods import (
     initial_calls,
     presets,
     question_block,
+    role_decision,
 )
 
 AGGREGATOR = "aggregator"
@@ -108,13 +108,8 @@ def decide(view: View) -> Decision:
     """The aggregator's answer, or the run's decision rule over the proposers' answers."""
     if view.context.decision is not None:
         return decide_by_rule(view)
-    final = [t for t in view.turns if t["agent"] == AGGREGATOR and t["kind"] == "answer"]
     proposers = [t["answer"] for t in view.turns if t["round"] == view.round - 1]
-    evidence: dict[str, Any] = {"aggregator": None, "proposals": proposers}
-    if not final:
-        return Decision(None, AGGREGATOR, evidence)
-    evidence["aggregator"] = final[-1]["id"]
-    return Decision(final[-1]["answer"], AGGREGATOR, evidence)
+    return role_decision(view, AGGREGATOR, proposals=proposers)
 
 
 def responses_block(p: PromptInput) -> str:

@@ -51,8 +51,8 @@ from debategraph.methods.embeddings import (
 )
 from debategraph.policies.grouping import (
     assign_groups,
+    debate_plan,
     round_kind,
-    stage_count,
     stage_of,
 )
 from debategraph.policies.s2mad import (
@@ -181,18 +181,9 @@ def _labels(view: View) -> dict[str, str]:
 def _start(view: View) -> Phase:
     options = view.options
     groups = make_groups(view)
-    t = view.rounds + 1
-    schedule = {
-        "M": len(view.agents),
-        "T": t,
-        "R": options.stage_rounds,
-        "S": stage_count(t, options.stage_rounds),
-        "N": len(groups),
-        "sizes": [len(g) for g in groups],
-    }
     state = {
         "groups": groups,
-        "schedule": schedule,
+        "schedule": debate_plan(len(view.agents), view.rounds + 1, options.stage_rounds, groups),
         "s2mad_options": options.to_dict(),
         "round_labels": _labels(view),
         "decisions": [],

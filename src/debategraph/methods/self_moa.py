@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 from debategraph.methods import (
     Call,
@@ -28,6 +27,7 @@ from debategraph.methods import (
     initial_calls,
     presets,
     question_block,
+    role_decision,
 )
 
 AGGREGATOR = "aggregator"
@@ -88,13 +88,9 @@ def decide(view: View) -> Decision:
     """The last step's answer, or the run's decision rule over the samples."""
     if view.context.decision is not None:
         return decide_by_rule(view)
-    final = [t for t in view.turns if t["agent"] == AGGREGATOR and t["kind"] == "answer"]
     samples = [t["answer"] for t in view.turns if t["round"] == 0]
-    evidence: dict[str, Any] = {"aggregator": None, "samples": samples, "steps": len(final)}
-    if not final:
-        return Decision(None, AGGREGATOR, evidence)
-    evidence["aggregator"] = final[-1]["id"]
-    return Decision(final[-1]["answer"], AGGREGATOR, evidence)
+    made = [t for t in view.turns if t["agent"] == AGGREGATOR and t["kind"] == "answer"]
+    return role_decision(view, AGGREGATOR, samples=samples, steps=len(made))
 
 
 def initial(p: PromptInput) -> str:

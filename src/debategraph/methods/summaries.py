@@ -24,7 +24,7 @@ instruction tokens; left out under the attack or with ``forget``) and the option
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +38,7 @@ from debategraph.methods import (
     initial_calls,
     presets,
 )
+from debategraph.policies.sampling import SamplingPreset
 from debategraph.policies.summary_cost import (
     mad_summary_calls,
     mad_summary_tokens,
@@ -219,36 +220,54 @@ def summary_observer(
     return observe
 
 
-DU_SUM = Method(
-    name="du-sum",
-    presets=presets.paper(presets.GROUPDEBATE),
-    description="Du et al. with summaries: each agent reads a summary of the other agents' "
+def _summarised(
+    name: str,
+    description: str,
+    paper: SamplingPreset,
+    prompts: Mapping[str, Callable[..., str]],
+    options: type[MethodOptions],
+    *,
+    shared: bool,
+) -> Method[Any]:
+    """A debate with a summariser: one ``shared`` summary a round, or one per agent."""
+    if shared:
+        plan = summary_planner(shared_summary, lambda view, a: f"r{view.round}:summary")
+    else:
+        plan = summary_planner(private_summaries, lambda view, a: f"r{view.round}:summary:{a}")
+    return Method(
+        name=name,
+        presets=presets.paper(paper),
+        description=description,
+        prompts=prompts,
+        plan=plan,
+        observe=summary_observer(None if shared else du_sum_paper_tokens),
+        options=options,
+        roles=("summarizer",),
+        default_agents=5,
+        default_rounds=2,
+        max_phases=2,
+        card="docs/methods/groupdebate.md",
+    )
+
+
+DU_SUM = _summarised(
+    "du-sum",
+    "Du et al. with summaries: each agent reads a summary of the other agents' "
     "answers every round and keeps its history; majority vote.",
-    prompts=prompts.DU_SUM_PROMPTS,
-    plan=summary_planner(private_summaries, lambda view, a: f"r{view.round}:summary:{a}"),
-    observe=summary_observer(du_sum_paper_tokens),
-    options=DuSumOptions,
-    roles=("summarizer",),
-    default_agents=5,
-    default_rounds=2,
-    max_phases=2,
-    card="docs/methods/groupdebate.md",
+    presets.GROUPDEBATE,
+    prompts.DU_SUM_PROMPTS,
+    DuSumOptions,
+    shared=False,
 )
 """The ``du-sum`` method (the GroupDebate paper's "MAD" baseline)."""
 
-CHATEVAL = Method(
-    name="chateval",
-    presets=presets.paper(presets.CHATEVAL),
-    description="ChatEval simultaneous talk with a summariser: one shared summary of each "
+CHATEVAL = _summarised(
+    "chateval",
+    "ChatEval simultaneous talk with a summariser: one shared summary of each "
     "round feeds every agent; agents keep their history; majority vote.",
-    prompts=prompts.CHATEVAL_PROMPTS,
-    plan=summary_planner(shared_summary, lambda view, a: f"r{view.round}:summary"),
-    observe=summary_observer(None),
-    options=ChatEvalOptions,
-    roles=("summarizer",),
-    default_agents=5,
-    default_rounds=2,
-    max_phases=2,
-    card="docs/methods/groupdebate.md",
+    presets.CHATEVAL,
+    prompts.CHATEVAL_PROMPTS,
+    ChatEvalOptions,
+    shared=True,
 )
 """The ``chateval`` method (one shared summary per round)."""

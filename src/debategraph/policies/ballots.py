@@ -161,6 +161,22 @@ def _evidence(ballots: Sequence[object | None], **extra: object) -> dict[str, ob
     return {"ballots": len(ballots), "abstentions": sum(b is None for b in ballots), **extra}
 
 
+def _top_scored(
+    ballots: Sequence[object | None],
+    scores: Mapping[str, float],
+    order: Sequence[str],
+    rule: str,
+    counts: Mapping[str, object],
+    empty: str,
+) -> Decision:
+    """The highest-scored answer; ``counts`` lead the evidence, ``empty`` says why none won."""
+    winner, tied = _winner(scores, order)
+    evidence = _evidence(ballots, **counts, tie=len(tied) > 1, tied=tied)
+    if winner is None:
+        evidence["reason"] = empty
+    return Decision(winner, rule, evidence)
+
+
 def approval_count(
     ballots: Sequence[Sequence[str] | None], order: Sequence[str], *, rule: str = "approval"
 ) -> Decision:
@@ -179,13 +195,8 @@ def approval_count(
     for ballot in ballots:
         for answer in dict.fromkeys(ballot or ()):
             approvals[answer] = approvals.get(answer, 0) + 1
-    winner, tied = _winner(approvals, order)
-    evidence = _evidence(
-        ballots, approvals={a: int(n) for a, n in approvals.items()}, tie=len(tied) > 1, tied=tied
-    )
-    if winner is None:
-        evidence["reason"] = "no ballot approved an answer"
-    return Decision(winner, rule, evidence)
+    counts = {"approvals": {a: int(n) for a, n in approvals.items()}}
+    return _top_scored(ballots, approvals, order, rule, counts, "no ballot approved an answer")
 
 
 def cumulative_count(
@@ -221,17 +232,8 @@ def cumulative_count(
         for answer, n in (ballot or {}).items():
             totals[answer] = totals.get(answer, 0) + n
     totals = {a: n for a, n in totals.items() if n > 0}
-    winner, tied = _winner(totals, order)
-    evidence = _evidence(
-        counted,
-        points={a: int(n) for a, n in totals.items()},
-        budget=points,
-        tie=len(tied) > 1,
-        tied=tied,
-    )
-    if winner is None:
-        evidence["reason"] = "no ballot gave any points"
-    return Decision(winner, rule, evidence)
+    counts = {"points": {a: int(n) for a, n in totals.items()}, "budget": points}
+    return _top_scored(counted, totals, order, rule, counts, "no ballot gave any points")
 
 
 def borda_count(
@@ -257,17 +259,8 @@ def borda_count(
     for ballot in ballots:
         for k, answer in enumerate(dict.fromkeys(ballot or ())):
             scores[answer] = scores.get(answer, 0) + (n - 1 - k)
-    winner, tied = _winner(scores, order)
-    evidence = _evidence(
-        ballots,
-        count="borda",
-        scores={a: int(s) for a, s in scores.items()},
-        tie=len(tied) > 1,
-        tied=tied,
-    )
-    if winner is None:
-        evidence["reason"] = "every ballot was spoiled"
-    return Decision(winner, rule, evidence)
+    counts = {"count": "borda", "scores": {a: int(s) for a, s in scores.items()}}
+    return _top_scored(ballots, scores, order, rule, counts, "every ballot was spoiled")
 
 
 def instant_runoff(

@@ -33,14 +33,9 @@ from typing import Any, get_args
 from debategraph.policies.freemad import DEFAULT_WEIGHTS, freemad_decision, inverse_round
 from debategraph.policies.mdm_scalar import label_credibility
 from debategraph.policies.reconcile import reconcile_decision
+from debategraph.policies.ties import best_scored
 from debategraph.policies.types import Answer, Decision, Trajectory
 from debategraph.policies.voting import TiePolicy, majority_vote
-
-TIE_REL_TOL = 1e-9
-"""Relative tolerance under which two weighted scores count as tied (floating-point rounding)."""
-
-TIE_ABS_TOL = 1e-9
-"""Absolute tolerance under which two weighted scores count as tied (floating-point rounding)."""
 
 
 def credibility_vote(
@@ -93,12 +88,7 @@ def credibility_vote(
         return Decision(None, "weighted_vote", {**evidence, "reason": "every agent abstained"})
     if no_answer_if_all_differ and len(holders) >= 2 and max(holders.values()) == 1:
         return Decision(None, "weighted_vote", {**evidence, "reason": "all answers differ"})
-    best = max(scores.values())
-    tied = [
-        a
-        for a, s in scores.items()
-        if math.isclose(s, best, rel_tol=TIE_REL_TOL, abs_tol=TIE_ABS_TOL)
-    ]
+    tied = best_scored(scores)
     return Decision(tied[0], "weighted_vote", {**evidence, "tie": len(tied) > 1, "tied": tied})
 
 

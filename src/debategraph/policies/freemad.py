@@ -24,6 +24,7 @@ import random
 from collections.abc import Callable, Sequence
 from numbers import Real
 
+from debategraph.policies.ties import best_scored
 from debategraph.policies.types import Answer, Decision, Trajectory
 
 DEFAULT_WEIGHTS: tuple[float, float, float, float] = (20.0, 25.0, 30.0, 20.0)
@@ -31,12 +32,6 @@ DEFAULT_WEIGHTS: tuple[float, float, float, float] = (20.0, 25.0, 30.0, 20.0)
 
 ABSTAIN_KEY = "<abstain>"
 """How the score of ``None`` is written in the JSON-safe evidence."""
-
-TIE_REL_TOL = 1e-9
-"""Relative tolerance under which two scores count as tied (floating-point rounding)."""
-
-TIE_ABS_TOL = 1e-9
-"""Absolute tolerance under which two scores count as tied (floating-point rounding)."""
 
 
 def inverse_round(k: int) -> float:
@@ -149,9 +144,9 @@ def freemad_decision(
 ) -> Decision:
     """Free-MAD's decision: the answer with the highest trajectory score.
 
-    Ties (scores equal up to floating-point rounding, see ``TIE_REL_TOL`` and
-    ``TIE_ABS_TOL``) are broken uniformly at random: ``random.Random(seed).choice`` over the
-    tied answers sorted as strings. Abstentions are scored but never chosen; when no
+    Ties (scores equal up to floating-point rounding, see :mod:`debategraph.policies.ties`)
+    are broken uniformly at random: ``random.Random(seed).choice`` over the tied answers
+    sorted as strings. Abstentions are scored but never chosen; when no
     non-abstaining answer is in the score table the decision is "no answer" (``None``).
 
     Args:
@@ -188,12 +183,7 @@ def freemad_decision(
         return Decision(
             None, "freemad_score", {**evidence, "reason": "no non-abstaining answer was scored"}
         )
-    best = max(candidates.values())
-    tied = sorted(
-        a
-        for a, s in candidates.items()
-        if math.isclose(s, best, rel_tol=TIE_REL_TOL, abs_tol=TIE_ABS_TOL)
-    )
+    tied = sorted(best_scored(candidates))
     if len(tied) == 1:
         return Decision(tied[0], "freemad_score", {**evidence, "tied": tied})
     chosen = random.Random(seed).choice(tied)

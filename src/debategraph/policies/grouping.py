@@ -152,6 +152,25 @@ def round_kind(round_: int, stage_rounds: int) -> RoundKind:
     return "inter" if round_ % stage_rounds == 0 else "intra"
 
 
+def debate_plan(
+    agents: int, total_rounds: int, stage_rounds: int, groups: Sequence[Sequence[str]]
+) -> dict[str, int | list[int]]:
+    """What a staged group debate records of its plan, in the paper's letters.
+
+    Returns:
+        ``M`` agents, ``T`` total rounds, ``R`` rounds per stage, ``S`` stages, ``N`` groups,
+        and the group ``sizes``.
+    """
+    return {
+        "M": agents,
+        "T": total_rounds,
+        "R": stage_rounds,
+        "S": stage_count(total_rounds, stage_rounds),
+        "N": len(groups),
+        "sizes": [len(g) for g in groups],
+    }
+
+
 def stage_schedule(total_rounds: int, stage_rounds: int) -> list[list[int]]:
     """The engine rounds of every stage: ``stage_schedule(4, 2) == [[0, 1], [2, 3]]``.
 

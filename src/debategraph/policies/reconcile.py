@@ -21,6 +21,7 @@ import math
 from collections.abc import Sequence
 from numbers import Real
 
+from debategraph.policies.ties import best_scored
 from debategraph.policies.types import Answer, Decision, Trajectory
 
 Confidence = float | str | None
@@ -29,12 +30,6 @@ or ``None`` when the agent reported none."""
 
 MISSING_CONFIDENCE = 0.0
 """The confidence a missing or unreadable report stands for (the official code's ``0.0``)."""
-
-TIE_REL_TOL = 1e-9
-"""Relative tolerance under which two scores count as tied (floating-point rounding)."""
-
-TIE_ABS_TOL = 1e-9
-"""Absolute tolerance under which two scores count as tied (floating-point rounding)."""
 
 
 def parse_confidence(p: Confidence) -> float | None:
@@ -155,12 +150,7 @@ def weighted_vote(
     }
     if not scores:
         return Decision(None, "reconcile_weighted", {**evidence, "reason": "every agent abstained"})
-    best = max(scores.values())
-    tied = [
-        a
-        for a, s in scores.items()
-        if math.isclose(s, best, rel_tol=TIE_REL_TOL, abs_tol=TIE_ABS_TOL)
-    ]
+    tied = best_scored(scores)
     return Decision(tied[0], "reconcile_weighted", {**evidence, "tie": len(tied) > 1, "tied": tied})
 
 

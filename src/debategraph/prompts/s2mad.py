@@ -10,13 +10,11 @@ does not, as in GroupDebate.
 
 from __future__ import annotations
 
-from debategraph.prompts import du, groupdebate
+from debategraph.prompts import groupdebate
 from debategraph.prompts.common import PromptInput, answer_format, peer_blocks, question_block
 from debategraph.prompts.summary import (
     group_summary_blocks,
     own_section,
-    reflect,
-    summarize,
     without_own,
 )
 
@@ -46,14 +44,8 @@ def inter(p: PromptInput) -> str:
     )
 
 
-PROMPTS = {
-    "initial": du.initial,
-    "intra": intra,
-    "inter": inter,
-    "reflect": reflect,
-    "summary": summarize,
-}
-"""Prompts of ``s2mad`` by name."""
+PROMPTS = {**groupdebate.PROMPTS, "intra": intra, "inter": inter}
+"""Prompts of ``s2mad`` by name: GroupDebate's, with its own intra- and inter-group rounds."""
 
 SYSTEM_PROMPTS = {name: groupdebate.SYSTEM for name in PROMPTS if name != "summary"}
 """The system prompt of each debating template: GroupDebate's framing."""

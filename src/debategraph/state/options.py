@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import types
 import typing
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Literal, Self, get_args, get_origin
 
@@ -138,28 +138,26 @@ def _check(name: str, hint: Any, value: Any) -> Any:
     raise ValueError(f"{name} must be {' or '.join(problems)}; got {value!r}")
 
 
+_PLAIN: dict[Any, tuple[Callable[[Any], bool], str]] = {
+    type(None): (lambda v: v is None, "none"),
+    bool: (lambda v: isinstance(v, bool), "true or false"),
+    int: (lambda v: isinstance(v, int) and not isinstance(v, bool), "an integer"),
+    str: (lambda v: isinstance(v, str), "a string"),
+}
+"""Plain option types: the test a value must pass as it is, and what to say when it fails."""
+
+
 def _fit(hint: Any, value: Any) -> Any:
     origin = get_origin(hint)
-    if hint is type(None):
-        if value is None:
-            return None
-        raise ValueError("none")
-    if hint is bool:
-        if isinstance(value, bool):
+    if isinstance(hint, type) and hint in _PLAIN:
+        fits, wanted = _PLAIN[hint]
+        if fits(value):
             return value
-        raise ValueError("true or false")
-    if hint is int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-        raise ValueError("an integer")
+        raise ValueError(wanted)
     if hint is float:
         if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
             return float(value)
         raise ValueError("a finite number")
-    if hint is str:
-        if isinstance(value, str):
-            return value
-        raise ValueError("a string")
     if origin is Literal:
         if value in get_args(hint):
             return value

@@ -108,29 +108,25 @@ class Turn(TypedDict):
     cached: NotRequired[bool]
 
 
-def _renamed(record: str, old: str, new: str) -> None:
+def _upgraded(record: Mapping[str, Any], kind: str, old: str, new: str) -> Mapping[str, Any]:
+    """``record`` with its ``old`` key renamed ``new`` (warned), or as it is."""
+    if new in record or old not in record:
+        return record
     warnings.warn(
-        f"a {record} record's {old!r} key is now {new!r}; {old!r} is accepted until 0.3",
+        f"a {kind} record's {old!r} key is now {new!r}; {old!r} is accepted until 0.3",
         DeprecationWarning,
         stacklevel=3,
     )
+    fixed = {k: v for k, v in record.items() if k != old}
+    fixed[new] = record[old]
+    return fixed
 
 
 def upgrade_call(call: Mapping[str, Any]) -> Call:
     """A call record in today's vocabulary (``prompt`` is read as ``template``, with a warning)."""
-    if "template" in call or "prompt" not in call:
-        return cast(Call, call)
-    _renamed("call", "prompt", "template")
-    fixed = {k: v for k, v in call.items() if k != "prompt"}
-    fixed["template"] = call["prompt"]
-    return cast(Call, fixed)
+    return cast(Call, _upgraded(call, "call", "prompt", "template"))
 
 
 def upgrade_turn(turn: Mapping[str, Any]) -> Turn:
     """A turn record in today's vocabulary (``read`` is read as ``reads``, with a warning)."""
-    if "reads" in turn or "read" not in turn:
-        return cast(Turn, turn)
-    _renamed("turn", "read", "reads")
-    fixed = {k: v for k, v in turn.items() if k != "read"}
-    fixed["reads"] = turn["read"]
-    return cast(Turn, fixed)
+    return cast(Turn, _upgraded(turn, "turn", "read", "reads"))

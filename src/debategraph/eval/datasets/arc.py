@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from debategraph.eval.datasets.hub import hub_rows, letter_of, require_fields
+from debategraph.eval.datasets.hub import hub_items, letter_of, require_fields
 from debategraph.eval.datasets.items import Item
 from debategraph.eval.datasets.source import DatasetInfo, pooled
 
@@ -55,8 +55,7 @@ def load_arc_challenge(split: str = "test") -> list[Item]:
     Returns:
         The items.
     """
-    rows = hub_rows("allenai/ai2_arc", "ARC-Challenge", split)
-    return [arc_row_to_item(row, i) for i, row in enumerate(rows)]
+    return hub_items("allenai/ai2_arc", "ARC-Challenge", split, arc_row_to_item)
 
 
 ARC_CHALLENGE = DatasetInfo(

@@ -5,11 +5,11 @@ from __future__ import annotations
 import gzip
 import re
 from collections.abc import Mapping
-from functools import cache
+from functools import cache, partial
 from importlib import resources
 from typing import Any
 
-from debategraph.eval.datasets.hub import hub_rows, require_fields
+from debategraph.eval.datasets.hub import hub_items, require_fields
 from debategraph.eval.datasets.items import Item, read_records
 from debategraph.eval.datasets.source import DatasetInfo, pooled
 from debategraph.policies.answers import canonicalize
@@ -77,8 +77,7 @@ def load_gsm8k_hub(split: str = "test") -> list[Item]:
     Returns:
         The items.
     """
-    rows = hub_rows("openai/gsm8k", "main", split)
-    return [gsm8k_row_to_item(row, i, split=split) for i, row in enumerate(rows)]
+    return hub_items("openai/gsm8k", "main", split, partial(gsm8k_row_to_item, split=split))
 
 
 GSM8K = DatasetInfo(

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from debategraph.eval.datasets.items import LETTERS
+from debategraph.eval.datasets.items import LETTERS, Item
 
 INSTALL_HINT = "pip install 'debategraph[datasets]'"
+
+
+def hub_items(
+    path: str, config: str | None, split: str, to_item: Callable[[dict[str, Any], int], Item]
+) -> list[Item]:
+    """The items of a Hugging Face dataset split: ``to_item(row, index)`` of each row."""
+    return [to_item(row, i) for i, row in enumerate(hub_rows(path, config, split))]
 
 
 def hub_rows(path: str, config: str | None, split: str) -> list[dict[str, Any]]:

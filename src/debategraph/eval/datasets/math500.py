@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from debategraph.eval.datasets.hub import hub_rows, require_fields
+from debategraph.eval.datasets.hub import hub_items, require_fields
 from debategraph.eval.datasets.items import Item, strip_boxed
 from debategraph.eval.datasets.source import DatasetInfo, pooled
 from debategraph.policies.answers import canonicalize
@@ -57,8 +57,7 @@ def load_math500(split: str = "test") -> list[Item]:
     Returns:
         The items.
     """
-    rows = hub_rows("HuggingFaceH4/MATH-500", None, split)
-    return [math_row_to_item(row, i) for i, row in enumerate(rows)]
+    return hub_items("HuggingFaceH4/MATH-500", None, split, math_row_to_item)
 
 
 MATH500 = DatasetInfo(

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
-from debategraph.eval.datasets.hub import hub_rows, letter_of, require_fields
+from debategraph.eval.datasets.hub import hub_items, letter_of, require_fields
 from debategraph.eval.datasets.items import LETTERS, Item
 from debategraph.eval.datasets.source import DatasetInfo, pooled
 
@@ -89,8 +90,7 @@ def load_mmlu(split: str = "test") -> list[Item]:
     Returns:
         The items.
     """
-    rows = hub_rows("cais/mmlu", "all", split)
-    return [mmlu_row_to_item(row, i, split=split) for i, row in enumerate(rows)]
+    return hub_items("cais/mmlu", "all", split, partial(mmlu_row_to_item, split=split))
 
 
 def load_mmlu_pro(split: str = "test") -> list[Item]:
@@ -102,8 +102,7 @@ def load_mmlu_pro(split: str = "test") -> list[Item]:
     Returns:
         The items.
     """
-    rows = hub_rows("TIGER-Lab/MMLU-Pro", None, split)
-    return [mmlu_pro_row_to_item(row, i) for i, row in enumerate(rows)]
+    return hub_items("TIGER-Lab/MMLU-Pro", None, split, mmlu_pro_row_to_item)
 
 
 MMLU = DatasetInfo(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from debategraph.eval.datasets.hub import hub_rows, require_fields
+from debategraph.eval.datasets.hub import hub_items, require_fields
 from debategraph.eval.datasets.items import Item
 from debategraph.eval.datasets.source import DatasetInfo, pooled
 
@@ -51,8 +51,7 @@ def load_strategyqa(split: str = "test") -> list[Item]:
     Returns:
         The items.
     """
-    rows = hub_rows("ChilleD/StrategyQA", None, split)
-    return [strategyqa_row_to_item(row, i) for i, row in enumerate(rows)]
+    return hub_items("ChilleD/StrategyQA", None, split, strategyqa_row_to_item)
 
 
 STRATEGYQA = DatasetInfo(

@@ -16,6 +16,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.rate_limiters import InMemoryRateLimiter
+from langchain_core.runnables import RunnableConfig
 
 from debategraph.api import DebateConfigError, arun, call_cache
 from debategraph.eval.arms import Arm
@@ -30,6 +31,7 @@ from debategraph.eval.redaction import run_redactor
 from debategraph.eval.rows import describe_error, error_row, result_row
 from debategraph.eval.spend import SpendMeter
 from debategraph.models.resolve import SIMULATED, ModelConfigError, resolve_model
+from debategraph.result import DebateResult
 from debategraph.tracing import item_run_config
 
 
@@ -129,6 +131,34 @@ class ItemRunner:
                 if arm.screens and ("error" in row or row["screen"]["settled"]):
                     return
 
+    async def _arun(
+        self,
+        arm: Arm,
+        item: Item,
+        meter: SpendMeter,
+        settings: Mapping[str, Any],
+        *,
+        reference: str | None = None,
+        traced: RunnableConfig | None = None,
+    ) -> DebateResult:
+        """``arm`` on ``item`` with this executor's limiter, cache and concurrency, metered."""
+        return await arun(
+            item.question,
+            method=arm.method,
+            task=item.task,
+            choices=item.choices,
+            reference=reference,
+            item_id=item.id,
+            config={
+                "max_concurrency": self.job.concurrency,
+                "callbacks": [meter],
+                **(traced or RunnableConfig()),
+            },
+            call_limiter=self.limiter,
+            cache=self.cache,
+            **settings,
+        )
+
     async def sample_price(
         self, arm: Arm, item: Item, settings: Mapping[str, Any], meter: SpendMeter
     ) -> float:
@@ -143,17 +173,7 @@ class ItemRunner:
         models = probe.get("models")
         if isinstance(models, list):
             probe["models"] = models[:1]
-        result = await arun(
-            item.question,
-            method=arm.method,
-            task=item.task,
-            choices=item.choices,
-            item_id=item.id,
-            config={"max_concurrency": self.job.concurrency, "callbacks": [meter]},
-            call_limiter=self.limiter,
-            cache=self.cache,
-            **probe,
-        )
+        result = await self._arun(arm, item, meter, probe)
         return float(result.usage["input_tokens"] + result.usage["output_tokens"])
 
     async def debate(
@@ -209,17 +229,8 @@ class ItemRunner:
                 return error_row(arm, item, error, wall_s=0.0, dataset=dataset, seed=seed)
         traced = item_run_config(arm.label, item.id, dataset)
         try:
-            result = await arun(
-                item.question,
-                method=arm.method,
-                task=item.task,
-                choices=item.choices,
-                reference=item.reference,
-                item_id=item.id,
-                config={"max_concurrency": self.job.concurrency, "callbacks": [meter], **traced},
-                call_limiter=self.limiter,
-                cache=self.cache,
-                **settings,
+            result = await self._arun(
+                arm, item, meter, settings, reference=item.reference, traced=traced
             )
         except DebateConfigError:
             raise

@@ -122,61 +122,56 @@ def _template(paradigm: Paradigm, agents: tuple[str, ...], agent: str) -> str:
 
 CARD = "docs/methods/mallm-paradigms.md"
 
-MEMORY = Method(
-    name="mallm-memory",
-    description="MALLM memory paradigm: agents speak in turn, each reading the shared memory "
+
+def _paradigm_method(
+    paradigm: Paradigm, description: str, options: type[MethodOptions], **fields: Any
+) -> Method[Any]:
+    """The ``mallm-{paradigm}`` method: MALLM's prompts and sampling, three agents, two rounds."""
+    return Method(
+        name=f"mallm-{paradigm}",
+        description=description,
+        prompts=prompts.PROMPTS,
+        presets=presets.paper(presets.MALLM),
+        plan=paradigm_planner(paradigm),
+        options=options,
+        default_agents=3,
+        default_rounds=2,
+        card=CARD,
+        **fields,
+    )
+
+
+MEMORY = _paradigm_method(
+    "memory",
+    "MALLM memory paradigm: agents speak in turn, each reading the shared memory "
     "of every other agent's contributions (this round's earlier speakers too); majority vote.",
-    prompts=prompts.PROMPTS,
-    presets=presets.paper(presets.MALLM),
-    plan=paradigm_planner("memory"),
-    options=MemoryOptions,
-    default_agents=3,
-    default_rounds=2,
+    MemoryOptions,
     max_phases=MAX_SPEAKERS,
-    card=CARD,
 )
 """The ``mallm-memory`` method."""
 
-REPORT = Method(
-    name="mallm-report",
-    description="MALLM report paradigm: the first agent reports, reading the others' replies; "
+REPORT = _paradigm_method(
+    "report",
+    "MALLM report paradigm: the first agent reports, reading the others' replies; "
     "each other agent replies to the latest report only; majority vote.",
-    prompts=prompts.PROMPTS,
-    presets=presets.paper(presets.MALLM),
-    plan=paradigm_planner("report"),
-    options=TurnOrderOptions,
-    default_agents=3,
-    default_rounds=2,
+    TurnOrderOptions,
     max_phases=2,
-    card=CARD,
 )
 """The ``mallm-report`` method."""
 
-RELAY = Method(
-    name="mallm-relay",
-    description="MALLM relay paradigm: answers pass along a chain a1 -> a2 -> ... -> a1, each "
+RELAY = _paradigm_method(
+    "relay",
+    "MALLM relay paradigm: answers pass along a chain a1 -> a2 -> ... -> a1, each "
     "agent reading only its predecessor's latest answer; majority vote.",
-    prompts=prompts.PROMPTS,
-    presets=presets.paper(presets.MALLM),
-    plan=paradigm_planner("relay"),
-    options=TurnOrderOptions,
-    default_agents=3,
-    default_rounds=2,
+    TurnOrderOptions,
     max_phases=MAX_SPEAKERS,
-    card=CARD,
 )
 """The ``mallm-relay`` method."""
 
-COLLECTIVE = Method(
-    name="mallm-collective",
-    description="MALLM collective refinement: every round all agents at once improve their own "
+COLLECTIVE = _paradigm_method(
+    "collective",
+    "MALLM collective refinement: every round all agents at once improve their own "
     "answer after reading every other agent's latest answer; majority vote.",
-    prompts=prompts.PROMPTS,
-    presets=presets.paper(presets.MALLM),
-    plan=paradigm_planner("collective"),
-    options=NoOptions,
-    default_agents=3,
-    default_rounds=2,
-    card=CARD,
+    NoOptions,
 )
 """The ``mallm-collective`` method (simultaneous only)."""

@@ -35,71 +35,70 @@ def initial(p: PromptInput) -> str:
     return f"Solve the following problem. Explain your reasoning step by step.\n\n{_tail(p)}"
 
 
+def _speak(p: PromptInput, intro: str, label: str, instruction: str) -> str:
+    """The speaker's own block, ``intro``, the others' turns as ``label`` blocks, the task."""
+    head, shown = _split(p)
+    return f"{head}{intro}\n\n{peer_blocks(shown, label)}\n\n{instruction}\n\n{_tail(p)}"
+
+
 def discuss(p: PromptInput) -> str:
     """``memory``: a contribution to a discussion whose shared memory the speaker reads."""
-    head, shown = _split(p)
-    return (
-        f"{head}You are one of several agents discussing a problem. The shared memory of "
-        "the discussion holds these contributions of the other agents, oldest first:\n\n"
-        f"{peer_blocks(shown, 'Contribution')}\n\n"
+    return _speak(
+        p,
+        "You are one of several agents discussing a problem. The shared memory of the "
+        "discussion holds these contributions of the other agents, oldest first:",
+        "Contribution",
         "Add your contribution: say which points of the discussion hold and which do not, "
-        "then give your answer.\n\n"
-        f"{_tail(p)}"
+        "then give your answer.",
     )
 
 
 def report(p: PromptInput) -> str:
     """``report``: the reporting agent reads the others' replies and reports again."""
-    head, shown = _split(p)
     if p.round <= 1:
         intro, label = "You report to a group of agents. Their first answers:", "Answer"
     else:
-        intro, label = (
-            "You report to a group of agents. Their replies to your last report:",
-            "Reply",
-        )
-    return (
-        f"{head}{intro}\n\n{peer_blocks(shown, label)}\n\n"
+        intro = "You report to a group of agents. Their replies to your last report:"
+        label = "Reply"
+    return _speak(
+        p,
+        intro,
+        label,
         "Write your next report for the group: take up every reply that finds a real flaw, "
-        "set aside those that do not, and give the answer you now stand by.\n\n"
-        f"{_tail(p)}"
+        "set aside those that do not, and give the answer you now stand by.",
     )
 
 
 def reply(p: PromptInput) -> str:
     """``report``: another agent replies to the reporting agent's latest report."""
-    head, shown = _split(p)
-    return (
-        f"{head}One agent of your group reports to the others. Its latest report:\n\n"
-        f"{peer_blocks(shown, 'Report')}\n\n"
+    return _speak(
+        p,
+        "One agent of your group reports to the others. Its latest report:",
+        "Report",
         "Reply to the report: check it step by step, say where you agree and where you do "
-        "not, and give your answer.\n\n"
-        f"{_tail(p)}"
+        "not, and give your answer.",
     )
 
 
 def relay(p: PromptInput) -> str:
     """``relay``: the speaker reads the answer passed on by its predecessor in the chain."""
-    head, shown = _split(p)
-    return (
-        f"{head}The agents pass their answers along a chain. The agent before you passed "
-        "on this answer:\n\n"
-        f"{peer_blocks(shown, 'Answer passed on')}\n\n"
+    return _speak(
+        p,
+        "The agents pass their answers along a chain. The agent before you passed on this answer:",
+        "Answer passed on",
         "Check it against your own, keep what is right in either, and pass on your answer "
-        "to the next agent.\n\n"
-        f"{_tail(p)}"
+        "to the next agent.",
     )
 
 
 def refine(p: PromptInput) -> str:
     """``collective``: improve one's answer after reading every other agent's answer."""
-    head, shown = _split(p)
-    return (
-        f"{head}Here are the answers of the other agents:\n\n"
-        f"{peer_blocks(shown)}\n\n"
+    return _speak(
+        p,
+        "Here are the answers of the other agents:",
+        "Solution",
         "Improve your answer, taking the other answers into account critically: adopt what "
-        "they get right and reject what they get wrong.\n\n"
-        f"{_tail(p)}"
+        "they get right and reject what they get wrong.",
     )
 
 
