@@ -4,11 +4,12 @@ The command runs in its own process (``python -m debategraph eval --method du --
 arithmetic --limit N --concurrency 64`` on the simulated debaters, which answer at once), as a
 user runs it. This script reads its RSS (``/proc/<pid>/status``) and the rows written so far
 (``results.jsonl``) every 0.1 s, and notes the RSS at the first row, at 1k, 2k, ... rows, at
-the end of the rows (before the summary) and the peak (the child's ``ru_maxrss``). ``--src``
-and ``--base`` run two trees one after the other.
+the end of the rows (before the summary) and the peak (the child's ``ru_maxrss``); the
+summary step is the peak above the end of the rows. ``--src`` and ``--base`` run two trees
+one after the other; ``--repeat N`` runs them N times, interleaved, and reports the medians.
 
 Usage: python bench/cli_rss.py [--items 10000] [--src src] [--base /tmp/base/src]
-       [--out bench/RESULTS-scale.md]  (appends a section; without --out prints it)
+       [--repeat 3] [--out bench/RESULTS-scale.md]  (appends a section; without --out prints)
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -81,7 +83,16 @@ def run(src: Path, items: int, every: int) -> dict[str, Any]:
     }
 
 
-def render(runs: dict[str, dict[str, Any]], cmd: str, items: int, every: int) -> str:
+def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Each figure's median over repeated runs (the RSS marks one position at a time)."""
+    marks = [statistics.median(m) for m in zip(*(r["marks"] for r in runs), strict=False)]
+    keys = ("end_of_rows", "peak", "wall", "cpu")
+    return {"marks": marks, **{k: statistics.median(r[k] for r in runs) for k in keys}}
+
+
+def render(
+    runs: dict[str, dict[str, Any]], cmd: str, items: int, every: int, repeat: int = 1
+) -> str:
     lines = [
         "## RSS of `debategraph eval` over a long run (the command line)",
         "",
@@ -89,18 +100,21 @@ def render(runs: dict[str, dict[str, Any]], cmd: str, items: int, every: int) ->
         f"{platform.machine()}, {os.cpu_count()} cores shared with other jobs · "
         f"`debategraph eval --method du --dataset arithmetic --limit {items} "
         "--concurrency 64` on the simulated debaters, in its own process; RSS read from "
-        "`/proc` every 0.1 s.",
+        "`/proc` every 0.1 s"
+        + (f"; medians of {repeat} runs per tree, interleaved." if repeat > 1 else "."),
         "",
         f"| code | RSS MiB at the first row, {every // 1000}k, ... rows "
-        f"| growth per item, {every // 1000}k→end of rows | end of rows | peak | CPU s | wall s |",
-        "|---|---|---:|---:|---:|---:|---:|",
+        f"| growth per item, {every // 1000}k→end of rows | end of rows | peak "
+        "| summary step (peak − end of rows) | CPU s | wall s |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     for name, r in runs.items():
         marks = r["marks"]
         growth = (r["end_of_rows"] - marks[1]) * 1024 / max(1, items - every)
         lines.append(
             f"| {name} | {' · '.join(f'{m:.0f}' for m in marks)} | {growth:.2f} KiB | "
-            f"{r['end_of_rows']:.0f} | {r['peak']:.0f} | {r['cpu']:.0f} | {r['wall']:.0f} |"
+            f"{r['end_of_rows']:.0f} | {r['peak']:.0f} | {r['peak'] - r['end_of_rows']:+.0f} | "
+            f"{r['cpu']:.0f} | {r['wall']:.0f} |"
         )
     return "\n".join([*lines, ""])
 
@@ -111,17 +125,20 @@ def main() -> None:
     parser.add_argument("--every", type=int, default=1000)
     parser.add_argument("--src", type=Path, default=HERE.parent / "src")
     parser.add_argument("--base", type=Path, help="another checkout's src, run after")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per tree (medians)")
     parser.add_argument("--out", type=Path, help="append the section to this file")
     args = parser.parse_args()
     trees = {"this tree": args.src.resolve()}
     if args.base:
         trees["base"] = args.base.resolve()
-    runs = {}
-    for name, src in trees.items():
-        runs[name] = run(src, args.items, args.every)
-        print(name, runs[name], flush=True)
+    done: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
+    for _ in range(max(1, args.repeat)):
+        for name, src in trees.items():
+            done[name].append(run(src, args.items, args.every))
+            print(name, done[name][-1], flush=True)
+    runs = {name: median_run(results) for name, results in done.items()}
     cmd = ("python bench/cli_rss.py " + " ".join(sys.argv[1:])).strip()
-    text = render(runs, cmd, args.items, args.every)
+    text = render(runs, cmd, args.items, args.every, args.repeat)
     if args.out:
         with args.out.open("a") as handle:
             handle.write("\n" + text)
