@@ -180,7 +180,9 @@ class EvalOutcome:
     def summary_rows(self) -> Iterator[dict[str, Any]]:
         """This run's rows, in file order, each with the :data:`SUMMARY_FIELDS` only.
 
-        What ``summarize`` needs from a large run, without the texts a row may carry.
+        What ``summarize`` needs from a large run, without the texts a row may carry; the
+        command line reads them once with
+        :func:`~debategraph.eval.summary_stream.summarize_stream`, which holds no row.
         """
         fields = sorted(SUMMARY_FIELDS)  # one key object for every row's digest
         for row in self._planned_rows():
