@@ -22,7 +22,7 @@ from debategraph.models.resolve import ModelConfigError, Models
 from debategraph.models.roster import Agent
 from debategraph.state.context import DebateContext
 
-ROOT = Path(debategraph.__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parent.parent  # the checkout (debategraph may be installed)
 PROBE = """
 import gc, json, sys
 from tests.openai_server import serve
@@ -52,7 +52,9 @@ print(json.dumps(seen))
 def test_an_evaluation_reaches_its_first_call_without_the_report_and_with_the_collector_on(
     tmp_path,
 ):
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
+    # The checkout for tests.openai_server; debategraph as this session imports it.
+    paths = [str(ROOT), str(Path(debategraph.__file__).resolve().parents[1])]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
     env["OPENAI_API_KEY"] = "sk-test"
     out = subprocess.run(
         [sys.executable, "-c", PROBE, str(tmp_path / "run")],
@@ -60,9 +62,9 @@ def test_an_evaluation_reaches_its_first_call_without_the_report_and_with_the_co
         cwd=ROOT,
         capture_output=True,
         text=True,
-        check=True,
         timeout=120,
     )
+    assert out.returncode == 0, out.stderr[-3000:]
     seen = json.loads(out.stdout.strip().splitlines()[-1])
     assert seen["exit"] == 0, out.stderr
     modules = set(seen["modules"])
