@@ -9,7 +9,8 @@ round, and per debate length, the last round's tallies, which every later round 
 forward (a row that stopped early repeats its last round and flips nothing after it). What
 still grows with the rows is small: one float per scored row for the wall time (summed once
 at the end, in row order) and a 16-byte digest per distinct item (the Wilson interval counts
-items)."""
+items).
+"""
 
 from __future__ import annotations
 
