@@ -1,8 +1,9 @@
 """Memory and CPU of the end-of-``eval`` summary over a results file: list vs one pass.
 
 What ``debategraph eval`` does after the last row: read the run's rows back
-(``EvalOutcome.summary_rows``, a digest of each) and summarise them. ``summarize`` groups
-them in lists per method first; ``summarize_stream`` keeps tallies. For each this prints the
+(``EvalOutcome.summary_rows``, a digest of each) and summarise them. "list" groups them in
+lists per method first, as ``summarize`` did before it went through ``MethodTally``;
+``summarize_stream`` (what ``summarize`` is now) keeps tallies. For each this prints the
 peak of Python allocations (``tracemalloc``) and, in separate runs without tracing, the
 median CPU and wall seconds; and, for the list, the largest allocation sites once every
 digest is held (what the peak is made of).
@@ -17,15 +18,21 @@ import linecache
 import statistics
 import time
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from debategraph.eval.metrics import group_by, summarize
+from debategraph.eval.metrics import MethodSummary, Row, group_by, summarize_method
 from debategraph.eval.runner import EvalOutcome
 from debategraph.eval.summary_stream import summarize_stream
 
-WAYS: dict[str, Callable[..., Any]] = {"list": summarize, "one pass": summarize_stream}
+
+def summarize_lists(rows: Iterable[Row]) -> dict[str, MethodSummary]:
+    """The rows grouped in lists per method, then each list summarised."""
+    return {method: summarize_method(method, group) for method, group in group_by(rows).items()}
+
+
+WAYS: dict[str, Callable[..., Any]] = {"list": summarize_lists, "one pass": summarize_stream}
 
 
 def outcome(path: Path) -> EvalOutcome:

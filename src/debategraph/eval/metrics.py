@@ -42,15 +42,9 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypedDict
 
-from debategraph.eval.bill import Bill, bill_cost, bill_of
-from debategraph.eval.dynamics import (
-    RoundStats,
-    RoundZeroVote,
-    round_dynamics,
-    round_zero_vote,
-    total_flips,
-)
-from debategraph.eval.seeds import SeedSpread, seed_spread
+from debategraph.eval.bill import Bill
+from debategraph.eval.dynamics import RoundStats, RoundZeroVote
+from debategraph.eval.seeds import SeedSpread
 from debategraph.policies.answers import answers_match
 from debategraph.policies.types import Answer, TaskKind
 from debategraph.policies.voting import majority_vote, unanimous
@@ -364,54 +358,6 @@ def _majority_correct(answers: Sequence[Answer], reference: Any, task: TaskKind)
     return answers_match(decision, reference, task)
 
 
-def _total(rows: Sequence[Row], key: str) -> Any:
-    return sum(row.get(key) or 0 for row in rows)
-
-
-def _ratio(numerator: float, denominator: float) -> float:
-    return numerator / denominator if denominator else NAN
-
-
-def tokens_by_kind(rows: Iterable[Row]) -> dict[str, dict[str, int]]:
-    """Summed input and output tokens per call kind, from the rows' ``tokens_by_kind``.
-
-    Args:
-        rows: Result rows.
-
-    Returns:
-        Kind -> ``{"input_tokens": ..., "output_tokens": ...}``, kinds in first-seen order.
-    """
-    totals: dict[str, dict[str, int]] = {}
-    for row in rows:
-        for kind, usage in (row.get("tokens_by_kind") or {}).items():
-            slot = totals.setdefault(kind, {"input_tokens": 0, "output_tokens": 0})
-            slot["input_tokens"] += usage.get("input_tokens") or 0
-            slot["output_tokens"] += usage.get("output_tokens") or 0
-    return totals
-
-
-def answer_sources(rows: Iterable[Row]) -> tuple[dict[str, int] | None, int]:
-    """Summed ``answer_sources`` of the rows that record them.
-
-    Args:
-        rows: Scored rows.
-
-    Returns:
-        ``(counts, rows_with_key)``; ``counts`` is ``None`` when no row records the key
-        (unknown, not zero). Missing sources within a recorded mapping count 0.
-    """
-    totals = dict.fromkeys(ANSWER_SOURCES, 0)
-    known = 0
-    for row in rows:
-        counts = row.get("answer_sources")
-        if not isinstance(counts, Mapping):
-            continue
-        known += 1
-        for source in ANSWER_SOURCES:
-            totals[source] += int(counts.get(source) or 0)
-    return (totals if known else None), known
-
-
 def summarize_method(
     method: str, rows: Sequence[Row], prices: Mapping[str, float] | None = None
 ) -> MethodSummary:
@@ -426,100 +372,14 @@ def summarize_method(
     Returns:
         The summary.
     """
-    scored = [row for row in rows if not is_failed(row)]
-    n = len(scored)
-    correct = sum(bool(row.get("correct")) for row in scored)
-    abstained = sum(bool(row.get("abstained")) for row in scored)
-    low, high = item_wilson_interval(correct, n, distinct_items(scored))
-    input_tokens, output_tokens = _total(scored, "input_tokens"), _total(scored, "output_tokens")
-    calls, ncomm, wall = _total(scored, "calls"), _total(scored, "ncomm"), _total(scored, "wall_s")
-    bill = bill_of(rows)
-    cost = bill_cost(bill, prices)
-    sources, sources_rows = answer_sources(scored)
-    turns = sum(sources.values()) if sources is not None else None
-    spending = [row for row in rows if row.get("requests") is not None]
-    stats = round_dynamics(scored)
-    by_round = accuracy_by_round(scored)
-    vote_k = initial_vote_size(scored)
+    # Imported here: summary_stream builds on this module's types, so a top-level import
+    # would be circular.
+    from debategraph.eval.summary_stream import MethodTally
 
-    def wasted(row: Row) -> int:
-        return int(row.get("wasted_input_tokens") or 0) + int(row.get("wasted_output_tokens") or 0)
-
-    return MethodSummary(
-        method=method,
-        n=n,
-        failed=len(rows) - n,
-        correct=correct,
-        accuracy=_ratio(correct, n),
-        ci_low=low,
-        ci_high=high,
-        abstained=abstained,
-        abstention_rate=_ratio(abstained, n),
-        input_tokens=input_tokens,
-        output_tokens=output_tokens,
-        total_tokens=input_tokens + output_tokens,
-        input_tokens_per_item=_ratio(input_tokens, n),
-        output_tokens_per_item=_ratio(output_tokens, n),
-        total_tokens_per_item=_ratio(input_tokens + output_tokens, n),
-        calls=calls,
-        calls_per_item=_ratio(calls, n),
-        input_tokens_per_call=_ratio(input_tokens, calls),
-        ncomm=ncomm,
-        ncomm_per_item=_ratio(ncomm, n),
-        rounds_mean=_ratio(_total(scored, "rounds"), n),
-        consensus_by_round=consensus_by_round(scored),
-        accuracy_by_round=by_round,
-        vote_k=vote_k,
-        maj_at_k=by_round[0] if vote_k is not None else NAN,
-        wall_s_total=float(wall),
-        wall_s_mean=_ratio(wall, n),
-        cost=cost,
-        cost_per_item=None if cost is None else _ratio(cost, n),
-        cached_calls=bill["cached_calls"],
-        bill=bill,
-        tokens_by_kind=tokens_by_kind(scored),
-        answer_sources=sources,
-        answer_sources_rows=sources_rows,
-        answer_turns=turns,
-        requests=_total(spending, "requests") if spending else None,
-        failed_requests=_total(spending, "failed_requests"),
-        wasted_tokens=sum(wasted(row) for row in spending),
-        failed_item_tokens=sum(wasted(row) for row in spending if is_failed(row)),
-        fallback_rate=_ratio(sources["fallback"], turns) if sources and turns else NAN,
-        turn_abstention_rate=_ratio(sources["none"], turns) if sources and turns else NAN,
-        round_stats=stats,
-        flips=total_flips(stats),
-        vote_at_round0=round_zero_vote(scored),
-        gate=_gate(scored),
-        screen=_screen(scored),
-        seeds=seed_spread(scored),
-    )
-
-
-def _screen(rows: Sequence[Row]) -> dict[str, Any] | None:
-    screened = [row for row in rows if isinstance(row.get("screen"), Mapping)]
-    if not screened:
-        return None
-    contested = [row for row in screened if not row["screen"].get("settled")]
-    right = sum(bool(row.get("correct")) for row in contested)
-    return {
-        "items": len(screened),
-        "settled": len(screened) - len(contested),
-        "contested_accuracy": _ratio(right, len(contested)),
-    }
-
-
-def _gate(rows: Sequence[Row]) -> dict[str, Any] | None:
-    gated = [row for row in rows if isinstance(row.get("gate"), Mapping)]
-    if not gated:
-        return None
-    passed = [row for row in gated if row["gate"].get("fired")]
-    return {
-        "rule": gated[0]["gate"].get("rule"),
-        "items": len(gated),
-        "passed": len(passed),
-        "debated": sum((row.get("rounds") or 0) > 0 for row in passed),
-    }
+    tally = MethodTally(method)
+    for row in rows:
+        tally.add(row)
+    return tally.summary(prices)
 
 
 def summarize(
@@ -535,7 +395,6 @@ def summarize(
     Returns:
         Method -> summary, methods in first-seen order.
     """
-    return {
-        method: summarize_method(method, method_rows, prices)
-        for method, method_rows in group_by(rows, "method").items()
-    }
+    from debategraph.eval.summary_stream import summarize_stream
+
+    return summarize_stream(rows, prices)

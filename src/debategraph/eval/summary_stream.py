@@ -1,14 +1,15 @@
 """The per-method summary in one pass over the rows, holding running tallies, not rows.
 
-:func:`~debategraph.eval.metrics.summarize` groups a list of rows per method, which holds
-every row until the end. At the end of a long ``eval`` that list was the memory peak (a digest
-of ~4.7 KB per row, +47 MiB at 10,000 items). :func:`summarize_stream` reads each row once and
-keeps counts and sums: per round, the direct tallies of the rows that reached that round, and
-per debate length, the last round's tallies, which every later round carries forward (a row
-that stopped early repeats its last round and flips nothing after it). The figures are the
-list-based ones exactly (a test pins them on varied rows); what still grows with the rows is
-small: one float per scored row for the wall time (summed once at the end, as the list-based
-sum adds them) and a 16-byte digest per distinct item (the Wilson interval counts items).
+:class:`MethodTally` is where every figure of a method's summary is defined:
+:func:`~debategraph.eval.metrics.summarize` and ``summarize_method`` go through it, and so
+does the closing table of ``eval``. Grouping a long run's rows into lists first made them the
+memory peak (a digest of ~4.7 KB per row, +47 MiB at 10,000 items); a tally reads each row
+once and keeps counts and sums: per round, the direct tallies of the rows that reached that
+round, and per debate length, the last round's tallies, which every later round carries
+forward (a row that stopped early repeats its last round and flips nothing after it). What
+still grows with the rows is small: one float per scored row for the wall time (summed once
+at the end, in row order) and a 16-byte digest per distinct item (the Wilson interval counts
+items).
 """
 
 from __future__ import annotations
@@ -302,8 +303,8 @@ def summarize_stream(
 ) -> dict[str, MethodSummary]:
     """Aggregate result rows per method in one pass, holding tallies instead of the rows.
 
-    The same figures as :func:`~debategraph.eval.metrics.summarize`, for a stream of rows
-    (the rows of a results file as they are read) whose list would not fit comfortably.
+    What :func:`~debategraph.eval.metrics.summarize` returns; rows may be a stream (the rows
+    of a results file as they are read) whose list would not fit comfortably.
 
     Args:
         rows: Result rows of any number of methods, read once.
