@@ -14,9 +14,9 @@ from debategraph.eval.metrics import (
     initial_vote_size,
     round_answers_at,
     summarize,
-    unanimous,
     wilson_interval,
 )
+from debategraph.policies.voting import unanimous
 
 
 def row(method: str, item: str, **fields: Any) -> dict[str, Any]:

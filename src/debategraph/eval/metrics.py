@@ -45,9 +45,7 @@ from typing import Any, TypedDict
 from debategraph.eval.bill import Bill
 from debategraph.eval.dynamics import RoundStats, RoundZeroVote
 from debategraph.eval.seeds import SeedSpread
-from debategraph.policies.answers import answers_match
-from debategraph.policies.types import Answer, TaskKind
-from debategraph.policies.voting import majority_vote, unanimous
+from debategraph.policies.types import Answer
 
 Row = Mapping[str, Any]
 """One result row (see the module docstring)."""
@@ -279,15 +277,12 @@ def round_answers_at(row: Row, k: int) -> list[Answer] | None:
     return list(rounds[min(k, len(rounds) - 1)])
 
 
-def _num_rounds(rows: Sequence[Row]) -> int:
-    return max((len(row.get("round_answers") or []) for row in rows), default=0)
-
-
 def consensus_by_round(rows: Sequence[Row]) -> list[float]:
     """Per round, the fraction of items whose agents all agree (non-abstaining, equal).
 
     Items that stopped early count with their last round carried forward; rows without
-    ``round_answers`` and rows of a single agent (nobody to agree with) are left out.
+    ``round_answers`` and rows of a single agent (nobody to agree with) are left out. The
+    figure of :func:`summarize_method` (``consensus_by_round``), for one method's rows.
 
     Args:
         rows: Scored rows of one method.
@@ -295,11 +290,7 @@ def consensus_by_round(rows: Sequence[Row]) -> list[float]:
     Returns:
         One fraction per round, up to the longest debate; NaN where no row has two agents.
     """
-    result = []
-    for k in range(_num_rounds(rows)):
-        answers = [a for row in rows if (a := round_answers_at(row, k)) is not None and len(a) > 1]
-        result.append(sum(unanimous(a) for a in answers) / len(answers) if answers else NAN)
-    return result
+    return summarize_method("", rows)["consensus_by_round"]
 
 
 def accuracy_by_round(rows: Sequence[Row]) -> list[float]:
@@ -308,7 +299,8 @@ def accuracy_by_round(rows: Sequence[Row]) -> list[float]:
     Items that stopped early count with their last round carried forward; rows without
     ``round_answers`` are left out. A vote with every agent abstaining is wrong. The vote is
     graded like the final answer (:func:`debategraph.policies.answers.answers_match`, with the
-    row's ``task``, default ``number``): symbolically for ``math``.
+    row's ``task``, default ``number``): symbolically for ``math``. The figure of
+    :func:`summarize_method` (``accuracy_by_round``).
 
     Args:
         rows: Scored rows of one method.
@@ -316,19 +308,13 @@ def accuracy_by_round(rows: Sequence[Row]) -> list[float]:
     Returns:
         One accuracy per round, up to the longest debate.
     """
-    result = []
-    for k in range(_num_rounds(rows)):
-        hits = [
-            _majority_correct(answers, row.get("reference"), row.get("task") or "number")
-            for row in rows
-            if (answers := round_answers_at(row, k)) is not None
-        ]
-        result.append(sum(hits) / len(hits))
-    return result
+    return summarize_method("", rows)["accuracy_by_round"]
 
 
 def initial_vote_size(rows: Sequence[Row]) -> int | None:
     """The number of answers in the initial round, when every row that records one agrees.
+
+    The figure of :func:`summarize_method` (``vote_k``).
 
     Args:
         rows: Scored rows of one method.
@@ -336,8 +322,7 @@ def initial_vote_size(rows: Sequence[Row]) -> int | None:
     Returns:
         ``k``, or ``None`` when rows differ (``sc@du``'s budgets) or none records rounds.
     """
-    sizes = {len(answers[0]) for row in rows if (answers := row.get("round_answers"))}
-    return sizes.pop() if len(sizes) == 1 else None
+    return summarize_method("", rows)["vote_k"]
 
 
 def harness_metrics(summary: MethodSummary) -> dict[str, float]:
@@ -351,11 +336,6 @@ def harness_metrics(summary: MethodSummary) -> dict[str, float]:
     """
     k = summary["vote_k"]
     return {} if k is None else {f"maj@{k}": summary["maj_at_k"]}
-
-
-def _majority_correct(answers: Sequence[Answer], reference: Any, task: TaskKind) -> bool:
-    decision = majority_vote(answers, tie_policy="first").answer
-    return answers_match(decision, reference, task)
 
 
 def summarize_method(
