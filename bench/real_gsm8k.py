@@ -167,6 +167,13 @@ and source under both versions.
 - RECONCILE's confidence-weighted rule is **not** evaluated: it needs self-reported
   confidences, which these solutions do not have.
 
+**Are the differences real?** The section "Is the difference real?" below pairs every rule
+with `mav-majority-first` on the same 1,319 items (a seeded paired bootstrap over items,
+10,000 resamples, for the interval on each difference; the exact McNemar test on the items
+where the two disagree, Holm-adjusted over the comparisons), and `du-simulated` with its own
+round-0 vote. A rule's difference whose interval covers 0 is no evidence that it decides
+better or worse than the first-seen majority.
+
 **Simulated.** `du-simulated` (section "Simulated models: gsm8k") is a `du` debate with 3
 agents and 2 rounds on {sim_items} items sampled with seed 0. Its round 0 answers are the
 same real replays (a1..a3), but every later answer comes from the simulated debater, a
@@ -185,7 +192,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for name in ("real", "simulated"):
             shutil.copy(args.out / "runs" / name / "results.jsonl", Path(tmp) / f"{name}.jsonl")
-        report = write_report(tmp, args.out)
+        report = write_report(tmp, args.out, baseline="mav-majority-first", holm=True)
     rows = read_rows(args.out / "runs" / "real" / "results.jsonl")
     text = report.read_text().removeprefix("# Evaluation report\n")
     report.write_text(preamble(args.sim_items, rows) + "\n## Results\n" + text)
