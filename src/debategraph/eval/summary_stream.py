@@ -21,7 +21,8 @@ from typing import Any
 
 from debategraph.eval.bill import BillTally, bill_cost
 from debategraph.eval.dynamics import FLIPS, RoundStats, RoundZeroVote, flip_kind, total_flips
-from debategraph.eval.metrics import (
+from debategraph.eval.seeds import accuracies_of, count_seed, spread_of
+from debategraph.eval.summary_fields import (
     ANSWER_SOURCES,
     NAN,
     MethodSummary,
@@ -29,7 +30,6 @@ from debategraph.eval.metrics import (
     is_failed,
     item_wilson_interval,
 )
-from debategraph.eval.seeds import accuracies_of, count_seed, spread_of
 from debategraph.policies.answers import answers_match
 from debategraph.policies.types import Answer, TaskKind
 from debategraph.policies.voting import majority_vote, unanimous
