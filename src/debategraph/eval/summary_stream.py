@@ -73,7 +73,7 @@ class MethodTally:
         self.flips: list[dict[str, int]] = []
         self.tails: dict[int, dict[str, int]] = {}
         self.vote_sizes: set[int] = set()
-        self.zero = {"n": 0, "correct": 0, "final": 0, "with_turns": 0, "tokens": 0, "calls": 0}
+        self.zero = {"final": 0, "with_turns": 0, "tokens": 0, "calls": 0}
         self.seeds: dict[int | None, list[int]] = {}
         self.gate: dict[str, Any] | None = None
         self.screen: dict[str, int] | None = None
@@ -124,10 +124,11 @@ class MethodTally:
             self.direct.append(dict.fromkeys(_ROUND_KEYS, 0))
             self.flips.append(dict.fromkeys(FLIPS, 0))
         graded_before: list[bool] = []
+        majority_right = False
         for k, now in enumerate(rounds):
             graded = [_grade(a, row) for a in now]
-            tally = self.direct[k]
-            self._count_round(tally, now, graded, row, compared=k > 0)
+            majority_right = _grade(majority_vote(now, tie_policy="first").answer, row)
+            self._count_round(self.direct[k], now, graded, majority_right, compared=k > 0)
             if k > 0:
                 pairs = zip(rounds[k - 1], now, graded_before, graded, strict=True)
                 for before, after, right_before, right_after in pairs:
@@ -136,10 +137,8 @@ class MethodTally:
                         self.flips[k][kind] += 1
             graded_before = graded
         tail = self.tails.setdefault(len(rounds), dict.fromkeys(_ROUND_KEYS, 0))
-        self._count_round(tail, rounds[-1], graded_before, row, compared=True)
-        zero = self.zero
-        zero["n"] += 1
-        zero["correct"] += _grade(majority_vote(rounds[0], tie_policy="first").answer, row)
+        self._count_round(tail, rounds[-1], graded_before, majority_right, compared=True)
+        zero = self.zero  # its n and right votes are round 0's direct tally
         zero["final"] += bool(row.get("correct"))
         turns = row.get("turns")
         if isinstance(turns, list):
@@ -152,10 +151,14 @@ class MethodTally:
 
     @staticmethod
     def _count_round(
-        tally: dict[str, int], now: list[Answer], graded: list[bool], row: Row, compared: bool
+        tally: dict[str, int],
+        now: list[Answer],
+        graded: list[bool],
+        majority_right: bool,
+        compared: bool,
     ) -> None:
         tally["items"] += 1
-        tally["majority"] += _grade(majority_vote(now, tie_policy="first").answer, row)
+        tally["majority"] += majority_right
         tally["right"] += sum(graded)
         tally["answers"] += len(now)
         tally["compared"] += len(now) if compared else 0
@@ -214,12 +217,13 @@ class MethodTally:
     def round_zero(self) -> RoundZeroVote:
         """The vote at round 0, as :func:`~debategraph.eval.dynamics.round_zero_vote`."""
         z = self.zero
-        n = z["n"]
+        n = self.direct[0]["items"] if self.direct else 0
+        correct = self.direct[0]["majority"] if self.direct else 0
         timed = bool(z["with_turns"]) and z["with_turns"] == n
         return RoundZeroVote(
             n=n,
-            correct=z["correct"],
-            accuracy=z["correct"] / n if n else NAN,
+            correct=correct,
+            accuracy=correct / n if n else NAN,
             final_accuracy=z["final"] / n if n else NAN,
             tokens_per_item=z["tokens"] / n if timed else None,
             calls_per_item=z["calls"] / n if timed else None,
