@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from debategraph.errors import ModelError, NoConnectionError
+from debategraph.policies.retry import exception_chain
 
 DOWN_STREAK = 5
 """Debates in a row that could not connect to their model server before the run stops."""
@@ -46,14 +47,7 @@ class ServerDownError(ModelError):
 
 
 def _no_connection(exc: BaseException) -> NoConnectionError | None:
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        if isinstance(current, NoConnectionError):
-            return current
-        seen.add(id(current))
-        current = current.__cause__ or current.__context__
-    return None
+    return next((e for e in exception_chain(exc) if isinstance(e, NoConnectionError)), None)
 
 
 def mark_unreachable(

@@ -71,7 +71,8 @@ def status_of(exc: BaseException) -> int | None:
     return status if isinstance(status, int) else None
 
 
-def _chain(exc: BaseException) -> Iterator[BaseException]:
+def exception_chain(exc: BaseException) -> Iterator[BaseException]:
+    """``exc``, then its cause (or context), and so on; each exception once."""
     seen: set[int] = set()
     current: BaseException | None = exc
     while current is not None and id(current) not in seen:
@@ -87,7 +88,7 @@ def is_transient(exc: BaseException) -> bool:
     status = status_of(exc)
     if status is not None and status >= 400:
         return status in RETRY_STATUS or 500 <= status < 600
-    for link in _chain(exc):
+    for link in exception_chain(exc):
         if isinstance(link, ConnectionError | TimeoutError):
             return True
         if any(cls.__name__ in _TRANSIENT_NAMES for cls in type(link).__mro__):
@@ -110,7 +111,7 @@ def never_connected(exc: BaseException) -> str | None:
         return None
     found = False
     reasons: list[tuple[bool, str]] = []  # (carries an errno, message) of each OS error
-    for link in _chain(exc):
+    for link in exception_chain(exc):
         names = {cls.__name__ for cls in type(link).__mro__}
         if isinstance(link, TimeoutError) or any("Timeout" in name for name in names):
             return None
@@ -131,7 +132,7 @@ def never_connected(exc: BaseException) -> str | None:
 
 def request_url(exc: BaseException) -> str | None:
     """The URL of the request a failed call made, if its exception carries one (httpx's)."""
-    for link in _chain(exc):
+    for link in exception_chain(exc):
         try:  # httpx's errors raise RuntimeError for a request they were not given
             url = getattr(getattr(link, "request", None), "url", None)
         except RuntimeError:

@@ -15,10 +15,13 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import logging
 import os
 from collections.abc import Iterator
 from types import ModuleType
+
+from debategraph.policies.retry import exception_chain
 
 AUTH_LOGGER = "ray._private.authentication.authentication_token_setup"
 """The logger of Ray's notices about token authentication."""
@@ -86,11 +89,7 @@ def _present_token_if_any() -> None:
 
 def join_error(address: str, exc: BaseException) -> str:
     """One line saying why the cluster at ``address`` could not be joined, and what to do."""
-    chain: list[BaseException] = []
-    cause: BaseException | None = exc
-    while cause is not None and len(chain) < 5:
-        chain.append(cause)
-        cause = cause.__cause__ or cause.__context__
+    chain = list(itertools.islice(exception_chain(exc), 5))
     if any("Authentication" in type(e).__name__ or "InvalidAuthToken" in str(e) for e in chain):
         return (
             f"cannot join the Ray cluster at {address}: it refused this machine's Ray token, "
