@@ -89,24 +89,25 @@ def _provider(
 ) -> BaseChatModel:
     """A provider chat model for ``spec``; made in (and cached for) the running loop.
 
-    ``checking``: made for the pre-run check, which only needs it to build. It is set aside
-    unused, and the first loop that asks for the same model adopts it (no connection has been
-    opened yet) rather than building a second HTTP client and TLS context.
+    ``checking``: made for the pre-run check, which only needs it to build. Inside a running
+    loop the check fills that loop's own cache, which its calls then read. Outside one the
+    model is set aside unused, and the first caller that asks for the same model adopts it (no
+    connection has been opened yet) rather than building a second HTTP client and TLS context.
     """
     key = (spec, base_url, timeout)
-    if checking:
-        model = _CHECKED.get(key)
-        if model is None:
-            model = _CHECKED[key] = _new_provider(spec, base_url, timeout)
-        return model
     try:
         loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
     except RuntimeError:
         loop = None
+    if checking and loop is None:
+        model = _CHECKED.get(key)
+        if model is None:
+            model = _CHECKED[key] = _new_provider(spec, base_url, timeout)
+        return model
     cache = _NO_LOOP if loop is None else _PER_LOOP.setdefault(loop, {})
     model = cache.get(key)
     if model is None:
-        unused = _CHECKED.pop(key, None) if loop is not None else None
+        unused = _CHECKED.pop(key, None)
         model = cache[key] = unused or _new_provider(spec, base_url, timeout)
     return model
 
