@@ -188,7 +188,7 @@ def decide_by_rule(
     inputs: dict[str, int] = {}
     if needs.ballot is not None:
         points = options.get("points", DEFAULT_POINTS)
-        options["ballots"], inputs = ballots_of(view.latest(), view.agents, needs.ballot, points)
+        options["ballots"], inputs = ballots_of(latest, view.agents, needs.ballot, points)
     if needs.judge:
         options["judged"] = judged_of(view.turns)
     key = view.state.get("item_id") or view.state.get("question") or ""
@@ -248,7 +248,8 @@ def check_rule_settings(method: Method[Any], agents: Sequence[str], ctx: DebateC
     if ctx.decision is None and name not in list_rules():
         return
     rule = get_rule(name)
-    check_rule_inputs(name, rule_needs(rule), method, agents, ctx)
+    needs = rule_needs(rule)
+    check_rule_inputs(name, needs, method, agents, ctx)
     options = dict(ctx.decision_options)
     threshold = options.pop("group_by_meaning", None)
     embeddings = options.pop("embeddings", None)
@@ -280,7 +281,6 @@ def check_rule_settings(method: Method[Any], agents: Sequence[str], ctx: DebateC
     }
     given = {k: v for k, v in engine.items() if k in accepted} | options
     same = Trajectory(list(agents), [["a"]] * len(agents), [[0.5]] * len(agents))
-    needs = rule_needs(rule)
     if needs.ballot is not None:
         points = given.get("points", DEFAULT_POINTS)
         given["ballots"] = [implied_ballot("a", needs.ballot, points)] * len(agents)
