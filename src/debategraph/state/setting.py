@@ -92,13 +92,6 @@ class Setting:
         return self.option.removeprefix("--").replace("-", "_")
 
     @property
-    def placement(self) -> str | None:
-        """Where the setting goes in a sweep file, for a line refusing its flag beside one."""
-        if self.group != "evaluation":
-            return "its [settings] or an arm" if self.arm else "top level"
-        return self.config
-
-    @property
     def flag_decls(self) -> str:
         """The option's declaration: ``--x/--no-x`` for a switch without a flag of its own."""
         if self.cli_type is bool and self.flag is None:
