@@ -7,7 +7,6 @@ an interrupt does not pass through here.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping, Sequence
 from typing import Any, get_args
 
@@ -25,7 +24,7 @@ from debategraph.models.roster import Agent
 from debategraph.nodes.runnable import DualNode
 from debategraph.nodes.view import current_context
 from debategraph.policies.types import TaskKind
-from debategraph.state.context import MAX_AGENTS, DebateConfigError, DebateContext
+from debategraph.state.context import MAX_AGENTS, DebateConfigError, DebateContext, key_hints
 from debategraph.state.debate import DebateRequest
 
 
@@ -64,16 +63,11 @@ def check_input_keys(given: Mapping[str, Any]) -> None:
         DebateConfigError: The unknown keys, close matches, and every valid key.
     """
     fields = list(DebateRequest.model_fields)
-    unknown = [str(k) for k in given if k not in DebateRequest.model_fields]
-    if not unknown:
-        return
-    hints = []
-    for key in unknown:
-        close = difflib.get_close_matches(key, fields, n=1)
-        hints.append(f"{key!r} (did you mean {close[0]!r}?)" if close else repr(key))
-    raise DebateConfigError(
-        f"unknown input key(s) {', '.join(hints)}; a debate's input takes {', '.join(fields)}"
-    )
+    hints = key_hints([str(k) for k in given], fields)
+    if hints:
+        raise DebateConfigError(
+            f"unknown input key(s) {', '.join(hints)}; a debate's input takes {', '.join(fields)}"
+        )
 
 
 def check_settings(method: Method[Any], roster: Sequence[Agent], ctx: DebateContext) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import functools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, get_args
 from urllib.parse import urlsplit
@@ -468,16 +468,29 @@ def unknown_keys(given: Mapping[str, Any]) -> None:
         DebateConfigError: The unknown keys, close matches, and every valid key.
     """
     fields = DebateContext.__dataclass_fields__
-    unknown = [k for k in given if k not in fields]
-    if not unknown:
-        return
+    hints = key_hints(given, fields)
+    if hints:
+        raise DebateConfigError(
+            f"unknown context key(s) {', '.join(hints)}; valid keys: {', '.join(sorted(fields))}"
+        )
+
+
+def key_hints(given: Iterable[object], valid: Collection[str]) -> list[str]:
+    """Each key of ``given`` that ``valid`` lacks, quoted, with the valid key likely meant.
+
+    Args:
+        given: The keys given.
+        valid: The keys that exist.
+
+    Returns:
+        ``'questions' (did you mean 'question'?)`` or ``'xyz'`` per unknown key, in order.
+    """
     hints = []
-    for key in unknown:
-        close = difflib.get_close_matches(str(key), fields, n=1)
-        hints.append(f"{key!r} (did you mean {close[0]!r}?)" if close else repr(key))
-    raise DebateConfigError(
-        f"unknown context key(s) {', '.join(hints)}; valid keys: {', '.join(sorted(fields))}"
-    )
+    for key in given:
+        if key not in valid:
+            close = difflib.get_close_matches(str(key), list(valid), n=1)
+            hints.append(f"{key!r} (did you mean {close[0]!r}?)" if close else repr(key))
+    return hints
 
 
 def _names(field_name: str, value: object) -> list[str]:
