@@ -259,7 +259,7 @@ def test_a_groups_points_cover_the_rows_its_summary_covers() -> None:
     rows = [{**r, "source": "real"} if r["id"] == "q3" else r for r in rows]
     groups = build_groups(rows)
     assert [(g.source, g.dataset) for g in groups] == [("simulated", "toy")]
-    (points,) = group_points(rows, groups)
+    (points,) = group_points(groups)
     assert groups[0].summaries["du"]["n"] == 4
     assert {p["n"] for p in points} == {4}
 

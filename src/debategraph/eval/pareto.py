@@ -353,29 +353,17 @@ def front(points: Iterable[ParetoPoint]) -> list[ParetoPoint]:
     return sorted(on, key=lambda p: (p["tokens_per_item"], -p["accuracy"]))
 
 
-def group_points(rows: Sequence[Row], groups: Sequence[Any]) -> list[list[ParetoPoint]]:
-    """Points per report group: the rows of each group's ``source`` and ``dataset``.
+def group_points(groups: Sequence[Any]) -> list[list[ParetoPoint]]:
+    """The Pareto points of each report group, from the rows the group rests on.
 
-    A row's source is the one the report's groups put it under
+    A group's rows carry the source they are reported under
     (:func:`debategraph.eval.results.sourced_rows`), so a group's points and its summaries
     cover the same rows.
 
     Args:
-        rows: Every result row of the report.
         groups: The report's groups (:class:`debategraph.eval.results.Group`).
 
     Returns:
         One list of points per group, in the groups' order.
     """
-    from debategraph.eval.results import sourced_rows
-
-    sourced = sourced_rows(rows)
-    return [
-        pareto_points(
-            row
-            for row in sourced
-            if str(row.get("source", "")) == group.source
-            and str(row.get("dataset", "")) == group.dataset
-        )
-        for group in groups
-    ]
+    return [pareto_points(group.rows) for group in groups]

@@ -147,7 +147,7 @@ def write_report(
     target = Path(out_dir) if out_dir is not None else source
     target.mkdir(parents=True, exist_ok=True)
     groups = build_groups(rows, prices)
-    pareto = group_points(rows, groups)
+    pareto = group_points(groups)
     plot_files: list[str] = []
     if plots:
         plot_accuracy_vs_tokens(groups, target / PLOT_NAMES[0])

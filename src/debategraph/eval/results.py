@@ -36,12 +36,15 @@ class Group:
         summaries: Method -> summary, in first-seen order.
         overall_rounds: The rounds of every method that debated, pooled (each debate
             counts once); empty unless two methods or more debated.
+        rows: The group's rows, each with the source it is reported under (what every view
+            of the group, summaries and Pareto points alike, rests on).
     """
 
     source: str
     dataset: str
     summaries: dict[str, MethodSummary]
     overall_rounds: list[RoundStats] = field(default_factory=list)
+    rows: list[Row] = field(default_factory=list, repr=False, compare=False)
 
     @property
     def title(self) -> str:
@@ -227,5 +230,5 @@ def build_groups(rows: Sequence[Row], prices: Mapping[str, float] | None = None)
             debated = {m for m, s in summaries.items() if len(s["round_stats"]) > 1}
             pooled = [r for r in dataset_rows if r.get("method") in debated and not is_failed(r)]
             overall = round_dynamics(pooled) if len(debated) > 1 else []
-            groups.append(Group(source, dataset, summaries, overall))
+            groups.append(Group(source, dataset, summaries, overall, dataset_rows))
     return groups

@@ -15,7 +15,7 @@ from debategraph.eval.bill_table import bill_section
 from debategraph.eval.cells import number_cell
 from debategraph.eval.dynamics import RoundStats
 from debategraph.eval.metrics import MethodSummary, Row, is_failed
-from debategraph.eval.results import SIMULATED_NOTE, SOURCE_TITLES, Group, group_sources
+from debategraph.eval.results import SIMULATED_NOTE, SOURCE_TITLES, Group
 from debategraph.eval.seeds_table import seeds_section
 
 _COLUMNS = (
@@ -265,10 +265,10 @@ def extraction_table(summaries: Mapping[str, MethodSummary]) -> str:
     return _markdown_table(header, ["left", *["right"] * 5], body)
 
 
-def _sources_line(groups: Sequence[Group], rows: Sequence[Row]) -> str:
+def _sources_line(groups: Sequence[Group]) -> str:
     counts: dict[str, int] = {}
-    for source in group_sources(rows):
-        counts[source] = counts.get(source, 0) + 1
+    for group in groups:  # every row is in one group, under the source it is reported under
+        counts[group.source] = counts.get(group.source, 0) + len(group.rows)
     if set(counts) == {""}:
         return "Rows do not say whether they come from simulated models or real outputs."
     parts = []
@@ -355,7 +355,7 @@ def render_markdown(
         f"{failed} failed item(s) are counted in *Failed* and left out of every other column."
         + (f" {rows_line}" if rows_line else ""),
         "",
-        _sources_line(groups, rows),
+        _sources_line(groups),
         "",
         "Accuracy counts abstentions as wrong; the interval is the 95% Wilson interval. "
         "maj@k is the accuracy of the majority vote of the initial round's k independent "
