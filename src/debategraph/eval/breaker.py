@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from debategraph.errors import ModelError, NoConnectionError
+from debategraph.eval.cut_short import note_spend
 from debategraph.policies.retry import exception_chain
 
 DOWN_STREAK = 5
@@ -141,17 +142,10 @@ class Breaker:
 
     def _drop(self, row: dict[str, Any]) -> None:
         """Leave ``row`` unwritten (resume runs it again), noting what its debate spent."""
-        if self.cut_short is None:
-            return
         spend = {
             "input_tokens": int(row.get("wasted_input_tokens", 0)),
             "output_tokens": int(row.get("wasted_output_tokens", 0)),
             "requests": int(row.get("requests", 0)),
             "failed_requests": int(row.get("failed_requests", 0)),
         }
-        if not any(spend.values()):
-            return
-        debate: dict[str, Any] = {"method": row.get("method"), "id": row.get("id")}
-        if row.get("seed") is not None:
-            debate["seed"] = row["seed"]
-        self.cut_short.append({**debate, **spend})
+        note_spend(self.cut_short, row.get("method"), row.get("id"), spend, seed=row.get("seed"))

@@ -36,6 +36,31 @@ TOTALS = ("input_tokens", "output_tokens", "requests", "failed_requests")
 """The figures summed over the cut-short debates."""
 
 
+def note_spend(
+    sink: list[dict[str, Any]] | None,
+    method: object,
+    item_id: object,
+    spend: Mapping[str, int],
+    *,
+    seed: int | None = None,
+) -> None:
+    """Add a debate that wrote no row to ``sink``, if it spent anything.
+
+    Args:
+        sink: The run's list of such debates (:data:`CUT_SHORT`'s), or ``None``: nothing kept.
+        method: The arm's label.
+        item_id: The item's id.
+        spend: Its :data:`TOTALS`.
+        seed: The debate's seed under ``--seeds`` (recorded when given).
+    """
+    if sink is None or not any(spend.values()):
+        return
+    debate: dict[str, Any] = {"method": method, "id": item_id}
+    if seed is not None:
+        debate["seed"] = seed
+    sink.append({**debate, **{key: spend[key] for key in TOTALS}})
+
+
 def note_cut_short(
     method: str, item_id: str, meter: SpendMeter, *, seed: int | None = None
 ) -> None:
@@ -47,19 +72,13 @@ def note_cut_short(
         meter: The debate's spend meter.
         seed: The debate's seed under ``--seeds`` (recorded when given).
     """
-    sink = CUT_SHORT.get()
-    if sink is None or not (meter.requests or meter.input_tokens or meter.output_tokens):
-        return
-    debate: dict[str, Any] = {"method": method, "id": item_id}
-    if seed is not None:
-        debate["seed"] = seed
-    debate.update(
-        input_tokens=meter.input_tokens,
-        output_tokens=meter.output_tokens,
-        requests=meter.requests,
-        failed_requests=meter.failed,
-    )
-    sink.append(debate)
+    spend = {
+        "input_tokens": meter.input_tokens,
+        "output_tokens": meter.output_tokens,
+        "requests": meter.requests,
+        "failed_requests": meter.failed,
+    }
+    note_spend(CUT_SHORT.get(), method, item_id, spend, seed=seed)
 
 
 def totals(debates: Iterable[Mapping[str, Any]]) -> dict[str, int]:
