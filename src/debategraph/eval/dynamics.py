@@ -81,9 +81,15 @@ def _share(part: float, whole: float) -> float:
     return part / whole if whole else float("nan")
 
 
-def _grade(answer: Answer, row: Row) -> bool:
+def grade(answer: Answer, row: Row) -> bool:
+    """Whether ``answer`` is right for ``row``: graded as its final answer is (its ``task``)."""
     task: TaskKind = row.get("task") or "number"
     return answers_match(answer, row.get("reference"), task)
+
+
+def majority_right(answers: Sequence[Answer], row: Row) -> bool:
+    """Whether the majority of ``answers`` (first-seen tie-break) is right for ``row``."""
+    return grade(majority_vote(answers, tie_policy="first").answer, row)
 
 
 def _rounds(row: Row) -> list[list[Answer]]:
@@ -143,11 +149,11 @@ def round_dynamics(rows: Sequence[Row]) -> list[RoundStats]:
     stats: list[RoundStats] = []
     for k in range(longest):
         flips = dict.fromkeys(FLIPS, 0)
-        majority_right = right = answers = compared = 0
+        majorities_right = right = answers = compared = 0
         for row, rounds in trajectories:
             now = _at(rounds, k)
-            graded = [_grade(a, row) for a in now]
-            majority_right += _grade(majority_vote(now, tie_policy="first").answer, row)
+            graded = [grade(a, row) for a in now]
+            majorities_right += majority_right(now, row)
             right += sum(graded)
             answers += len(now)
             if k == 0:
@@ -155,7 +161,7 @@ def round_dynamics(rows: Sequence[Row]) -> list[RoundStats]:
             before = _at(rounds, k - 1)
             compared += len(now)
             for a, b, right_after in zip(before, now, graded, strict=True):
-                kind = flip_kind(a, b, _grade(a, row), right_after)
+                kind = flip_kind(a, b, grade(a, row), right_after)
                 if kind is not None:
                     flips[kind] += 1
         n = len(trajectories)
@@ -163,7 +169,7 @@ def round_dynamics(rows: Sequence[Row]) -> list[RoundStats]:
             RoundStats(
                 round=k,
                 items=n,
-                majority_accuracy=_share(majority_right, n),
+                majority_accuracy=_share(majorities_right, n),
                 agents_right=_share(right, answers),
                 answers=compared,
                 flips=flips,
@@ -185,7 +191,7 @@ def round_zero_vote(rows: Sequence[Row]) -> RoundZeroVote:
     """
     kept = [r for r in rows if "error" not in r and r.get("round_answers")]
     n = len(kept)
-    correct = sum(_grade(majority_vote(_rounds(r)[0], tie_policy="first").answer, r) for r in kept)
+    correct = sum(majority_right(_rounds(r)[0], r) for r in kept)
     final = sum(bool(r.get("correct")) for r in kept)
     with_turns = [r for r in kept if isinstance(r.get("turns"), list)]
     tokens = calls = None
@@ -221,7 +227,7 @@ def vote_is_right(row: Row, k: int = 0) -> bool:
         k: The round.
     """
     rounds = row["round_answers"]
-    return _grade(majority_vote(rounds[min(k, len(rounds) - 1)], tie_policy="first").answer, row)
+    return majority_right(rounds[min(k, len(rounds) - 1)], row)
 
 
 def vote_at_round(
@@ -252,7 +258,7 @@ def vote_at_round(
         new.update(
             method=label.format(method=row.get("method"), k=k),
             answer=answer,
-            correct=_grade(answer, row),
+            correct=grade(answer, row),
             abstained=answer is None,
             rounds=min(k, len(rounds) - 1),
             round_answers=rounds[: k + 1],

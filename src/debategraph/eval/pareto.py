@@ -35,10 +35,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypedDict
 
+from debategraph.eval.dynamics import grade, majority_right
 from debategraph.eval.metrics import Row, distinct_items, group_by, is_failed, item_wilson_interval
-from debategraph.policies.canonical import answers_match
-from debategraph.policies.types import Answer, TaskKind
-from debategraph.policies.voting import majority_vote, prefix_majorities
+from debategraph.policies.types import Answer
+from debategraph.policies.voting import prefix_majorities
 
 
 class ParetoPoint(TypedDict):
@@ -122,23 +122,6 @@ def is_voting_arm(rows: Sequence[Row]) -> bool:
     return True
 
 
-class _Grader:
-    """Grades one row's answers, each distinct answer once (math grading is slow)."""
-
-    def __init__(self, row: Row) -> None:
-        self.reference = row.get("reference")
-        self.task: TaskKind = row.get("task") or "number"
-        self.seen: dict[Answer, bool] = {}
-
-    def majority_right(self, answers: Sequence[Answer]) -> bool:
-        return self.right(majority_vote(answers, tie_policy="first").answer)
-
-    def right(self, decided: Answer) -> bool:
-        if decided not in self.seen:
-            self.seen[decided] = answers_match(decided, self.reference, self.task)
-        return self.seen[decided]
-
-
 class _Tally:
     """Sums of one point over the items: right answers, tokens, whether all were exact."""
 
@@ -193,7 +176,7 @@ def round_points(arm: str, rows: Sequence[Row]) -> list[ParetoPoint]:
     tallies = [_Tally() for _ in range(longest)]
     for row in rows:
         rounds: list[list[Answer]] = [list(r) for r in row["round_answers"]]
-        grader, turns, total = _Grader(row), _turns(row), _total(row)
+        turns, total = _turns(row), _total(row)
         spent = [0] * longest
         if turns is not None:
             for turn in turns:  # calls after the last round of answers: the decision's
@@ -201,7 +184,7 @@ def round_points(arm: str, rows: Sequence[Row]) -> list[ParetoPoint]:
                     spent[_round_of(turn)] += _spend(turn)
         through = 0
         for r, tally in enumerate(tallies):
-            right = grader.majority_right(rounds[min(r, len(rounds) - 1)])
+            right = majority_right(rounds[min(r, len(rounds) - 1)], row)
             if turns is not None:
                 through += spent[r]
                 tally.add(right, through, True)
@@ -225,7 +208,7 @@ def vote_points(arm: str, rows: Sequence[Row]) -> list[ParetoPoint]:
     tallies = [_Tally() for _ in range(widest)]
     for row in rows:
         answers: list[Answer] = list(row["round_answers"][0])
-        grader, turns, total = _Grader(row), _turns(row), _total(row)
+        turns, total = _turns(row), _total(row)
         names = row.get("agent_names")
         costs: list[int] | None = None
         if turns is not None and isinstance(names, list) and len(names) == len(answers):
@@ -237,7 +220,7 @@ def vote_points(arm: str, rows: Sequence[Row]) -> list[ParetoPoint]:
         through = 0
         for k, tally in enumerate(tallies, start=1):
             used = min(k, len(answers))
-            right = grader.right(decided[used - 1]) if answers else grader.right(None)
+            right = grade(decided[used - 1] if answers else None, row)
             if costs is not None:
                 through += costs[k - 1] if k <= len(costs) else 0
                 tally.add(right, through, True)

@@ -20,7 +20,15 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from debategraph.eval.bill import BillTally, bill_cost
-from debategraph.eval.dynamics import FLIPS, RoundStats, RoundZeroVote, flip_kind, total_flips
+from debategraph.eval.dynamics import (
+    FLIPS,
+    RoundStats,
+    RoundZeroVote,
+    flip_kind,
+    grade,
+    majority_right,
+    total_flips,
+)
 from debategraph.eval.seeds import accuracies_of, count_seed, spread_of
 from debategraph.eval.summary_fields import (
     ANSWER_SOURCES,
@@ -30,20 +38,14 @@ from debategraph.eval.summary_fields import (
     is_failed,
     item_wilson_interval,
 )
-from debategraph.policies.answers import answers_match
-from debategraph.policies.types import Answer, TaskKind
-from debategraph.policies.voting import majority_vote, unanimous
+from debategraph.policies.types import Answer
+from debategraph.policies.voting import unanimous
 
 _ROUND_KEYS = ("items", "majority", "right", "answers", "compared", "voters", "unanimous")
 """A round's tallies: rows, right majorities, right answers, answers, answers compared with
 the previous round, rows of more than one agent (consensus) and those that all agree."""
 
 _COUNTERS = ("input_tokens", "output_tokens", "calls", "ncomm", "rounds")
-
-
-def _grade(answer: Answer, row: Row) -> bool:
-    task: TaskKind = row.get("task") or "number"
-    return answers_match(answer, row.get("reference"), task)
 
 
 def _ratio(numerator: float, denominator: float) -> float:
@@ -124,11 +126,11 @@ class MethodTally:
             self.direct.append(dict.fromkeys(_ROUND_KEYS, 0))
             self.flips.append(dict.fromkeys(FLIPS, 0))
         graded_before: list[bool] = []
-        majority_right = False
+        vote_right = False
         for k, now in enumerate(rounds):
-            graded = [_grade(a, row) for a in now]
-            majority_right = _grade(majority_vote(now, tie_policy="first").answer, row)
-            self._count_round(self.direct[k], now, graded, majority_right, compared=k > 0)
+            graded = [grade(a, row) for a in now]
+            vote_right = majority_right(now, row)
+            self._count_round(self.direct[k], now, graded, vote_right, compared=k > 0)
             if k > 0:
                 pairs = zip(rounds[k - 1], now, graded_before, graded, strict=True)
                 for before, after, right_before, right_after in pairs:
@@ -137,7 +139,7 @@ class MethodTally:
                         self.flips[k][kind] += 1
             graded_before = graded
         tail = self.tails.setdefault(len(rounds), dict.fromkeys(_ROUND_KEYS, 0))
-        self._count_round(tail, rounds[-1], graded_before, majority_right, compared=True)
+        self._count_round(tail, rounds[-1], graded_before, vote_right, compared=True)
         zero = self.zero  # its n and right votes are round 0's direct tally
         zero["final"] += bool(row.get("correct"))
         turns = row.get("turns")
@@ -154,11 +156,11 @@ class MethodTally:
         tally: dict[str, int],
         now: list[Answer],
         graded: list[bool],
-        majority_right: bool,
+        vote_right: bool,
         compared: bool,
     ) -> None:
         tally["items"] += 1
-        tally["majority"] += majority_right
+        tally["majority"] += vote_right
         tally["right"] += sum(graded)
         tally["answers"] += len(now)
         tally["compared"] += len(now) if compared else 0
