@@ -340,6 +340,27 @@ def agent_vote(
     return _by_holders(tied, holders, scores)[0]
 
 
+def post_debate_votes(
+    initial: Sequence[Answer],
+    post_debate: Sequence[Sequence[Answer]],
+    scores: Sequence[float],
+) -> list[Answer]:
+    """Every agent's :func:`agent_vote`, in agent order.
+
+    Args:
+        initial: Every agent's initial answer, in agent order.
+        post_debate: Every agent's post-debate answers (empty if never challenged).
+        scores: Every agent's correctness score.
+
+    Returns:
+        One vote per agent (``None``: it abstains).
+    """
+    return [
+        agent_vote(y, post, holders=initial, scores=scores)
+        for y, post in zip(initial, post_debate, strict=True)
+    ]
+
+
 def fallback_vote(
     initial: Sequence[Answer],
     post_debate: Sequence[Sequence[Answer]],
@@ -361,10 +382,7 @@ def fallback_vote(
         ``agent_votes``, the ``votes`` per answer, ``abstentions``, ``tie`` and, for a tie,
         ``tied`` and ``tie_break`` (``initial_majority``, ``score`` or ``agent_order``).
     """
-    votes = [
-        agent_vote(y, post, holders=initial, scores=scores)
-        for y, post in zip(initial, post_debate, strict=True)
-    ]
+    votes = post_debate_votes(initial, post_debate, scores)
     counts = Counter(v for v in votes if v is not None)
     evidence: dict[str, object] = {
         "outcome": "fallback",

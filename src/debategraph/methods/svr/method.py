@@ -35,7 +35,12 @@ from debategraph.methods import (
 )
 from debategraph.methods.svr.options import SvrOptions
 from debategraph.methods.svr.state import initial_turns, observe_svr, pair_id
-from debategraph.policies.survival import NEEDS_LOGPROBS, agent_vote, fallback_vote, iterations_for
+from debategraph.policies.survival import (
+    NEEDS_LOGPROBS,
+    fallback_vote,
+    iterations_for,
+    post_debate_votes,
+)
 from debategraph.prompts import svr as prompts
 
 View = DebateView[SvrOptions]
@@ -141,11 +146,7 @@ def stop_svr(view: View) -> bool:
 def agent_votes(view: View) -> list[str | None]:
     """Each agent's post-debate vote (its initial answer if it was never challenged)."""
     state = view.method_state
-    initial = state["initial_answers"]
-    return [
-        agent_vote(y, post, holders=initial, scores=state["scores"])
-        for y, post in zip(initial, state["post_debate"], strict=True)
-    ]
+    return post_debate_votes(state["initial_answers"], state["post_debate"], state["scores"])
 
 
 def vote_trajectory(view: View) -> Trajectory:

@@ -17,10 +17,10 @@ from debategraph.methods.svr.options import SvrOptions
 from debategraph.policies.survival import (
     MissingLogprobs,
     accepts,
-    agent_vote,
     answer_clusters,
     communication_budget,
     correctness_score,
+    post_debate_votes,
     prior_signal,
     select,
     survival_rate,
@@ -293,10 +293,7 @@ def _stances(view: View, initial: list[str | None], tally: _Tally) -> dict[str, 
     counts an agent that changed its answer as a flip.
     """
     first = initial_turns(view)
-    votes = [
-        agent_vote(y, post, holders=initial, scores=tally.scores)
-        for y, post in zip(initial, tally.post_debate, strict=True)
-    ]
+    votes = post_debate_votes(initial, tally.post_debate, tally.scores)
     confidences = [
         first[a]["confidence"] if a in first and v == y else None
         for a, y, v in zip(view.agents, initial, votes, strict=True)
