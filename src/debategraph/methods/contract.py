@@ -143,10 +143,17 @@ def default_stop(view: DebateView[Any]) -> bool:
     """
     if view.round >= view.rounds:
         return True
+    return (
+        stops_at_consensus(view)
+        and view.round >= view.method.min_rounds
+        and unanimous(view.final_answers())
+    )
+
+
+def stops_at_consensus(view: DebateView[Any]) -> bool:
+    """Whether the debate stops at consensus: the context says so, else the method."""
     consensus = view.context.stop_on_consensus
-    if consensus is None:
-        consensus = view.method.stop_on_consensus
-    return consensus and view.round >= view.method.min_rounds and unanimous(view.final_answers())
+    return view.method.stop_on_consensus if consensus is None else consensus
 
 
 def decide_by_rule(

@@ -13,11 +13,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from debategraph.methods.contract import DebateView, Method, default_stop
+from debategraph.methods.contract import DebateView, Method, default_stop, stops_at_consensus
 from debategraph.policies.ballots import DEFAULT_POINTS, BallotKind
 from debategraph.policies.rule_needs import NO_NEEDS, RuleNeeds, rule_needs
 from debategraph.state.context import DebateContext
 from debategraph.state.records import Call, Turn
+from debategraph.state.views import latest_by_agent
 
 JUDGE_TEMPLATE = "judge"
 """The template of the judge's call (:data:`debategraph.prompts.decision.PROMPTS`)."""
@@ -36,10 +37,7 @@ def needs_in_force(method: Method[Any], ctx: DebateContext) -> RuleNeeds:
 
 def may_stop_early(view: DebateView[Any]) -> bool:
     """The debate can end before its round limit (consensus stop, or the method's own stop)."""
-    consensus = view.context.stop_on_consensus
-    if consensus is None:
-        consensus = view.method.stop_on_consensus
-    return consensus or view.method.stop is not default_stop
+    return stops_at_consensus(view) or view.method.stop is not default_stop
 
 
 def asks_ballots(view: DebateView[Any]) -> bool:
@@ -63,10 +61,7 @@ def with_ballots(view: DebateView[Any], calls: Sequence[Call], kind: BallotKind)
         return list(calls)
     turns = view.turns
     by_id = {t["id"]: t for t in turns}
-    own: dict[str, Turn] = {}
-    for t in turns:
-        if t["kind"] == "answer" and t["round"] < view.round:
-            own[t["agent"]] = t
+    own = latest_by_agent([t for t in turns if t["round"] < view.round])
     out = []
     for c in calls:
         if c["kind"] != "answer" or c["speaker"] not in view.agents:
