@@ -139,13 +139,13 @@ class _Tally:
 def _point(
     arm: str,
     tally: _Tally,
-    rows: Sequence[Row],
+    n: int,
+    items: int,
     *,
     at_round: int | None = None,
     k: int | None = None,
 ) -> ParetoPoint:
-    n = len(rows)
-    low, high = item_wilson_interval(tally.correct, n, distinct_items(rows))
+    low, high = item_wilson_interval(tally.correct, n, items)
     return ParetoPoint(
         arm=arm,
         round=at_round,
@@ -191,7 +191,8 @@ def round_points(arm: str, rows: Sequence[Row]) -> list[ParetoPoint]:
             else:  # the whole debate's tokens: exact once nothing is left to spend
                 done = r >= len(rounds) - 1 and r >= int(row.get("rounds") or 0)
                 tally.add(right, total, done)
-    return [_point(arm, t, rows, at_round=r) for r, t in enumerate(tallies)]
+    items = distinct_items(rows)
+    return [_point(arm, t, len(rows), items, at_round=r) for r, t in enumerate(tallies)]
 
 
 def vote_points(arm: str, rows: Sequence[Row]) -> list[ParetoPoint]:
@@ -228,7 +229,8 @@ def vote_points(arm: str, rows: Sequence[Row]) -> list[ParetoPoint]:
                 tally.add(right, total * used / len(answers), used == len(answers))
             else:
                 tally.add(right, total, True)
-    return [_point(arm, t, rows, k=k) for k, t in enumerate(tallies, start=1)]
+    items = distinct_items(rows)
+    return [_point(arm, t, len(rows), items, k=k) for k, t in enumerate(tallies, start=1)]
 
 
 def decision_point(arm: str, rows: Sequence[Row]) -> ParetoPoint:
@@ -241,7 +243,7 @@ def decision_point(arm: str, rows: Sequence[Row]) -> ParetoPoint:
     tally = _Tally()
     for row in rows:
         tally.add(bool(row.get("correct")), _total(row), True)
-    return _point(arm, tally, rows)
+    return _point(arm, tally, len(rows), distinct_items(rows))
 
 
 def arm_points(arm: str, rows: Sequence[Row]) -> list[ParetoPoint]:
