@@ -340,7 +340,7 @@ def test_simulated_agents_get_credibility_without_warnings():
         ({"k": 1.5}, "k must be an integer"),
         ({"embeddings": "word2vec"}, "bad embeddings"),
         ({"embeddings": "openai:text-embedding-3-large"}, "OPENAI_API_KEY"),
-        ({"colour": "red"}, "unknown option(s) 'colour'; valid: thresholds"),
+        ({"colour": "red"}, "unknown option(s) 'colour'; valid: embeddings, thresholds"),
     ],
 )
 def test_bad_options_are_config_errors(options, message):

@@ -6,7 +6,10 @@ import pytest
 
 import debategraph as dg
 from debategraph.methods import FORMATS
-from debategraph.methods.moa import MOA, SYNTHESIS, decide, plan, stop
+from debategraph.methods.moa import MOA, SYNTHESIS
+from debategraph.methods.moa import decide_moa as decide
+from debategraph.methods.moa import plan_moa as plan
+from debategraph.methods.moa import stop_moa as stop
 from debategraph.policies.accounting import ncomm
 from debategraph.policies.tokens import estimate_tokens
 from debategraph.testing import ScriptedChatModel, make_turn, make_view

@@ -16,7 +16,7 @@ ROOT = Path(__file__).parents[1]
 NEW = {
     "self-refine": "self_refine",
     "moa": "moa",
-    "self-moa": "self_moa",
+    "self-moa": "moa",
     "council": "council",
     "mad-judge": "mad_judge",
 }
@@ -34,7 +34,7 @@ def test_debategraph_methods_lists_each_with_its_card():
 
 
 METHODS = ROOT / "src" / "debategraph" / "methods"
-KIT_ONLY = [f"{m}.py" for m in sorted(NEW.values())] + [
+KIT_ONLY = [f"{m}.py" for m in sorted(set(NEW.values()))] + [
     f"paradigms/{f.name}" for f in sorted((METHODS / "paradigms").glob("*.py"))
 ]
 """The modules written as an outside author would: the peers' methods, MALLM's paradigms."""

@@ -100,9 +100,25 @@ def test_options_are_checked():
         S2MadOptions(consensus=1.5)
     with pytest.raises(ValueError, match="stage_rounds"):
         S2MadOptions(stage_rounds=0)
-    with pytest.raises(dg.DebateConfigError, match="add up to 5"):
+    with pytest.raises(dg.DebateConfigError, match=r"s2mad options: .*add up to 5"):
         dg.run(Q, method="s2mad", agents=4, options={"groups": (3, 2)})
+    # GroupDebate's group checks, shared: sizes of at least 1, matching num_groups.
+    with pytest.raises(ValueError, match=r"groups must be sizes of at least 1, got \(3, 0\)"):
+        S2MadOptions(groups=(3, 0))
+    with pytest.raises(ValueError, match=r"groups \(2, 2\) make 2 groups, but num_groups is 3"):
+        S2MadOptions(groups=(2, 2), num_groups=3)
     assert S2MadOptions().cutoff == 1.0 and S2MadOptions(similarity="embedding").cutoff == 0.9
+
+
+def test_embeddings_are_checked_before_any_call_only_when_used(monkeypatch):
+    for name in ("OPENAI_API_KEY", "OPENAI_ADMIN_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    remote = {"embeddings": "openai:text-embedding-3-small"}
+    with pytest.raises(dg.DebateConfigError, match="OPENAI_API_KEY"):
+        dg.run(Q, method="s2mad", options={**remote, "similarity": "embedding"})
+    assert dg.run(Q, method="s2mad", options=remote).answer is not None  # answer similarity
+    with pytest.raises(ValueError, match="embeddings"):
+        S2MadOptions(embeddings="nope")
 
 
 # --- the planner on hand-made views --------------------------------------------------------

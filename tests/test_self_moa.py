@@ -6,7 +6,10 @@ import pytest
 
 import debategraph as dg
 from debategraph.methods import FORMATS
-from debategraph.methods.self_moa import SELF_MOA, decide, plan, stop
+from debategraph.methods.moa import SELF_MOA
+from debategraph.methods.moa import decide_self_moa as decide
+from debategraph.methods.moa import plan_self_moa as plan
+from debategraph.methods.moa import stop_self_moa as stop
 from debategraph.policies.accounting import ncomm
 from debategraph.policies.tokens import estimate_tokens
 from debategraph.testing import make_turn, make_view

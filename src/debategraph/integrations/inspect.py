@@ -27,7 +27,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, cast
 
-from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.messages.ai import UsageMetadata
@@ -90,13 +90,7 @@ class InspectChatModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "inspect"
 
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
+    def _generate(self, *args: Any, **kwargs: Any) -> ChatResult:
         raise NotImplementedError(
             "an Inspect model is called asynchronously: use ainvoke / debategraph.arun "
             "(debate_solver does)"

@@ -28,13 +28,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from langchain_core.embeddings import Embeddings
-
 from debategraph.methods import (
     Call,
     DebateView,
     Method,
-    MethodOptions,
     Phase,
     Turn,
     answer_turns,
@@ -43,12 +40,7 @@ from debategraph.methods import (
     initial_calls,
     presets,
 )
-from debategraph.methods.embeddings import (
-    EmbeddingsSpec,
-    check_embeddings,
-    embeddings_for,
-    parse_embeddings_spec,
-)
+from debategraph.methods.embeddings import EmbeddingsOptions, embeddings_for
 from debategraph.policies.mdm_scalar import (
     NEUTRAL_CONFIDENCE,
     PAPER_THRESHOLDS,
@@ -74,7 +66,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True, kw_only=True)
-class CortexOptions(MethodOptions):
+class CortexOptions(EmbeddingsOptions):
     """Every choice CortexDebate leaves open, with the paper's setting or ours as default.
 
     See ``docs/methods/cortexdebate.md`` for what each option means and which paper table it
@@ -93,8 +85,8 @@ class CortexOptions(MethodOptions):
         use_reliability: Include reliability ``R``.
         use_intimacy: Include intimacy ``I``.
         use_self_orientation: Include self-orientation ``S``.
-        embeddings: The embeddings for the similarity term: a spec string or any LangChain
-            ``Embeddings`` object.
+        embeddings: The embeddings for the similarity term (see
+            :class:`~debategraph.methods.embeddings.EmbeddingsOptions`).
         fallback_vote: When every final answer differs, vote with the tie policy instead of
             returning "no answer" (the paper's rule).
         include_own_previous: Show a regenerating agent its own previous output too.
@@ -109,7 +101,6 @@ class CortexOptions(MethodOptions):
     use_reliability: bool = True
     use_intimacy: bool = True
     use_self_orientation: bool = True
-    embeddings: EmbeddingsSpec = "hashing"
     fallback_vote: bool = False
     include_own_previous: bool = False
 
@@ -125,17 +116,6 @@ class CortexOptions(MethodOptions):
         super().__post_init__()
         if self.k < 1:
             raise ValueError(f"k must be an integer of at least 1, got {self.k!r}")
-        if not isinstance(self.embeddings, Embeddings):
-            parse_embeddings_spec(self.embeddings)
-
-    def check_environment(self) -> None:
-        """Check, without loading anything, that the embeddings spec can be used here.
-
-        Raises:
-            ValueError: ``openai:`` without ``OPENAI_API_KEY``, or ``minilm`` without its
-                optional packages.
-        """
-        check_embeddings(self.embeddings)
 
 
 def dump_state(state: McKinseyState) -> dict[str, Any]:

@@ -33,17 +33,15 @@ from typing import Any
 
 from debategraph.methods import (
     Call,
-    DebateConfigError,
     DebateView,
     Method,
-    MethodOptions,
     Phase,
     call,
     initial_calls,
     presets,
 )
+from debategraph.methods.grouping import GroupOptions, make_groups
 from debategraph.policies.grouping import (
-    assign_groups,
     debate_plan,
     round_kind,
     stage_of,
@@ -60,61 +58,22 @@ from debategraph.prompts import groupdebate as prompts
 
 
 @dataclass(frozen=True, kw_only=True)
-class GroupDebateOptions(MethodOptions):
+class GroupDebateOptions(GroupOptions):
     """GroupDebate's parameters, with the paper's settings or ours as defaults.
 
-    See ``docs/methods/groupdebate.md``.
+    See ``docs/methods/groupdebate.md``; ``groups``, ``num_groups``, ``stage_rounds`` and
+    ``shuffle`` are :class:`~debategraph.methods.grouping.GroupOptions`'.
 
     Attributes:
-        groups: Explicit group sizes, e.g. ``(2, 2, 2)`` or ``(3, 2)``; they must add up to the
-            number of agents. ``None``: ``num_groups`` groups as equal as can be.
-        num_groups: ``N`` when no sizes are given; ``None`` is ``ceil(M / 3)`` (two groups for
-            the paper's GD(5,3), which makes 17 calls).
-        stage_rounds: ``R``, rounds per stage (the paper's default and best value: 2).
-        shuffle: Assign agents to groups at random with the run's seed (Alg. 1); ``False``
-            fills the groups in agent order.
         forget: The paper's forget mechanism: an agent keeps only its latest answer and what
             the round shows it. ``False`` keeps each agent's whole chat history (the
             "MAD+Group" ablation of App. C.2).
     """
 
-    groups: tuple[int, ...] | None = None
-    num_groups: int | None = None
-    stage_rounds: int = 2
-    shuffle: bool = True
     forget: bool = True
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        if self.stage_rounds < 1:
-            raise ValueError(f"stage_rounds must be at least 1, got {self.stage_rounds}")
-        if self.num_groups is not None and self.num_groups < 1:
-            raise ValueError(f"num_groups must be at least 1, got {self.num_groups}")
-        if self.groups is not None:
-            if not self.groups or any(s < 1 for s in self.groups):
-                raise ValueError(f"groups must be sizes of at least 1, got {self.groups}")
-            if self.num_groups is not None and self.num_groups != len(self.groups):
-                raise ValueError(
-                    f"groups {self.groups} make {len(self.groups)} groups, "
-                    f"but num_groups is {self.num_groups}"
-                )
 
 
 View = DebateView[GroupDebateOptions]
-
-
-def make_groups(view: View) -> list[list[str]]:
-    """The run's groups, from the options and the seed.
-
-    Raises:
-        DebateConfigError: Sizes that do not fit the number of agents.
-    """
-    options = view.options
-    seed = view.context.seed if options.shuffle else None
-    try:
-        return assign_groups(view.agents, sizes=options.groups, count=options.num_groups, seed=seed)
-    except ValueError as exc:
-        raise DebateConfigError(f"groupdebate options: {exc}") from None
 
 
 def _label(round_: int, stage_rounds: int) -> str:

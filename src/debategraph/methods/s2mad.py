@@ -28,14 +28,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from langchain_core.embeddings import Embeddings
-
 from debategraph.methods import (
     Call,
-    DebateConfigError,
     DebateView,
     Method,
-    MethodOptions,
     Phase,
     Turn,
     call,
@@ -43,14 +39,9 @@ from debategraph.methods import (
     initial_calls,
     presets,
 )
-from debategraph.methods.embeddings import (
-    EmbeddingsSpec,
-    check_embeddings,
-    embeddings_for,
-    parse_embeddings_spec,
-)
+from debategraph.methods.embeddings import EmbeddingsOptions, embeddings_for
+from debategraph.methods.grouping import GroupOptions, make_groups
 from debategraph.policies.grouping import (
-    assign_groups,
     debate_plan,
     round_kind,
     stage_of,
@@ -71,8 +62,11 @@ Similarity = Literal["answer", "embedding"]
 
 
 @dataclass(frozen=True, kw_only=True)
-class S2MadOptions(MethodOptions):
+class S2MadOptions(GroupOptions, EmbeddingsOptions):
     """S²-MAD's parameters; see ``docs/methods/s2mad.md`` for the paper's and our choices.
+
+    ``groups``, ``num_groups``, ``stage_rounds`` and ``shuffle`` are
+    :class:`~debategraph.methods.grouping.GroupOptions`' (GroupDebate's grouping).
 
     Attributes:
         similarity: How two responses are found to share a viewpoint: ``"answer"`` (the
@@ -91,24 +85,13 @@ class S2MadOptions(MethodOptions):
         consensus_from: The first round after which consensus ends the debate: 1 (SVR-MAD's
             protocol: "may terminate after round one"), or 0 to stop on the initial answers
             already.
-        groups: Explicit group sizes adding up to the agents; ``None``: ``num_groups``
-            groups as equal as can be.
-        num_groups: Groups when no sizes are given; ``None`` is ``ceil(M / 3)``.
-        stage_rounds: ``R``, rounds per stage (GroupDebate's default, 2).
-        shuffle: Assign agents to groups at random with the run's seed; ``False`` fills
-            the groups in agent order.
     """
 
     similarity: Similarity = "answer"
     threshold: float = 0.9
-    embeddings: EmbeddingsSpec = "hashing"
     dedupe: bool = True
     consensus: float | None = 1.0
     consensus_from: int = 1
-    groups: tuple[int, ...] | None = None
-    num_groups: int | None = None
-    stage_rounds: int = 2
-    shuffle: bool = True
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -122,22 +105,11 @@ class S2MadOptions(MethodOptions):
                 "consensus_from must be 1 (stop after round one at the earliest) or 0 (also "
                 f"on the initial answers), got {self.consensus_from}"
             )
-        if self.stage_rounds < 1:
-            raise ValueError(f"stage_rounds must be at least 1, got {self.stage_rounds}")
-        if self.num_groups is not None and self.num_groups < 1:
-            raise ValueError(f"num_groups must be at least 1, got {self.num_groups}")
-        if not isinstance(self.embeddings, Embeddings):
-            parse_embeddings_spec(self.embeddings)
 
-    def check_environment(self) -> None:
-        """Check, without loading anything, that the embeddings can be used here.
-
-        Raises:
-            ValueError: ``openai:`` without ``OPENAI_API_KEY``, or ``minilm`` without its
-                optional packages (only with ``similarity="embedding"``).
-        """
-        if self.similarity == "embedding":
-            check_embeddings(self.embeddings)
+    @property
+    def uses_embeddings(self) -> bool:
+        """Only ``embedding`` similarity embeds responses."""
+        return self.similarity == "embedding"
 
     @property
     def cutoff(self) -> float:
@@ -146,20 +118,6 @@ class S2MadOptions(MethodOptions):
 
 
 View = DebateView[S2MadOptions]
-
-
-def make_groups(view: View) -> list[list[str]]:
-    """The run's groups, from the options and the seed.
-
-    Raises:
-        DebateConfigError: Sizes that do not fit the number of agents.
-    """
-    options = view.options
-    seed = view.context.seed if options.shuffle else None
-    try:
-        return assign_groups(view.agents, sizes=options.groups, count=options.num_groups, seed=seed)
-    except ValueError as exc:
-        raise DebateConfigError(f"s2mad options: {exc}") from None
 
 
 def _label(round_: int, stage_rounds: int) -> str:

@@ -234,15 +234,9 @@ def _fallback_number(response: str) -> Extraction:
 def parse_number(
     response: str, task: TaskKind = "number", num_choices: int | None = None
 ) -> Extraction:
-    """Parser of ``number`` tasks: declared number, else the last number (fallback).
+    """The :data:`AnswerParser` of ``number`` tasks: declared number, else the last number.
 
-    Args:
-        response: The model's whole response.
-        task: Ignored (the parser signature).
-        num_choices: Ignored.
-
-    Returns:
-        The extraction.
+    ``task`` and ``num_choices`` are ignored.
     """
     return _declared(response, _read_number) or _fallback_number(response)
 
@@ -250,15 +244,9 @@ def parse_number(
 def parse_choice(
     response: str, task: TaskKind = "choice", num_choices: int | None = None
 ) -> Extraction:
-    """Parser of ``choice`` tasks: declared letter, else the last ``(X)`` (fallback).
+    """The :data:`AnswerParser` of ``choice`` tasks: declared letter, else the last ``(X)``.
 
-    Args:
-        response: The model's whole response.
-        task: Ignored (the parser signature).
-        num_choices: How many options exist; later letters are invalid.
-
-    Returns:
-        The extraction.
+    Letters past ``num_choices`` (how many options exist) are invalid; ``task`` is ignored.
     """
 
     def read(declaration: Declaration, text: str) -> tuple[Answer, bool]:
@@ -296,15 +284,9 @@ def _read_text(declaration: Declaration, text: str) -> tuple[Answer, bool]:
 def parse_text(
     response: str, task: TaskKind = "text", num_choices: int | None = None
 ) -> Extraction:
-    """Parser of ``text`` tasks: the declared text, else an abstention (no fallback).
+    """The :data:`AnswerParser` of ``text`` tasks: the declared text, else an abstention.
 
-    Args:
-        response: The model's whole response.
-        task: Ignored (the parser signature).
-        num_choices: Ignored.
-
-    Returns:
-        The extraction.
+    There is no fallback; ``task`` and ``num_choices`` are ignored.
     """
     return _declared(response, _read_text) or NO_ANSWER
 
@@ -324,15 +306,9 @@ def _read_math(declaration: Declaration, text: str) -> tuple[Answer, bool]:
 def parse_math(
     response: str, task: TaskKind = "math", num_choices: int | None = None
 ) -> Extraction:
-    """Parser of ``math`` tasks: the declared expression's key, else the last number.
+    """The :data:`AnswerParser` of ``math`` tasks: the declared expression, else the last number.
 
-    Args:
-        response: The model's whole response.
-        task: Ignored (the parser signature).
-        num_choices: Ignored.
-
-    Returns:
-        The extraction; the answer is a :func:`canonical_math` key.
+    The answer is a :func:`canonical_math` key; ``task`` and ``num_choices`` are ignored.
     """
     declared = _declared(response, _read_math)
     if declared is not None:
