@@ -10,12 +10,14 @@ import debategraph as dg
 from debategraph import build_debate_graph
 from debategraph.cli import app
 from debategraph.methods.groupdebate import GroupDebateOptions
-from debategraph.policies.summary_cost import groupdebate_bound
 from debategraph.policies.tokens import estimate_tokens
 from debategraph.prompts import groupdebate as prompts
 from debategraph.prompts.common import PromptInput
 
+from .bench_modules import bench_module
 from .fixed_length import FixedLength
+
+groupdebate_bound = bench_module("summary_bounds").groupdebate_bound
 
 ARITH = "What is the result of 3+4*5+6-7*2?"
 

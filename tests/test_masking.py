@@ -1,8 +1,6 @@
 """MAD-M²'s masking rules and token formulas, on hand-computed fixtures."""
 
-import importlib.util
 import math
-from pathlib import Path
 
 import pytest
 from langchain_core.messages import AIMessage
@@ -17,6 +15,8 @@ from debategraph.policies.masking import (
     subjective_mask,
     top1_score,
 )
+
+from .bench_modules import bench_module
 
 
 def reply(sampled, top1=None):
@@ -114,17 +114,7 @@ def test_kept_items():
         kept(["a", "b", "c"], [True, False])
 
 
-def _bench_module(name: str):
-    """A module of bench/, where the paper formulas only benchmarks use live."""
-    path = Path(__file__).parents[1] / "bench" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_TOKENS = _bench_module("madm2_tokens")
+_TOKENS = bench_module("madm2_tokens")
 mad_tokens, madm2_tokens = _TOKENS.mad_tokens, _TOKENS.madm2_tokens
 
 # T^q = 10; outputs 5, 6, 7 in the initial round and 8, 9, 10 in the next (N_a 3, N_round 2).

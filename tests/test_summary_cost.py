@@ -3,18 +3,22 @@
 import pytest
 
 from debategraph.policies.summary_cost import (
-    groupdebate_bound,
     groupdebate_calls,
-    groupdebate_order_bound,
     groupdebate_tokens,
-    mad_summary_bound,
     mad_summary_calls,
-    mad_summary_order_bound,
     mad_summary_tokens,
     output_grid,
     shared_summary_calls,
     split_measured,
 )
+
+from .bench_modules import bench_module
+
+_BOUNDS = bench_module("summary_bounds")
+groupdebate_bound = _BOUNDS.groupdebate_bound
+groupdebate_order_bound = _BOUNDS.groupdebate_order_bound
+mad_summary_bound = _BOUNDS.mad_summary_bound
+mad_summary_order_bound = _BOUNDS.mad_summary_order_bound
 
 
 def test_call_counts_match_the_paper():
