@@ -99,11 +99,37 @@ def test_rankings_are_read_back_into_members_and_averaged_as_llm_council_does():
     assert observe(make_view(COUNCIL, turns=turns, round=1, phase=1, agents=4)) is None
 
 
-def test_the_chairman_reads_every_answer_and_the_standing():
+def test_the_chairman_reads_every_answer_and_every_ranking_as_llm_councils_does():
+    # llm-council's stage 3 (backend/council.py, stage3_synthesize_final) gives the chairman
+    # the stage-1 responses and every ranker's whole stage-2 text, not the aggregate.
+    turns = [
+        *answers("1", "2", "3"),
+        ranking("a3", ["a3", "a1", "a2"], "Ranking: A, B, C"),  # planned out of order
+        ranking("a1", ["a1", "a2", "a3"], "a1 slips.\nRanking: B, C, A"),
+    ]
+    view = make_view(COUNCIL, turns=turns, round=1, phase=1, agents=3, cut_off=["a2"])
+    (c,) = plan(view)
+    assert (c["id"], c["speaker"], c["kind"]) == ("r1:chairman", "chairman", "answer")
+    assert c["reads"] == ["r0:a1", "r0:a2", "r0:a3", "r1:rank:a1", "r1:rank:a3"]
+    assert c["vars"] == {"answers": 3, "keys": [[1, 2, 3], [3, 1, 2]]}
+    peers = [turns[0], turns[1], turns[2], turns[4], turns[3]]
+    prompt = COUNCIL.prompts["chair"](dg.methods.PromptInput(question=Q, peers=peers,
+                                                             vars=c["vars"]))  # fmt: skip
+    assert prompt.count("Answer 3:\n```") == 1 and "Answer 4:" not in prompt
+    assert (
+        "Ranking 1 (its Response A is Answer 1, Response B is Answer 2, Response C is "
+        "Answer 3):\n```\na1 slips.\nRanking: B, C, A\n```"
+    ) in prompt
+    assert "Ranking 2 (its Response A is Answer 3, Response B is Answer 1, " in prompt
+    assert not re.search(r"\ba\d\b", prompt.replace("a1 slips", ""))  # no member named
+
+
+def test_the_chairman_reads_every_answer_and_the_standing_when_asked():
     turns = answers("1", "2", "3", "4")
     state = {"average_rank": {"a1": 7 / 3, "a2": 1.0, "a3": 4 / 3}}  # a4 placed by none
-    (c,) = plan(make_view(COUNCIL, turns=turns, round=1, phase=1, agents=4, method_state=state))
-    assert (c["id"], c["speaker"], c["kind"]) == ("r1:chairman", "chairman", "answer")
+    view = make_view(COUNCIL, turns=turns, round=1, phase=1, agents=4, method_state=state,
+                     options={"chair_reads": "standing"})  # fmt: skip
+    (c,) = plan(view)
     assert c["reads"] == ["r0:a1", "r0:a2", "r0:a3", "r0:a4"]
     assert c["vars"]["standing"] == [[2, 1.0], [3, 4 / 3], [1, 7 / 3], [4, None]]
     prompt = COUNCIL.prompts["chair"](dg.methods.PromptInput(question=Q, peers=turns,
@@ -171,8 +197,9 @@ def test_a_whole_council_calls_tokens_and_rankings():
     assert usage_by_kind(r.turns)["evaluation"]["output_tokens"] == 3 * estimate_tokens(
         "B is tidier.\nRanking: B, A"
     )
-    # Each ranker reads all 3 answers, its own not counted as communication; the chairman 3.
-    assert ncomm(r.turns) == 3 * 2 + 3
+    # Each ranker reads all 3 answers, its own not counted as communication; the chairman
+    # reads the 3 answers and the 3 rankings.
+    assert ncomm(r.turns) == 3 * 2 + 3 + 3
     assert all(len(c["reads"]) == 3 for c in r.turns if c["kind"] == "evaluation")
     assert r.method_state["rankings"] == dict.fromkeys(["a1", "a2", "a3"], ["a2", "a1"])
     assert r.method_state["average_rank"] == {"a1": 2.0, "a2": 1.0}  # a3 placed by none

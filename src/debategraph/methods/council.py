@@ -23,7 +23,7 @@ import random
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from debategraph.methods import (
     Call,
@@ -59,10 +59,14 @@ class CouncilOptions(MethodOptions):
             llm-council's stage 2); ``False`` shows it only the others' answers.
         shuffle: Show each ranker the answers in an order of its own (seeded); ``False``
             (as llm-council) keeps member order for everyone. The labels stay anonymous.
+        chair_reads: What the chairman reads besides the answers: ``rankings``, every
+            ranker's whole assessment (as llm-council's stage 3), or ``standing``, only the
+            combined ranking (each answer's average rank).
     """
 
     rank_own: bool = True
     shuffle: bool = False
+    chair_reads: Literal["rankings", "standing"] = "rankings"
 
 
 View = DebateView[CouncilOptions]
@@ -154,18 +158,36 @@ def plan(view: View) -> Phase | list[Call] | None:
                     )
                 )
         return calls or None
+    answers = [latest[m] for m in members]
+    if view.options.chair_reads == "rankings":
+        assessments = [
+            t
+            for t in view.turns
+            if t["round"] == view.round and t["kind"] == "evaluation" and t["agent"] in members
+        ]
+        assessments.sort(key=lambda t: members.index(t["agent"]))
+        keys = [
+            [members.index(m) + 1 for m in (t.get("vars") or {}).get("labels", [])]
+            for t in assessments
+        ]
+        return [
+            call(
+                view,
+                CHAIRMAN,
+                reads=answers + [t["id"] for t in assessments],
+                template="chair",
+                vars={"answers": len(answers), "keys": keys},
+            )
+        ]
     ranks = view.method_state.get("average_rank") or {}
+    order = [[members.index(m) + 1, ranks.get(m)] for m in standing(ranks, members)]
     return [
         call(
             view,
             CHAIRMAN,
-            reads=[latest[m] for m in members],
+            reads=answers,
             template="chair",
-            vars={
-                "standing": [
-                    [members.index(m) + 1, ranks.get(m)] for m in standing(ranks, members)
-                ]
-            },
+            vars={"answers": len(answers), "standing": order},
         )
     ]
 
@@ -255,10 +277,26 @@ def rank(p: PromptInput) -> str:
 
 
 def chair(p: PromptInput) -> str:
-    """The chairman's final answer from the members' answers and their aggregate ranking."""
+    """The chairman's final answer from the members' answers and their rankings."""
+    count = p.vars.get("answers", len(p.peers))
     blocks = "\n\n".join(
-        f"Answer {i}:\n{fenced(t['text'])}" for i, t in enumerate(p.peers, start=1)
+        f"Answer {i}:\n{fenced(t['text'])}" for i, t in enumerate(p.peers[:count], start=1)
     )
+    if "keys" in p.vars:
+        assessments = "\n\n".join(
+            f"Ranking {j} (its "
+            + ", ".join(f"Response {letter(i)} is Answer {n}" for i, n in enumerate(key))
+            + f"):\n{fenced(t['text'])}"
+            for j, (t, key) in enumerate(zip(p.peers[count:], p.vars["keys"], strict=True), 1)
+        )
+        return (
+            "You chair a council whose members each answered the problem below and then "
+            "assessed and ranked the answers without knowing who wrote them. Their answers "
+            "follow, then each member's assessment and ranking. Weigh the arguments on their "
+            "merits, using the rankings as the members' judgement, not as a vote you must "
+            f"follow, and give the council's final answer.\n\n{blocks}\n\n{assessments}\n\n"
+            f"{question_block(p)}\n\n{answer_format(p)}"
+        )
     order = "; ".join(
         f"Answer {n} (average rank {rank:.2f})" if rank is not None else f"Answer {n} (unranked)"
         for n, rank in p.vars["standing"]

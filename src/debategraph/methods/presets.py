@@ -52,7 +52,11 @@ DU = unstated("Du et al.")
 RECONCILE = unstated("RECONCILE")
 CHATEVAL = unstated("ChatEval")
 BASELINE = unstated("no single paper: a baseline")
-COUNCIL = unstated("no single paper: a practitioners' pattern")
+COUNCIL = SamplingPreset(
+    source="llm-council (karpathy): its code sends none, backend/openrouter.py query_model",
+    note="its requests carry only the model and the messages, so each provider's defaults",
+)
+"""The LLM council: the providers' defaults, as llm-council's code sends none."""
 MAD_JUDGE = SamplingPreset(
     source="Liang et al.'s code: Debate(temperature=0) in code/debate4tran.py and "
     "interactive.py",
@@ -75,8 +79,8 @@ SELF_REFINE = SamplingPreset(
     source="Self-Refine's code: README 'we sample with temperature 0.7'; "
     "src/gsm/run.py feedback temperature=0.7",
     sampling=Sampling(temperature=0.7),
-    note="its GSM8K code writes the first answer at temperature 0 (--temperature default "
-    "0.0) and the feedback at 0.7: --temperature 0 matches that first answer only",
+    note="its GSM8K code writes the first answer at temperature 0 (src/gsm/run.py "
+    "--temperature default 0.0) and the feedback at 0.7",
 )
 """Self-Refine: T 0.7, as its official code samples (its GSM first answer at T 0)."""
 
