@@ -201,7 +201,7 @@ def test_a_whole_council_calls_tokens_and_rankings():
     # reads the 3 answers and the 3 rankings.
     assert ncomm(r.turns) == 3 * 2 + 3 + 3
     assert all(len(c["reads"]) == 3 for c in r.turns if c["kind"] == "evaluation")
-    assert r.method_state["rankings"] == dict.fromkeys(["a1", "a2", "a3"], ["a2", "a1"])
+    assert r.method_state["rankings"] == {m: ["a2", "a1"] for m in ("a1", "a2", "a3")}
     assert r.method_state["average_rank"] == {"a1": 2.0, "a2": 1.0}  # a3 placed by none
     assert r.decision["evidence"] == {"average_rank": {"a1": 2.0, "a2": 1.0}, "winner": "a2"}
     assert r.decision["rule"] == "council-rank" and r.answer == "15"
@@ -215,11 +215,11 @@ def test_golden_transcript_on_the_simulated_debaters():
         ("r1:chairman", "15"),
     ]  # fmt: skip
     # Every member ranks all four answers, shown in member order as A-D.
-    assert r.method_state["rankings"] == dict.fromkeys(
-        ["a1", "a2", "a3", "a4"], ["a1", "a2", "a3", "a4"]
-    )
+    members = ["a1", "a2", "a3", "a4"]
+    assert r.method_state["rankings"] == {m: members for m in members}
     assert r.method_state["average_rank"] == {"a1": 1.0, "a2": 2.0, "a3": 3.0, "a4": 4.0}
     assert r.answer == "15" and r.decision["rule"] == "chairman"
+    assert r.turns[-1]["reads"] == [f"r0:{m}" for m in members] + [f"r1:rank:{m}" for m in members]
     # Every simulated ranking, a4's own included, puts the wrong answer (a4's 14) last.
     assert all(v[-1] == "a4" for v in r.method_state["rankings"].values())
 

@@ -78,7 +78,7 @@ def letter(i: int) -> str:
 
 
 def shown_order(view: View, ranker: str, shown: Sequence[str]) -> list[str]:
-    """The order ``ranker`` sees the answers in: member order, or seeded per run, item and ranker."""
+    """The order ``ranker`` sees the answers in: member order, or seeded per run and item."""
     order = list(shown)
     if view.options.shuffle:
         key = view.state.get("item_id") or view.state.get("question") or ""
@@ -107,9 +107,7 @@ def read_ranking(text: str, labels: Sequence[str]) -> list[str]:
     return ranked
 
 
-def average_rank(
-    rankings: Mapping[str, Sequence[str]], members: Sequence[str]
-) -> dict[str, float]:
+def average_rank(rankings: Mapping[str, Sequence[str]], members: Sequence[str]) -> dict[str, float]:
     """Each member's mean position (1 for first) over the rankings that place it.
 
     llm-council's aggregate: a ranking that leaves a member out adds nothing to its mean,
@@ -125,9 +123,7 @@ def average_rank(
 
 def standing(ranks: Mapping[str, float], members: Sequence[str]) -> list[str]:
     """Members best first: lowest average rank, unplaced members last, ties to the earlier."""
-    return sorted(
-        members, key=lambda m: (m not in ranks, ranks.get(m, 0.0), members.index(m))
-    )
+    return sorted(members, key=lambda m: (m not in ranks, ranks.get(m, 0.0), members.index(m)))
 
 
 def plan(view: View) -> Phase | list[Call] | None:
@@ -240,9 +236,7 @@ def council_rank(
     members = list(trajectory.agents)
     if rankings is None:
         if len(set(finals)) <= 1:
-            return Decision(
-                finals[0] if finals else None, "council-rank", {"average_rank": {}}
-            )
+            return Decision(finals[0] if finals else None, "council-rank", {"average_rank": {}})
         raise ValueError(
             "council-rank decides from the council's anonymous rankings; only method "
             "'council' records them"

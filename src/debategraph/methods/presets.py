@@ -58,8 +58,7 @@ COUNCIL = SamplingPreset(
 )
 """The LLM council: the providers' defaults, as llm-council's code sends none."""
 MAD_JUDGE = SamplingPreset(
-    source="Liang et al.'s code: Debate(temperature=0) in code/debate4tran.py and "
-    "interactive.py",
+    source="Liang et al.'s code: Debate(temperature=0) in code/debate4tran.py and interactive.py",
     sampling=Sampling(temperature=0.0),
     note="every debater, the moderator and the final judge sample at temperature 0",
 )
