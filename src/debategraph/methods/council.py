@@ -11,7 +11,8 @@ Round 0: every member (agent) answers alone. Round 1 has two phases:
    aggregated as llm-council does: a member's average position, 1 for first, over the
    rankings that place it (``method_state["average_rank"]``; lower is better).
 2. **chairman** (call ``r1:chairman``, role ``chairman``): reads every member's answer, in
-   member order, and the aggregate ranking, and writes the final answer.
+   member order, and every member's assessment and ranking (as llm-council's stage 3;
+   ``chair_reads="standing"``: the average ranks instead), and writes the final answer.
 
 The decision is the chairman's answer. ``decision="council-rank"`` decides from the rankings
 alone: the answer of the member with the best average rank (ties: the earlier member).
@@ -314,8 +315,7 @@ COUNCIL = Method(
     name="council",
     presets=presets.paper(presets.COUNCIL),
     description="LLM council: every member answers, ranks the council's answers "
-    "anonymously, and a chairman writes the final answer from the answers and the aggregate "
-    "ranking.",
+    "anonymously, and a chairman writes the final answer from the answers and the rankings.",
     prompts={"initial": initial, "rank": rank, "chair": chair},
     plan=plan,
     observe=observe,
