@@ -1,4 +1,4 @@
-"""The LLM council: anonymous rankings by hand, Borda totals, the chairman, council-rank."""
+"""The LLM council: anonymous rankings by hand, average ranks, the chairman, council-rank."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 import debategraph as dg
 from debategraph.methods.council import (
     COUNCIL,
-    borda,
+    average_rank,
     council_rank,
     decide,
     observe,
@@ -32,25 +32,38 @@ def ranking(ranker, labels, text):
                      vars={"labels": labels})  # fmt: skip
 
 
-def test_every_member_ranks_the_others_shuffled_and_anonymous():
+def test_every_member_ranks_every_answer_in_member_order_as_llm_council_does():
+    # llm-council (backend/council.py, stage2_collect_rankings): every model ranks all the
+    # stage-1 responses, its own among them, labelled A, B, ... in one order for all.
     turns = answers("1", "2", "3", "4")
-    view = make_view(COUNCIL, turns=turns, round=1, agents=4, context={"seed": 0})
-    calls = plan(view)
+    calls = plan(make_view(COUNCIL, turns=turns, round=1, agents=4))
     assert [c["id"] for c in calls] == ["r1:rank:a1", "r1:rank:a2", "r1:rank:a3", "r1:rank:a4"]
+    for c in calls:
+        assert c["vars"]["labels"] == ["a1", "a2", "a3", "a4"]
+        assert c["reads"] == ["r0:a1", "r0:a2", "r0:a3", "r0:a4"]
+        assert c["kind"] == "evaluation" and c["template"] == "rank"
+
+
+def test_the_options_rank_the_others_only_and_shuffled():
+    turns = answers("1", "2", "3", "4")
+    others_only = plan(make_view(COUNCIL, turns=turns, round=1, agents=4,
+                                 options={"rank_own": False}))  # fmt: skip
+    assert [c["vars"]["labels"] for c in others_only] == [
+        ["a2", "a3", "a4"], ["a1", "a3", "a4"], ["a1", "a2", "a4"], ["a1", "a2", "a3"],
+    ]  # fmt: skip
+    options = {"rank_own": False, "shuffle": True}
+    view = make_view(COUNCIL, turns=turns, round=1, agents=4, context={"seed": 0},
+                     options=options)  # fmt: skip
+    calls = plan(view)
     for c in calls:
         me = c["speaker"]
         others = [f"a{i}" for i in range(1, 5) if f"a{i}" != me]
         assert sorted(c["vars"]["labels"]) == others  # each other member once, itself never
         assert c["reads"] == [f"r0:{m}" for m in c["vars"]["labels"]]
-        assert c["kind"] == "evaluation" and c["template"] == "rank"
     orders = [tuple(c["vars"]["labels"]) for c in calls]
     assert plan(view) == calls  # seeded: the same order again
-    unshuffled = plan(make_view(COUNCIL, turns=turns, round=1, agents=4,
-                                options={"shuffle": False}))  # fmt: skip
-    assert [c["vars"]["labels"] for c in unshuffled] == [
-        ["a2", "a3", "a4"], ["a1", "a3", "a4"], ["a1", "a2", "a4"], ["a1", "a2", "a3"],
-    ]  # fmt: skip
-    reseeded = plan(make_view(COUNCIL, turns=turns, round=1, agents=4, context={"seed": 5}))
+    reseeded = plan(make_view(COUNCIL, turns=turns, round=1, agents=4, context={"seed": 5},
+                              options=options))  # fmt: skip
     assert orders != [tuple(c["vars"]["labels"]) for c in reseeded]
     # The prompt names no member.
     prompt = COUNCIL.prompts["rank"](
@@ -60,15 +73,20 @@ def test_every_member_ranks_the_others_shuffled_and_anonymous():
     assert "Response C:" in prompt and "Ranking: C, B, A" in prompt
 
 
-def test_rankings_are_read_back_into_members_and_totalled_by_borda():
+def test_rankings_are_read_back_into_members_and_averaged_as_llm_council_does():
     assert read_ranking("B is best.\nRanking: B, C, A", ["a2", "a3", "a4"]) == ["a3", "a4", "a2"]
     assert read_ranking("**Ranking:** C > C > Z > A", ["a1", "a2", "a3"]) == ["a3", "a1"]
     assert read_ranking("Ranking: A, B\nOn reflection:\nRanking: B, A", ["x", "y"]) == ["y", "x"]
     assert read_ranking("no ranking here", ["a1"]) == []
-    # 4 members, 3 answers per ranking: 2, 1, 0 points; a2 left out by a4 gets 0 from it.
+    # Mean place (1 is first) over the rankings that place a member; a4 leaves a2 out:
+    # a1: places 2 (a2), 3 (a3), 2 (a4) -> 7/3; a2: 1 (a1), 1 (a3) -> 1;
+    # a3: 2 (a1), 1 (a2), 1 (a4) -> 4/3; a4: 3 (a1), 3 (a2), 2 (a3) -> 8/3.
     rankings = {"a1": ["a2", "a3", "a4"], "a2": ["a3", "a1", "a4"], "a3": ["a2", "a4", "a1"],
                 "a4": ["a3", "a1"]}  # fmt: skip
-    assert borda(rankings, ["a1", "a2", "a3", "a4"]) == {"a1": 2, "a2": 4, "a3": 5, "a4": 1}
+    means = {"a1": 7 / 3, "a2": 1.0, "a3": 4 / 3, "a4": 8 / 3}
+    assert average_rank(rankings, ["a1", "a2", "a3", "a4"]) == means
+    # Borda (2, 1, 0 points, 0 when left out) would put a3 (5 points) above a2 (4).
+    assert average_rank({"a1": ["a2"]}, ["a1", "a2"]) == {"a2": 1.0}  # a1 placed by none
     turns = [
         *answers("1", "2", "3", "4"),
         ranking("a1", ["a4", "a2", "a3"], "Ranking: B, C, A"),
@@ -77,26 +95,55 @@ def test_rankings_are_read_back_into_members_and_totalled_by_borda():
         ranking("a4", ["a3", "a1", "a2"], "Ranking: A, B"),
     ]
     state = observe(make_view(COUNCIL, turns=turns, round=1, phase=0, agents=4))
-    assert state == {"rankings": rankings, "borda": {"a1": 2, "a2": 4, "a3": 5, "a4": 1}}
+    assert state == {"rankings": rankings, "average_rank": means}
     assert observe(make_view(COUNCIL, turns=turns, round=1, phase=1, agents=4)) is None
 
 
-def test_the_chairman_reads_every_answer_and_the_standing():
-    turns = answers("1", "2", "3", "4")
-    state = {"borda": {"a1": 2, "a2": 4, "a3": 5, "a4": 1}}
-    (c,) = plan(make_view(COUNCIL, turns=turns, round=1, phase=1, agents=4, method_state=state))
+def test_the_chairman_reads_every_answer_and_every_ranking_as_llm_councils_does():
+    # llm-council's stage 3 (backend/council.py, stage3_synthesize_final) gives the chairman
+    # the stage-1 responses and every ranker's whole stage-2 text, not the aggregate.
+    turns = [
+        *answers("1", "2", "3"),
+        ranking("a3", ["a3", "a1", "a2"], "Ranking: A, B, C"),  # planned out of order
+        ranking("a1", ["a1", "a2", "a3"], "a1 slips.\nRanking: B, C, A"),
+    ]
+    view = make_view(COUNCIL, turns=turns, round=1, phase=1, agents=3, cut_off=["a2"])
+    (c,) = plan(view)
     assert (c["id"], c["speaker"], c["kind"]) == ("r1:chairman", "chairman", "answer")
+    assert c["reads"] == ["r0:a1", "r0:a2", "r0:a3", "r1:rank:a1", "r1:rank:a3"]
+    assert c["vars"] == {"answers": 3, "keys": [[1, 2, 3], [3, 1, 2]]}
+    peers = [turns[0], turns[1], turns[2], turns[4], turns[3]]
+    prompt = COUNCIL.prompts["chair"](dg.methods.PromptInput(question=Q, peers=peers,
+                                                             vars=c["vars"]))  # fmt: skip
+    assert prompt.count("Answer 3:\n```") == 1 and "Answer 4:" not in prompt
+    assert (
+        "Ranking 1 (its Response A is Answer 1, Response B is Answer 2, Response C is "
+        "Answer 3):\n```\na1 slips.\nRanking: B, C, A\n```"
+    ) in prompt
+    assert "Ranking 2 (its Response A is Answer 3, Response B is Answer 1, " in prompt
+    assert not re.search(r"\ba\d\b", prompt.replace("a1 slips", ""))  # no member named
+
+
+def test_the_chairman_reads_every_answer_and_the_standing_when_asked():
+    turns = answers("1", "2", "3", "4")
+    state = {"average_rank": {"a1": 7 / 3, "a2": 1.0, "a3": 4 / 3}}  # a4 placed by none
+    view = make_view(COUNCIL, turns=turns, round=1, phase=1, agents=4, method_state=state,
+                     options={"chair_reads": "standing"})  # fmt: skip
+    (c,) = plan(view)
     assert c["reads"] == ["r0:a1", "r0:a2", "r0:a3", "r0:a4"]
-    assert c["vars"]["standing"] == [[3, 5], [2, 4], [1, 2], [4, 1]]
+    assert c["vars"]["standing"] == [[2, 1.0], [3, 4 / 3], [1, 7 / 3], [4, None]]
     prompt = COUNCIL.prompts["chair"](dg.methods.PromptInput(question=Q, peers=turns,
                                                              vars=c["vars"]))  # fmt: skip
-    assert "best first: Answer 3 (5 points); Answer 2 (4 points); Answer 1 (2 points)" in prompt
+    assert (
+        "best first: Answer 2 (average rank 1.00); Answer 3 (average rank 1.33); "
+        "Answer 1 (average rank 2.33); Answer 4 (unranked)"
+    ) in prompt
 
 
 def test_decisions_chairman_council_rank_and_a_named_vote():
     turns = [*answers("7", "9", "9"), make_turn("r1:chairman", answer="7")]
     state = {"rankings": {"a1": ["a2", "a3"], "a2": ["a1", "a3"], "a3": ["a1", "a2"]}}
-    state["borda"] = {"a1": 2, "a2": 1, "a3": 0}
+    state["average_rank"] = {"a1": 1.0, "a2": 1.5, "a3": 2.0}
     view = make_view(COUNCIL, turns=turns, round=1, agents=3, method_state=state)
     assert (decide(view).answer, decide(view).rule) == ("7", "chairman")
     ranked = make_view(COUNCIL, turns=turns, round=1, agents=3, method_state=state,
@@ -110,15 +157,20 @@ def test_decisions_chairman_council_rank_and_a_named_vote():
 
 def test_council_rank_by_hand():
     path = make_trajectory([["5"], ["6"], ["6"]])
-    # 3 members, 2 answers per ranking: first 1 point, second 0.
     tie = {"a1": ["a2", "a3"], "a2": ["a1", "a3"], "a3": ["a1", "a2"]}
-    assert borda(tie, path.agents) == {"a1": 2, "a2": 1, "a3": 0}
+    assert average_rank(tie, path.agents) == {"a1": 1.0, "a2": 1.5, "a3": 2.0}
     assert council_rank(path, rankings=tie).answer == "5"
     even = {"a1": ["a2", "a3"], "a2": ["a1", "a3"], "a3": ["a2", "a1"]}
-    assert borda(even, path.agents) == {"a1": 1, "a2": 2, "a3": 0}
+    assert average_rank(even, path.agents) == {"a1": 1.5, "a2": 1.0, "a3": 2.0}
     assert council_rank(path, rankings=even).answer == "6"
     level = {"a1": ["a3", "a2"], "a2": ["a1", "a3"], "a3": ["a2", "a1"]}
-    assert council_rank(path, rankings=level).evidence["winner"] == "a1"  # 1 each: earlier
+    assert council_rank(path, rankings=level).evidence["winner"] == "a1"  # 1.5 each: earlier
+    # A member placed once, first (mean 1), beats one placed first twice and second once
+    # (mean 4/3), as llm-council's mean does; Borda (1 point vs 2) would pick a2.
+    sparse = {"a1": ["a1", "a2"], "a2": ["a2"], "a3": ["a2"]}
+    assert council_rank(make_trajectory([["5"], ["6"], ["7"]]), rankings=sparse).evidence == {
+        "average_rank": {"a1": 1.0, "a2": 4 / 3}, "winner": "a1",
+    }  # fmt: skip
     with pytest.raises(ValueError, match="only method 'council' records them"):
         council_rank(path)
     assert council_rank(make_trajectory([["4"], ["4"]])).answer == "4"
@@ -145,10 +197,13 @@ def test_a_whole_council_calls_tokens_and_rankings():
     assert usage_by_kind(r.turns)["evaluation"]["output_tokens"] == 3 * estimate_tokens(
         "B is tidier.\nRanking: B, A"
     )
-    assert ncomm(r.turns) == 3 * 2 + 3  # each ranker reads 2 others; the chairman all 3
-    rankings = r.method_state["rankings"]
-    assert all(len(v) == 2 for v in rankings.values())
-    assert sum(r.method_state["borda"].values()) == 3  # 1 + 0 points per ranking
+    # Each ranker reads all 3 answers, its own not counted as communication; the chairman
+    # reads the 3 answers and the 3 rankings.
+    assert ncomm(r.turns) == 3 * 2 + 3 + 3
+    assert all(len(c["reads"]) == 3 for c in r.turns if c["kind"] == "evaluation")
+    assert r.method_state["rankings"] == {m: ["a2", "a1"] for m in ("a1", "a2", "a3")}
+    assert r.method_state["average_rank"] == {"a1": 2.0, "a2": 1.0}  # a3 placed by none
+    assert r.decision["evidence"] == {"average_rank": {"a1": 2.0, "a2": 1.0}, "winner": "a2"}
     assert r.decision["rule"] == "council-rank" and r.answer == "15"
 
 
@@ -159,14 +214,14 @@ def test_golden_transcript_on_the_simulated_debaters():
         ("r1:rank:a1", None), ("r1:rank:a2", None), ("r1:rank:a3", None), ("r1:rank:a4", None),
         ("r1:chairman", "15"),
     ]  # fmt: skip
-    assert r.method_state["rankings"] == {
-        "a1": ["a2", "a3", "a4"], "a2": ["a1", "a3", "a4"], "a3": ["a1", "a2", "a4"],
-        "a4": ["a1", "a2", "a3"],
-    }  # fmt: skip
-    assert r.method_state["borda"] == {"a1": 6, "a2": 4, "a3": 2, "a4": 0}
+    # Every member ranks all four answers, shown in member order as A-D.
+    members = ["a1", "a2", "a3", "a4"]
+    assert r.method_state["rankings"] == {m: members for m in members}
+    assert r.method_state["average_rank"] == {"a1": 1.0, "a2": 2.0, "a3": 3.0, "a4": 4.0}
     assert r.answer == "15" and r.decision["rule"] == "chairman"
-    # Every simulated ranking puts the wrong answer (a4's 14) last.
-    assert all(v[-1] == "a4" for k, v in r.method_state["rankings"].items() if k != "a4")
+    assert r.turns[-1]["reads"] == [f"r0:{m}" for m in members] + [f"r1:rank:{m}" for m in members]
+    # Every simulated ranking, a4's own included, puts the wrong answer (a4's 14) last.
+    assert all(v[-1] == "a4" for v in r.method_state["rankings"].values())
 
 
 def test_report_decision_council_rank_reads_each_rows_rankings():
@@ -180,7 +235,9 @@ def test_report_decision_council_rank_reads_each_rows_rankings():
     }  # fmt: skip
     (new,) = rescore([row], "council-rank")
     assert new["method"] == "council [council-rank]" and new["answer"] == "6" and new["correct"]
-    assert new["decision"]["evidence"] == {"borda": {"a1": 0, "a2": 1, "a3": 2}, "winner": "a3"}
+    assert new["decision"]["evidence"] == {
+        "average_rank": {"a1": 2.0, "a2": 1.5, "a3": 1.0}, "winner": "a3",
+    }  # fmt: skip
     with pytest.raises(ValueError, match="only method 'council' records them"):
         rescore([{**row, "method_state": {}}], "council-rank")
     with pytest.raises(ValueError, match=r"the rankings name \['bob'\]"):

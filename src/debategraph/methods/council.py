@@ -2,19 +2,20 @@
 
 Round 0: every member (agent) answers alone. Round 1 has two phases:
 
-1. **rankings** (call ``r1:rank:{member}``, kind ``evaluation``): every member reads the
-   *other* members' answers, shuffled (seeded by the run's seed, the item and the member)
-   and labelled ``Response A``, ``B``, ... so it cannot tell who wrote which, assesses each
-   and ends with ``Ranking: <letters, best first>``. The letters' owners travel in the
-   call's ``vars["labels"]``; after the phase each ranking is read back into member names
-   (``method_state["rankings"]``) and totalled by Borda count
-   (``method_state["borda"]``: with ``m`` answers ranked, the first gets ``m - 1`` points,
-   the last 0, an answer a ranking leaves out 0).
-2. **chairman** (call ``r1:chairman``, role ``chairman``): reads every member's answer,
-   numbered in member order, and the aggregate ranking, and writes the final answer.
+1. **rankings** (call ``r1:rank:{member}``, kind ``evaluation``): every member reads every
+   member's answer, its own among them (``rank_own``; as llm-council's stage 2), in member
+   order (``shuffle`` gives each ranker a seeded order of its own), labelled ``Response A``,
+   ``B``, ... with no names, assesses each and ends with ``Ranking: <letters, best
+   first>``. The letters' owners travel in the call's ``vars["labels"]``; after the phase
+   each ranking is read back into member names (``method_state["rankings"]``) and
+   aggregated as llm-council does: a member's average position, 1 for first, over the
+   rankings that place it (``method_state["average_rank"]``; lower is better).
+2. **chairman** (call ``r1:chairman``, role ``chairman``): reads every member's answer, in
+   member order, and every member's assessment and ranking (as llm-council's stage 3;
+   ``chair_reads="standing"``: the average ranks instead), and writes the final answer.
 
 The decision is the chairman's answer. ``decision="council-rank"`` decides from the rankings
-alone: the answer of the member with the most Borda points (ties: the earlier member).
+alone: the answer of the member with the best average rank (ties: the earlier member).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import random
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from debategraph.methods import (
     Call,
@@ -55,11 +56,18 @@ class CouncilOptions(MethodOptions):
     """Options of ``council``.
 
     Attributes:
-        shuffle: Show each ranker the others' answers in an order of its own (seeded);
-            ``False`` keeps member order (the labels stay anonymous).
+        rank_own: Each ranker ranks every answer, its own among them, unmarked (as
+            llm-council's stage 2); ``False`` shows it only the others' answers.
+        shuffle: Show each ranker the answers in an order of its own (seeded); ``False``
+            (as llm-council) keeps member order for everyone. The labels stay anonymous.
+        chair_reads: What the chairman reads besides the answers: ``rankings``, every
+            ranker's whole assessment (as llm-council's stage 3), or ``standing``, only the
+            combined ranking (each answer's average rank).
     """
 
-    shuffle: bool = True
+    rank_own: bool = True
+    shuffle: bool = False
+    chair_reads: Literal["rankings", "standing"] = "rankings"
 
 
 View = DebateView[CouncilOptions]
@@ -70,9 +78,9 @@ def letter(i: int) -> str:
     return chr(ord("A") + i)
 
 
-def shown_order(view: View, ranker: str, others: Sequence[str]) -> list[str]:
-    """The order ``ranker`` sees the others' answers in: seeded per run, item and ranker."""
-    order = list(others)
+def shown_order(view: View, ranker: str, shown: Sequence[str]) -> list[str]:
+    """The order ``ranker`` sees the answers in: member order, or seeded per run and item."""
+    order = list(shown)
     if view.options.shuffle:
         key = view.state.get("item_id") or view.state.get("question") or ""
         random.Random(f"{view.context.seed}\x1f{key}\x1f{ranker}").shuffle(order)
@@ -100,20 +108,23 @@ def read_ranking(text: str, labels: Sequence[str]) -> list[str]:
     return ranked
 
 
-def borda(rankings: Mapping[str, Sequence[str]], members: Sequence[str]) -> dict[str, int]:
-    """Borda points per member over rankings of the others' answers.
+def average_rank(rankings: Mapping[str, Sequence[str]], members: Sequence[str]) -> dict[str, float]:
+    """Each member's mean position (1 for first) over the rankings that place it.
 
-    A ranking of ``m`` answers gives its first ``m - 1`` points and its last 0; ``m`` is the
-    number of answers the ranker was shown (the members other than itself), so a member a
-    ranking leaves out gets 0 from it.
+    llm-council's aggregate: a ranking that leaves a member out adds nothing to its mean,
+    and a member no ranking places has none (it is absent).
     """
-    points = dict.fromkeys(members, 0)
-    size = len(members) - 1
+    places: dict[str, list[int]] = {m: [] for m in members}
     for ranked in rankings.values():
-        for place, member in enumerate(ranked):
-            if member in points:
-                points[member] += size - 1 - place
-    return points
+        for place, member in enumerate(ranked, start=1):
+            if member in places:
+                places[member].append(place)
+    return {m: sum(p) / len(p) for m, p in places.items() if p}
+
+
+def standing(ranks: Mapping[str, float], members: Sequence[str]) -> list[str]:
+    """Members best first: lowest average rank, unplaced members last, ties to the earlier."""
+    return sorted(members, key=lambda m: (m not in ranks, ranks.get(m, 0.0), members.index(m)))
 
 
 def plan(view: View) -> Phase | list[Call] | None:
@@ -128,36 +139,58 @@ def plan(view: View) -> Phase | list[Call] | None:
     members = [a for a in view.agents if a in latest]
     if view.phase == 0:
         calls = []
+        own = view.options.rank_own
         for ranker in [m for m in members if m not in view.cut_off]:
-            others = shown_order(view, ranker, [m for m in members if m != ranker])
-            if others:
+            shown = shown_order(view, ranker, [m for m in members if own or m != ranker])
+            if shown:
                 calls.append(
                     call(
                         view,
                         ranker,
                         kind="evaluation",
                         id=f"r{view.round}:rank:{ranker}",
-                        reads=[latest[m] for m in others],
+                        reads=[latest[m] for m in shown],
                         template="rank",
-                        vars={"labels": others},
+                        vars={"labels": shown},
                     )
                 )
         return calls or None
-    points = view.method_state.get("borda") or dict.fromkeys(members, 0)
-    standing = sorted(members, key=lambda m: (-points.get(m, 0), members.index(m)))
+    answers = [latest[m] for m in members]
+    if view.options.chair_reads == "rankings":
+        assessments = [
+            t
+            for t in view.turns
+            if t["round"] == view.round and t["kind"] == "evaluation" and t["agent"] in members
+        ]
+        assessments.sort(key=lambda t: members.index(t["agent"]))
+        keys = [
+            [members.index(m) + 1 for m in (t.get("vars") or {}).get("labels", [])]
+            for t in assessments
+        ]
+        return [
+            call(
+                view,
+                CHAIRMAN,
+                reads=answers + [t["id"] for t in assessments],
+                template="chair",
+                vars={"answers": len(answers), "keys": keys},
+            )
+        ]
+    ranks = view.method_state.get("average_rank") or {}
+    order = [[members.index(m) + 1, ranks.get(m)] for m in standing(ranks, members)]
     return [
         call(
             view,
             CHAIRMAN,
-            reads=[latest[m] for m in members],
+            reads=answers,
             template="chair",
-            vars={"standing": [[members.index(m) + 1, points.get(m, 0)] for m in standing]},
+            vars={"answers": len(answers), "standing": order},
         )
     ]
 
 
 def observe(view: View) -> dict[str, Any] | None:
-    """After the rankings: each ranking in member names, and the Borda totals."""
+    """After the rankings: each ranking in member names, and each member's average rank."""
     if view.round != 1 or view.phase != 0:
         return None
     rankings = {
@@ -165,7 +198,7 @@ def observe(view: View) -> dict[str, Any] | None:
         for t in view.turns
         if t["round"] == 1 and t["kind"] == "evaluation"
     }
-    return {"rankings": rankings, "borda": borda(rankings, list(view.agents))}
+    return {"rankings": rankings, "average_rank": average_rank(rankings, list(view.agents))}
 
 
 def stop(view: View) -> bool:
@@ -178,22 +211,23 @@ def decide(view: View) -> Decision:
     state = view.method_state
     if view.context.decision is not None:
         return decide_by_rule(view, rankings=state.get("rankings") or {})
-    return role_decision(view, CHAIRMAN, borda=state.get("borda", {}))
+    return role_decision(view, CHAIRMAN, average_rank=state.get("average_rank", {}))
 
 
 def council_rank(
     trajectory: Trajectory, *, rankings: Mapping[str, Sequence[str]] | None = None
 ) -> Decision:
-    """The answer of the member the anonymous rankings put first, by Borda count.
+    """The answer of the member the anonymous rankings put first, by average rank.
 
     Args:
         trajectory: The members' answers.
-        rankings: Each ranker's ranking of the others, best first, in member names (what
-            ``council`` records in ``method_state["rankings"]``).
+        rankings: Each ranker's ranking, best first, in member names (what ``council``
+            records in ``method_state["rankings"]``).
 
     Returns:
-        The decision, with each member's points and the winner as evidence; ties go to the
-        earlier member.
+        The decision, with each member's average rank (1 is first; a member no ranking
+        places has none and comes last) and the winner as evidence; ties go to the earlier
+        member.
 
     Raises:
         ValueError: The answers differ and there are no rankings (a method other than
@@ -203,7 +237,7 @@ def council_rank(
     members = list(trajectory.agents)
     if rankings is None:
         if len(set(finals)) <= 1:
-            return Decision(finals[0] if finals else None, "council-rank", {"borda": {}})
+            return Decision(finals[0] if finals else None, "council-rank", {"average_rank": {}})
         raise ValueError(
             "council-rank decides from the council's anonymous rankings; only method "
             "'council' records them"
@@ -211,9 +245,9 @@ def council_rank(
     strangers = sorted({m for ranked in rankings.values() for m in ranked} - set(members))
     if strangers:
         raise ValueError(f"the rankings name {strangers}, who are not among {members}")
-    points = borda(rankings, members)
-    winner = min(members, key=lambda m: (-points[m], members.index(m)))
-    evidence = {"borda": points, "winner": winner}
+    ranks = average_rank(rankings, members)
+    winner = standing(ranks, members)[0]
+    evidence = {"average_rank": ranks, "winner": winner}
     return Decision(finals[members.index(winner)], "council-rank", evidence)
 
 
@@ -223,13 +257,13 @@ def initial(p: PromptInput) -> str:
 
 
 def rank(p: PromptInput) -> str:
-    """A member's assessment and ranking of the others' answers, shown anonymously."""
+    """A member's assessment and ranking of the council's answers, shown anonymously."""
     blocks = "\n\n".join(
         f"Response {letter(i)}:\n{fenced(t['text'])}" for i, t in enumerate(p.peers)
     )
     example = ", ".join(letter(i) for i in reversed(range(len(p.peers))))
     return (
-        "Other members of a council answered the problem below; their responses follow in "
+        "The members of a council answered the problem below; their responses follow in "
         "no particular order, without names. Check each one's reasoning and result, say in "
         "a sentence or two what it gets right and wrong, then order them from most to least "
         "accurate. End with one line of the form 'Ranking: <every letter once, best first>', "
@@ -238,18 +272,37 @@ def rank(p: PromptInput) -> str:
 
 
 def chair(p: PromptInput) -> str:
-    """The chairman's final answer from the members' answers and their aggregate ranking."""
+    """The chairman's final answer from the members' answers and their rankings."""
+    count = p.vars.get("answers", len(p.peers))
     blocks = "\n\n".join(
-        f"Answer {i}:\n{fenced(t['text'])}" for i, t in enumerate(p.peers, start=1)
+        f"Answer {i}:\n{fenced(t['text'])}" for i, t in enumerate(p.peers[:count], start=1)
     )
-    standing = "; ".join(f"Answer {n} ({points} points)" for n, points in p.vars["standing"])
+    if "keys" in p.vars:
+        assessments = "\n\n".join(
+            f"Ranking {j} (its "
+            + ", ".join(f"Response {letter(i)} is Answer {n}" for i, n in enumerate(key))
+            + f"):\n{fenced(t['text'])}"
+            for j, (t, key) in enumerate(zip(p.peers[count:], p.vars["keys"], strict=True), 1)
+        )
+        return (
+            "You chair a council whose members each answered the problem below and then "
+            "assessed and ranked the answers without knowing who wrote them. Their answers "
+            "follow, then each member's assessment and ranking. Weigh the arguments on their "
+            "merits, using the rankings as the members' judgement, not as a vote you must "
+            f"follow, and give the council's final answer.\n\n{blocks}\n\n{assessments}\n\n"
+            f"{question_block(p)}\n\n{answer_format(p)}"
+        )
+    order = "; ".join(
+        f"Answer {n} (average rank {rank:.2f})" if rank is not None else f"Answer {n} (unranked)"
+        for n, rank in p.vars["standing"]
+    )
     return (
         "You chair a council whose members each answered the problem below and then ranked "
-        "each other's answers without knowing who wrote them. Their answers follow, with the "
-        "combined ranking (Borda points; more is better). Weigh the arguments on their "
+        "the answers without knowing who wrote them. Their answers follow, with the combined "
+        "ranking (each answer's average place; 1 is best). Weigh the arguments on their "
         "merits, using the ranking as the members' judgement, not as a vote you must "
         f"follow, and give the council's final answer.\n\n{blocks}\n\nCombined ranking, best "
-        f"first: {standing}\n\n{question_block(p)}\n\n{answer_format(p)}"
+        f"first: {order}\n\n{question_block(p)}\n\n{answer_format(p)}"
     )
 
 
@@ -261,8 +314,8 @@ def round_bound(view: View) -> int:
 COUNCIL = Method(
     name="council",
     presets=presets.paper(presets.COUNCIL),
-    description="LLM council: every member answers, ranks the others' answers anonymously, "
-    "and a chairman writes the final answer from the answers and the aggregate ranking.",
+    description="LLM council: every member answers, ranks the council's answers "
+    "anonymously, and a chairman writes the final answer from the answers and the rankings.",
     prompts={"initial": initial, "rank": rank, "chair": chair},
     plan=plan,
     observe=observe,

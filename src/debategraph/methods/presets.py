@@ -52,11 +52,36 @@ DU = unstated("Du et al.")
 RECONCILE = unstated("RECONCILE")
 CHATEVAL = unstated("ChatEval")
 BASELINE = unstated("no single paper: a baseline")
-COUNCIL = unstated("no single paper: a practitioners' pattern")
-MAD_JUDGE = unstated("Liang et al.: its sampling is not in our sources")
-MOA = unstated("Mixture-of-Agents (Wang et al.): its sampling is not in our sources")
+COUNCIL = SamplingPreset(
+    source="llm-council (karpathy): its code sends none, backend/openrouter.py query_model",
+    note="its requests carry only the model and the messages, so each provider's defaults",
+)
+"""The LLM council: the providers' defaults, as llm-council's code sends none."""
+MAD_JUDGE = SamplingPreset(
+    source="Liang et al.'s code: Debate(temperature=0) in code/debate4tran.py and interactive.py",
+    sampling=Sampling(temperature=0.0),
+    note="every debater, the moderator and the final judge sample at temperature 0",
+)
+"""Liang et al.'s MAD: T 0 for every call, as its official code runs it."""
+
+MOA = SamplingPreset(
+    source="Mixture-of-Agents' code: temperature=0.7 in utils.py generate_with_references",
+    sampling=Sampling(temperature=0.7),
+    note="the code sends 0.7 to every proposer and the aggregator and caps each reply at "
+    "2,048 tokens (utils.py): set max_tokens to match",
+)
+"""Mixture-of-Agents: T 0.7 for every call, as its official code runs it."""
+
 SELF_MOA = unstated("Self-MoA (Li et al.): its sampling is not in our sources")
-SELF_REFINE = unstated("Self-Refine (Madaan et al.): its sampling is not in our sources")
+
+SELF_REFINE = SamplingPreset(
+    source="Self-Refine's code: README 'we sample with temperature 0.7'; "
+    "src/gsm/run.py feedback temperature=0.7",
+    sampling=Sampling(temperature=0.7),
+    note="its GSM8K code writes the first answer at temperature 0 (src/gsm/run.py "
+    "--temperature default 0.0) and the feedback at 0.7",
+)
+"""Self-Refine: T 0.7, as its official code samples (its GSM first answer at T 0)."""
 
 
 def paper(preset: SamplingPreset) -> dict[str, SamplingPreset]:
