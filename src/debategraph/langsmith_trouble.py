@@ -17,7 +17,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
 
-__all__ = ["OneLine", "Trouble", "quiet_langsmith_logs", "trouble_in", "trouble_line"]
+__all__ = [
+    "OneLine",
+    "Trouble",
+    "quiet_langsmith_logs",
+    "trouble_in",
+    "trouble_line",
+    "trouble_of_upload",
+]
 
 LOGGER = "langsmith"
 """The parent of every logger of LangSmith's client."""
@@ -92,6 +99,27 @@ def trouble_in(text: str, api_url: str | None = None) -> Trouble | None:
         path = lost.group(1)
         url = f"{api_url.rstrip('/')}{path}" if api_url and path.startswith("/") else path
         return Trouble(None, plain_url(url))
+    return None
+
+
+def trouble_of_upload(message: str, api_url: str, consequence: str) -> str | None:
+    """The line for a request LangSmith refused for the key, or failed; ``None`` otherwise.
+
+    A refused key (401, 403), a rate limit (429), a server error (5xx) and a lost
+    connection get :func:`trouble_line`; any other refusal (a name taken, a bad body) is the
+    request's own and is for the caller to say.
+
+    Args:
+        message: The ``LangSmithError``'s message.
+        api_url: The LangSmith address.
+        consequence: What follows, e.g. ``"nothing was uploaded"``.
+    """
+    trouble = trouble_in(message, api_url)
+    if trouble is None:
+        return None
+    status = trouble.status
+    if status is None or status in (401, 403, 429) or status >= 500:
+        return trouble_line(trouble, consequence)
     return None
 
 
