@@ -113,8 +113,9 @@ def test_a_lost_connection_is_read_without_the_masked_key(loopback):
 
 def test_a_message_of_another_kind_is_no_trouble():
     assert trouble_in("Run compression is not enabled. Please update LangSmith.") is None
-    assert trouble_of_upload("Conflict for /x. HTTPError('409 Client Error: Conflict for url: "
-                             "http://h/datasets/upload-experiment')", "http://h", "x") is None  # fmt: skip
+    taken = "Conflict for /x. HTTPError('409 Client Error: Conflict for url: http://h/x')"
+    assert trouble_in(taken) == Trouble(409, "http://h/x")
+    assert trouble_of_upload(taken, "http://h", "nothing was uploaded") is None
 
 
 def test_each_status_gets_its_fix():
@@ -155,9 +156,12 @@ def test_a_refused_or_failing_check_turns_tracing_off_in_one_line(
         assert check_tracing(warnings.append) is False
     assert server.seen == [("GET", "/sessions?limit=1", KEY)]  # the key tracing would send
     (line,) = warnings
-    assert line.startswith(f"LangSmith refused the API key at {server.url}/sessions ({status})"
-                           if status < 500 else
-                           f"LangSmith at {server.url}/sessions failed with a server error (500)")  # fmt: skip
+    if status < 500:
+        assert line.startswith(f"LangSmith refused the API key at {server.url}/sessions ({status})")
+    else:
+        assert line.startswith(
+            f"LangSmith at {server.url}/sessions failed with a server error (500)"
+        )
     assert "tracing is off for this run" in line and not pieces(line)
     assert not tracing_is_enabled()
     assert os.environ["LANGSMITH_TRACING"] == "false"  # and for the processes it starts
@@ -325,3 +329,10 @@ def test_an_export_whose_key_is_refused_exits_2_with_one_line(stored_run, status
     assert stderr.splitlines() == [line.format(url=server.url)] and stdout == ""
     assert {path for _, path, _ in server.seen} == {"/datasets/upload-experiment"}
     assert not pieces(stdout + stderr)
+
+
+def test_the_line_the_docs_quote_is_the_codes():
+    docs = Path(__file__).resolve().parents[1] / "docs" / "evaluation.md"
+    flat = " ".join(docs.read_text(encoding="utf-8").split())
+    trouble = Trouble(401, "https://…/datasets/upload-experiment")
+    assert trouble_line(trouble, "nothing was uploaded") in flat
