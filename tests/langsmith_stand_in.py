@@ -42,6 +42,10 @@ class StandIn:
         return self.status
 
 
+_FLAGS = {"zstd_compression_enabled": True}
+"""What LangSmith says it takes; without this, LangSmith's client warns of an old server."""
+
+
 class _Handler(BaseHTTPRequestHandler):
     stand_in: StandIn
 
@@ -52,7 +56,11 @@ class _Handler(BaseHTTPRequestHandler):
         self.stand_in.seen.append((self.command, self.path, key))
         status = self.stand_in.status_of(self.path)
         if status < 300:
-            document: Any = [] if self.path.startswith("/sessions") else {}
+            document: Any = {}
+            if self.path.startswith("/sessions"):
+                document = []
+            elif self.path.startswith("/info"):  # as LangSmith describes itself
+                document = {"version": "0.0.0", "instance_flags": _FLAGS}
         else:
             document = {"detail": f"no entry for key {key}"}
         data = json.dumps(document).encode()

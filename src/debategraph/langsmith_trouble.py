@@ -30,6 +30,8 @@ LOGGER = "langsmith"
 """The parent of every logger of LangSmith's client."""
 
 _HTTP_ERROR = re.compile(r"\b([1-5]\d\d) (?:Client|Server) Error\b[^\n]*? for url: ([^\s'\"\\]+)")
+_MASKED_KEY = re.compile(r"[\w-]{0,8}\*{3,}[\w-]{0,4}")
+"""How LangSmith's client shows a key: its first characters, stars, its last two."""
 _NO_CONNECTION = re.compile(r"Connection error caused failure to [A-Z]+ (\S+)")
 
 
@@ -169,7 +171,8 @@ class OneLine(logging.Handler):
                 self._failed = True
                 line = trouble_line(trouble, self._consequence, key_set=self._key_set)
             else:
-                line = f"LangSmith: {text.strip().splitlines()[0] if text.strip() else ''}"
+                first = text.strip().splitlines()[0] if text.strip() else ""
+                line = f"LangSmith: {_MASKED_KEY.sub('[redacted]', first)}"
                 if line in self._said:
                     return
             self._said.add(line)
