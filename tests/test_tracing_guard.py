@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import subprocess
@@ -38,11 +39,15 @@ class Counter(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def clean_tracing(monkeypatch) -> Iterator[None]:
-    """No tracing variable set; LangSmith's cached reads and global switch reset after."""
+    """No tracing variable set; LangSmith's cached reads, global switch and logger reset after."""
     for name in TRACING_VARIABLES:
         monkeypatch.delenv(name, raising=False)
+    logger = logging.getLogger("langsmith")
+    handlers, propagate = list(logger.handlers), logger.propagate
     get_env_var.cache_clear()
     yield
+    logger.handlers[:] = handlers
+    logger.propagate = propagate
     langsmith.configure(enabled=None)
     get_env_var.cache_clear()
 
@@ -82,7 +87,7 @@ def test_tracing_on_and_answered_stays_on(counter, monkeypatch):
     get_env_var.cache_clear()
     warnings: list[str] = []
     assert check_tracing(warnings.append) is True
-    assert counter == ["/info"] and warnings == []  # a 404 is an answer
+    assert counter == ["/sessions?limit=1"] and warnings == []  # a 404 is an answer
     assert os.environ["LANGSMITH_TRACING"] == "true"
 
 

@@ -103,9 +103,15 @@ def _to_langsmith(
     try:
         upload_experiments(run, client, dataset_name=dataset_name, prefix=prefix, on_upload=took)
     except LangSmithError as exc:
+        from debategraph.langsmith_trouble import trouble_of_upload
+
+        kept = f"the {len(uploaded)} experiment(s) before it are uploaded" if uploaded else ""
+        line = trouble_of_upload(str(exc), client.api_url, kept or "nothing was uploaded")
+        if line is not None:
+            fail(line)
         # The SDK's message goes on to the request's headers: its first line says enough.
         reason = redact(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
-        done = f"; the {len(uploaded)} experiment(s) before it are uploaded" if uploaded else ""
+        done = f"; {kept}" if kept else ""
         fail(f"LangSmith at {redact(client.api_url)} did not take the experiment: {reason}{done}")
 
 
