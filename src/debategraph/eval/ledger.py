@@ -163,7 +163,7 @@ def read_ledger(out_dir: Path, results: Path | None = None) -> dict[str, list[di
         present = _failed_lines(results or out_dir / RESULTS_FILE)
         kept = []
         for debate in found["retried"]:
-            sha = debate.get("row_sha256")
+            sha = str(debate.get("row_sha256"))
             if present[sha] > 0:
                 present[sha] -= 1
                 continue
