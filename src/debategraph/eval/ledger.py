@@ -30,6 +30,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from debategraph.eval.bill import row_parts
+
 INTERRUPTED_FILE = "interrupted.jsonl"
 """Name of the ledger inside a results directory."""
 
@@ -46,10 +48,17 @@ def fingerprint(line: bytes) -> str:
 
 
 def row_spend(row: Mapping[str, Any]) -> dict[str, int]:
-    """What a failed row's requests spent, as :data:`TOTALS` (all of it was wasted)."""
+    """What a row's requests were billed, as :data:`TOTALS`.
+
+    A failed row's tokens are all wasted; a finished row's are those of its paid calls and
+    its wasted ones (a call replayed from the call cache made no request).
+    """
+    paid = {} if "error" in row else row_parts(row)[0]
     return {
-        "input_tokens": int(row.get("wasted_input_tokens") or 0),
-        "output_tokens": int(row.get("wasted_output_tokens") or 0),
+        "input_tokens": int(paid.get("input_tokens") or 0)
+        + int(row.get("wasted_input_tokens") or 0),
+        "output_tokens": int(paid.get("output_tokens") or 0)
+        + int(row.get("wasted_output_tokens") or 0),
         "requests": int(row.get("requests") or 0),
         "failed_requests": int(row.get("failed_requests") or 0),
     }
