@@ -5,16 +5,27 @@ from __future__ import annotations
 import json
 import math
 
+from typer.testing import CliRunner
+
+from debategraph.cli import app
 from debategraph.eval.bill import bill_of
+from debategraph.eval.breaker import Breaker
 from debategraph.eval.ledger import (
     INTERRUPTED_FILE,
     fingerprint,
     log_retried,
     read_ledger,
+    row_spend,
 )
 from debategraph.eval.ledger_bill import fold_ledger, ledger_words
 from debategraph.eval.metrics import summarize
-from debategraph.eval.store import RESULTS_FILE, ResultsFile, check_manifest, encode_row
+from debategraph.eval.store import (
+    RESULTS_FILE,
+    ResultsFile,
+    check_manifest,
+    encode_row,
+    read_rows,
+)
 
 
 def finished(item: str, **extra):
@@ -139,3 +150,43 @@ def test_an_empty_ledger_changes_nothing(tmp_path):
     assert json.dumps(summaries, sort_keys=True, default=str) == before
     assert ledger_words(folded) == "" and summaries["du"]["cost"] is None
     assert not math.isnan(summaries["du"]["accuracy"])
+
+
+def test_a_rows_spend_is_what_its_requests_were_billed():
+    split = {"paid": {"calls": 1, "input_tokens": 40, "output_tokens": 4},
+             "cached": {"calls": 1, "input_tokens": 60, "output_tokens": 6}}  # fmt: skip
+    replayed = finished("q1", usage_by_source=split, wasted_input_tokens=3, requests=1)
+    assert row_spend(replayed) == {"input_tokens": 43, "output_tokens": 4, "requests": 1,
+                                   "failed_requests": 0}  # fmt: skip
+    assert row_spend(finished("q1")) == {"input_tokens": 100, "output_tokens": 10,
+                                         "requests": 2, "failed_requests": 0}  # fmt: skip
+    assert row_spend(failed("q2", 30, 3)) == {"input_tokens": 30, "output_tokens": 3,
+                                              "requests": 3, "failed_requests": 1}  # fmt: skip
+
+
+def test_a_row_that_finishes_as_the_breaker_stops_the_run_notes_all_it_paid():
+    sink: list = []
+    breaker = Breaker(lambda row: None, streak=1, cut_short=sink)
+    breaker.tripped = True
+    breaker(finished("q1", wasted_input_tokens=5, seed=2))
+    assert sink == [{"method": "du", "id": "q1", "seed": 2, "input_tokens": 105,
+                     "output_tokens": 10, "requests": 2, "failed_requests": 0}]  # fmt: skip
+
+
+def test_evals_closing_lines_count_the_ledger(tmp_path):
+    out = tmp_path / "run"
+    args = ["eval", "--method", "du", "--dataset", "arithmetic", "--limit", "2", "--agents",
+            "2", "--rounds", "1", "--quiet", "--out", str(out)]  # fmt: skip
+    args += ["--prices", "1000000,0"]
+    first = CliRunner().invoke(app, args)
+    assert first.exit_code == 0, first.output
+    paid = sum(row["input_tokens"] for row in read_rows(out / RESULTS_FILE))
+    assert f"| {paid / 2:.5f} |" in first.stdout  # $1 an input token, 2 items
+    log_retried(out, [("f" * 64, failed("arith-0-0", 1000, 0))])
+    again = CliRunner().invoke(app, args)
+    assert again.exit_code == 0, again.output
+    assert f"| {(paid + 1000) / 2:.5f} |" in again.stdout
+    assert again.stdout.strip().splitlines()[-1] == (
+        "interrupted.jsonl keeps the spend of 1 failed row(s) run again: 1,000 input and 0 "
+        "output tokens in 3 requests, counted in the bill as paid, not kept."
+    )
