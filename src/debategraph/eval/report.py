@@ -1,14 +1,14 @@
 """Markdown report and plots from a directory of result rows.
 
 :func:`write_report` reads every ``*.jsonl`` file of a results directory (rows as described
-in :mod:`debategraph.eval.metrics`), groups them by ``source`` (``simulated`` / ``real``)
-and ``dataset`` when rows carry them, and writes ``report.md`` with one table per group in
-the shape of the papers' tables, a table of each debate against the vote of its own round 0,
-paired comparisons with bootstrap intervals and exact tests
-(:mod:`debategraph.eval.comparisons`),
-a per-round table (majority accuracy, agents right, flips), an answer-extraction table
-(fallback and abstention rates per method, when rows record ``answer_sources``), and four
-plots:
+in :mod:`debategraph.eval.metrics`; the ledger ``interrupted.jsonl`` is not rows: its spend
+is added to the bills, :mod:`debategraph.eval.ledger_bill`), groups them by ``source``
+(``simulated`` / ``real``) and ``dataset`` when rows carry them, and writes ``report.md``
+with one table per group in the shape of the papers' tables, a table of each debate against
+the vote of its own round 0, paired comparisons with bootstrap intervals and exact tests
+(:mod:`debategraph.eval.comparisons`), a per-round table (majority accuracy, agents right,
+flips), an answer-extraction table (fallback and abstention rates per method, when rows
+record ``answer_sources``), and four plots:
 
 - ``accuracy_vs_tokens.png``: accuracy against total tokens per item, one point per method,
   with 95% Wilson intervals;
