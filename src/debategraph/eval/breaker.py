@@ -21,6 +21,7 @@ from typing import Any
 
 from debategraph.errors import ModelError, NoConnectionError
 from debategraph.eval.cut_short import note_spend
+from debategraph.eval.ledger import row_spend
 from debategraph.policies.retry import exception_chain
 
 DOWN_STREAK = 5
@@ -142,10 +143,5 @@ class Breaker:
 
     def _drop(self, row: dict[str, Any]) -> None:
         """Leave ``row`` unwritten (resume runs it again), noting what its debate spent."""
-        spend = {
-            "input_tokens": int(row.get("wasted_input_tokens", 0)),
-            "output_tokens": int(row.get("wasted_output_tokens", 0)),
-            "requests": int(row.get("requests", 0)),
-            "failed_requests": int(row.get("failed_requests", 0)),
-        }
+        spend = row_spend(row)
         note_spend(self.cut_short, row.get("method"), row.get("id"), spend, seed=row.get("seed"))

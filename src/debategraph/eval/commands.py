@@ -297,6 +297,8 @@ def _simulated_arm(arm: Arm) -> bool:
 
 def _run_arms(arms: list[Arm], plan: EvalPlan) -> None:
     """Load the items, run the arms (resumably) and print the table; exit on any error."""
+    from debategraph.eval.ledger import read_ledger
+    from debategraph.eval.ledger_bill import fold_ledger, ledger_words
     from debategraph.eval.summary_stream import summarize_stream
     from debategraph.eval.tables import results_table  # not the report's: no numpy, no plots
 
@@ -316,6 +318,7 @@ def _run_arms(arms: list[Arm], plan: EvalPlan) -> None:
     for problem in outcome.problems:
         warn(problem)
     summary = summarize_stream(outcome.summary_rows(), plan.price)
+    beside = fold_ledger([summary], read_ledger(plan.out_dir), plan.price)
     typer.echo(visible(results_table(summary, with_cost=plan.price is not None)))
     if plan.seeds is not None:
         from debategraph.eval.seeds_table import SEEDS_NOTE, seeds_table
@@ -330,6 +333,8 @@ def _run_arms(arms: list[Arm], plan: EvalPlan) -> None:
         f"{outcome.written} new, {outcome.wall_s:.1f} s). Report: debategraph report "
         f"{plan.out_dir}"
     )
+    if ledger_words(beside):
+        typer.echo(ledger_words(beside))
     if outcome.failed:
         from debategraph.eval.failed_rows import failure_advice, lasting_failures
 

@@ -3,37 +3,56 @@
 A debate that Ctrl-C (or a failure elsewhere in the run) cancels writes no row: resume runs
 it again from the start, so a partial row would break the one row per (method, item) that
 resume guarantees. Its requests were made all the same. When such a debate is cancelled its
-spend meter is read and noted in :data:`CUT_SHORT`; the runner appends one line per
-interrupted run to ``OUT/interrupted.jsonl``, and ``debategraph eval`` names the totals in
-its ``interrupted:`` line. So the tokens of the rows (used and wasted) plus those of
-``interrupted.jsonl`` are every token the provider reported.
+spend meter is read and noted in :data:`CUT_SHORT`; the runner appends one ``cut_short``
+line per interrupted run to the ledger ``OUT/interrupted.jsonl``
+(:mod:`debategraph.eval.ledger`, which also keeps the spend of the failed rows a resume
+drops), and ``debategraph eval`` names the totals in its ``interrupted:`` line. So the
+tokens of the rows (used and wasted) plus those of the ledger are every token the provider
+reported.
+
+On Ray workers a cancelled debate notes its spend in its worker's own list, and a worker's
+unit cancelled after some of its debates finished notes their rows' spend too (the rows never
+reached the driver); the driver collects these lists from the workers before it lets them go
+(:mod:`debategraph.eval.executors.ray`).
 
 Not counted: a request still in flight when the debate was cancelled (the provider may bill
-it; the client never sees its usage), and debates on Ray workers (their process is stopped
-with the run).
+it; the client never sees its usage), and a Ray worker that did not answer within
+:data:`~debategraph.eval.executors.ray.SETTLE_S` once the run was cut short (killed, or its
+node lost: its process, and the meters in it, are gone).
 """
 
 from __future__ import annotations
 
-import json
-import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
+from debategraph.eval.ledger import (
+    INTERRUPTED_FILE,
+    TOTALS,
+    append_line,
+    entry,
+    read_ledger,
+    totals,
+)
 from debategraph.eval.spend import SpendMeter
 
-INTERRUPTED_FILE = "interrupted.jsonl"
-"""Name of the log of interrupted runs inside a results directory."""
+__all__ = [
+    "CUT_SHORT",
+    "INTERRUPTED_FILE",
+    "TOTALS",
+    "log_cut_short",
+    "note_cut_short",
+    "note_spend",
+    "read_cut_short",
+    "totals",
+]
 
 CUT_SHORT: ContextVar[list[dict[str, Any]] | None] = ContextVar(
     "debategraph_cut_short", default=None
 )
 """The spend of the debates cut short in the current run (``None`` outside a run)."""
-
-TOTALS = ("input_tokens", "output_tokens", "requests", "failed_requests")
-"""The figures summed over the cut-short debates."""
 
 
 def note_spend(
@@ -53,12 +72,9 @@ def note_spend(
         spend: Its :data:`TOTALS`.
         seed: The debate's seed under ``--seeds`` (recorded when given).
     """
-    if sink is None or not any(spend.values()):
+    if sink is None or not any(spend[key] for key in TOTALS):
         return
-    debate: dict[str, Any] = {"method": method, "id": item_id}
-    if seed is not None:
-        debate["seed"] = seed
-    sink.append({**debate, **{key: spend[key] for key in TOTALS}})
+    sink.append(entry(method, item_id, spend, seed=seed))
 
 
 def note_cut_short(
@@ -81,44 +97,17 @@ def note_cut_short(
     note_spend(CUT_SHORT.get(), method, item_id, spend, seed=seed)
 
 
-def totals(debates: Iterable[Mapping[str, Any]]) -> dict[str, int]:
-    """The sums of :data:`TOTALS` over cut-short debates, and their count as ``debates``."""
-    sums = dict.fromkeys(TOTALS, 0)
-    count = 0
-    for debate in debates:
-        count += 1
-        for name in TOTALS:
-            sums[name] += int(debate[name])
-    return {"debates": count, **sums}
-
-
 def log_cut_short(out_dir: Path, debates: list[dict[str, Any]]) -> dict[str, Any]:
-    """Append one interrupted run's line to ``out_dir/interrupted.jsonl``; returns the line.
+    """Append one interrupted run's ``cut_short`` line to the ledger; returns the line.
 
     The line holds the time, the totals and every cut-short debate.
     """
-    line = {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **totals(debates)}
-    line["cut_short"] = debates
-    with open(out_dir / INTERRUPTED_FILE, "a", encoding="utf-8") as log:
-        log.write(json.dumps(line) + "\n")
-    return line
+    return append_line(out_dir, "cut_short", debates)
 
 
 def read_cut_short(out_dir: Path) -> dict[str, int]:
-    """The totals over every interrupted run logged in ``out_dir`` (zeros when none).
+    """The totals over every debate cut short in ``out_dir``'s runs (zeros when none).
 
     A line that is not whole JSON (a crash while it was written) is skipped.
     """
-    runs: list[dict[str, Any]] = []
-    try:
-        text = (out_dir / INTERRUPTED_FILE).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        text = ""
-    for raw in text.splitlines():
-        try:
-            line = json.loads(raw)
-        except ValueError:
-            continue
-        if isinstance(line, dict):
-            runs.extend(d for d in line.get("cut_short", ()) if isinstance(d, dict))
-    return totals(runs)
+    return totals(read_ledger(out_dir)["cut_short"])

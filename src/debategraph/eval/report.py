@@ -1,14 +1,14 @@
 """Markdown report and plots from a directory of result rows.
 
 :func:`write_report` reads every ``*.jsonl`` file of a results directory (rows as described
-in :mod:`debategraph.eval.metrics`), groups them by ``source`` (``simulated`` / ``real``)
-and ``dataset`` when rows carry them, and writes ``report.md`` with one table per group in
-the shape of the papers' tables, a table of each debate against the vote of its own round 0,
-paired comparisons with bootstrap intervals and exact tests
-(:mod:`debategraph.eval.comparisons`),
-a per-round table (majority accuracy, agents right, flips), an answer-extraction table
-(fallback and abstention rates per method, when rows record ``answer_sources``), and four
-plots:
+in :mod:`debategraph.eval.metrics`; the ledger ``interrupted.jsonl`` is not rows: its spend
+is added to the bills, :mod:`debategraph.eval.ledger_bill`), groups them by ``source``
+(``simulated`` / ``real``) and ``dataset`` when rows carry them, and writes ``report.md``
+with one table per group in the shape of the papers' tables, a table of each debate against
+the vote of its own round 0, paired comparisons with bootstrap intervals and exact tests
+(:mod:`debategraph.eval.comparisons`), a per-round table (majority accuracy, agents right,
+flips), an answer-extraction table (fallback and abstention rates per method, when rows
+record ``answer_sources``), and four plots:
 
 - ``accuracy_vs_tokens.png``: accuracy against total tokens per item, one point per method,
   with 95% Wilson intervals;
@@ -34,6 +34,8 @@ from typing import Any
 
 from debategraph.eval.comparison_table import comparison_section
 from debategraph.eval.comparisons import paired_comparisons
+from debategraph.eval.ledger import read_ledger
+from debategraph.eval.ledger_bill import fold_ledger, ledger_words
 from debategraph.eval.pareto import group_points
 from debategraph.eval.pareto_plot import plot_pareto
 from debategraph.eval.pareto_table import pareto_section
@@ -43,7 +45,7 @@ from debategraph.eval.plots import (
     plot_per_round,
     plot_token_breakdown,
 )
-from debategraph.eval.results import Group, build_groups, load_rows, read_results
+from debategraph.eval.results import Group, build_groups, load_rows, read_results, result_files
 from debategraph.eval.stats import DEFAULT_RESAMPLES
 from debategraph.eval.tables import render_markdown, results_table
 
@@ -121,7 +123,7 @@ def write_report(
         ImportError: ``plots`` is true and matplotlib is not installed.
     """
     source = Path(results_dir)
-    files = sorted(file.name for file in source.glob("*.jsonl"))
+    files = [file.name for file in result_files(source)]
     if not files:
         raise FileNotFoundError(f"no *.jsonl result files in {source}")
     loaded = load_rows(source)
@@ -147,6 +149,7 @@ def write_report(
     target = Path(out_dir) if out_dir is not None else source
     target.mkdir(parents=True, exist_ok=True)
     groups = build_groups(rows, prices)
+    folded = fold_ledger((g.summaries for g in groups), read_ledger(source), prices)
     pareto = group_points(groups)
     plot_files: list[str] = []
     if plots:
@@ -168,6 +171,7 @@ def write_report(
             for g in groups
         ],
         "comparisons": paired,
+        "beside_rows": folded,
     }
     for entry, points in zip(summary["groups"], pareto, strict=True):
         entry["pareto"] = points
@@ -179,7 +183,7 @@ def write_report(
         problems=problems,
         plots=plot_files,
         with_cost=prices is not None,
-        rows_line=loaded.describe(),
+        rows_line=" ".join(filter(None, [loaded.describe(), ledger_words(folded)])),
         comparisons=comparison_section(paired, holm=holm),
         pareto=pareto_section(groups, pareto),
     )

@@ -87,8 +87,18 @@ class LoadedRows:
         return f"{text}; {sum(self.excluded.values())} line(s) were left out ({parts})."
 
 
+def result_files(folder: Path) -> list[Path]:
+    """The row files of a results directory: its ``*.jsonl`` files but the spend ledger."""
+    from debategraph.eval.ledger import INTERRUPTED_FILE
+
+    return [f for f in sorted(folder.glob("*.jsonl")) if f.name != INTERRUPTED_FILE]
+
+
 def load_rows(results_dir: str | os.PathLike[str]) -> LoadedRows:
     """Read every ``*.jsonl`` file of a directory (not recursive, name order), checked.
+
+    The ledger of spend kept beside the rows (``interrupted.jsonl``) holds no rows and is
+    not read.
 
     Lines that are not UTF-8, not JSON, or not a well-formed row are left out and listed. A
     row whose ``(method, id)`` was seen before (in the same source and dataset) is a
@@ -110,7 +120,7 @@ def load_rows(results_dir: str | os.PathLike[str]) -> LoadedRows:
     labels = {a.get("label") for a in manifest.get("settings", {}).get("arms", ())} or None
     loaded = LoadedRows()
     seen: dict[tuple[str | int | None, ...], str] = {}
-    for file in sorted(folder.glob("*.jsonl")):
+    for file in result_files(folder):
         own = file.name == RESULTS_FILE
         for number, raw in enumerate(file.read_bytes().splitlines(), start=1):
             where = f"{file.name}, line {number}"

@@ -41,6 +41,7 @@ import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -51,6 +52,7 @@ from debategraph.eval.cut_short import CUT_SHORT, log_cut_short
 from debategraph.eval.datasets import Item
 from debategraph.eval.executors import Executor, Job, LocalExecutor, Work
 from debategraph.eval.executors.local import with_rate_limiter
+from debategraph.eval.ledger import log_retried
 from debategraph.eval.redaction import run_redactor
 from debategraph.eval.rows import describe_error, error_row, result_row, row_source
 from debategraph.eval.store import (
@@ -495,7 +497,9 @@ async def run_eval(
                            written=0, failed=0, settled=len(settled), plan=plan)  # fmt: skip
     with OutputLock(out):
         check_manifest(out, settings, force=force, redact=redact, item_ids=[i.id for i in items])
-        results = ResultsFile(out / RESULTS_FILE, fsync=fsync, redact=redact)
+        results = ResultsFile(
+            out / RESULTS_FILE, fsync=fsync, redact=redact, keep_spend=partial(log_retried, out)
+        )
         resumed = _Resumed(arms, progress=progress is not None)
         results.load(resumed)
         if progress is not None:

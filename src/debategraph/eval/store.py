@@ -4,7 +4,10 @@ The results file is append-only while a run goes: every finished (method, item, 
 written as one line with a single ``write`` and flushed at once, so a crash or Ctrl-C loses
 at most the line being written. On resume, :meth:`ResultsFile.load` drops what a crash can
 leave behind (a torn last line, an unreadable line), failed rows (they are retried) and
-duplicates, and rewrites the file atomically before new rows are appended. When every row of
+duplicates, and rewrites the file atomically before new rows are appended. A failed row
+that is dropped (by resume, or by the final rewrite when a finished row of its key
+replaced it) is first handed to ``keep_spend``, which the runner points at the ledger
+(:mod:`debategraph.eval.ledger`), so the tokens it spent stay on the bill. When every row of
 the plan is in, :meth:`ResultsFile.finalize` rewrites it in plan order, so a resumed run ends
 with the same file as an uninterrupted one (up to ``wall_s``). Both read and write a line at a
 time: the file is never held in memory, however large its rows.
@@ -27,12 +30,16 @@ from typing import Any, BinaryIO, NamedTuple
 from filelock import FileLock, Timeout
 
 from debategraph.errors import DataError
+from debategraph.eval.ledger import INTERRUPTED_FILE, fingerprint
 
 RESULTS_FILE = "results.jsonl"
 """Name of the results file inside a results directory."""
 
 MANIFEST_FILE = "run.json"
 """Name of the run manifest inside a results directory."""
+
+DroppedRows = Callable[[list[tuple[str, dict[str, Any]]]], None]
+"""Takes failed rows about to leave the file, each with its line's fingerprint."""
 
 Key = tuple[str, str, int | None]
 """A row's identity: ``(method label, item id, seed)``; the seed is ``None`` for a row
@@ -165,6 +172,8 @@ class ResultsFile:
         path: The file's path.
         fsync: Whether every appended line is also ``fsync``-ed (slower; survives power loss).
         redact: Applied to every line written (a :class:`~debategraph.policies.secrets.Redactor`).
+        keep_spend: Called with the failed rows (and their lines' fingerprints) that a
+            rewrite is about to drop, before the file is replaced.
         problems: What :meth:`load` found wrong, one message per malformed line, with its
             line number (a torn last line left by a crash is not a problem).
     """
@@ -175,10 +184,12 @@ class ResultsFile:
         *,
         fsync: bool = False,
         redact: Callable[[str], str] = str,
+        keep_spend: DroppedRows | None = None,
     ) -> None:
         self.path = Path(path)
         self.fsync = fsync
         self.redact = redact
+        self.keep_spend = keep_spend
         self.problems: list[str] = []
         self._handle: Any = None
 
@@ -189,8 +200,8 @@ class ResultsFile:
         line number), failed rows (``error`` key: they are run again) and repeated keys (the
         first is kept, each repeat reported with both line numbers); rewrites the file
         atomically when anything was dropped. Whatever is dropped is run again, so nothing is
-        lost. Rows are not kept in memory: each kept row is handed to ``visit``, in file
-        order.
+        lost; failed rows go to ``keep_spend`` first. Rows are not kept in memory: each kept
+        row is handed to ``visit``, in file order.
 
         Args:
             visit: Called with every kept row.
@@ -204,6 +215,7 @@ class ResultsFile:
         dropped = 0
         skipped: set[int] = set()
         seen: dict[Key, int] = {}
+        failed: list[tuple[str, dict[str, Any]]] = []
         with self.path.open("rb") as file:
             for number, line in enumerate(file, start=1):
                 if not line.strip():
@@ -221,6 +233,8 @@ class ResultsFile:
                         f"{self.path.name}, line {number}: repeats the row of line {first} "
                         f"({describe_key(row_key(row))}): dropped, line {first} kept"
                     )
+                if row is not None and "error" in row:
+                    failed.append((fingerprint(line), row))
                 if row is None or "error" in row or row_key(row) in seen:
                     dropped += 1
                     skipped.add(number)
@@ -229,8 +243,13 @@ class ResultsFile:
                 if visit is not None:
                     visit(row)
         if dropped:
+            self._keep_spend(failed)
             self._rewrite_without(skipped)
         return dropped
+
+    def _keep_spend(self, failed: list[tuple[str, dict[str, Any]]]) -> None:
+        if failed and self.keep_spend is not None:
+            self.keep_spend(failed)
 
     def _rewrite_without(self, skipped: set[int]) -> None:
         """Rewrite the file without the lines numbered in ``skipped`` (atomic, streamed)."""
@@ -268,9 +287,10 @@ class ResultsFile:
         """Rewrite the file sorted by ``order(row_key(row))`` (atomic); say what it holds.
 
         Repeated keys are dropped as :meth:`load` drops them: a finished row is kept over a
-        failed one, else the first. The file is read twice, a line at a time, and never held
-        in memory (only each row's key, place and length are). A file that is already as it
-        should be is not rewritten (a finished run on read-only media has nothing to do).
+        failed one, else the first; a dropped failed row goes to ``keep_spend`` first. The
+        file is read twice, a line at a time, and never held in memory (only each row's key,
+        place and length are). A file that is already as it should be is not rewritten (a
+        finished run on read-only media has nothing to do).
 
         Args:
             order: Sort key of a row's key, e.g. (method index, item index) in the plan.
@@ -282,6 +302,8 @@ class ResultsFile:
         if not self.path.exists():
             return []
         kept: dict[Key, _Line] = {}  # in file order: a replaced entry keeps its place
+        failed_rows: dict[Key, tuple[str, dict[str, Any]]] = {}  # the kept failed rows
+        dropped: list[tuple[str, dict[str, Any]]] = []
         lines = 0
         clean = True
         with self.path.open("rb") as file:
@@ -298,11 +320,18 @@ class ResultsFile:
                 key, failed = row_key(row), "error" in row
                 earlier = kept.get(key)
                 if earlier is not None and (failed or not earlier.failed):
+                    if failed:
+                        dropped.append((fingerprint(line), row))
                     continue
+                if key in failed_rows:  # a finished row replaces a failed one
+                    dropped.append(failed_rows.pop(key))
+                if failed:
+                    failed_rows[key] = (fingerprint(line), row)
                 kept[key] = _Line(start, len(line), failed)
         in_file_order = list(kept.items())
         in_plan_order = sorted(in_file_order, key=lambda entry: order(entry[0]))
         if not clean or lines != len(kept) or in_plan_order != in_file_order:
+            self._keep_spend(dropped)
             with self.path.open("rb") as source:
                 chunks = (self._read_line(source, line) for _, line in in_plan_order)
                 _atomic_write(self.path, chunks)
@@ -390,8 +419,9 @@ def check_manifest(
     out_dir.mkdir(parents=True, exist_ok=True)
     manifest, results = out_dir / MANIFEST_FILE, out_dir / RESULTS_FILE
     wanted = json.loads(redact(json.dumps(settings)))
-    if force:
+    if force:  # the spend kept beside the discarded rows goes with them
         results.unlink(missing_ok=True)
+        (out_dir / INTERRUPTED_FILE).unlink(missing_ok=True)
     elif results.exists() and results.stat().st_size:
         if not manifest.exists():
             raise SettingsMismatchError(

@@ -18,6 +18,12 @@ worker writes a file.
   share it safely; workers on other machines cannot, so it is refused there.
 * Ray starts its workers at a lower CPU priority (niceness 15); these run at normal priority
   (``RAY_worker_niceness=0`` in the actors' runtime environment: no other variable).
+* A run cut short (Ctrl-C, the breaker) cancels the units in flight. A worker notes what
+  the debates it cancels had spent, and the rows of a cancelled unit's finished debates
+  (they never reach the driver); before it lets the workers go, the driver collects these
+  notes, and the rows of units that finished unread, into the run's cut-short spend
+  (:mod:`debategraph.eval.cut_short`). A worker that does not answer within
+  :data:`SETTLE_S` (killed, its node lost) takes its notes with it.
 * A local cluster started for a run ends with it, however the driver ends: a watcher
   process ends what is left of it once the driver is gone (:mod:`.reaper`). Connecting
   is quiet, and joins with this machine's Ray token (:mod:`.ray_connect`).
@@ -39,10 +45,12 @@ from types import ModuleType
 from typing import Any
 
 from debategraph.api import DebateConfigError
+from debategraph.eval.cut_short import CUT_SHORT, note_spend
 from debategraph.eval.executors.base import Deliver, Job, Work
 from debategraph.eval.executors.local import ItemRunner
 from debategraph.eval.executors.ray_connect import join, join_error, start_local
 from debategraph.eval.executors.reaper import Watcher, children
+from debategraph.eval.ledger import row_spend
 from debategraph.eval.redaction import run_redactor
 from debategraph.eval.rows import error_row
 from debategraph.policies.secrets import Redactor, url_secrets
@@ -178,7 +186,7 @@ class RayExecutor:
             self.started = await self._hello(actors)
             return await self._dispatch(ray, actors, shares, work, deliver)
         finally:
-            self._settle(ray)
+            self._settle(ray, actors)
             if connected:  # the job's actors end with its driver (and the cluster it started)
                 ray.shutdown()
             else:
@@ -189,11 +197,13 @@ class RayExecutor:
                 self._watcher.close()
                 self._watcher = None
 
-    def _settle(self, ray: ModuleType) -> None:
-        """Cancel the units still running (a run cut short) and let them end, briefly.
+    def _settle(self, ray: ModuleType, actors: list[Any]) -> None:
+        """Cancel the units still running (a run cut short), let them end, note their spend.
 
         Killed under a running unit, an actor's task fails with a retry message that Ray
-        prints, or, once the driver is disconnected, a C++ error that it could not.
+        prints, or, once the driver is disconnected, a C++ error that it could not. The rows
+        of a unit that finished unread and what the workers noted of the cancelled ones go
+        to the run's cut-short spend.
         """
         refs = list(self._in_flight.values())
         for future in self._in_flight:
@@ -204,8 +214,17 @@ class RayExecutor:
         for ref in refs:
             with contextlib.suppress(Exception):
                 ray.cancel(ref)
+        ready: list[Any] = []
         with contextlib.suppress(Exception):
-            ray.wait(refs, num_returns=len(refs), timeout=SETTLE_S)
+            ready, _ = ray.wait(refs, num_returns=len(refs), timeout=SETTLE_S)
+        for ref in ready:
+            with contextlib.suppress(Exception):  # a cancelled unit's rows are the worker's
+                note_rows(ray.get(ref, timeout=0)[0])
+        sink = CUT_SHORT.get()
+        for actor in actors:
+            with contextlib.suppress(Exception):
+                if sink is not None:
+                    sink.extend(ray.get(actor.spent.remote(), timeout=SETTLE_S))
 
     def _connect(self, ray: ModuleType) -> bool:
         """Start or join a cluster; whether this run must disconnect (and stop it) after."""
@@ -291,8 +310,13 @@ class RayExecutor:
                 k, unit = pending.pop(future)
                 self._in_flight.pop(future, None)
                 held[k] -= 1
-                for row in self._rows(ray, future, unit, shares[k], peaks, k):
-                    deliver(row)
+                rows = self._rows(ray, future, unit, shares[k], peaks, k)
+                for n, row in enumerate(rows):
+                    try:
+                        deliver(row)
+                    except BaseException:  # the run stops: the unit's other rows are unwritten
+                        note_rows(rows[n + 1 :])
+                        raise
             give()
         return sum(peaks)
 
@@ -328,12 +352,26 @@ class RayExecutor:
         return list(rows)
 
 
+def note_rows(rows: list[dict[str, Any]]) -> None:
+    """Note the spend of rows that will not be written (the run was cut short) as cut short."""
+    sink = CUT_SHORT.get()
+    for row in rows:
+        spend = row_spend(row)
+        note_spend(sink, row.get("method"), row.get("id"), spend, seed=row.get("seed"))
+
+
 class _Worker:
-    """A Ray worker: one process's :class:`ItemRunner`, built on first use."""
+    """A Ray worker: one process's :class:`ItemRunner`, built on first use.
+
+    Attributes:
+        cut_short: What the units cancelled here had spent, until the driver asks for it
+            (:meth:`spent`).
+    """
 
     def __init__(self, job: Job) -> None:
         self.job = job
         self._runner: ItemRunner | None = None
+        self.cut_short: list[dict[str, Any]] = []
 
     def _items(self) -> ItemRunner:
         if self._runner is None:
@@ -358,8 +396,25 @@ class _Worker:
         }
 
     async def run(self, work: Work) -> tuple[list[dict[str, Any]], int, int]:
-        """Run one unit: its rows, this worker's peak of in-flight calls, and its pid."""
+        """Run one unit: its rows, this worker's peak of in-flight calls, and its pid.
+
+        Cancelled, it notes what the debate in progress had spent and the rows it had
+        finished in :attr:`cut_short`.
+        """
         rows: list[dict[str, Any]] = []
         runner = self._items()
-        await runner.run(work, rows.append)
+        noting = CUT_SHORT.set(self.cut_short)
+        try:
+            await runner.run(work, rows.append)
+        except asyncio.CancelledError:
+            note_rows(rows)
+            raise
+        finally:
+            CUT_SHORT.reset(noting)
         return rows, runner.limiter.peak, os.getpid()
+
+    async def spent(self) -> list[dict[str, Any]]:
+        """What the units cancelled here had spent, since the last call (then forgotten)."""
+        noted = list(self.cut_short)
+        self.cut_short.clear()  # the same list: a unit still ending notes into it
+        return noted

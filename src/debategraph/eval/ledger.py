@@ -1,0 +1,181 @@
+"""The spend kept beside the rows: ``OUT/interrupted.jsonl``, one line per event.
+
+Every token the provider reported to a run is in exactly one place: a row of
+``results.jsonl`` (its used and wasted tokens) or this ledger. Two events leave spend
+outside the rows, and each appends one line:
+
+* an interrupted run (Ctrl-C, the breaker): the debates it cut short write no row, and the
+  line lists them under ``cut_short`` (:mod:`debategraph.eval.cut_short`);
+* a rewrite of ``results.jsonl`` that drops failed rows: resuming drops them to run them
+  again, and the final rewrite drops one that a finished row of the same key replaced. The
+  line lists them under ``retried``, each with the SHA-256 of its line (``row_sha256``).
+
+A line holds the time, the totals (``debates`` and :data:`TOTALS`) and its entries; an entry
+holds ``method``, ``id``, ``seed`` (under ``--seeds``) and :data:`TOTALS`.
+
+A failed row is logged here before ``results.jsonl`` is rewritten without it, so a crash in
+between loses nothing. Then both hold it for a moment: the next rewrite does not log a line
+whose fingerprint is logged already, and :func:`read_ledger` skips an entry whose line is
+still in ``results.jsonl``, so nothing is counted twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from debategraph.eval.bill import row_parts
+
+INTERRUPTED_FILE = "interrupted.jsonl"
+"""Name of the ledger inside a results directory."""
+
+TOTALS = ("input_tokens", "output_tokens", "requests", "failed_requests")
+"""The figures of an entry, summed over entries."""
+
+KINDS = ("cut_short", "retried")
+"""The kinds of ledger lines: the key under which each lists its entries."""
+
+
+def fingerprint(line: bytes) -> str:
+    """The SHA-256 of a results line (without its newline): which failed row was logged."""
+    return hashlib.sha256(line.rstrip(b"\n")).hexdigest()
+
+
+def row_spend(row: Mapping[str, Any]) -> dict[str, int]:
+    """What a row's requests were billed, as :data:`TOTALS`.
+
+    A failed row's tokens are all wasted; a finished row's are those of its paid calls and
+    its wasted ones (a call replayed from the call cache made no request).
+    """
+    paid = {} if "error" in row else row_parts(row)[0]
+    return {
+        "input_tokens": int(paid.get("input_tokens") or 0)
+        + int(row.get("wasted_input_tokens") or 0),
+        "output_tokens": int(paid.get("output_tokens") or 0)
+        + int(row.get("wasted_output_tokens") or 0),
+        "requests": int(row.get("requests") or 0),
+        "failed_requests": int(row.get("failed_requests") or 0),
+    }
+
+
+def entry(
+    method: object, item_id: object, spend: Mapping[str, int], *, seed: object = None
+) -> dict[str, Any]:
+    """A ledger entry: the debate's method, id, seed (when given) and spend."""
+    debate: dict[str, Any] = {"method": method, "id": item_id}
+    if isinstance(seed, int) and not isinstance(seed, bool):
+        debate["seed"] = seed
+    return {**debate, **{key: int(spend[key]) for key in TOTALS}}
+
+
+def totals(entries: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+    """The sums of :data:`TOTALS` over entries, and their count as ``debates``."""
+    sums = dict.fromkeys(TOTALS, 0)
+    count = 0
+    for debate in entries:
+        count += 1
+        for name in TOTALS:
+            sums[name] += int(debate[name])
+    return {"debates": count, **sums}
+
+
+def append_line(out_dir: Path, kind: str, entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """Append one line of ``kind`` to the ledger, synced to disk; returns the line."""
+    line = {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **totals(entries)}
+    line[kind] = entries
+    with open(out_dir / INTERRUPTED_FILE, "a", encoding="utf-8") as log:
+        log.write(json.dumps(line) + "\n")
+        log.flush()
+        os.fsync(log.fileno())
+    return line
+
+
+def _lines(out_dir: Path) -> list[dict[str, Any]]:
+    """The ledger's whole lines (a line torn by a crash while it was written is skipped)."""
+    try:
+        text = (out_dir / INTERRUPTED_FILE).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    lines = []
+    for raw in text.splitlines():
+        try:
+            line = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(line, dict):
+            lines.append(line)
+    return lines
+
+
+def _entries(line: Mapping[str, Any], kind: str) -> list[dict[str, Any]]:
+    listed = line.get(kind)
+    return [e for e in listed if isinstance(e, dict)] if isinstance(listed, list) else []
+
+
+def log_retried(out_dir: Path, dropped: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
+    """Log the spend of failed rows about to leave ``results.jsonl`` (call before removing them).
+
+    A row that spent nothing, or whose line is logged already (a rewrite that a crash
+    stopped before it replaced the file), is not logged.
+
+    Args:
+        out_dir: The results directory.
+        dropped: Each failed row with its line's :func:`fingerprint`.
+    """
+    logged = Counter(
+        e.get("row_sha256") for line in _lines(out_dir) for e in _entries(line, "retried")
+    )
+    fresh = []
+    for sha, row in dropped:
+        if logged[sha] > 0:
+            logged[sha] -= 1
+            continue
+        spend = row_spend(row)
+        if any(spend.values()):
+            debate = entry(row.get("method"), row.get("id"), spend, seed=row.get("seed"))
+            fresh.append({**debate, "row_sha256": sha})
+    if fresh:
+        append_line(out_dir, "retried", fresh)
+
+
+def _failed_lines(results: Path) -> Counter[str]:
+    """The fingerprints of the failed rows' lines in a results file."""
+    found: Counter[str] = Counter()
+    try:
+        file = results.open("rb")
+    except FileNotFoundError:
+        return found
+    with file:
+        for line in file:
+            if b'"error"' in line and line.endswith(b"\n"):
+                found[fingerprint(line)] += 1
+    return found
+
+
+def read_ledger(out_dir: Path, results: Path | None = None) -> dict[str, list[dict[str, Any]]]:
+    """Every entry of the ledger of ``out_dir``, by kind (:data:`KINDS`).
+
+    A ``retried`` entry whose failed row is still a line of ``results`` (``results.jsonl``
+    of ``out_dir`` by default) is left out: the row counts it.
+    """
+    from debategraph.eval.store import RESULTS_FILE
+
+    lines = _lines(out_dir)
+    found = {kind: [e for line in lines for e in _entries(line, kind)] for kind in KINDS}
+    if found["retried"]:
+        present = _failed_lines(results or out_dir / RESULTS_FILE)
+        kept = []
+        for debate in found["retried"]:
+            sha = str(debate.get("row_sha256"))
+            if present[sha] > 0:
+                present[sha] -= 1
+                continue
+            kept.append(debate)
+        found["retried"] = kept
+    return found
