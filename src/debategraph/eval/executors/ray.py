@@ -221,10 +221,18 @@ class RayExecutor:
             with contextlib.suppress(Exception):  # a cancelled unit's rows are the worker's
                 note_rows(ray.get(ref, timeout=0)[0])
         sink = CUT_SHORT.get()
+        if sink is None:
+            return
+        asks = []
         for actor in actors:
             with contextlib.suppress(Exception):
-                if sink is not None:
-                    sink.extend(ray.get(actor.spent.remote(), timeout=SETTLE_S))
+                asks.append(actor.spent.remote())
+        answered: list[Any] = []
+        with contextlib.suppress(Exception):  # one wait for all: a dead worker costs SETTLE_S once
+            answered, _ = ray.wait(asks, num_returns=len(asks), timeout=SETTLE_S)
+        for ask in answered:
+            with contextlib.suppress(Exception):
+                sink.extend(ray.get(ask, timeout=0))
 
     def _connect(self, ray: ModuleType) -> bool:
         """Start or join a cluster; whether this run must disconnect (and stop it) after."""
