@@ -28,8 +28,8 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
+from debategraph.eval.files import INTERRUPTED_FILE
 from debategraph.eval.ledger import (
-    INTERRUPTED_FILE,
     TOTALS,
     append_line,
     entry,

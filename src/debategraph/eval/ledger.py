@@ -31,9 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from debategraph.eval.bill import row_parts
-
-INTERRUPTED_FILE = "interrupted.jsonl"
-"""Name of the ledger inside a results directory."""
+from debategraph.eval.files import INTERRUPTED_FILE, RESULTS_FILE
 
 TOTALS = ("input_tokens", "output_tokens", "requests", "failed_requests")
 """The figures of an entry, summed over entries."""
@@ -164,8 +162,6 @@ def read_ledger(out_dir: Path, results: Path | None = None) -> dict[str, list[di
     A ``retried`` entry whose failed row is still a line of ``results`` (``results.jsonl``
     of ``out_dir`` by default) is left out: the row counts it.
     """
-    from debategraph.eval.store import RESULTS_FILE
-
     lines = _lines(out_dir)
     found = {kind: [e for line in lines for e in _entries(line, kind)] for kind in KINDS}
     if found["retried"]:

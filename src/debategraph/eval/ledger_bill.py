@@ -13,7 +13,8 @@ from collections.abc import Iterable, Mapping, MutableMapping, Sequence
 from typing import Any
 
 from debategraph.eval.bill import NAN, bill_cost
-from debategraph.eval.ledger import INTERRUPTED_FILE, KINDS, totals
+from debategraph.eval.files import INTERRUPTED_FILE
+from debategraph.eval.ledger import KINDS, totals
 from debategraph.eval.metrics import MethodSummary
 
 Ledger = Mapping[str, Sequence[Mapping[str, Any]]]

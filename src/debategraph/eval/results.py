@@ -89,7 +89,7 @@ class LoadedRows:
 
 def result_files(folder: Path) -> list[Path]:
     """The row files of a results directory: its ``*.jsonl`` files but the spend ledger."""
-    from debategraph.eval.ledger import INTERRUPTED_FILE
+    from debategraph.eval.files import INTERRUPTED_FILE
 
     return [f for f in sorted(folder.glob("*.jsonl")) if f.name != INTERRUPTED_FILE]
 

@@ -30,13 +30,10 @@ from typing import Any, BinaryIO, NamedTuple
 from filelock import FileLock, Timeout
 
 from debategraph.errors import DataError
-from debategraph.eval.ledger import INTERRUPTED_FILE, fingerprint
-
-RESULTS_FILE = "results.jsonl"
-"""Name of the results file inside a results directory."""
-
-MANIFEST_FILE = "run.json"
-"""Name of the run manifest inside a results directory."""
+from debategraph.eval.files import INTERRUPTED_FILE
+from debategraph.eval.files import MANIFEST_FILE as MANIFEST_FILE
+from debategraph.eval.files import RESULTS_FILE as RESULTS_FILE
+from debategraph.eval.ledger import fingerprint
 
 DroppedRows = Callable[[list[tuple[str, dict[str, Any]]]], None]
 """Takes failed rows about to leave the file, each with its line's fingerprint."""
