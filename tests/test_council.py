@@ -116,11 +116,15 @@ def test_the_chairman_reads_every_answer_and_every_ranking_as_llm_councils_does(
     prompt = COUNCIL.prompts["chair"](dg.methods.PromptInput(question=Q, peers=peers,
                                                              vars=c["vars"]))  # fmt: skip
     assert prompt.count("Answer 3:\n```") == 1 and "Answer 4:" not in prompt
+    # A ranking shown in answer order needs no key (the prompt says so once); a shuffled one
+    # spells its letters out.
+    assert "a ranking's Response A is Answer 1, Response B is Answer 2, and so on" in prompt
+    assert "Ranking 1:\n```\na1 slips.\nRanking: B, C, A\n```" in prompt
     assert (
-        "Ranking 1 (its Response A is Answer 1, Response B is Answer 2, Response C is "
-        "Answer 3):\n```\na1 slips.\nRanking: B, C, A\n```"
+        "Ranking 2 (its Response A is Answer 3, Response B is Answer 1, Response C is "
+        "Answer 2):\n```"
     ) in prompt
-    assert "Ranking 2 (its Response A is Answer 3, Response B is Answer 1, " in prompt
+    assert prompt.count("(its ") == 1
     assert not re.search(r"\ba\d\b", prompt.replace("a1 slips", ""))  # no member named
 
 
@@ -251,3 +255,19 @@ def test_a_cut_off_member_ranks_nobody_and_a_council_needs_two():
     assert all("r0:a2" in c["reads"] for c in calls)  # the others still rank its answer
     with pytest.raises(dg.DebateConfigError, match="council needs at least 2 members"):
         dg.run(Q, method="council", agents=1)
+
+
+def test_with_every_member_cut_off_the_chairman_still_answers_from_the_answers():
+    members = ["a1", "a2", "a3", "a4"]
+    for chair_reads in ("rankings", "standing"):
+        r = dg.run(Q, method="council", seed=1, cut_off=members,
+                   options={"chair_reads": chair_reads})  # fmt: skip
+        assert [t["id"] for t in r.turns] == [f"r0:{m}" for m in members] + ["r1:chairman"]
+        assert r.turns[-1]["reads"] == [f"r0:{m}" for m in members]
+        assert r.answer == "15" and r.decision["rule"] == "chairman"
+        assert r.method_state["rankings"] == {}
+    turns = answers("1", "2")
+    (c,) = plan(make_view(COUNCIL, turns=turns, round=1, agents=2, cut_off=["a1", "a2"]))
+    prompt = COUNCIL.prompts["chair"](dg.methods.PromptInput(question=Q, peers=turns,
+                                                             vars=c["vars"]))  # fmt: skip
+    assert "Answer 2:" in prompt and "ranking" not in prompt.lower()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import debategraph as dg
@@ -14,7 +16,7 @@ SENT = {
     "moa": {"temperature": 0.7},
     # Skytliang/Multi-Agents-Debate: Debate(..., temperature=0) in both entry points.
     "mad-judge": {"temperature": 0.0},
-    # madaan/self-refine: README "we sample with temperature 0.7"; the feedback calls 0.7.
+    # madaan/self-refine, src/gsm/run.py: the feedback-and-fix calls at 0.7.
     "self-refine": {"temperature": 0.7},
     # karpathy/llm-council, backend/openrouter.py: the request carries no sampling.
     "council": {},
@@ -29,5 +31,6 @@ def test_settings_paper_sends_what_the_official_code_sends(name):
     r = dg.run(ARITH, method=name, models=model, settings="paper", agents=agents,
                options=options)  # fmt: skip
     assert model.calls and all(c["kwargs"] == SENT[name] for c in model.calls), model.calls
-    source = r.settings.get("sampling", {}).get("source", "")
-    assert "code" in source, source  # each names the official code it was read from
+    recorded = r.settings.get("sampling", {})
+    assert recorded.get("source") == dg.get_method(name).presets["paper"].source
+    assert re.search(r"\b[\w/]+\.py\b", recorded["source"]), recorded  # names the file

@@ -7,7 +7,8 @@ built-in does: ``run``, ``build_debate_graph``, ``debate_node``, ``debate_tool``
 ``evaluate``, the command line, sweep files and Studio. The built-in methods live in this
 package, one module per method or family, and use nothing but this kit (plus the pure
 functions of :mod:`debategraph.policies`, the prompt pieces of :mod:`debategraph.prompts` and
-:mod:`debategraph.methods.embeddings`). Every name here is described in
+the kit's two parts, :mod:`debategraph.methods.embeddings` and
+:mod:`debategraph.methods.grouping`). Every name here is described in
 ``docs/writing-a-method.md``.
 
 The plugin machinery is not part of the kit: listing and unregistering plugins, entry-point
@@ -133,9 +134,16 @@ _ELSEWHERE = {
         "debategraph.methods.contract",
     ),
     **dict.fromkeys(
-        ("EmbeddingsSpec", "check_embeddings", "embeddings_for", "parse_embeddings_spec"),
+        (
+            "EmbeddingsOptions",
+            "EmbeddingsSpec",
+            "check_embeddings",
+            "embeddings_for",
+            "parse_embeddings_spec",
+        ),
         "debategraph.methods.embeddings",
     ),
+    **dict.fromkeys(("GroupOptions", "make_groups"), "debategraph.methods.grouping"),
     **dict.fromkeys(("GateRule", "gate_from_text", "gated"), "debategraph"),
     **dict.fromkeys(("Answer", "TaskKind"), "debategraph.policies.types"),
     **dict.fromkeys(("majority_vote", "unanimous"), "debategraph.policies.voting"),

@@ -154,7 +154,10 @@ def plan(view: View) -> Phase | list[Call] | None:
                         vars={"labels": shown},
                     )
                 )
-        return calls or None
+        if calls:
+            return calls
+    elif any(t["agent"] == CHAIRMAN and t["round"] == view.round for t in view.turns):
+        return None  # every member was cut off: the chairman answered in phase 0
     answers = [latest[m] for m in members]
     if view.options.chair_reads == "rankings":
         assessments = [
@@ -271,26 +274,39 @@ def rank(p: PromptInput) -> str:
     )
 
 
+def _key_note(key: Sequence[int]) -> str:
+    """Which answer each letter of a ranking stands for, where not simply in order."""
+    if list(key) == list(range(1, len(key) + 1)):
+        return ""
+    pairs = ", ".join(f"Response {letter(i)} is Answer {n}" for i, n in enumerate(key))
+    return f" (its {pairs})"
+
+
 def chair(p: PromptInput) -> str:
     """The chairman's final answer from the members' answers and their rankings."""
     count = p.vars.get("answers", len(p.peers))
     blocks = "\n\n".join(
         f"Answer {i}:\n{fenced(t['text'])}" for i, t in enumerate(p.peers[:count], start=1)
     )
+    if p.vars.get("keys") == []:  # every member was cut off from the others: no rankings
+        return (
+            "You chair a council whose members each answered the problem below; their "
+            "answers follow. Weigh them on their merits and give the council's final "
+            f"answer.\n\n{blocks}\n\n{question_block(p)}\n\n{answer_format(p)}"
+        )
     if "keys" in p.vars:
         assessments = "\n\n".join(
-            f"Ranking {j} (its "
-            + ", ".join(f"Response {letter(i)} is Answer {n}" for i, n in enumerate(key))
-            + f"):\n{fenced(t['text'])}"
+            f"Ranking {j}{_key_note(key)}:\n{fenced(t['text'])}"
             for j, (t, key) in enumerate(zip(p.peers[count:], p.vars["keys"], strict=True), 1)
         )
         return (
             "You chair a council whose members each answered the problem below and then "
             "assessed and ranked the answers without knowing who wrote them. Their answers "
-            "follow, then each member's assessment and ranking. Weigh the arguments on their "
-            "merits, using the rankings as the members' judgement, not as a vote you must "
-            f"follow, and give the council's final answer.\n\n{blocks}\n\n{assessments}\n\n"
-            f"{question_block(p)}\n\n{answer_format(p)}"
+            "follow, then each member's assessment and ranking; a ranking's Response A is "
+            "Answer 1, Response B is Answer 2, and so on, unless it gives its own key. Weigh "
+            "the arguments on their merits, using the rankings as the members' judgement, not "
+            f"as a vote you must follow, and give the council's final answer.\n\n{blocks}\n\n"
+            f"{assessments}\n\n{question_block(p)}\n\n{answer_format(p)}"
         )
     order = "; ".join(
         f"Answer {n} (average rank {rank:.2f})" if rank is not None else f"Answer {n} (unranked)"

@@ -75,13 +75,14 @@ MOA = SamplingPreset(
 SELF_MOA = unstated("Self-MoA (Li et al.): its sampling is not in our sources")
 
 SELF_REFINE = SamplingPreset(
-    source="Self-Refine's code: README 'we sample with temperature 0.7'; "
-    "src/gsm/run.py feedback temperature=0.7",
+    source="Self-Refine's code: src/gsm/run.py sends temperature=0.7 to the feedback-and-fix "
+    "calls of its math task",
     sampling=Sampling(temperature=0.7),
-    note="its GSM8K code writes the first answer at temperature 0 (src/gsm/run.py "
-    "--temperature default 0.0) and the feedback at 0.7",
+    note="one temperature for every call is our choice: the math code writes the first "
+    "answer at --temperature (default 0.0), and other tasks differ (acronym, commongen, "
+    "responsegen: 0.7 on every call; pie: 0.0, then 0.6 for the rewrite)",
 )
-"""Self-Refine: T 0.7, as its official code samples (its GSM first answer at T 0)."""
+"""Self-Refine: T 0.7, as its math code samples feedback and fixes (its first answer: T 0)."""
 
 
 def paper(preset: SamplingPreset) -> dict[str, SamplingPreset]:
