@@ -33,3 +33,29 @@ def loopback(no_network, monkeypatch):
         raise RuntimeError(f"network access in a unit test (only loopback allowed): {address!r}")
 
     monkeypatch.setattr(socket.socket, "connect", connect)
+
+
+@pytest.fixture
+def clean_langsmith(monkeypatch):
+    """No LangSmith tracing, key or workspace variable; LangSmith's state put back after.
+
+    LangSmith caches what it read of the environment, has a global tracing switch, and
+    debategraph routes its ``langsmith`` logger: all are as they were once the test ends.
+    """
+    import logging
+
+    import langsmith
+    from langsmith.utils import get_env_var
+
+    from debategraph.tracing_guard import TRACING_VARIABLES
+
+    for name in (*TRACING_VARIABLES, "LANGCHAIN_API_KEY", "LANGSMITH_WORKSPACE_ID"):
+        monkeypatch.delenv(name, raising=False)
+    logger = logging.getLogger("langsmith")
+    handlers, propagate = list(logger.handlers), logger.propagate
+    get_env_var.cache_clear()
+    yield
+    logger.handlers[:] = handlers
+    logger.propagate = propagate
+    langsmith.configure(enabled=None)
+    get_env_var.cache_clear()

@@ -12,12 +12,13 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-import langsmith
 import pytest
 from langsmith.utils import get_env_var, tracing_is_enabled
 
 from debategraph import run
-from debategraph.tracing_guard import TRACING_VARIABLES, check_tracing
+from debategraph.eval.executors.ray import _Worker
+from debategraph.langsmith_trouble import OneLine
+from debategraph.tracing_guard import check_tracing, quiet_tracing_logs
 
 
 class Counter(BaseHTTPRequestHandler):
@@ -38,22 +39,7 @@ class Counter(BaseHTTPRequestHandler):
 
 
 @pytest.fixture
-def clean_tracing(monkeypatch) -> Iterator[None]:
-    """No tracing variable set; LangSmith's cached reads, global switch and logger reset after."""
-    for name in TRACING_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
-    logger = logging.getLogger("langsmith")
-    handlers, propagate = list(logger.handlers), logger.propagate
-    get_env_var.cache_clear()
-    yield
-    logger.handlers[:] = handlers
-    logger.propagate = propagate
-    langsmith.configure(enabled=None)
-    get_env_var.cache_clear()
-
-
-@pytest.fixture
-def counter(loopback, clean_tracing, monkeypatch) -> Iterator[list[str]]:
+def counter(loopback, clean_langsmith, monkeypatch) -> Iterator[list[str]]:
     handler = type("Handler", (Counter,), {"hits": []})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -92,7 +78,7 @@ def test_tracing_on_and_answered_stays_on(counter, monkeypatch):
 
 
 def test_tracing_on_and_unreachable_is_turned_off_with_one_warning(
-    loopback, clean_tracing, monkeypatch
+    loopback, clean_langsmith, monkeypatch
 ):
     monkeypatch.setenv("LANGSMITH_TRACING", "true")
     monkeypatch.setenv("LANGSMITH_ENDPOINT", f"http://127.0.0.1:{closed_port()}")
@@ -104,6 +90,69 @@ def test_tracing_on_and_unreachable_is_turned_off_with_one_warning(
     assert "does not answer (connection refused)" in line and "tracing is off" in line
     assert not tracing_is_enabled()
     assert os.environ["LANGSMITH_TRACING"] == "false"  # and for the processes it starts
+
+
+def test_a_key_no_header_carries_turns_tracing_off_with_one_line(counter, monkeypatch):
+    monkeypatch.setenv("LANGSMITH_TRACING", "true")
+    monkeypatch.setenv("LANGSMITH_API_KEY", "lsv2_pt_Emu\u2014Okapi")
+    get_env_var.cache_clear()
+    warnings: list[str] = []
+    assert check_tracing(warnings.append) is False
+    assert warnings == [
+        "LANGSMITH_API_KEY holds a character an HTTP header cannot carry: U+2014 EM DASH at "
+        "character 12 of 17 (pasted with the value?); set LANGSMITH_API_KEY again, copied "
+        "from LangSmith; tracing is off for this run"
+    ]
+    assert counter == []  # nothing sent
+    assert not tracing_is_enabled() and os.environ["LANGSMITH_TRACING"] == "false"
+
+
+def test_a_workspace_id_with_a_line_break_is_named(counter, monkeypatch):
+    monkeypatch.setenv("LANGSMITH_TRACING", "true")
+    monkeypatch.setenv("LANGCHAIN_WORKSPACE_ID", "ws-1\nws-2")
+    get_env_var.cache_clear()
+    warnings: list[str] = []
+    assert check_tracing(warnings.append) is False
+    assert warnings == [
+        "LANGCHAIN_WORKSPACE_ID holds a character an HTTP header cannot carry: U+000A a "
+        "control character at character 5 of 9 (pasted with the value?); set "
+        "LANGCHAIN_WORKSPACE_ID again, copied from LangSmith; tracing is off for this run"
+    ]
+    assert counter == []
+
+
+def quieted() -> bool:
+    logger = logging.getLogger("langsmith")
+    return any(isinstance(h, OneLine) for h in logger.handlers) and not logger.propagate
+
+
+def test_a_process_that_traces_on_its_own_says_langsmiths_complaints_in_one_line(
+    clean_langsmith, monkeypatch, capsys
+):
+    assert quiet_tracing_logs() is False and not quieted()  # tracing off: nothing imported
+    monkeypatch.setenv("LANGSMITH_TRACING", "true")
+    monkeypatch.setenv("LANGSMITH_ENDPOINT", "http://127.0.0.1:9")
+    monkeypatch.setenv("LANGSMITH_API_KEY", "lsv2_pt_offline")
+    get_env_var.cache_clear()
+    assert quiet_tracing_logs() is True and quieted()
+    logging.getLogger("langsmith.client").warning(
+        "Failed to multipart ingest runs: HTTPError('401 Client Error: x for url: "
+        "http://127.0.0.1:9/runs/multipart')\ntrace=1,id=2"
+    )
+    assert capsys.readouterr().err == (
+        "warning: LangSmith refused the API key at http://127.0.0.1:9/runs/multipart (401): "
+        "check LANGSMITH_API_KEY; runs are not traced\n"
+    )
+
+
+def test_a_ray_worker_quiets_langsmith_where_it_traces(clean_langsmith, monkeypatch):
+    job: Any = None  # the worker builds its runner from the job on first use only
+    _Worker(job)
+    assert not quieted()
+    monkeypatch.setenv("LANGSMITH_TRACING", "true")
+    get_env_var.cache_clear()
+    _Worker(job)
+    assert quieted()
 
 
 @pytest.mark.slow

@@ -136,7 +136,8 @@ class OneLine(logging.Handler):
     """Says the first failed request LangSmith's client logs, once; drops every other record.
 
     A record that reports no failed request before the first one is said by its first
-    line, once (LangSmith's messages go on with request details after it).
+    line, once (LangSmith's messages go on with request details after it), without a masked
+    key, a secret of the environment or the credentials of ``api_url``.
 
     Args:
         say: Prints a line (called from LangSmith's background thread, too).
@@ -172,11 +173,18 @@ class OneLine(logging.Handler):
                 line = trouble_line(trouble, self._consequence, key_set=self._key_set)
             else:
                 first = text.strip().splitlines()[0] if text.strip() else ""
-                line = f"LangSmith: {_MASKED_KEY.sub('[redacted]', first)}"
+                line = f"LangSmith: {self._redacted(first)}"
                 if line in self._said:
                     return
             self._said.add(line)
         self._say(line)
+
+    def _redacted(self, text: str) -> str:
+        """``text`` without a masked key, a secret of the environment or URL credentials."""
+        from debategraph.policies.secrets import Redactor
+
+        redact = Redactor.from_environment(urls=[self._api_url])
+        return redact(_MASKED_KEY.sub("[redacted]", text))
 
 
 def quiet_langsmith_logs(

@@ -6,11 +6,19 @@ background and, when the debates are done, hold the process at exit while it ret
 rest, printing a connection error with a request dump per batch. A LangSmith that refuses
 the key (401, 403) or fails (5xx) gets the same multi-line warning per batch, with the
 server's answer. :func:`check_tracing` asks the endpoint once, with a short timeout and the
-key tracing would send, before any debate: where nothing answers, the key is refused or the
-server fails, it turns tracing off for this process and the processes it starts, and says
-so in one line. Where tracing stays on, LangSmith's later complaints (a key revoked during
-the run, a server that starts failing) are said in one line too
-(:mod:`debategraph.langsmith_trouble`).
+key tracing would send, before any debate: where nothing answers, the key is refused (401)
+or cannot be sent (a character no HTTP header carries), or the server fails, it turns
+tracing off for this process and the processes it starts, and says so in one line. Where
+tracing stays on, LangSmith's later complaints (a key revoked during the run, a server that
+starts failing) are said in one line too (:mod:`debategraph.langsmith_trouble`), in the
+driver and, through :func:`quiet_tracing_logs`, in the processes that trace on their own
+(Ray workers).
+
+The check reads one tracing project (``GET /sessions``): LangSmith has no documented
+request that tests the key for what tracing needs (creating runs) and writes nothing. A key
+that may create runs but not read projects (a custom role) gets 403 there although tracing
+would work, so a 403 leaves tracing on, says why it may be so, and LangSmith's refusal of
+the traces themselves, if it comes, is said once.
 
 Tracing that is off stays off: without a tracing variable set to ``true`` nothing is asked
 and nothing of LangSmith is imported.
@@ -19,6 +27,8 @@ and nothing of LangSmith is imported.
 from __future__ import annotations
 
 import os
+import sys
+import unicodedata
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -36,15 +46,24 @@ PROBE_TIMEOUT_S = 3.0
 PROBE_PATH = "/sessions"
 """What the check asks for (one tracing project): an endpoint that wants the key."""
 
+CONSEQUENCE = "runs are not traced"
+"""What LangSmith's refusals during a traced run mean for it."""
+
+
+def tracing_asked() -> bool:
+    """Whether a tracing variable is set to ``true`` (nothing of LangSmith imported)."""
+    return any(os.environ.get(v, "").strip().lower() == "true" for v in TRACING_VARIABLES)
+
 
 def check_tracing(warn: Callable[[str], None], timeout: float = PROBE_TIMEOUT_S) -> bool:
     """Whether LangSmith tracing is on and takes the key; turn it off where it does not.
 
     The endpoint is asked for one tracing project, with the key and workspace tracing sends.
-    A failure to connect, a timeout, a refused key (401, 403) or a server error (5xx) turns
-    tracing off; any other answer (even a 404) leaves it on, and LangSmith's later
-    complaints are then said once, in one line, through ``warn``
-    (:func:`debategraph.langsmith_trouble.quiet_langsmith_logs`).
+    A key or workspace id that no HTTP header can carry, a failure to connect, a timeout, a
+    refused key (401) or a server error (5xx) turns tracing off; any other answer (even a
+    404) leaves it on, and LangSmith's later complaints are then said once, in one line,
+    through ``warn`` (:func:`debategraph.langsmith_trouble.quiet_langsmith_logs`). A 403
+    leaves it on with a line: the key may lack only the permission to read projects.
 
     Args:
         warn: Called with each warning line: once when tracing is turned off.
@@ -53,7 +72,7 @@ def check_tracing(warn: Callable[[str], None], timeout: float = PROBE_TIMEOUT_S)
     Returns:
         ``True`` when tracing stays on, ``False`` when it was off or is now off.
     """
-    if not any(os.environ.get(v, "").strip().lower() == "true" for v in TRACING_VARIABLES):
+    if not tracing_asked():
         return False
     from langsmith.utils import get_api_key, get_api_url, get_workspace_id, tracing_is_enabled
 
@@ -68,9 +87,17 @@ def check_tracing(warn: Callable[[str], None], timeout: float = PROBE_TIMEOUT_S)
         return False
     url = get_api_url(None)
     key = get_api_key(None)
-    answer = _ask(url, key, get_workspace_id(None), timeout)
-    if isinstance(answer, int) and answer not in (401, 403) and answer < 500:
-        quiet_langsmith_logs(warn, "runs are not traced", url, key_set=key is not None)
+    workspace = get_workspace_id(None)
+    unsendable = _unsendable({"API_KEY": key, "WORKSPACE_ID": workspace})
+    if unsendable is not None:
+        turn_tracing_off()
+        warn(f"{unsendable}; tracing is off for this run")
+        return False
+    answer = _ask(url, key, workspace, timeout)
+    if isinstance(answer, int) and answer != 401 and answer < 500:
+        quiet_langsmith_logs(warn, CONSEQUENCE, url, key_set=key is not None)
+        if answer == 403:
+            warn(_may_lack_read(plain_url(url.rstrip("/") + PROBE_PATH)))
         return True
     turn_tracing_off()
     if isinstance(answer, int):
@@ -86,6 +113,81 @@ def check_tracing(warn: Callable[[str], None], timeout: float = PROBE_TIMEOUT_S)
         "answers)"
     )
     return False
+
+
+def quiet_tracing_logs(warn: Callable[[str], None] | None = None) -> bool:
+    """Say LangSmith's complaints in one line here, where tracing is on (no check is made).
+
+    For a process that traces on its own, such as a Ray worker: the driver checked the
+    endpoint, and this process's tracing follows its own environment.
+
+    Args:
+        warn: Called with each line; by default ``warning: LINE`` on stderr.
+
+    Returns:
+        Whether tracing is on here (and the handler installed).
+    """
+    if not tracing_asked():
+        return False
+    from langsmith.utils import get_api_key, get_api_url, tracing_is_enabled
+
+    from debategraph.langsmith_trouble import quiet_langsmith_logs
+
+    if not tracing_is_enabled():
+        return False
+    say = warn if warn is not None else _to_stderr
+    url = get_api_url(None)
+    quiet_langsmith_logs(say, CONSEQUENCE, url, key_set=get_api_key(None) is not None)
+    return True
+
+
+def _to_stderr(line: str) -> None:
+    print(f"warning: {line}", file=sys.stderr, flush=True)
+
+
+def _may_lack_read(url: str) -> str:
+    return (
+        f"LangSmith refused to list tracing projects at {url} (403): the key may lack only "
+        "the permission to read projects, which tracing does not need; or it is a key of "
+        "several workspaces (set LANGSMITH_WORKSPACE_ID); tracing stays on, and a refusal "
+        "of the traces is said once"
+    )
+
+
+def _unsendable(values: dict[str, str | None]) -> str | None:
+    """What says which LangSmith setting holds a character no HTTP header carries, if one does.
+
+    ``values`` maps a setting's name without its prefix (``"API_KEY"``) to its value. The
+    line names the variable, the character and its place, never the value.
+    """
+    for name, value in values.items():
+        if value is None:
+            continue
+        for place, char in enumerate(value, 1):
+            if _header_safe(char):
+                continue
+            variable = _variable(name)
+            what = f"U+{ord(char):04X} {unicodedata.name(char, 'a control character')}"
+            return (
+                f"{variable} holds a character an HTTP header cannot carry: {what} at "
+                f"character {place} of {len(value)} (pasted with the value?); set "
+                f"{variable} again, copied from LangSmith"
+            )
+    return None
+
+
+def _header_safe(char: str) -> bool:
+    """Whether an HTTP header value can hold ``char`` (latin-1, no control character)."""
+    code = ord(char)
+    return char == "\t" or 0x20 <= code < 0x7F or 0xA0 <= code <= 0xFF
+
+
+def _variable(name: str) -> str:
+    """The environment variable LangSmith read ``name`` from (LANGSMITH_ before LANGCHAIN_)."""
+    for prefix in ("LANGSMITH_", "LANGCHAIN_"):
+        if os.environ.get(prefix + name, "").strip():
+            return prefix + name
+    return "LANGSMITH_" + name
 
 
 def turn_tracing_off() -> None:

@@ -54,6 +54,7 @@ from debategraph.eval.ledger import row_spend
 from debategraph.eval.redaction import run_redactor
 from debategraph.eval.rows import error_row
 from debategraph.policies.secrets import Redactor, url_secrets
+from debategraph.tracing_guard import quiet_tracing_logs
 
 WORKER_ENV = {"RAY_worker_niceness": "0"}
 """The workers' runtime environment: normal CPU priority (Ray's default lowers it)."""
@@ -380,6 +381,7 @@ class _Worker:
         self.job = job
         self._runner: ItemRunner | None = None
         self.cut_short: list[dict[str, Any]] = []
+        quiet_tracing_logs()  # a worker traces on its own: LangSmith's complaints in one line
 
     def _items(self) -> ItemRunner:
         if self._runner is None:
