@@ -316,6 +316,30 @@ def test_a_run_whose_key_is_refused_answers_with_one_line(status, said):
 
 
 @pytest.mark.slow
+@pytest.mark.ray
+def test_ray_workers_say_a_key_refused_later_once_each(tmp_path):
+    """Workers trace on their own; Ray forwards their stderr to the driver's."""
+    pytest.importorskip("ray")
+    out = tmp_path / "run"
+    args = ["eval", "--method", "du", "--dataset", "arithmetic", "--limit", "40", "--agents"]
+    args += ["2", "--rounds", "1", "--quiet", "--out", str(out), "--engine", "ray"]
+    with serving(StandIn(401, {"/sessions": 200, "/info": 200})) as server:
+        code, stdout, stderr = debategraph(
+            tracing_env(server.url), *args, "--workers", "1", timeout=300
+        )
+    assert code == 0, stderr
+    assert "/runs/multipart" in {path for _, path, _ in server.seen}  # the worker traced
+    said = (
+        f"warning: LangSmith refused the API key at {server.url}/runs/multipart (401): check "
+        "LANGSMITH_API_KEY; runs are not traced"
+    )
+    (line,) = [line for line in stderr.splitlines() if line.strip()]
+    assert "_Worker pid=" in line and line.endswith(said)  # Ray names the worker first
+    assert "40 rows in" in stdout
+    assert not pieces(stdout + stderr + written(out))
+
+
+@pytest.mark.slow
 def test_a_run_whose_key_no_header_carries_answers_with_one_line():
     key = "lsv2_pt_Quiet\u2014KeyZebraWombat"  # an em dash, pasted with the key
     with serving(StandIn(200)) as server:
