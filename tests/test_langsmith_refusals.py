@@ -383,6 +383,20 @@ def test_an_export_whose_key_is_refused_exits_2_with_one_line(stored_run, status
     assert not pieces(stdout + stderr)
 
 
+@pytest.mark.slow
+def test_an_export_whose_key_no_header_carries_exits_2_with_one_line(stored_run):
+    env = {"LANGSMITH_ENDPOINT": "", "LANGSMITH_API_KEY": "lsv2_pt_Emu\u201cOkapi"}
+    with serving(StandIn(200)) as server:
+        env["LANGSMITH_ENDPOINT"] = server.url
+        code, stdout, stderr = debategraph(env, "export", str(stored_run), "--to", "langsmith")
+    assert code == 2 and stdout == "" and server.seen == []
+    assert stderr.splitlines() == [
+        "error: LANGSMITH_API_KEY holds a character an HTTP header cannot carry: U+201C LEFT "
+        "DOUBLE QUOTATION MARK at character 12 of 17 (pasted with the value?); set "
+        "LANGSMITH_API_KEY again, copied from LangSmith; nothing was uploaded"
+    ]
+
+
 def test_the_line_the_docs_quote_is_the_codes():
     docs = Path(__file__).resolve().parents[1] / "docs" / "evaluation.md"
     flat = " ".join(docs.read_text(encoding="utf-8").split())

@@ -88,7 +88,7 @@ def check_tracing(warn: Callable[[str], None], timeout: float = PROBE_TIMEOUT_S)
     url = get_api_url(None)
     key = get_api_key(None)
     workspace = get_workspace_id(None)
-    unsendable = _unsendable({"API_KEY": key, "WORKSPACE_ID": workspace})
+    unsendable = unsendable_setting({"API_KEY": key, "WORKSPACE_ID": workspace})
     if unsendable is not None:
         turn_tracing_off()
         warn(f"{unsendable}; tracing is off for this run")
@@ -154,11 +154,15 @@ def _may_lack_read(url: str) -> str:
     )
 
 
-def _unsendable(values: dict[str, str | None]) -> str | None:
-    """What says which LangSmith setting holds a character no HTTP header carries, if one does.
+def unsendable_setting(values: dict[str, str | None]) -> str | None:
+    """The line that names a LangSmith setting holding a character no HTTP header carries.
 
-    ``values`` maps a setting's name without its prefix (``"API_KEY"``) to its value. The
-    line names the variable, the character and its place, never the value.
+    Args:
+        values: Settings by name without their prefix (``"API_KEY"``), ``None`` for unset.
+
+    Returns:
+        The line (the variable, the character and its place, never the value), or ``None``
+        where every value can be sent.
     """
     for name, value in values.items():
         if value is None:

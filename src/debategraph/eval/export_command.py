@@ -92,6 +92,11 @@ def _to_langsmith(
             "--to langsmith needs a LangSmith API key: set LANGSMITH_API_KEY (and "
             "LANGSMITH_ENDPOINT for a self-hosted LangSmith)"
         )
+    from debategraph.tracing_guard import unsendable_setting
+
+    unsendable = unsendable_setting({"API_KEY": key, "WORKSPACE_ID": _setting("WORKSPACE_ID")})
+    if unsendable is not None:
+        fail(f"{unsendable}; nothing was uploaded")
     # No trace batching and no /info request: one request per experiment, nothing else.
     client = Client(api_key=key, api_url=endpoint, auto_batch_tracing=False, info=LangSmithInfo())
     uploaded: list[Uploaded] = []
