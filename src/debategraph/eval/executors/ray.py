@@ -38,6 +38,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -203,7 +204,7 @@ class RayExecutor:
         Killed under a running unit, an actor's task fails with a retry message that Ray
         prints, or, once the driver is disconnected, a C++ error that it could not. The rows
         of a unit that finished unread and what the workers noted of the cancelled ones go
-        to the run's cut-short spend.
+        to the run's cut-short spend. Both waits share one deadline, :data:`SETTLE_S` away.
         """
         refs = list(self._in_flight.values())
         for future in self._in_flight:
@@ -214,6 +215,7 @@ class RayExecutor:
         for ref in refs:
             with contextlib.suppress(Exception):
                 ray.cancel(ref)
+        deadline = time.monotonic() + SETTLE_S  # one wait in all, for units and notes
         ready: list[Any] = []
         with contextlib.suppress(Exception):
             ready, _ = ray.wait(refs, num_returns=len(refs), timeout=SETTLE_S)
@@ -228,8 +230,9 @@ class RayExecutor:
             with contextlib.suppress(Exception):
                 asks.append(actor.spent.remote())
         answered: list[Any] = []
-        with contextlib.suppress(Exception):  # one wait for all: a dead worker costs SETTLE_S once
-            answered, _ = ray.wait(asks, num_returns=len(asks), timeout=SETTLE_S)
+        left = max(0.0, deadline - time.monotonic())
+        with contextlib.suppress(Exception):  # one wait for all: a dead worker costs it once
+            answered, _ = ray.wait(asks, num_returns=len(asks), timeout=left)
         for ask in answered:
             with contextlib.suppress(Exception):
                 sink.extend(ray.get(ask, timeout=0))
