@@ -63,7 +63,8 @@ HEADROOM = 2
 """Units a worker holds beyond its call slots, so that it never waits for the driver."""
 
 SETTLE_S = 5.0
-"""How long a run cut short waits for its cancelled units to end before it disconnects."""
+"""How long, at most and in all, a run cut short waits for its cancelled units to end and
+for its workers' notes of their spend before it disconnects."""
 
 
 def _ray() -> ModuleType:
