@@ -135,21 +135,16 @@ def entry_problem(debate: object, kind: str) -> str | None:
     if not isinstance(debate, dict):
         return "not a JSON object"
     strings = ("method", "id", "row_sha256") if kind == "retried" else ("method", "id")
-    for name in strings:
-        if not isinstance(debate.get(name), str):
-            return f"{name!r} is {_type(debate, name)}, not str"
     counts = TOTALS + (("seed",) if "seed" in debate else ())
-    for name in counts:
-        value = debate.get(name)
-        if not isinstance(value, int) or isinstance(value, bool):
-            return f"{name!r} is {_type(debate, name)}, not int"
-        if value < 0 and name != "seed":
+    for name in strings + counts:
+        if name not in debate:
+            return f"no {name!r} field"
+        value, wanted = debate[name], str if name in strings else int
+        if not isinstance(value, wanted) or isinstance(value, bool):
+            return f"{name!r} is {type(value).__name__}, not {wanted.__name__}"
+        if name in TOTALS and value < 0:
             return f"{name!r} is negative"
     return None
-
-
-def _type(debate: Mapping[str, Any], name: str) -> str:
-    return type(debate[name]).__name__ if name in debate else "missing"
 
 
 def _checked(line: dict[str, Any], number: int, problems: list[str] | None) -> dict[str, Any]:
