@@ -49,8 +49,8 @@ def test_a_ledger_without_rows_is_refused_to_a_run_with_other_settings(tmp_path)
     with pytest.raises(SettingsMismatchError) as refused:
         check_manifest(tmp_path, {"dataset": "a", "model": "dear"})
     assert str(refused.value) == (
-        f"{tmp_path} holds results of a run with other settings (model: \"cheap\" -> "
-        "\"dear\"): use another --out, or --force to discard those results and start over"
+        f'{tmp_path} holds results of a run with other settings (model: "cheap" -> '
+        '"dear"): use another --out, or --force to discard those results and start over'
     )
     assert read_ledger(tmp_path)["cut_short"] == [CUT]  # nothing lost
     assert check_manifest(tmp_path, {"dataset": "a", "model": "cheap"}) is True  # resumed
@@ -137,7 +137,10 @@ def test_damaged_ledger_lines_are_left_out_and_named_by_line(tmp_path):
     problems: list[str] = []
     found = read_ledger(tmp_path, problems)
     assert problems == PROBLEMS
-    assert found == {"cut_short": [CUT, {**CUT, "id": "q3"}], "retried": [{**CUT, "row_sha256": "ab"}]}
+    assert found == {
+        "cut_short": [CUT, {**CUT, "id": "q3"}],
+        "retried": [{**CUT, "row_sha256": "ab"}],
+    }
 
 
 def test_report_and_eval_name_a_damaged_ledger_without_a_traceback(tmp_path):

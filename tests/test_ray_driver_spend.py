@@ -43,7 +43,7 @@ class Clock:
 class FakeRay:
     """What the driver calls of ``ray``: cancel, wait (on a fake clock) and get."""
 
-    class exceptions:  # noqa: N801 - the name the driver reads
+    class exceptions:  # the name the driver reads
         class RayActorError(Exception):
             pass
 

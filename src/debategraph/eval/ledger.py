@@ -142,7 +142,7 @@ def entry_problem(debate: object, kind: str) -> str | None:
         value, wanted = debate[name], str if name in strings else int
         if not isinstance(value, wanted) or isinstance(value, bool):
             return f"{name!r} is {type(value).__name__}, not {wanted.__name__}"
-        if name in TOTALS and value < 0:
+        if isinstance(value, int) and name in TOTALS and value < 0:
             return f"{name!r} is negative"
     return None
 

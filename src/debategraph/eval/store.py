@@ -286,8 +286,8 @@ class ResultsFile:
         Repeated keys are dropped as :meth:`load` drops them: a finished row is kept over a
         failed one, else the first; a dropped failed row goes to ``keep_spend`` first (read
         again from its place). The file is read twice, a line at a time, and never held in
-        memory (only each row's key, place and length are). A file that is already as it should be is not rewritten (a
-        finished run on read-only media has nothing to do).
+        memory (only each row's key, place and length are). A file that is already as it
+        should be is not rewritten (a finished run on read-only media has nothing to do).
 
         Args:
             order: Sort key of a row's key, e.g. (method index, item index) in the plan.
