@@ -109,7 +109,7 @@ def without_timings(rows: list[dict], also: tuple[str, ...] = ()) -> list[dict]:
     """Result rows less the wall-clock fields (and ``also``), which differ from run to run."""
     kept = []
     for row in rows:
-        row = {k: v for k, v in row.items() if k != "wall_s" and k not in also}
+        row = {k: v for k, v in row.items() if k not in ("wall_s", "failed_at", *also)}
         if "turns" in row:
             row["turns"] = [{k: v for k, v in t.items() if k != "latency_s"} for t in row["turns"]]
         if "usage_by_source" in row:

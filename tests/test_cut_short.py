@@ -1,12 +1,7 @@
 """The log of what cut-short debates spent: noted per debate, summed exactly, torn lines skipped."""
 
-from debategraph.eval.cut_short import (
-    CUT_SHORT,
-    INTERRUPTED_FILE,
-    log_cut_short,
-    note_cut_short,
-    read_cut_short,
-)
+from debategraph.eval.cut_short import CUT_SHORT, log_cut_short, note_cut_short, read_cut_short
+from debategraph.eval.files import INTERRUPTED_FILE
 from debategraph.eval.spend import SpendMeter
 
 

@@ -9,7 +9,8 @@ import time
 
 import pytest
 
-from debategraph.eval.cut_short import INTERRUPTED_FILE, read_cut_short
+from debategraph.eval.cut_short import read_cut_short
+from debategraph.eval.files import INTERRUPTED_FILE
 
 from .openai_server import serve
 

@@ -120,6 +120,12 @@ class Breaker:
         for row, _ in held:
             self.deliver(row)
 
+    def drop_held(self) -> None:
+        """Leave the rows held unwritten (the run stopped), noting what their debates spent."""
+        held, self.held = self.held, []
+        for row, _ in held:
+            self._drop(row)
+
     def _streak(self) -> int:
         """Debates held that could not connect (rows held with their base aside)."""
         return sum(not down.get("dependent") for _, down in self.held)

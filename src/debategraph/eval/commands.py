@@ -236,7 +236,8 @@ def _screened(items: int, seeds: list[int] | None) -> str:
 
 def _cut_short_words(debates: list[dict[str, Any]], out_dir: Path) -> str:
     """What the debates Ctrl-C cut short had spent, for the ``interrupted:`` line."""
-    from debategraph.eval.cut_short import INTERRUPTED_FILE, totals
+    from debategraph.eval.files import INTERRUPTED_FILE
+    from debategraph.eval.ledger import totals
 
     if not debates:
         return ""
@@ -318,7 +319,10 @@ def _run_arms(arms: list[Arm], plan: EvalPlan) -> None:
     for problem in outcome.problems:
         warn(problem)
     summary = summarize_stream(outcome.summary_rows(), plan.price)
-    beside = fold_ledger([summary], read_ledger(plan.out_dir), plan.price)
+    damaged: list[str] = []
+    beside = fold_ledger([summary], read_ledger(plan.out_dir, damaged), plan.price)
+    for problem in damaged:
+        warn(problem)
     typer.echo(visible(results_table(summary, with_cost=plan.price is not None)))
     if plan.seeds is not None:
         from debategraph.eval.seeds_table import SEEDS_NOTE, seeds_table

@@ -28,26 +28,8 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-from debategraph.eval.files import INTERRUPTED_FILE
-from debategraph.eval.ledger import (
-    TOTALS,
-    append_line,
-    entry,
-    read_ledger,
-    totals,
-)
+from debategraph.eval.ledger import TOTALS, append_line, entry, read_ledger, totals
 from debategraph.eval.spend import SpendMeter
-
-__all__ = [
-    "CUT_SHORT",
-    "INTERRUPTED_FILE",
-    "TOTALS",
-    "log_cut_short",
-    "note_cut_short",
-    "note_spend",
-    "read_cut_short",
-    "totals",
-]
 
 CUT_SHORT: ContextVar[list[dict[str, Any]] | None] = ContextVar(
     "debategraph_cut_short", default=None

@@ -5,7 +5,9 @@ Every token the provider reported to a run is in exactly one place: a row of
 outside the rows, and each appends one line:
 
 * an interrupted run (Ctrl-C, the breaker): the debates it cut short write no row, and the
-  line lists them under ``cut_short`` (:mod:`debategraph.eval.cut_short`);
+  line lists them under ``cut_short`` (:mod:`debategraph.eval.cut_short`), with the rows
+  the breaker held back when the run stopped and, in any run, a row of work an executor
+  ran twice (a Ray worker died), which is written once;
 * a rewrite of ``results.jsonl`` that drops failed rows: resuming drops them to run them
   again, and the final rewrite drops one that a finished row of the same key replaced. The
   line lists them under ``retried``, each with the SHA-256 of its line (``row_sha256``).
@@ -17,6 +19,9 @@ A failed row is logged here before ``results.jsonl`` is rewritten without it, so
 between loses nothing. Then both hold it for a moment: the next rewrite does not log a line
 whose fingerprint is logged already, and :func:`read_ledger` skips an entry whose line is
 still in ``results.jsonl``, so nothing is counted twice.
+
+A damaged line or entry (hand-edited: wrong types, missing keys) is left out and reported as
+one problem line naming ``interrupted.jsonl`` and its line number, never a traceback.
 """
 
 from __future__ import annotations
@@ -94,26 +99,90 @@ def append_line(out_dir: Path, kind: str, entries: list[dict[str, Any]]) -> dict
     return line
 
 
-def _lines(out_dir: Path) -> list[dict[str, Any]]:
-    """The ledger's whole lines (a line torn by a crash while it was written is skipped)."""
+def _lines(out_dir: Path, problems: list[str] | None = None) -> list[dict[str, Any]]:
+    """The ledger's lines with their well-formed entries only (:func:`entry_problem`).
+
+    A last line torn by a crash while it was written is skipped quietly; any other line that
+    is not a JSON object, or that holds a damaged entry, is reported in ``problems`` with its
+    line number, and only its damaged entries are left out.
+    """
     try:
-        text = (out_dir / INTERRUPTED_FILE).read_text(encoding="utf-8")
+        text = (out_dir / INTERRUPTED_FILE).read_text(encoding="utf-8", errors="replace")
     except FileNotFoundError:
         return []
+    raws = text.split("\n")[:-1]  # the last piece is "" or a line torn by a crash
     lines = []
-    for raw in text.splitlines():
+    for number, raw in enumerate(raws, start=1):
+        if not raw.strip():
+            continue
         try:
             line = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
+            line = None
+        if not isinstance(line, dict):
+            _report(problems, number, "not a JSON object: its spend is left out")
             continue
-        if isinstance(line, dict):
-            lines.append(line)
+        lines.append(_checked(line, number, problems))
     return lines
 
 
+def entry_problem(debate: object, kind: str) -> str | None:
+    """What is wrong with a ledger entry of ``kind``, or ``None`` when it is well formed.
+
+    An entry needs a string ``method`` and ``id``, non-negative integer :data:`TOTALS`, an
+    integer ``seed`` where it has one and, when ``retried``, a string ``row_sha256``.
+    """
+    if not isinstance(debate, dict):
+        return "not a JSON object"
+    strings = ("method", "id", "row_sha256") if kind == "retried" else ("method", "id")
+    counts = TOTALS + (("seed",) if "seed" in debate else ())
+    for name in strings + counts:
+        if name not in debate:
+            return f"no {name!r} field"
+        value, wanted = debate[name], str if name in strings else int
+        if not isinstance(value, wanted) or isinstance(value, bool):
+            return f"{name!r} is {type(value).__name__}, not {wanted.__name__}"
+        if isinstance(value, int) and name in TOTALS and value < 0:
+            return f"{name!r} is negative"
+    return None
+
+
+def _checked(line: dict[str, Any], number: int, problems: list[str] | None) -> dict[str, Any]:
+    """``line`` with only its well-formed entries; what was left out goes to ``problems``."""
+    checked = dict(line)
+    skipped: list[str] = []
+    for kind in KINDS:
+        listed = line.get(kind)
+        if kind not in line:
+            continue
+        if not isinstance(listed, list):
+            skipped.append(f"{kind!r} is {type(listed).__name__}, not a list")
+            checked[kind] = []
+            continue
+        checked[kind] = []
+        for place, debate in enumerate(listed, start=1):
+            problem = entry_problem(debate, kind)
+            if problem is None:
+                checked[kind].append(debate)
+            else:
+                skipped.append(f"{kind} entry {place}: {problem}")
+    if not any(kind in line for kind in KINDS):
+        skipped.append(f"no {' or '.join(KINDS)} list")
+    if skipped:
+        more = f" (and {len(skipped) - 1} more)" if len(skipped) > 1 else ""
+        _report(problems, number, f"{skipped[0]}{more}: its spend is left out")
+    return checked
+
+
+def _report(problems: list[str] | None, number: int, problem: str) -> None:
+    if problems is not None:
+        problems.append(f"{INTERRUPTED_FILE}, line {number}: {problem}")
+
+
 def _entries(line: Mapping[str, Any], kind: str) -> list[dict[str, Any]]:
+    """The entries of ``kind`` in a line that :func:`_lines` checked."""
     listed = line.get(kind)
-    return [e for e in listed if isinstance(e, dict)] if isinstance(listed, list) else []
+    return list(listed) if isinstance(listed, list) else []
 
 
 def log_retried(out_dir: Path, dropped: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
@@ -156,19 +225,26 @@ def _failed_lines(results: Path) -> Counter[str]:
     return found
 
 
-def read_ledger(out_dir: Path, results: Path | None = None) -> dict[str, list[dict[str, Any]]]:
-    """Every entry of the ledger of ``out_dir``, by kind (:data:`KINDS`).
+def read_ledger(
+    out_dir: Path, problems: list[str] | None = None
+) -> dict[str, list[dict[str, Any]]]:
+    """Every well-formed entry of the ledger of ``out_dir``, by kind (:data:`KINDS`).
 
-    A ``retried`` entry whose failed row is still a line of ``results`` (``results.jsonl``
-    of ``out_dir`` by default) is left out: the row counts it.
+    A ``retried`` entry whose failed row is still a line of ``results.jsonl`` is left out:
+    the row counts it.
+
+    Args:
+        out_dir: The results directory.
+        problems: Where a damaged line or entry is reported (one line each, naming
+            ``interrupted.jsonl`` and the line number); it is left out of the entries.
     """
-    lines = _lines(out_dir)
+    lines = _lines(out_dir, problems)
     found = {kind: [e for line in lines for e in _entries(line, kind)] for kind in KINDS}
     if found["retried"]:
-        present = _failed_lines(results or out_dir / RESULTS_FILE)
+        present = _failed_lines(out_dir / RESULTS_FILE)
         kept = []
         for debate in found["retried"]:
-            sha = str(debate.get("row_sha256"))
+            sha = debate["row_sha256"]
             if present[sha] > 0:
                 present[sha] -= 1
                 continue

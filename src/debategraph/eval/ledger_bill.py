@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, MutableMapping, Sequence
 from typing import Any
 
-from debategraph.eval.bill import NAN, bill_cost
+from debategraph.eval.bill import bill_cost
 from debategraph.eval.files import INTERRUPTED_FILE
 from debategraph.eval.ledger import KINDS, totals
 from debategraph.eval.metrics import MethodSummary
+from debategraph.eval.summary_stream import _ratio
 
 Ledger = Mapping[str, Sequence[Mapping[str, Any]]]
 """The ledger's entries by kind, as :func:`~debategraph.eval.ledger.read_ledger` reads them."""
@@ -42,8 +43,7 @@ def reprice(summary: MutableMapping[str, Any], prices: Mapping[str, float] | Non
     """Set a summary's cost and cost per item from its bill again."""
     cost = bill_cost(summary["bill"], prices)
     summary["cost"] = cost
-    n = summary["n"]
-    summary["cost_per_item"] = None if cost is None else (cost / n if n else NAN)
+    summary["cost_per_item"] = None if cost is None else _ratio(cost, summary["n"])
 
 
 def fold_ledger(

@@ -127,7 +127,7 @@ def write_report(
     if not files:
         raise FileNotFoundError(f"no *.jsonl result files in {source}")
     loaded = load_rows(source)
-    rows, problems = loaded.rows, loaded.problems
+    rows, problems = loaded.rows, list(loaded.problems)
     if not rows:
         raise ValueError(f"no readable result rows in {source}: " + "; ".join(problems[:5]))
     if decisions:
@@ -149,7 +149,7 @@ def write_report(
     target = Path(out_dir) if out_dir is not None else source
     target.mkdir(parents=True, exist_ok=True)
     groups = build_groups(rows, prices)
-    folded = fold_ledger((g.summaries for g in groups), read_ledger(source), prices)
+    folded = fold_ledger((g.summaries for g in groups), read_ledger(source, problems), prices)
     pareto = group_points(groups)
     plot_files: list[str] = []
     if plots:

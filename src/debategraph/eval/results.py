@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from debategraph.eval.dynamics import RoundStats, round_dynamics
+from debategraph.eval.files import INTERRUPTED_FILE
 from debategraph.eval.metrics import MethodSummary, Row, group_by, is_failed, summarize
 from debategraph.models.resolve import SIMULATED
 
@@ -89,8 +90,6 @@ class LoadedRows:
 
 def result_files(folder: Path) -> list[Path]:
     """The row files of a results directory: its ``*.jsonl`` files but the spend ledger."""
-    from debategraph.eval.files import INTERRUPTED_FILE
-
     return [f for f in sorted(folder.glob("*.jsonl")) if f.name != INTERRUPTED_FILE]
 
 

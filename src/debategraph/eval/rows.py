@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -190,7 +191,9 @@ def error_row(
     """The row of a failed debate: counted as failed, run again on the next run.
 
     With ``spend`` it records what the failed debate's requests cost (every token of every
-    reply that arrived counts as wasted); with ``seed``, the seed it ran under.
+    reply that arrived counts as wasted); with ``seed``, the seed it ran under. ``failed_at``
+    (UTC, microseconds) makes each attempt's line its own: two failures of one item on two
+    resumes are two lines with two fingerprints, so the ledger keeps both spends.
     """
     row = {
         "method": arm.label,
@@ -200,6 +203,7 @@ def error_row(
         "reference": item.reference,
         "error": error,
         "wall_s": round(wall_s, 4),
+        "failed_at": datetime.now(UTC).isoformat(timespec="microseconds"),
     }
     if spend is not None:
         row.update(spend.record())

@@ -48,11 +48,11 @@ from typing import Any, Protocol
 from debategraph.eval.arms import Arm, arms_for, budget_arms, check_arms, screen_arm
 from debategraph.eval.breaker import Breaker, ServerDownError
 from debategraph.eval.budget import TURN_FIELDS, budget_digest
-from debategraph.eval.cut_short import CUT_SHORT, log_cut_short
+from debategraph.eval.cut_short import CUT_SHORT, log_cut_short, note_spend
 from debategraph.eval.datasets import Item
 from debategraph.eval.executors import Executor, Job, LocalExecutor, Work
 from debategraph.eval.executors.local import with_rate_limiter
-from debategraph.eval.ledger import log_retried
+from debategraph.eval.ledger import log_retried, row_spend
 from debategraph.eval.redaction import run_redactor
 from debategraph.eval.rows import describe_error, error_row, result_row, row_source
 from debategraph.eval.store import (
@@ -336,10 +336,17 @@ def _settled_items(path: Path, arms: Sequence[Arm]) -> set[Unit]:
 class _Writer:
     """Takes the executor's rows: writes each (arm, item, seed) once, counts, shows progress."""
 
-    def __init__(self, results: ResultsFile, progress: Progress | None, arms: Sequence[Arm]):
+    def __init__(
+        self,
+        results: ResultsFile,
+        progress: Progress | None,
+        arms: Sequence[Arm],
+        cut_short: list[dict[str, Any]] | None = None,
+    ):
         self.results = results
         self.progress = progress
         self.arms = arms
+        self.cut_short = cut_short
         self.written: set[Key] = set()
         self.repeated = 0
         self.settled = 0
@@ -348,6 +355,7 @@ class _Writer:
         key = row_key(row)
         if key in self.written:  # work an executor ran again (a worker died): written once
             self.repeated += 1
+            note_spend(self.cut_short, row["method"], row["id"], row_spend(row), seed=key[2])
             return
         self.written.add(key)
         self.results.append(row)
@@ -506,7 +514,6 @@ async def run_eval(
             per_arm = len(items) * len(plan.seeds)
             progress.start({arm.label: per_arm for arm in arms}, resumed.progress or [])
             resumed.progress = None
-        writer = _Writer(results, progress, arms)
         work = resumed.work(items, arms, list(plan.seeds))
         first = next(work, None)  # nothing pending: no executor started (no Ray cluster)
         start = time.perf_counter()
@@ -514,11 +521,15 @@ async def run_eval(
         cut_short = CUT_SHORT.get()
         token = CUT_SHORT.set([]) if cut_short is None else None
         noted = len(cut_short or ())
+        writer = _Writer(results, progress, arms, cut_short=CUT_SHORT.get())
         breaker = Breaker(writer, cut_short=CUT_SHORT.get())
         try:
             if first is not None:
                 peak = await executor.run(job, itertools.chain([first], work), breaker)
                 breaker.flush()
+        except BaseException:
+            breaker.drop_held()  # rows held back when the run stopped: unwritten, spend noted
+            raise
         finally:
             wall = time.perf_counter() - start
             results.close()

@@ -284,10 +284,10 @@ class ResultsFile:
         """Rewrite the file sorted by ``order(row_key(row))`` (atomic); say what it holds.
 
         Repeated keys are dropped as :meth:`load` drops them: a finished row is kept over a
-        failed one, else the first; a dropped failed row goes to ``keep_spend`` first. The
-        file is read twice, a line at a time, and never held in memory (only each row's key,
-        place and length are). A file that is already as it should be is not rewritten (a
-        finished run on read-only media has nothing to do).
+        failed one, else the first; a dropped failed row goes to ``keep_spend`` first (read
+        again from its place). The file is read twice, a line at a time, and never held in
+        memory (only each row's key, place and length are). A file that is already as it
+        should be is not rewritten (a finished run on read-only media has nothing to do).
 
         Args:
             order: Sort key of a row's key, e.g. (method index, item index) in the plan.
@@ -299,8 +299,7 @@ class ResultsFile:
         if not self.path.exists():
             return []
         kept: dict[Key, _Line] = {}  # in file order: a replaced entry keeps its place
-        failed_rows: dict[Key, tuple[str, dict[str, Any]]] = {}  # the kept failed rows
-        dropped: list[tuple[str, dict[str, Any]]] = []
+        dropped: list[_Line] = []  # failed rows left out: read again only to log their spend
         lines = 0
         clean = True
         with self.path.open("rb") as file:
@@ -314,22 +313,20 @@ class ResultsFile:
                     continue
                 if not line.endswith(b"\n") or self._redacted(line) != line:
                     clean = False
-                key, failed = row_key(row), "error" in row
+                key, here = row_key(row), _Line(start, len(line), "error" in row)
                 earlier = kept.get(key)
-                if earlier is not None and (failed or not earlier.failed):
-                    if failed:
-                        dropped.append((fingerprint(line), row))
+                if earlier is not None and (here.failed or not earlier.failed):
+                    if here.failed:
+                        dropped.append(here)
                     continue
-                if key in failed_rows:  # a finished row replaces a failed one
-                    dropped.append(failed_rows.pop(key))
-                if failed:
-                    failed_rows[key] = (fingerprint(line), row)
-                kept[key] = _Line(start, len(line), failed)
+                if earlier is not None:  # a finished row replaces a failed one
+                    dropped.append(earlier)
+                kept[key] = here
         in_file_order = list(kept.items())
         in_plan_order = sorted(in_file_order, key=lambda entry: order(entry[0]))
         if not clean or lines != len(kept) or in_plan_order != in_file_order:
-            self._keep_spend(dropped)
             with self.path.open("rb") as source:
+                self._keep_spend([_failed_row(source, line) for line in dropped])
                 chunks = (self._read_line(source, line) for _, line in in_plan_order)
                 _atomic_write(self.path, chunks)
         return [(key, line.failed) for key, line in in_plan_order]
@@ -337,6 +334,13 @@ class ResultsFile:
     def _read_line(self, source: BinaryIO, line: _Line) -> bytes:
         source.seek(line.offset)
         return self._redacted(source.read(line.length))
+
+
+def _failed_row(source: BinaryIO, line: _Line) -> tuple[str, dict[str, Any]]:
+    """A failed row read again from its place, with its line's fingerprint."""
+    source.seek(line.offset)
+    raw = source.read(line.length)
+    return fingerprint(raw), _parse(raw) or {}
 
 
 class _Line(NamedTuple):
@@ -395,9 +399,11 @@ def check_manifest(
 ) -> bool:
     """Make ``out_dir`` ready for a run with ``settings``; say whether it resumes one.
 
-    A new directory (or one without results) gets a fresh ``run.json``. A directory whose
-    ``run.json`` holds the same settings is resumed. With ``force``, earlier results are
-    deleted and the run starts over.
+    A new directory (or one without results or ledger) gets a fresh ``run.json``. A
+    directory whose ``run.json`` holds the same settings is resumed. The spend ledger counts
+    as results: a run cut short before its first row left its spend there, which a run with
+    other settings must not bill at its own prices. With ``force``, earlier results and the
+    ledger are deleted and the run starts over.
 
     Args:
         out_dir: The results directory (created if missing).
@@ -410,8 +416,8 @@ def check_manifest(
         Whether earlier results with the same settings are resumed.
 
     Raises:
-        SettingsMismatchError: Earlier results with other (or unknown) settings, and no
-            ``force``.
+        SettingsMismatchError: Earlier results (or ledger) with other (or unknown) settings,
+            and no ``force``.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     manifest, results = out_dir / MANIFEST_FILE, out_dir / RESULTS_FILE
@@ -419,11 +425,11 @@ def check_manifest(
     if force:  # the spend kept beside the discarded rows goes with them
         results.unlink(missing_ok=True)
         (out_dir / INTERRUPTED_FILE).unlink(missing_ok=True)
-    elif results.exists() and results.stat().st_size:
+    elif held := [f.name for f in (results, out_dir / INTERRUPTED_FILE) if _nonempty(f)]:
         if not manifest.exists():
             raise SettingsMismatchError(
-                f"{out_dir} holds {RESULTS_FILE} but no {MANIFEST_FILE}, so its settings are "
-                "unknown: use another --out, or --force to discard those results"
+                f"{out_dir} holds {' and '.join(held)} but no {MANIFEST_FILE}, so its "
+                "settings are unknown: use another --out, or --force to discard those results"
             )
         document = read_manifest(out_dir)
         if not document:
@@ -462,6 +468,10 @@ def check_manifest(
         return True
     _write_manifest(manifest, wanted, item_ids)
     return False
+
+
+def _nonempty(path: Path) -> bool:
+    return path.exists() and path.stat().st_size > 0
 
 
 def _write_manifest(path: Path, settings: Any, item_ids: list[str] | None) -> None:

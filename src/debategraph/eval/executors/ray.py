@@ -38,6 +38,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -63,7 +64,8 @@ HEADROOM = 2
 """Units a worker holds beyond its call slots, so that it never waits for the driver."""
 
 SETTLE_S = 5.0
-"""How long a run cut short waits for its cancelled units to end before it disconnects."""
+"""How long, at most and in all, a run cut short waits for its cancelled units to end and
+for its workers' notes of their spend before it disconnects."""
 
 
 def _ray() -> ModuleType:
@@ -204,7 +206,7 @@ class RayExecutor:
         Killed under a running unit, an actor's task fails with a retry message that Ray
         prints, or, once the driver is disconnected, a C++ error that it could not. The rows
         of a unit that finished unread and what the workers noted of the cancelled ones go
-        to the run's cut-short spend.
+        to the run's cut-short spend. Both waits share one deadline, :data:`SETTLE_S` away.
         """
         refs = list(self._in_flight.values())
         for future in self._in_flight:
@@ -215,6 +217,7 @@ class RayExecutor:
         for ref in refs:
             with contextlib.suppress(Exception):
                 ray.cancel(ref)
+        deadline = time.monotonic() + SETTLE_S  # one wait in all, for units and notes
         ready: list[Any] = []
         with contextlib.suppress(Exception):
             ready, _ = ray.wait(refs, num_returns=len(refs), timeout=SETTLE_S)
@@ -229,8 +232,9 @@ class RayExecutor:
             with contextlib.suppress(Exception):
                 asks.append(actor.spent.remote())
         answered: list[Any] = []
-        with contextlib.suppress(Exception):  # one wait for all: a dead worker costs SETTLE_S once
-            answered, _ = ray.wait(asks, num_returns=len(asks), timeout=SETTLE_S)
+        left = max(0.0, deadline - time.monotonic())
+        with contextlib.suppress(Exception):  # one wait for all: a dead worker costs it once
+            answered, _ = ray.wait(asks, num_returns=len(asks), timeout=left)
         for ask in answered:
             with contextlib.suppress(Exception):
                 sink.extend(ray.get(ask, timeout=0))
