@@ -215,3 +215,13 @@ def test_finalize_reads_a_replaced_failed_row_again_from_its_place(tmp_path):
         (fingerprint(lines[0]), json.loads(lines[0])),
     ]
     assert (tmp_path / RESULTS_FILE).read_bytes() == lines[2] + lines[3]
+
+
+def test_a_line_appended_after_a_torn_one_starts_a_line_of_its_own(tmp_path):
+    log_cut_short(tmp_path, [CUT])
+    with open(tmp_path / INTERRUPTED_FILE, "a", encoding="utf-8") as ledger:
+        ledger.write('{"at": "2026-11-26T00:00:00Z", "cut_sh')  # a crash mid-line
+    log_cut_short(tmp_path, [{**CUT, "id": "q2"}])
+    problems: list[str] = []
+    assert read_ledger(tmp_path, problems)["cut_short"] == [CUT, {**CUT, "id": "q2"}]
+    assert (tmp_path / INTERRUPTED_FILE).read_text(encoding="utf-8").count("\n") == 3

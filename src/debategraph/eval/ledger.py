@@ -89,14 +89,26 @@ def totals(entries: Iterable[Mapping[str, Any]]) -> dict[str, int]:
 
 
 def append_line(out_dir: Path, kind: str, entries: list[dict[str, Any]]) -> dict[str, Any]:
-    """Append one line of ``kind`` to the ledger, synced to disk; returns the line."""
+    """Append one line of ``kind`` to the ledger, synced to disk; returns the line.
+
+    After a last line torn by a crash the new line starts on a line of its own (the torn one
+    stays unreadable, and is skipped), so its spend is not glued onto the fragment.
+    """
     line = {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **totals(entries)}
     line[kind] = entries
-    with open(out_dir / INTERRUPTED_FILE, "a", encoding="utf-8") as log:
-        log.write(json.dumps(line) + "\n")
+    path = out_dir / INTERRUPTED_FILE
+    with open(path, "ab") as log:
+        torn = log.tell() > 0 and not _ends_a_line(path)
+        log.write((("\n" if torn else "") + json.dumps(line) + "\n").encode())
         log.flush()
         os.fsync(log.fileno())
     return line
+
+
+def _ends_a_line(path: Path) -> bool:
+    with open(path, "rb") as file:
+        file.seek(-1, os.SEEK_END)
+        return file.read(1) == b"\n"
 
 
 def _lines(out_dir: Path, problems: list[str] | None = None) -> list[dict[str, Any]]:
