@@ -16,7 +16,7 @@ from debategraph.eval.bill import bill_cost
 from debategraph.eval.files import INTERRUPTED_FILE
 from debategraph.eval.ledger import KINDS, totals
 from debategraph.eval.metrics import MethodSummary
-from debategraph.eval.summary_stream import _ratio
+from debategraph.eval.summary_fields import ratio
 
 Ledger = Mapping[str, Sequence[Mapping[str, Any]]]
 """The ledger's entries by kind, as :func:`~debategraph.eval.ledger.read_ledger` reads them."""
@@ -43,7 +43,7 @@ def reprice(summary: MutableMapping[str, Any], prices: Mapping[str, float] | Non
     """Set a summary's cost and cost per item from its bill again."""
     cost = bill_cost(summary["bill"], prices)
     summary["cost"] = cost
-    summary["cost_per_item"] = None if cost is None else _ratio(cost, summary["n"])
+    summary["cost_per_item"] = None if cost is None else ratio(cost, summary["n"])
 
 
 def fold_ledger(

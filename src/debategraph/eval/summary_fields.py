@@ -148,6 +148,11 @@ ANSWER_SOURCES = ("declared", "fallback", "none")
 """The keys of a row's ``answer_sources``."""
 
 
+def ratio(numerator: float, denominator: float) -> float:
+    """``numerator / denominator``, NaN when there is nothing to divide by."""
+    return numerator / denominator if denominator else NAN
+
+
 def wilson_interval(k: float, n: int, z: float = 1.96) -> tuple[float, float]:
     """Wilson score interval of a binomial proportion ``k / n``.
 

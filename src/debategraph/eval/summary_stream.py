@@ -37,6 +37,7 @@ from debategraph.eval.summary_fields import (
     Row,
     is_failed,
     item_wilson_interval,
+    ratio,
 )
 from debategraph.policies.types import Answer
 from debategraph.policies.voting import unanimous
@@ -46,10 +47,6 @@ _ROUND_KEYS = ("items", "majority", "right", "answers", "compared", "voters", "u
 the previous round, rows of more than one agent (consensus) and those that all agree."""
 
 _COUNTERS = ("input_tokens", "output_tokens", "calls", "ncomm", "rounds")
-
-
-def _ratio(numerator: float, denominator: float) -> float:
-    return numerator / denominator if denominator else NAN
 
 
 def _wasted(row: Row) -> int:
@@ -208,8 +205,8 @@ class MethodTally:
                 RoundStats(
                     round=k,
                     items=t["items"],
-                    majority_accuracy=_ratio(t["majority"], t["items"]),
-                    agents_right=_ratio(t["right"], t["answers"]),
+                    majority_accuracy=ratio(t["majority"], t["items"]),
+                    agents_right=ratio(t["right"], t["answers"]),
                     answers=t["compared"] if k else 0,
                     flips=dict(self.flips[k]) if k else dict.fromkeys(FLIPS, 0),
                 )
@@ -251,38 +248,38 @@ class MethodTally:
             screen = {
                 "items": s["items"],
                 "settled": s["items"] - s["contested"],
-                "contested_accuracy": _ratio(s["right"], s["contested"]),
+                "contested_accuracy": ratio(s["right"], s["contested"]),
             }
         return MethodSummary(
             method=self.method,
             n=n,
             failed=self.rows - n,
             correct=correct,
-            accuracy=_ratio(correct, n),
+            accuracy=ratio(correct, n),
             ci_low=low,
             ci_high=high,
             abstained=self.abstained,
-            abstention_rate=_ratio(self.abstained, n),
+            abstention_rate=ratio(self.abstained, n),
             input_tokens=inputs,
             output_tokens=outputs,
             total_tokens=inputs + outputs,
-            input_tokens_per_item=_ratio(inputs, n),
-            output_tokens_per_item=_ratio(outputs, n),
-            total_tokens_per_item=_ratio(inputs + outputs, n),
+            input_tokens_per_item=ratio(inputs, n),
+            output_tokens_per_item=ratio(outputs, n),
+            total_tokens_per_item=ratio(inputs + outputs, n),
             calls=calls,
-            calls_per_item=_ratio(calls, n),
-            input_tokens_per_call=_ratio(inputs, calls),
+            calls_per_item=ratio(calls, n),
+            input_tokens_per_call=ratio(inputs, calls),
             ncomm=sums["ncomm"],
-            ncomm_per_item=_ratio(sums["ncomm"], n),
-            rounds_mean=_ratio(sums["rounds"], n),
-            consensus_by_round=[_ratio(t["unanimous"], t["voters"]) for t in rounds],
+            ncomm_per_item=ratio(sums["ncomm"], n),
+            rounds_mean=ratio(sums["rounds"], n),
+            consensus_by_round=[ratio(t["unanimous"], t["voters"]) for t in rounds],
             accuracy_by_round=by_round,
             vote_k=vote_k,
             maj_at_k=by_round[0] if vote_k is not None else NAN,
             wall_s_total=float(wall),
-            wall_s_mean=_ratio(wall, n),
+            wall_s_mean=ratio(wall, n),
             cost=cost,
-            cost_per_item=None if cost is None else _ratio(cost, n),
+            cost_per_item=None if cost is None else ratio(cost, n),
             cached_calls=bill["cached_calls"],
             bill=bill,
             tokens_by_kind={kind: dict(usage) for kind, usage in self.kinds.items()},
@@ -293,8 +290,8 @@ class MethodTally:
             failed_requests=self.failed_requests,
             wasted_tokens=self.wasted,
             failed_item_tokens=self.failed_wasted,
-            fallback_rate=_ratio(sources["fallback"], turns) if sources and turns else NAN,
-            turn_abstention_rate=_ratio(sources["none"], turns) if sources and turns else NAN,
+            fallback_rate=ratio(sources["fallback"], turns) if sources and turns else NAN,
+            turn_abstention_rate=ratio(sources["none"], turns) if sources and turns else NAN,
             round_stats=stats,
             flips=total_flips(stats),
             vote_at_round0=self.round_zero(),
