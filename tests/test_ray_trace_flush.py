@@ -268,3 +268,9 @@ def test_a_short_traced_eval_sends_the_runs_of_every_item(tmp_path, engine):
     assert traced_items(server) == {row["id"] for row in rows}
     started, ended = ended_runs(server)
     assert started > 0 and ended == started  # every run sent, and sent ended
+
+
+def test_the_docs_give_the_flush_wait():
+    docs = Path(__file__).resolve().parents[1] / "docs" / "evaluation.md"
+    flat = " ".join(docs.read_text(encoding="utf-8").split())
+    assert f"what it still holds and waits up to {FLUSH_S:g} s in all" in flat
