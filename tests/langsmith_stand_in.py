@@ -26,12 +26,14 @@ class StandIn:
         status: The status of every answer whose path no entry of ``by_path`` starts.
         by_path: Statuses by path prefix (``"/sessions": 200``).
         seen: ``(method, path, x-api-key)`` of each request, in order.
+        bodies: ``(path, content-encoding, body)`` of each request with a body, in order.
         url: The server's address, once it runs.
     """
 
     status: int
     by_path: dict[str, int] = field(default_factory=dict)
     seen: list[tuple[str, str, str | None]] = field(default_factory=list)
+    bodies: list[tuple[str, str | None, bytes]] = field(default_factory=list)
     url: str = ""
 
     def status_of(self, path: str) -> int:
@@ -51,7 +53,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_request(self) -> None:
         size = int(self.headers.get("content-length") or 0)
-        self.rfile.read(size)
+        body = self.rfile.read(size)
+        if body:
+            self.stand_in.bodies.append((self.path, self.headers.get("content-encoding"), body))
         key = self.headers.get("x-api-key")
         self.stand_in.seen.append((self.command, self.path, key))
         status = self.stand_in.status_of(self.path)

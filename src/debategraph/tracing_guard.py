@@ -141,6 +141,31 @@ def quiet_tracing_logs(warn: Callable[[str], None] | None = None) -> bool:
     return True
 
 
+def flush_traces(timeout: float) -> bool:
+    """Send the traces LangSmith's client still holds here, waiting at most about ``timeout`` s.
+
+    LangSmith's client sends traces in batches from a background thread; a process let go
+    (a Ray worker at the end of a run) before it sends the last batch loses those traces.
+
+    Args:
+        timeout: Seconds to wait for the batches to be sent (LangSmith bounds the wait, not
+            the hand-over of what it still buffers).
+
+    Returns:
+        Whether tracing is on here (and the traces were flushed); where it is off, nothing of
+        LangSmith is imported.
+    """
+    if not tracing_asked():
+        return False
+    from langsmith.run_trees import get_cached_client
+    from langsmith.utils import tracing_is_enabled
+
+    if not tracing_is_enabled():
+        return False
+    get_cached_client().flush(timeout=max(0.0, timeout))
+    return True
+
+
 def _to_stderr(line: str) -> None:
     print(f"warning: {line}", file=sys.stderr, flush=True)
 

@@ -24,6 +24,10 @@ worker writes a file.
   notes, and the rows of units that finished unread, into the run's cut-short spend
   (:mod:`debategraph.eval.cut_short`). A worker that does not answer within
   :data:`SETTLE_S` (killed, its node lost) takes its notes with it.
+* With LangSmith tracing on, each worker traces its own debates, and LangSmith's client
+  sends them in batches from a background thread. Before the workers are let go (at the
+  end, or cut short), the driver asks each worker that traces to send what it still holds,
+  and waits for them all together, at most :data:`FLUSH_S`.
 * A local cluster started for a run ends with it, however the driver ends: a watcher
   process ends what is left of it once the driver is gone (:mod:`.reaper`). Connecting
   is quiet, and joins with this machine's Ray token (:mod:`.ray_connect`).
@@ -55,7 +59,7 @@ from debategraph.eval.ledger import row_spend
 from debategraph.eval.redaction import run_redactor
 from debategraph.eval.rows import error_row
 from debategraph.policies.secrets import Redactor, url_secrets
-from debategraph.tracing_guard import quiet_tracing_logs
+from debategraph.tracing_guard import flush_traces, quiet_tracing_logs
 
 WORKER_ENV = {"RAY_worker_niceness": "0"}
 """The workers' runtime environment: normal CPU priority (Ray's default lowers it)."""
@@ -66,6 +70,10 @@ HEADROOM = 2
 SETTLE_S = 5.0
 """How long, at most and in all, a run cut short waits for its cancelled units to end and
 for its workers' notes of their spend before it disconnects."""
+
+FLUSH_S = 10.0
+"""How long, at most and in all, the driver waits for its tracing workers to send their last
+traces to LangSmith before it lets them go."""
 
 
 def _ray() -> ModuleType:
@@ -92,7 +100,8 @@ class RayExecutor:
 
     Attributes:
         started: What each worker said when it started: ``pid``, ``node``, ``version``,
-            ``niceness`` and ``runtime_env`` (what Ray set up for it).
+            ``niceness``, ``runtime_env`` (what Ray set up for it) and ``traces`` (whether
+            it traces to LangSmith).
         pids: The process ids that finished units (restarted workers included).
     """
 
@@ -168,6 +177,7 @@ class RayExecutor:
         ray = _ray()
         connected = self._connect(ray)
         actors: list[Any] = []
+        self.started = []
         try:
             if job.cache is not None:
                 self._check_one_machine(ray)
@@ -190,6 +200,7 @@ class RayExecutor:
             return await self._dispatch(ray, actors, shares, work, deliver)
         finally:
             self._settle(ray, actors)
+            self._flush_traces(ray, actors)
             if connected:  # the job's actors end with its driver (and the cluster it started)
                 ray.shutdown()
             else:
@@ -238,6 +249,24 @@ class RayExecutor:
         for ask in answered:
             with contextlib.suppress(Exception):
                 sink.extend(ray.get(ask, timeout=0))
+
+    def _flush_traces(self, ray: ModuleType, actors: list[Any]) -> None:
+        """Ask each worker that traces to send its last traces; wait :data:`FLUSH_S` in all.
+
+        A worker that does not answer in time (killed, its node lost, LangSmith slow) loses
+        the traces it still holds; it costs the run that one wait, shared with the others.
+        """
+        tracing = [a for a, said in zip(actors, self.started, strict=False) if said.get("traces")]
+        if not tracing:
+            return
+        deadline = time.monotonic() + FLUSH_S
+        asks = []
+        for actor in tracing:
+            with contextlib.suppress(Exception):
+                asks.append(actor.flush_traces.remote(FLUSH_S))
+        left = max(0.0, deadline - time.monotonic())
+        with contextlib.suppress(Exception):  # one wait for all: a dead worker costs it once
+            ray.wait(asks, num_returns=len(asks), timeout=left)
 
     def _connect(self, ray: ModuleType) -> bool:
         """Start or join a cluster; whether this run must disconnect (and stop it) after."""
@@ -385,7 +414,8 @@ class _Worker:
         self.job = job
         self._runner: ItemRunner | None = None
         self.cut_short: list[dict[str, Any]] = []
-        quiet_tracing_logs()  # a worker traces on its own: LangSmith's complaints in one line
+        # a worker traces on its own: LangSmith's complaints in one line
+        self.traces = quiet_tracing_logs()
 
     def _items(self) -> ItemRunner:
         if self._runner is None:
@@ -407,6 +437,7 @@ class _Worker:
             "version": __version__,
             "niceness": os.getpriority(os.PRIO_PROCESS, 0),
             "runtime_env": dict(ray.get_runtime_context().runtime_env),
+            "traces": self.traces,
         }
 
     async def run(self, work: Work) -> tuple[list[dict[str, Any]], int, int]:
@@ -426,6 +457,16 @@ class _Worker:
         finally:
             CUT_SHORT.reset(noting)
         return rows, runner.limiter.peak, os.getpid()
+
+    async def flush_traces(self, timeout: float) -> bool:
+        """Send the traces LangSmith's client still holds here, within about ``timeout`` s.
+
+        Returns:
+            Whether this worker traces (and flushed).
+        """
+        if not self.traces:
+            return False
+        return await asyncio.to_thread(flush_traces, timeout)
 
     async def spent(self) -> list[dict[str, Any]]:
         """What the units cancelled here had spent, since the last call (then forgotten)."""
