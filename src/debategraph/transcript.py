@@ -33,13 +33,15 @@ def print_transcript(
     *,
     show_text: bool = False,
     redact: Callable[[str], str] = str,
+    show_prompts: bool = False,
 ) -> None:
     """Readable transcript: per round who read whom, answers, confidence and tokens.
 
     Every piece of model or user text is redacted and escaped, so secrets never show and
     brackets in the text are shown as written. A long field is cut with a note of how many
     characters were cut (``show --json`` and ``run --json --text`` keep every character),
-    so a hostile 20 MB question prints as fast as a short one.
+    so a hostile 20 MB question prints as fast as a short one. With ``show_text`` and
+    ``show_prompts``, a turn that kept its prompt (``eval --prompts``) prints it above its reply.
     """
     from rich.table import Table
 
@@ -96,6 +98,11 @@ def print_transcript(
         if show_text:
             for t in turns:
                 console.print(f"[bold]{cell(t['id'])}[/]")
+                prompt = t.get("prompt") if show_prompts else None
+                if isinstance(prompt, str):
+                    console.print("[dim]prompt:[/]")
+                    console.print(escape(prompt, TEXT_CHARS), highlight=False)
+                    console.print("[dim]reply:[/]")
                 text = t.get("text")
                 shown = (
                     escape(text, TEXT_CHARS)

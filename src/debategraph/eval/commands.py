@@ -127,6 +127,7 @@ def eval_command(*, given: GivenSettings) -> None:
         quiet=opts.quiet,
         price=price,
         texts=opts.texts,
+        prompts=opts.prompts,
         executor=_executor(opts, {}),
         seeds=seed_list,
     )
@@ -171,6 +172,7 @@ def _run_sweep(config: Path, opts: EvalOptions, price: dict[str, float] | None) 
         quiet=opts.quiet,
         price=price,
         texts=opts.texts if not opts.texts else bool(run.get("texts", True)),
+        prompts=opts.prompts or bool(run.get("prompts", False)),
         executor=_executor(opts, run),
         seeds=run.get("seeds"),
     )
@@ -550,7 +552,10 @@ def show_command(
         list[str] | None,
         typer.Option(help="Only this method's debate (its label in the results); repeat."),
     ] = None,
-    show_text: Annotated[bool, typer.Option(help="Show every reply's text.")] = False,
+    show_text: Annotated[
+        bool,
+        typer.Option(help="Show every reply's text, and its prompt where kept (eval --prompts)."),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the stored rows as JSON.")] = False,
 ) -> None:
     """Print a stored debate as `debategraph run` prints it: who read whom, answers, decision."""
@@ -591,7 +596,9 @@ def show_command(
         except ValueError as exc:
             warn(cut_text(str(exc), LINE_CHARS, redactor))
             continue
-        print_transcript(result, console, show_text=show_text, redact=redactor)
+        print_transcript(
+            result, console, show_text=show_text, redact=redactor, show_prompts=show_text
+        )
         correct = row.get("correct")
         if row.get("reference") is not None:
             verdict = "right" if correct else "wrong"

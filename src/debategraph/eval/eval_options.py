@@ -131,3 +131,11 @@ class EvalOptions:
         "--no-texts for very large runs.",
         toml=bool,
     )
+    prompts: bool = setting(
+        "evaluation",
+        default=False,
+        help="Also keep every call's prompt (its last user message) in the rows, for "
+        "debategraph show and export --to inspect; off by default, as prompts make rows "
+        "several times larger.",
+        toml=bool,
+    )

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 _RUN_EVAL_KEYWORDS = (
     "dataset", "selection", "concurrency", "rps", "force", "fsync", "cache", "texts", "executor",
-    "seeds",
+    "seeds", "prompts",
 )  # fmt: skip
 
 
@@ -35,6 +35,7 @@ class EvalPlan:
         quiet: No progress display.
         price: $ per input and output token, for the cost column.
         texts: Keep every reply's text in the rows.
+        prompts: Keep every call's prompt in the rows.
         executor: Where the debates run (``None``: this process).
         seeds: The debates' seeds, each arm run once per seed.
     """
@@ -52,6 +53,7 @@ class EvalPlan:
     quiet: bool = False
     price: dict[str, float] | None = None
     texts: bool = True
+    prompts: bool = False
     executor: Executor | None = None
     seeds: list[int] | None = None
 

@@ -8,9 +8,11 @@ for an abstention, which counts as wrong), and every model call of the debate as
 and role are the call's model and speaker; its output is the reply with its tokens; its
 metadata holds the call's id, kind, round, parsed answer, confidence and the ids it read.
 
-Rows keep each call's reply but not its prompt, so an event's input is the question and the
-replies that call read (one message each, named by turn id), not the prompt's wording; rows
-written with ``--no-texts`` keep no replies, and their events carry the parsed answers only.
+Rows written with ``--prompts`` keep each call's prompt, and an event's input is that prompt, the
+last user message the model was sent. Other rows keep each call's reply but not its prompt, so
+an event's input is the question and the replies that call read (one message each, named by
+turn id), not the prompt's wording; rows written with ``--no-texts`` keep no replies, and their
+events carry the parsed answers only.
 """
 
 from __future__ import annotations
@@ -302,7 +304,10 @@ def _span_end(round_: int, clock: datetime, start: datetime) -> SpanEndEvent:
 def _input(
     question: str, turn: dict[str, Any], by_id: dict[str, dict[str, Any]]
 ) -> list[ChatMessage]:
-    """The question, then each reply the call read, named by its turn id."""
+    """The call's prompt where the row kept it; else the question, then each reply it read."""
+    prompt = turn.get("prompt")
+    if isinstance(prompt, str):
+        return [ChatMessageUser(content=prompt)]
     messages: list[ChatMessage] = [ChatMessageUser(content=question)]
     for read in turn.get("reads") or ():
         peer = by_id.get(str(read))

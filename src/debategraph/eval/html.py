@@ -22,8 +22,18 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
     return f'<table style="{_STYLE}"><tr>{head}</tr>{body}</table>'
 
 
+def _prompt_fold(prompt: object) -> str:
+    """The call's prompt, folded, where the turn kept one."""
+    if not isinstance(prompt, str):
+        return ""
+    return (
+        "<details><summary><small>prompt</small></summary>"
+        f'<pre style="white-space:pre-wrap">{escape(prompt)}</pre></details>'
+    )
+
+
 def result_html(result: DebateResult) -> str:
-    """The decision, usage and a table of turns per round; response texts fold out."""
+    """The decision, usage and a table of turns per round; responses and prompts fold out."""
     usage = result.usage
     answer = "no answer" if result.answer is None else result.answer
     parts = [
@@ -46,6 +56,7 @@ def result_html(result: DebateResult) -> str:
             text = (
                 f"<details><summary>{escape(str(shown))}</summary>"
                 f'<pre style="white-space:pre-wrap">{escape(t["text"])}</pre></details>'
+                + _prompt_fold(t.get("prompt"))
             )
             conf = "" if t["confidence"] is None else f"{t['confidence']:.2f}"
             read = ", ".join(i.split(":", 1)[-1] for i in t["reads"])

@@ -104,12 +104,13 @@ def result_row(
     spend: SpendMeter | None = None,
     texts: bool = True,
     seed: int | None = None,
+    prompts: bool = False,
 ) -> dict[str, Any]:
     """The JSONL row of one finished debate (schema in :mod:`debategraph.eval.metrics`).
 
     Besides the figures, a row keeps the debate itself, so that ``debategraph show`` can
     print it again: the question, every turn (what it read, its answer and how that was
-    found, tokens; its reply text unless ``texts`` is off), the decision with its evidence
+    found, tokens; its reply text unless ``texts`` is off; its prompt if ``prompts`` is on), the decision with its evidence
     and the method's state.
 
     Args:
@@ -122,6 +123,7 @@ def result_row(
         texts: Keep every turn's reply text (off for very large runs).
         seed: The debate's seed, recorded as the row's ``seed`` (``--seeds``); ``None``
             records none.
+        prompts: Keep every turn's prompt, the last user message its model was sent.
 
     Returns:
         The row.
@@ -165,7 +167,7 @@ def result_row(
         "cut_off": result.cut_off,
         "adversaries": result.adversaries,
         "decision": result.decision,
-        "turns": result.turn_records(include_text=texts),
+        "turns": result.turn_records(include_text=texts, include_prompts=prompts),
         "method_state": result.method_state,
     }
     if arm.budget_of is not None:

@@ -425,6 +425,7 @@ async def run_eval(
     texts: bool = True,
     executor: Executor | None = None,
     seeds: Sequence[int] | None = None,
+    prompts: bool = False,
 ) -> EvalOutcome:
     """Run every arm on every item, appending rows to ``out_dir/results.jsonl``; resumable.
 
@@ -461,6 +462,9 @@ async def run_eval(
             random tie-breaks, the simulated model) and its row records it as ``seed``;
             the items are the same for every seed. ``None`` (the default) runs each arm
             once with its own seed, and rows record none.
+        prompts: Also keep every turn's prompt (the last user message its model was sent)
+            in the rows, for ``debategraph show`` and ``export --to inspect``. Like
+            ``texts``, not part of the settings a resumed run must share.
 
     Returns:
         The outcome.
@@ -485,7 +489,7 @@ async def run_eval(
     seeds = check_seeds(seeds)
     check_arms(arms)
     executor = executor or LocalExecutor()
-    job = Job(tuple(arms), dataset, concurrency, rps, cache, texts)
+    job = Job(tuple(arms), dataset, concurrency, rps, cache, texts, prompts)
     executor.check(job)
     out = Path(out_dir)
     redact = run_redactor(arms)

@@ -24,6 +24,7 @@ class Job:
         rps: Most requests per second to provider models, or ``None``.
         cache: The call cache (a SQLite file path or a LangGraph ``BaseCache``), or ``None``.
         texts: Keep every turn's reply text in the rows.
+        prompts: Keep every turn's prompt (its last user message) in the rows.
     """
 
     arms: tuple[Arm, ...]
@@ -32,6 +33,7 @@ class Job:
     rps: float | None = None
     cache: Any = None
     texts: bool = True
+    prompts: bool = False
 
     def shares(self, workers: int) -> list[Job]:
         """This job split over ``workers`` processes, which together keep its limits.

@@ -251,6 +251,7 @@ class ItemRunner:
             dataset=dataset,
             spend=meter,
             texts=self.job.texts,
+            prompts=self.job.prompts,
             seed=seed,
         )
 
