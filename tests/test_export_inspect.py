@@ -168,6 +168,22 @@ def test_the_generation_settings_eval_records_reach_every_model_event(tmp_path):
         assert (config.frequency_penalty, config.reasoning_effort) == (0.25, "low")
 
 
+def test_a_run_with_prompts_gives_each_model_event_the_prompt_its_model_was_sent(tmp_path):
+    run = tmp_path / "run"
+    made = runner.invoke(app, [*EVAL, "--method", "du", "--prompts", "--out", str(run)])
+    assert made.exit_code == 0, made.output
+    stored = rows(run)
+    samples = export(run, tmp_path / "logs")["du"].samples
+    assert len(samples) == len(stored) == 3
+    for sample, row in zip(samples, stored, strict=True):
+        calls = [e for e in sample.events if e.event == "model"]
+        assert len(calls) == len(row["turns"]) == 4  # 2 agents, rounds 0 and 1
+        for event, turn in zip(calls, row["turns"], strict=True):
+            assert turn["prompt"]  # kept by --prompts, else the check below proves nothing
+            assert [(m.role, m.text) for m in event.input] == [("user", turn["prompt"])]
+            assert event.output.completion == turn["text"]
+
+
 def test_rows_from_before_generation_was_nested_keep_their_settings(tmp_path):
     run = tmp_path / "run"
     run.mkdir()
