@@ -41,9 +41,9 @@ EVAL_FLAGS = [
     "--cache", "--no-cache", "--match-budget", "--only-contested", "--concurrency", "--rps",
     "--engine", "--address", "--workers", "--out", "--force", "--fsync", "--prices", "--quiet",
     "--texts", "--prompts", "--agents", "--rounds", "--model", "--base-url", "--tie-policy",
-    "--decision", "--decision-option", "--option", "--settings", "--temperature", "--top-p", "--top-k",
-    "--max-tokens", "--stop", "--frequency-penalty", "--reasoning-effort", "--timeout",
-    "--logprobs", "--allow-large", "--max-attempts", "--retry-backoff", "--gate"
+    "--decision", "--decision-option", "--option", "--settings", "--temperature", "--top-p",
+    "--top-k", "--max-tokens", "--stop", "--frequency-penalty", "--reasoning-effort",
+    "--timeout", "--logprobs", "--allow-large", "--max-attempts", "--retry-backoff", "--gate"
 ]  # fmt: skip
 
 
@@ -60,8 +60,8 @@ def test_every_context_field_is_declared_and_the_commands_keep_their_flags():
     assert names == {f.name for f in fields(dg.DebateContext)}
     negatives = {"--no-attack", "--no-logprobs", "--no-allow-large", "--no-text", "--no-show-text"}
     assert _options("run") == {*RUN_FLAGS, *negatives}
-    negatives = {"--no-logprobs", "--no-allow-large", "--no-only-contested", "--no-force",
-                 "--no-prompts"}
+    negatives = {"--no-logprobs", "--no-allow-large", "--no-only-contested", "--no-force"}
+    negatives.add("--no-prompts")
     assert _options("eval") == {*EVAL_FLAGS, *negatives, "--no-fsync", "--no-quiet", "--no-texts"}
     generation = {s.name for s in for_command("eval") if s.group == "generation"}
     assert {"frequency_penalty", "reasoning_effort", "temperature"} <= generation

@@ -110,8 +110,8 @@ def result_row(
 
     Besides the figures, a row keeps the debate itself, so that ``debategraph show`` can
     print it again: the question, every turn (what it read, its answer and how that was
-    found, tokens; its reply text unless ``texts`` is off; its prompt if ``prompts`` is on), the decision with its evidence
-    and the method's state.
+    found, tokens; its reply text unless ``texts`` is off; its prompt if ``prompts`` is on),
+    the decision with its evidence and the method's state.
 
     Args:
         arm: The arm (its label is the row's ``method``).
