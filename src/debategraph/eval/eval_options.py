@@ -136,6 +136,6 @@ class EvalOptions:
         default=False,
         help="Also keep every call's prompt (its last user message) in the rows, for "
         "debategraph show and export --to inspect; off by default, as prompts make rows "
-        "several times larger.",
+        "about twice as large or more.",
         toml=bool,
     )
