@@ -82,3 +82,18 @@ def test_a_sweep_file_asks_for_prompts_with_its_prompts_key(tmp_path):
     done = runner.invoke(app, ["eval", "--config", str(sweep), "--quiet"])
     assert done.exit_code == 0, done.output
     assert all(isinstance(t["prompt"], str) for t in the_row(out)["turns"])
+
+
+def test_the_notebook_view_folds_each_prompt_where_the_turn_kept_one(tmp_path):
+    from html import escape
+
+    from debategraph.eval.rows import result_from_row
+
+    live = dg.run("What is 2+3?", method="du", agents=2, rounds=1, seed=0, task="number")
+    html = live._repr_html_()
+    assert html.count("<summary><small>prompt</small></summary>") == 4
+    assert escape(live.turns[2]["prompt"]) in html
+    out = tmp_path / "r"
+    assert runner.invoke(app, [*EVAL, "--out", str(out)]).exit_code == 0
+    stored = result_from_row(the_row(out))  # written without --prompts
+    assert "<small>prompt</small>" not in stored._repr_html_()
