@@ -97,3 +97,14 @@ def test_the_notebook_view_folds_each_prompt_where_the_turn_kept_one(tmp_path):
     assert runner.invoke(app, [*EVAL, "--out", str(out)]).exit_code == 0
     stored = result_from_row(the_row(out))  # written without --prompts
     assert "<small>prompt</small>" not in stored._repr_html_()
+
+
+def test_the_notebook_view_of_a_row_without_texts_shows_the_answers(tmp_path):
+    from debategraph.eval.rows import result_from_row
+
+    out = tmp_path / "r"
+    assert runner.invoke(app, [*EVAL, "--out", str(out), "--no-texts"]).exit_code == 0
+    row = the_row(out)
+    html = result_from_row(row)._repr_html_()
+    assert all("text" not in t for t in row["turns"])
+    assert "<pre" not in html and f"{row['answer']}" in html

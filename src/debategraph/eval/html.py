@@ -53,11 +53,13 @@ def result_html(result: DebateResult) -> str:
         rows = []
         for t in (t for t in result.turns if t["round"] == r):
             shown = t.get("label") if t["kind"] == "evaluation" else t["answer"]
+            reply = t.get("text")  # a row written with --no-texts keeps none
             text = (
                 f"<details><summary>{escape(str(shown))}</summary>"
-                f'<pre style="white-space:pre-wrap">{escape(t["text"])}</pre></details>'
-                + _prompt_fold(t.get("prompt"))
-            )
+                f'<pre style="white-space:pre-wrap">{escape(reply)}</pre></details>'
+                if reply is not None
+                else escape(str(shown))
+            ) + _prompt_fold(t.get("prompt"))
             conf = "" if t["confidence"] is None else f"{t['confidence']:.2f}"
             read = ", ".join(i.split(":", 1)[-1] for i in t["reads"])
             rows.append(
