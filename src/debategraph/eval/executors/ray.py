@@ -229,24 +229,13 @@ class RayExecutor:
             with contextlib.suppress(Exception):
                 ray.cancel(ref)
         deadline = time.monotonic() + SETTLE_S  # one wait in all, for units and notes
-        ready: list[Any] = []
-        with contextlib.suppress(Exception):
-            ready, _ = ray.wait(refs, num_returns=len(refs), timeout=SETTLE_S)
-        for ref in ready:
+        for ref in _answered(ray, refs, deadline):
             with contextlib.suppress(Exception):  # a cancelled unit's rows are the worker's
                 note_rows(ray.get(ref, timeout=0)[0])
         sink = CUT_SHORT.get()
         if sink is None:
             return
-        asks = []
-        for actor in actors:
-            with contextlib.suppress(Exception):
-                asks.append(actor.spent.remote())
-        answered: list[Any] = []
-        left = max(0.0, deadline - time.monotonic())
-        with contextlib.suppress(Exception):  # one wait for all: a dead worker costs it once
-            answered, _ = ray.wait(asks, num_returns=len(asks), timeout=left)
-        for ask in answered:
+        for ask in _answered(ray, _ask_each(actors, "spent"), deadline):
             with contextlib.suppress(Exception):
                 sink.extend(ray.get(ask, timeout=0))
 
@@ -257,16 +246,9 @@ class RayExecutor:
         the traces it still holds; it costs the run that one wait, shared with the others.
         """
         tracing = [a for a, said in zip(actors, self.started, strict=False) if said.get("traces")]
-        if not tracing:
-            return
-        deadline = time.monotonic() + FLUSH_S
-        asks = []
-        for actor in tracing:
-            with contextlib.suppress(Exception):
-                asks.append(actor.flush_traces.remote(FLUSH_S))
-        left = max(0.0, deadline - time.monotonic())
-        with contextlib.suppress(Exception):  # one wait for all: a dead worker costs it once
-            ray.wait(asks, num_returns=len(asks), timeout=left)
+        if tracing:
+            deadline = time.monotonic() + FLUSH_S
+            _answered(ray, _ask_each(tracing, "flush_traces", FLUSH_S), deadline)
 
     def _connect(self, ray: ModuleType) -> bool:
         """Start or join a cluster; whether this run must disconnect (and stop it) after."""
@@ -400,6 +382,24 @@ def note_rows(rows: list[dict[str, Any]]) -> None:
     for row in rows:
         spend = row_spend(row)
         note_spend(sink, row.get("method"), row.get("id"), spend, seed=row.get("seed"))
+
+
+def _ask_each(actors: list[Any], method: str, *args: Any) -> list[Any]:
+    """Call ``method`` on every actor; the refs of the calls that could be made."""
+    asks = []
+    for actor in actors:
+        with contextlib.suppress(Exception):
+            asks.append(getattr(actor, method).remote(*args))
+    return asks
+
+
+def _answered(ray: ModuleType, refs: list[Any], deadline: float) -> list[Any]:
+    """The refs done by ``deadline``: one wait for all, so a dead worker costs it once."""
+    done: list[Any] = []
+    with contextlib.suppress(Exception):
+        left = max(0.0, deadline - time.monotonic())
+        done, _ = ray.wait(refs, num_returns=len(refs), timeout=left)
+    return done
 
 
 class _Worker:
