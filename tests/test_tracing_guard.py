@@ -92,33 +92,36 @@ def test_tracing_on_and_unreachable_is_turned_off_with_one_warning(
     assert os.environ["LANGSMITH_TRACING"] == "false"  # and for the processes it starts
 
 
-def test_a_key_no_header_carries_turns_tracing_off_with_one_line(counter, monkeypatch):
-    monkeypatch.setenv("LANGSMITH_TRACING", "true")
-    monkeypatch.setenv("LANGSMITH_API_KEY", "lsv2_pt_Emu\u2014Okapi")
-    get_env_var.cache_clear()
-    warnings: list[str] = []
-    assert check_tracing(warnings.append) is False
-    assert warnings == [
+UNSENDABLE = [
+    (
+        "LANGSMITH_API_KEY",
+        "lsv2_pt_Emu\u2014Okapi",
         "LANGSMITH_API_KEY holds a character an HTTP header cannot carry: U+2014 EM DASH at "
         "character 12 of 17 (pasted with the value?); set LANGSMITH_API_KEY again, copied "
-        "from LangSmith; tracing is off for this run"
-    ]
-    assert counter == []  # nothing sent
-    assert not tracing_is_enabled() and os.environ["LANGSMITH_TRACING"] == "false"
+        "from LangSmith; tracing is off for this run",
+    ),
+    (
+        "LANGCHAIN_WORKSPACE_ID",
+        "ws-1\nws-2",
+        "LANGCHAIN_WORKSPACE_ID holds a character an HTTP header cannot carry: U+000A a "
+        "control character at character 5 of 9 (pasted with the value?); set "
+        "LANGCHAIN_WORKSPACE_ID again, copied from LangSmith; tracing is off for this run",
+    ),
+]
 
 
-def test_a_workspace_id_with_a_line_break_is_named(counter, monkeypatch):
+@pytest.mark.parametrize(("variable", "value", "line"), UNSENDABLE)
+def test_a_setting_no_header_carries_turns_tracing_off_with_one_line(
+    counter, monkeypatch, variable, value, line
+):
     monkeypatch.setenv("LANGSMITH_TRACING", "true")
-    monkeypatch.setenv("LANGCHAIN_WORKSPACE_ID", "ws-1\nws-2")
+    monkeypatch.setenv(variable, value)
     get_env_var.cache_clear()
     warnings: list[str] = []
     assert check_tracing(warnings.append) is False
-    assert warnings == [
-        "LANGCHAIN_WORKSPACE_ID holds a character an HTTP header cannot carry: U+000A a "
-        "control character at character 5 of 9 (pasted with the value?); set "
-        "LANGCHAIN_WORKSPACE_ID again, copied from LangSmith; tracing is off for this run"
-    ]
-    assert counter == []
+    assert warnings == [line]
+    assert counter == []  # nothing sent
+    assert not tracing_is_enabled() and os.environ["LANGSMITH_TRACING"] == "false"
 
 
 def quieted() -> bool:
