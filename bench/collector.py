@@ -36,7 +36,7 @@ SETTINGS = ("default", "freeze", "cli")
 def child(setting: str, n_items: int) -> dict[str, float]:
     """One timed evaluation in this process under ``setting``."""
     from debategraph.eval.datasets import load_dataset
-    from debategraph.eval.runner import Arm, run_eval
+    from debategraph.eval.run.runner import Arm, run_eval
 
     items = load_dataset("arithmetic", limit=n_items)
     if setting != "default":

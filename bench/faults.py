@@ -50,7 +50,7 @@ sys.path.insert(1, str(Path(__file__).resolve().parent))
 from tests.openai_server import estimate_tokens, message_text, spawn
 
 from debategraph.eval.datasets import arithmetic_items
-from debategraph.eval.runner import Arm, EvalOutcome, run_eval
+from debategraph.eval.run.runner import Arm, EvalOutcome, run_eval
 from debategraph.nodes.patience import GIVE_UP_S
 from debategraph.nodes.retry import DEFAULT_ATTEMPTS, DEFAULT_BACKOFF_S, MAX_INTERVAL_S
 

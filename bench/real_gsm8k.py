@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from debategraph.eval.datasets import load_dataset
-from debategraph.eval.report import write_report
-from debategraph.eval.runner import Arm, run_eval
+from debategraph.eval.report.writer import write_report
+from debategraph.eval.run.runner import Arm, run_eval
 from debategraph.models.oracle import REPLAY_SOURCES
 from debategraph.policies.mdm import credibility, lookup_model_size
 

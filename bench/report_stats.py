@@ -34,7 +34,7 @@ SKILL = {"cot": 0.55, "sc": 0.62, "sc@groupdebate~tokens": 0.64}
 
 RUN = """
 import json, resource, sys, time
-from debategraph.eval import report
+from debategraph.eval.report import writer as report
 if sys.argv[2] == "off":
     report.paired_comparisons = lambda rows, **kwargs: []
 start = time.perf_counter()
@@ -109,9 +109,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
-    from debategraph.eval.comparisons import paired_comparisons
-    from debategraph.eval.results import load_rows
-    from debategraph.eval.stats import paired_bootstrap, sign_flip_test
+    from debategraph.eval.analysis.comparisons import paired_comparisons
+    from debategraph.eval.analysis.results import load_rows
+    from debategraph.eval.analysis.stats import paired_bootstrap, sign_flip_test
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)

@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 
 from debategraph.eval.datasets import load_dataset
-from debategraph.eval.runner import Arm, evaluate
+from debategraph.eval.run.runner import Arm, evaluate
 
 METHODS = ("cot", "du", "groupdebate", "cortex", "madm2-s", "svr", "freemad-n")
 

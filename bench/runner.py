@@ -1,7 +1,7 @@
 """Evaluation runner overhead, memory and concurrency.
 
 1. Overhead: 1,000 arithmetic items, `du` with 3 agents and 2 rounds, a zero-latency model,
-   through `debategraph.eval.runner.run_eval` (JSONL rows, shared call limiter, manifest):
+   through `debategraph.eval.run.runner.run_eval` (JSONL rows, shared call limiter, manifest):
    items per second, vs a plain sequential loop of `arun` calls on the same items. Peak
    memory: the tracemalloc peak of a second, traced run, and the process's ru_maxrss.
 2. Concurrency: the same run with a fixed 200 ms model latency and 64 concurrent calls:
@@ -40,7 +40,7 @@ from zero_model import FixedModel
 
 import debategraph as dg
 from debategraph.eval.datasets import load_dataset
-from debategraph.eval.runner import Arm, run_eval
+from debategraph.eval.run.runner import Arm, run_eval
 
 LATENCY_S = 0.2
 RUN_TIME_RE = re.compile(r" new, ([0-9.]+) s\)")

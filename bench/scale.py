@@ -178,7 +178,7 @@ class Window:
 
 
 def arm_of(url: str) -> Any:
-    from debategraph.eval.runner import Arm
+    from debategraph.eval.run.runner import Arm
 
     return Arm("du", "du", {"agents": 3, "rounds": 2, "models": MODEL, "base_url": url})
 
@@ -188,11 +188,11 @@ async def child_throughput(arm: str, url: str, items: int, concurrency: int) -> 
 
     if arm == "raw":
         return await raw_client(url, items, concurrency)
-    from debategraph.eval.runner import run_eval
+    from debategraph.eval.run.runner import run_eval
 
     executor = None
     if arm.startswith("ray"):
-        from debategraph.eval.executors import RayExecutor
+        from debategraph.eval.run.executors import RayExecutor
 
         executor = RayExecutor(workers=int(arm.removeprefix("ray")))
     window = Window(items)
@@ -236,7 +236,7 @@ async def child_concurrency(url: str, items: int, concurrency: int, seconds: flo
     """Run for ``seconds`` (the parent counts the server's requests), print, and exit at once:
     what is measured (peak RSS, the first call, the rate) needs no more."""
     from debategraph.eval.datasets import arithmetic_items
-    from debategraph.eval.runner import run_eval
+    from debategraph.eval.run.runner import run_eval
 
     todo = arithmetic_items(items)
     out = tempfile.mkdtemp(prefix="scale-")
@@ -280,9 +280,9 @@ class RssEvery:
 async def child_long(items: int) -> dict[str, Any]:
     from zero_model import FixedModel
 
+    from debategraph.eval.analysis.metrics import summarize
     from debategraph.eval.datasets import arithmetic_items
-    from debategraph.eval.metrics import summarize
-    from debategraph.eval.runner import Arm, run_eval
+    from debategraph.eval.run.runner import Arm, run_eval
 
     arms = [Arm("du", "du", {"agents": 3, "rounds": 2, "models": FixedModel()})]
     todo = arithmetic_items(items)

@@ -41,7 +41,7 @@ from zero_model import FixedModel
 
 import debategraph as dg
 from debategraph.eval.datasets import load_dataset
-from debategraph.eval.runner import arms_for, run_eval
+from debategraph.eval.run.runner import arms_for, run_eval
 from debategraph.models import simulated
 
 

@@ -22,9 +22,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from debategraph.eval.metrics import MethodSummary, Row, group_by, summarize_method
-from debategraph.eval.runner import EvalOutcome
-from debategraph.eval.summary_stream import summarize_stream
+from debategraph.eval.analysis.metrics import MethodSummary, Row, group_by, summarize_method
+from debategraph.eval.analysis.summary_stream import summarize_stream
+from debategraph.eval.run.runner import EvalOutcome
 
 
 def summarize_lists(rows: Iterable[Row]) -> dict[str, MethodSummary]:

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from debategraph.eval.executors.admission import Admission
+from debategraph.eval.run.executors.admission import Admission
 
 NO_LAG_RULE = 1e9  # the slot rule alone: a loaded test machine's lateness cannot move it
 

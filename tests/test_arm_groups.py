@@ -6,12 +6,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from debategraph.eval.arms import Arm
+from debategraph.eval.analysis.results import build_groups, group_sources
 from debategraph.eval.datasets import load_dataset
-from debategraph.eval.results import build_groups, group_sources
-from debategraph.eval.runner import evaluate
-from debategraph.eval.store import RESULTS_FILE
-from debategraph.eval.tables import render_markdown
+from debategraph.eval.log.store import RESULTS_FILE
+from debategraph.eval.report.tables import render_markdown
+from debategraph.eval.run.arms import Arm
+from debategraph.eval.run.runner import evaluate
 
 
 def stored(folder: Path) -> list[dict[str, Any]]:

@@ -14,10 +14,10 @@ from typer.testing import CliRunner
 
 import debategraph as dg
 from debategraph.cli import app
-from debategraph.eval.bill import bill_cost, bill_of
+from debategraph.eval.analysis.metrics import summarize
 from debategraph.eval.commands import parse_prices
-from debategraph.eval.metrics import summarize
-from debategraph.eval.report import write_report
+from debategraph.eval.log.bill import bill_cost, bill_of
+from debategraph.eval.report.writer import write_report
 from debategraph.models.usage_details import usage_details
 from debategraph.nodes.call import UsageTotal
 
@@ -146,7 +146,7 @@ def test_a_replayed_debate_says_so():
 
 def test_an_eval_replayed_from_the_cache_counts_paid_and_cached_calls_apart(key, tmp_path):
     from debategraph.eval.datasets import arithmetic_items
-    from debategraph.eval.runner import Arm, evaluate
+    from debategraph.eval.run.runner import Arm, evaluate
 
     cache = tmp_path / "calls.sqlite"
     items = arithmetic_items(3, seed=5)
@@ -269,9 +269,9 @@ def test_paid_tokens_not_kept_are_on_the_bill_beside_the_kept_calls():
 
 
 def test_a_pricing_sample_is_paid_not_kept_and_its_replay_costs_nothing(key, tmp_path):
-    from debategraph.eval.arms import arms_for
     from debategraph.eval.datasets import arithmetic_items
-    from debategraph.eval.runner import evaluate
+    from debategraph.eval.run.arms import arms_for
+    from debategraph.eval.run.runner import evaluate
 
     cache, items = tmp_path / "calls.sqlite", arithmetic_items(1, seed=5)
     prices = {"input": 1e-6, "output": 2e-6}
@@ -360,7 +360,7 @@ def test_replay_marking_copies_the_stored_writes():
 
 def test_a_partly_replayed_debate_counts_the_waste_of_its_paid_calls(key, tmp_path):
     from debategraph.eval.datasets import arithmetic_items
-    from debategraph.eval.runner import Arm, evaluate
+    from debategraph.eval.run.runner import Arm, evaluate
 
     cache, items = tmp_path / "calls.sqlite", arithmetic_items(1, seed=5)
     with serve(seed=3) as server:

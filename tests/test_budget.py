@@ -8,9 +8,9 @@ import pytest
 from typer.testing import CliRunner
 
 from debategraph.cli import app
-from debategraph.eval.budget import budget_samples, budget_settings
 from debategraph.eval.datasets import load_dataset
-from debategraph.eval.runner import arms_for, evaluate
+from debategraph.eval.run.budget import budget_samples, budget_settings
+from debategraph.eval.run.runner import arms_for, evaluate
 
 from .fixed_length import FixedLength
 
@@ -116,7 +116,7 @@ def test_shared_rounds_reach_only_the_methods_that_debate(tmp_path):
     sweep.write_text('dataset = "arithmetic"\n[settings]\nrounds = 2\n[arms.cot]\nmethod = "cot"\n'
                      '[arms.cot-alone]\nmethod = "cot"\nrounds = 0\n'
                      '[arms.du]\nmethod = "du"\n')  # fmt: skip
-    from debategraph.eval.sweep import load_sweep
+    from debategraph.eval.run.sweep import load_sweep
 
     rounds = {a.label: a.settings.get("rounds") for a in load_sweep(sweep).arms}
     assert rounds == {"cot": None, "cot-alone": 0, "du": 2}

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 import debategraph as dg
 from debategraph.cli import app
 from debategraph.eval.datasets import Item
-from debategraph.eval.runner import Arm, evaluate
+from debategraph.eval.run.runner import Arm, evaluate
 from debategraph.nodes.cache_guard import CacheError, cache_fault
 from debategraph.testing import ScriptedChatModel
 

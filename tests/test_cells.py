@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from debategraph.eval.cells import MISSING, number_cell
+from debategraph.eval.report.cells import MISSING, number_cell
 
 
 def test_a_number_is_scaled_then_formatted():

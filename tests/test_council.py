@@ -229,7 +229,7 @@ def test_golden_transcript_on_the_simulated_debaters():
 
 
 def test_report_decision_council_rank_reads_each_rows_rankings():
-    from debategraph.eval.rescore import rescore
+    from debategraph.eval.analysis.rescore import rescore
 
     row = {
         "id": "q1", "method": "council", "task": "number", "reference": "6",

@@ -29,7 +29,7 @@ def test_a_stream_without_its_finish_chunk_is_asked_again(server):
 @pytest.mark.parametrize("streamed", [True, False])
 def test_the_cut_reply_is_a_failed_request_whose_tokens_are_wasted(server, tmp_path, streamed):
     from debategraph.eval.datasets import arithmetic_items
-    from debategraph.eval.runner import Arm, evaluate
+    from debategraph.eval.run.runner import Arm, evaluate
 
     if streamed:
         model = ChatOpenAI(model="sim-0", base_url=server.base_url, streaming=True,

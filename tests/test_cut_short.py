@@ -1,8 +1,8 @@
 """The log of what cut-short debates spent: noted per debate, summed exactly, torn lines skipped."""
 
-from debategraph.eval.cut_short import CUT_SHORT, log_cut_short, note_cut_short, read_cut_short
-from debategraph.eval.files import INTERRUPTED_FILE
-from debategraph.eval.spend import SpendMeter
+from debategraph.eval.log.files import INTERRUPTED_FILE
+from debategraph.eval.log.spend import SpendMeter
+from debategraph.eval.run.cut_short import CUT_SHORT, log_cut_short, note_cut_short, read_cut_short
 
 
 def meter(inputs: int, outputs: int, requests: int, failed: int = 0) -> SpendMeter:

@@ -82,7 +82,7 @@ def test_the_give_up_bound_the_docs_state_is_the_codes():
 
 
 def test_the_refused_connection_bounds_the_docs_state_are_the_codes():
-    from debategraph.eval.breaker import DOWN_STREAK
+    from debategraph.eval.run.breaker import DOWN_STREAK
     from debategraph.policies.retry import REFUSED_ATTEMPTS
 
     def flat(name: str) -> str:

@@ -9,9 +9,9 @@ import pytest
 from typer.testing import CliRunner
 
 from debategraph.cli import app
-from debategraph.eval.dynamics import FLIPS, flip_kind, round_dynamics, round_zero_vote
-from debategraph.eval.metrics import summarize
-from debategraph.eval.rescore import vote_at_round
+from debategraph.eval.analysis.dynamics import FLIPS, flip_kind, round_dynamics, round_zero_vote
+from debategraph.eval.analysis.metrics import summarize
+from debategraph.eval.analysis.rescore import vote_at_round
 
 
 @pytest.mark.parametrize(
@@ -128,8 +128,8 @@ def test_report_from_the_command_line_writes_the_analysis(tmp_path):
 
 
 def test_the_rounds_of_every_debating_method_are_also_pooled(tmp_path):
-    from debategraph.eval.report import write_report
-    from debategraph.eval.results import build_groups
+    from debategraph.eval.analysis.results import build_groups
+    from debategraph.eval.report.writer import write_report
 
     other = [dict(debate("q1", [["2", "2", "2"], ["1", "1", "1"]], "1"), method="cortex")]
     voted = [dict(debate("q1", [["1", "2", "1"]], "1"), method="mav")]  # one round: no debate

@@ -338,7 +338,7 @@ def test_cortex_debates_once_before_it_may_stop_at_consensus():
 
 def test_a_method_object_runs_through_eval(tmp_path):
     from debategraph.eval.datasets import arithmetic_items
-    from debategraph.eval.runner import Arm, evaluate
+    from debategraph.eval.run.runner import Arm, evaluate
 
     outcome = evaluate(
         arithmetic_items(3), [Arm("summarised", SUMMARISED, {"rounds": 1})], tmp_path,
@@ -364,7 +364,7 @@ def test_no_private_langgraph_api_is_imported():
 
 def test_evaluate_works_inside_a_running_event_loop(tmp_path):
     from debategraph.eval.datasets import arithmetic_items
-    from debategraph.eval.runner import Arm, evaluate
+    from debategraph.eval.run.runner import Arm, evaluate
 
     async def notebook_cell():
         return evaluate(arithmetic_items(2), [Arm("du", "du", {"rounds": 1})], tmp_path,

@@ -43,7 +43,7 @@ def test_rows_keep_the_prompts_only_with_the_flag(tmp_path):
 
 def test_the_prompts_are_what_the_model_received(tmp_path):
     from debategraph.eval.datasets import arithmetic_items
-    from debategraph.eval.runner import Arm, evaluate
+    from debategraph.eval.run.runner import Arm, evaluate
     from debategraph.testing import ScriptedChatModel
 
     model = ScriptedChatModel(respond=lambda prompt: f"{len(prompt)} \\boxed{{7}}")
@@ -87,7 +87,7 @@ def test_a_sweep_file_asks_for_prompts_with_its_prompts_key(tmp_path):
 def test_the_notebook_view_folds_each_prompt_where_the_turn_kept_one(tmp_path):
     from html import escape
 
-    from debategraph.eval.rows import result_from_row
+    from debategraph.eval.log.rows import result_from_row
 
     live = dg.run("What is 2+3?", method="du", agents=2, rounds=1, seed=0, task="number")
     html = live._repr_html_()
@@ -100,7 +100,7 @@ def test_the_notebook_view_folds_each_prompt_where_the_turn_kept_one(tmp_path):
 
 
 def test_the_notebook_view_of_a_row_without_texts_shows_the_answers(tmp_path):
-    from debategraph.eval.rows import result_from_row
+    from debategraph.eval.log.rows import result_from_row
 
     out = tmp_path / "r"
     assert runner.invoke(app, [*EVAL, "--out", str(out), "--no-texts"]).exit_code == 0

@@ -69,7 +69,7 @@ def test_an_evaluation_reaches_its_first_call_without_the_report_and_with_the_co
     assert seen["exit"] == 0, out.stderr
     modules = set(seen["modules"])
     assert "langchain_openai" in modules  # the call did go through the OpenAI client
-    assert not modules & {"debategraph.eval.report", "numpy", "matplotlib"}
+    assert not modules & {"debategraph.eval.report.writer", "numpy", "matplotlib"}
     assert seen["collector"] is True  # the start-up switched it off; the command turned it on
     assert seen["frozen"] > 0  # with the libraries frozen out of it
 

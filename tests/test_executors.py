@@ -11,10 +11,10 @@ from typer.testing import CliRunner
 
 from debategraph.cli import app
 from debategraph.eval.datasets import load_dataset
-from debategraph.eval.executors import Job, LocalExecutor, RayExecutor, executor_for
-from debategraph.eval.runner import Arm, evaluate
-from debategraph.eval.store import RESULTS_FILE
-from debategraph.eval.sweep import SweepError, load_sweep
+from debategraph.eval.log.store import RESULTS_FILE
+from debategraph.eval.run.executors import Job, LocalExecutor, RayExecutor, executor_for
+from debategraph.eval.run.runner import Arm, evaluate
+from debategraph.eval.run.sweep import SweepError, load_sweep
 
 runner = CliRunner()
 

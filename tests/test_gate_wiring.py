@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 import debategraph as dg
 from debategraph.cli import app
-from debategraph.eval.sweep import SweepError, load_sweep
+from debategraph.eval.run.sweep import SweepError, load_sweep
 from debategraph.methods.registry import PluginError
 
 runner = CliRunner()

@@ -72,7 +72,7 @@ def test_a_hung_server_is_given_up_on_when_the_calls_time_is_up(server, monkeypa
 @pytest.mark.slow
 def test_a_throttled_calls_wait_is_capped_and_reported(server, monkeypatch, tmp_path):
     from debategraph.eval.datasets import arithmetic_items
-    from debategraph.eval.runner import Arm, evaluate
+    from debategraph.eval.run.runner import Arm, evaluate
 
     monkeypatch.setattr(patience, "GIVE_UP_S", 3.0)
     server.configure({"fault_rates": {"http429": 1.0}, "retry_after": 0.5})
@@ -93,7 +93,7 @@ def test_a_throttled_calls_wait_is_capped_and_reported(server, monkeypatch, tmp_
 @pytest.mark.slow
 def test_a_throttled_but_finished_item_reports_its_wait(server, tmp_path):
     from debategraph.eval.datasets import arithmetic_items
-    from debategraph.eval.runner import Arm, evaluate
+    from debategraph.eval.run.runner import Arm, evaluate
 
     server.configure({"retry_after": 0.25})
     server.faults.push("http429", "http429")

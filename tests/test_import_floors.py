@@ -182,3 +182,51 @@ def test_the_generic_decision_path_knows_no_method_or_rule_by_name():
         }
         assert "credibility" not in literals, module
         assert not any(_within(t, m) for t in EDGES[module] for m in method_modules), module
+
+
+EVAL_STAGES: dict[str, tuple[str, ...]] = {
+    "log": (),
+    "analysis": ("log",),
+    "run": ("log", "analysis"),
+    "report": ("log", "analysis"),
+    "export": ("log", "analysis", "report"),
+}
+"""Each stage of ``eval/`` and the stages it may import.
+
+``log`` (the row, the store, the ledger) is the lowest floor: the runner writes rows through
+it and every reader reads them through it. ``analysis`` computes over logged rows;
+``report`` and ``export`` read the analysis (``export`` may reuse ``report``). ``run`` sits on
+``log`` and ``analysis`` (its executors screen contested items with ``analysis.dynamics``)
+and no stage imports ``run``. ``datasets`` and ``commands`` (the command-line front end) are
+outside the order: every stage may import ``datasets``, ``commands`` may import every stage.
+"""
+
+
+def _eval_stage(module: str) -> str | None:
+    parts = module.split(".")
+    if len(parts) > 2 and parts[1] == "eval" and parts[2] in EVAL_STAGES:
+        return parts[2]
+    return None
+
+
+def test_eval_stages_import_only_the_stages_below_them():
+    reverse = {
+        (m, t)
+        for m, ts in EDGES.items()
+        if (stage := _eval_stage(m)) is not None
+        for t in ts
+        if (target := _eval_stage(t)) not in (None, stage, *EVAL_STAGES[stage])
+    }
+    assert not reverse
+
+
+def test_eval_is_laid_out_by_stage():
+    loose = {
+        m
+        for m in MODULES
+        if _within(m, "debategraph.eval")
+        and m.count(".") == 2
+        and m.rpartition(".")[2] not in {*EVAL_STAGES, "datasets", "commands"}
+    }
+    assert loose == set()
+    assert all(f"debategraph.eval.{stage}" in MODULES for stage in EVAL_STAGES)

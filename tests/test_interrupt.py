@@ -108,7 +108,7 @@ IMPORT_MOMENTS = [
     ("module", "langgraph.graph"),
     ("script", "pydantic"),
     ("script", "debategraph.models.simulated"),
-    ("module", "debategraph.eval.runner"),
+    ("module", "debategraph.eval.run.runner"),
 ]
 
 

@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from debategraph.eval.cut_short import read_cut_short
-from debategraph.eval.files import INTERRUPTED_FILE
+from debategraph.eval.log.files import INTERRUPTED_FILE
+from debategraph.eval.run.cut_short import read_cut_short
 
 from .openai_server import serve
 

@@ -18,10 +18,10 @@ import debategraph
 SRC = Path(debategraph.__file__).resolve().parents[1]
 HEAVY = ["numpy", "networkx", "faiss", "openai", "langchain_openai", "sympy", "matplotlib", "ray"]
 EVAL = [
-    "debategraph.eval.runner",
-    "debategraph.eval.store",
-    "debategraph.eval.report",
-    "debategraph.eval.metrics",
+    "debategraph.eval.run.runner",
+    "debategraph.eval.log.store",
+    "debategraph.eval.report.writer",
+    "debategraph.eval.analysis.metrics",
 ]
 ARITH = "What is the result of 3+4*5+6-7*2?"
 
@@ -79,8 +79,8 @@ def test_cli_run_loads_no_eval_harness():
 def test_an_evaluation_loads_ray_only_on_the_ray_engine(tmp_path):
     evaluation = (
         "from debategraph.eval.datasets import load_dataset\n"
-        "from debategraph.eval.executors import executor_for\n"
-        "from debategraph.eval.runner import Arm, evaluate\n"
+        "from debategraph.eval.run.executors import executor_for\n"
+        "from debategraph.eval.run.runner import Arm, evaluate\n"
         "executor = executor_for('ray', workers=2)  # chosen, not run\n"
         f"outcome = evaluate(load_dataset('arithmetic', limit=2), [Arm('cot', 'cot')], "
         f"{str(tmp_path)!r}, dataset='arithmetic')\n"

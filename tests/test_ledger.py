@@ -8,24 +8,24 @@ import math
 from typer.testing import CliRunner
 
 from debategraph.cli import app
-from debategraph.eval.bill import bill_of
-from debategraph.eval.breaker import Breaker
-from debategraph.eval.ledger import (
+from debategraph.eval.analysis.ledger_bill import fold_ledger, ledger_words
+from debategraph.eval.analysis.metrics import summarize
+from debategraph.eval.log.bill import bill_of
+from debategraph.eval.log.ledger import (
     INTERRUPTED_FILE,
     fingerprint,
     log_retried,
     read_ledger,
     row_spend,
 )
-from debategraph.eval.ledger_bill import fold_ledger, ledger_words
-from debategraph.eval.metrics import summarize
-from debategraph.eval.store import (
+from debategraph.eval.log.store import (
     RESULTS_FILE,
     ResultsFile,
     check_manifest,
     encode_row,
     read_rows,
 )
+from debategraph.eval.run.breaker import Breaker
 
 
 def finished(item: str, **extra):

@@ -14,24 +14,24 @@ import pytest
 from typer.testing import CliRunner
 
 from debategraph.cli import app
-from debategraph.eval.breaker import UNREACHABLE_FIELD
-from debategraph.eval.cut_short import CUT_SHORT, log_cut_short
+from debategraph.eval.analysis.ledger_bill import fold_ledger
+from debategraph.eval.analysis.metrics import summarize
 from debategraph.eval.datasets.items import Item
-from debategraph.eval.executors.base import Deliver, Job, Work
-from debategraph.eval.files import INTERRUPTED_FILE, MANIFEST_FILE, RESULTS_FILE
-from debategraph.eval.ledger import fingerprint, log_retried, read_ledger
-from debategraph.eval.ledger_bill import fold_ledger
-from debategraph.eval.metrics import summarize
-from debategraph.eval.rows import error_row
-from debategraph.eval.runner import Arm, _Writer, evaluate
-from debategraph.eval.spend import SpendMeter
-from debategraph.eval.store import (
+from debategraph.eval.log.files import INTERRUPTED_FILE, MANIFEST_FILE, RESULTS_FILE
+from debategraph.eval.log.ledger import fingerprint, log_retried, read_ledger
+from debategraph.eval.log.rows import error_row
+from debategraph.eval.log.spend import SpendMeter
+from debategraph.eval.log.store import (
     ResultsFile,
     SettingsMismatchError,
     check_manifest,
     encode_row,
     read_rows,
 )
+from debategraph.eval.run.breaker import UNREACHABLE_FIELD
+from debategraph.eval.run.cut_short import CUT_SHORT, log_cut_short
+from debategraph.eval.run.executors.base import Deliver, Job, Work
+from debategraph.eval.run.runner import Arm, _Writer, evaluate
 
 CUT = {"method": "du", "id": "q1", "input_tokens": 10, "output_tokens": 1, "requests": 1,
        "failed_requests": 0}  # fmt: skip

@@ -10,10 +10,10 @@ import pytest
 
 import debategraph as dg
 from debategraph.errors import ConfigurationError, PlanError
-from debategraph.eval.arms import Arm
 from debategraph.eval.datasets import load_dataset
-from debategraph.eval.failed_rows import failure_advice, lasting_failures
-from debategraph.eval.runner import evaluate
+from debategraph.eval.run.arms import Arm
+from debategraph.eval.run.failed_rows import failure_advice, lasting_failures
+from debategraph.eval.run.runner import evaluate
 from debategraph.methods import (
     DebateConfigError,
     DebateView,
@@ -155,10 +155,10 @@ def test_every_error_class_has_its_kind():
         NoConnectionError,
         UnusableReplyError,
     )
-    from debategraph.eval.breaker import ServerDownError
     from debategraph.eval.datasets import DatasetFormatError
-    from debategraph.eval.store import OutputBusyError, SettingsMismatchError
-    from debategraph.eval.sweep import SweepError
+    from debategraph.eval.log.store import OutputBusyError, SettingsMismatchError
+    from debategraph.eval.run.breaker import ServerDownError
+    from debategraph.eval.run.sweep import SweepError
     from debategraph.methods.registry import PluginError
     from debategraph.models.resolve import ModelConfigError
     from debategraph.nodes.cache_guard import CacheError

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from debategraph.eval.metrics import (
+from debategraph.eval.analysis.metrics import (
     accuracy_by_round,
     consensus_by_round,
     harness_metrics,

@@ -42,7 +42,7 @@ def test_arun_in_two_event_loops_and_a_streaming_object(server):
 
 def test_a_second_evaluation_with_the_object_fails_no_row(server, tmp_path):
     from debategraph.eval.datasets import arithmetic_items
-    from debategraph.eval.runner import Arm, evaluate
+    from debategraph.eval.run.runner import Arm, evaluate
 
     model = chat(server)
     items = arithmetic_items(3, seed=1)

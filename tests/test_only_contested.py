@@ -11,13 +11,13 @@ from collections import Counter
 import pytest
 
 from debategraph.api import DebateConfigError
-from debategraph.eval.arms import SCREEN_LABEL, Arm, arms_for, check_arms, screen_arm
+from debategraph.eval.analysis.dynamics import settled_at_round0
+from debategraph.eval.analysis.metrics import summarize
 from debategraph.eval.datasets import load_dataset
-from debategraph.eval.dynamics import settled_at_round0
-from debategraph.eval.metrics import summarize
-from debategraph.eval.report import write_report
-from debategraph.eval.runner import evaluate
-from debategraph.eval.store import RESULTS_FILE
+from debategraph.eval.log.store import RESULTS_FILE
+from debategraph.eval.report.writer import write_report
+from debategraph.eval.run.arms import SCREEN_LABEL, Arm, arms_for, check_arms, screen_arm
+from debategraph.eval.run.runner import evaluate
 
 ITEMS = load_dataset("arithmetic", limit=12)
 SETTINGS = {"agents": 3, "rounds": 1, "models": "simulated", "seed": 2}

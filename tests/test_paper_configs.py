@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from debategraph.eval.arms import SCREEN_LABEL, screen_arm
 from debategraph.eval.datasets import load_dataset
-from debategraph.eval.runner import Arm, run_eval
-from debategraph.eval.sweep import Sweep, load_sweep
+from debategraph.eval.run.arms import SCREEN_LABEL, screen_arm
+from debategraph.eval.run.runner import Arm, run_eval
+from debategraph.eval.run.sweep import Sweep, load_sweep
 from debategraph.methods.registry import get_method
 from debategraph.nodes.runnable import run_sync
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from debategraph.eval.metrics import summarize, wilson_interval
-from debategraph.eval.pareto import (
+from debategraph.eval.analysis.metrics import summarize, wilson_interval
+from debategraph.eval.analysis.pareto import (
     ParetoPoint,
     arm_points,
     dominates,
@@ -20,8 +20,8 @@ from debategraph.eval.pareto import (
     pareto_points,
     point_label,
 )
-from debategraph.eval.pareto_table import pareto_table
-from debategraph.eval.report import PLOT_NAMES, write_report
+from debategraph.eval.report.pareto_table import pareto_table
+from debategraph.eval.report.writer import PLOT_NAMES, write_report
 
 FIXTURE = Path(__file__).parent / "fixtures" / "pareto_rows.jsonl"
 
@@ -165,7 +165,7 @@ def test_an_arm_without_scored_rows_has_no_point() -> None:
 
 def test_points_agree_with_the_summary_on_a_simulated_run(tmp_path: Path) -> None:
     from debategraph.eval.datasets import load_dataset
-    from debategraph.eval.runner import arms_for, evaluate
+    from debategraph.eval.run.runner import arms_for, evaluate
 
     items = load_dataset("arithmetic", limit=6, seed=3)
     arms = arms_for(["du", "sc"], {"rounds": 2, "agents": 3}, match_budget="tokens")
@@ -250,8 +250,8 @@ def test_an_arm_whose_rows_record_no_answer_is_its_decision() -> None:
 
 
 def test_a_groups_points_cover_the_rows_its_summary_covers() -> None:
-    from debategraph.eval.pareto import group_points
-    from debategraph.eval.results import build_groups
+    from debategraph.eval.analysis.pareto import group_points
+    from debategraph.eval.analysis.results import build_groups
 
     # An arm whose agents were all simulated; q3's row was written when a simulated debate
     # that ended at round 0 was called "real": the report puts it with its arm's rows.

@@ -7,7 +7,7 @@ from typer.testing import CliRunner
 
 import debategraph as dg
 from debategraph.cli import app
-from debategraph.eval.sweep import load_sweep
+from debategraph.eval.run.sweep import load_sweep
 from debategraph.methods import DebateConfigError
 from debategraph.policies.tokens import estimate_tokens
 from debategraph.prompts.groupdebate import SYSTEM

@@ -274,7 +274,7 @@ def test_the_plugin_builds_graphs_and_tools_by_name(plugin_env):
             "quorum")
         import tempfile
         from debategraph.eval.datasets import load_dataset
-        from debategraph.eval.runner import Arm, evaluate
+        from debategraph.eval.run.runner import Arm, evaluate
         items = load_dataset("arithmetic", limit=2)
         with tempfile.TemporaryDirectory() as out:
             done = evaluate(items, [Arm("r", "debate_review:REVIEW", {{"rounds": 1}})], out,

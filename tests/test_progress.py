@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from debategraph.eval.progress import IntervalProgress, TextProgress
+from debategraph.eval.run.progress import IntervalProgress, TextProgress
 
 
 class Clock:

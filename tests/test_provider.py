@@ -110,7 +110,7 @@ def test_the_openai_client_adds_no_retries_of_its_own(server):
 
 def test_a_call_cache_makes_a_rerun_free_without_merging_agents(server, tmp_path):
     from debategraph.eval.datasets import arithmetic_items
-    from debategraph.eval.runner import Arm, evaluate
+    from debategraph.eval.run.runner import Arm, evaluate
 
     cache = tmp_path / "calls.sqlite"
     arms = [Arm("sc", "sc", {"agents": 3, "models": "sim-0", "base_url": server.base_url})]
@@ -139,7 +139,7 @@ def test_a_call_cache_makes_a_rerun_free_without_merging_agents(server, tmp_path
 @pytest.mark.parametrize("fault", ["empty", "http500", "malformed", "no_choices", "non_utf8"])
 def test_a_retried_request_is_counted_in_the_rows_spend(server, tmp_path, fault):
     from debategraph.eval.datasets import arithmetic_items
-    from debategraph.eval.runner import Arm, evaluate
+    from debategraph.eval.run.runner import Arm, evaluate
 
     server.faults.push(fault)
     arms = [Arm("cot", "cot", {"models": "sim-0", "base_url": server.base_url})]
@@ -154,8 +154,8 @@ def test_a_retried_request_is_counted_in_the_rows_spend(server, tmp_path, fault)
 @pytest.mark.slow
 def test_an_eval_through_faults_loses_and_duplicates_nothing(server, tmp_path):
     from debategraph.eval.datasets import arithmetic_items
-    from debategraph.eval.report import write_report
-    from debategraph.eval.runner import Arm, evaluate
+    from debategraph.eval.report.writer import write_report
+    from debategraph.eval.run.runner import Arm, evaluate
 
     items = arithmetic_items(8, seed=4)
     arms = [Arm("du", "du", {"agents": 2, "rounds": 1, "models": "sim-0",
@@ -192,7 +192,7 @@ def test_timeout_bounds_the_whole_call_even_when_the_body_trickles(server):
 @pytest.mark.slow
 def test_the_default_retries_survive_a_fifth_of_requests_failing(server, tmp_path):
     from debategraph.eval.datasets import arithmetic_items
-    from debategraph.eval.runner import Arm, evaluate
+    from debategraph.eval.run.runner import Arm, evaluate
 
     server.configure({"fault_rates": {"http500": 0.2}})
     arms = [Arm("du", "du", {"models": "sim-0", "base_url": server.base_url,

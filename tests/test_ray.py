@@ -29,10 +29,10 @@ from pydantic import ConfigDict, Field
 
 from debategraph.api import DebateConfigError
 from debategraph.eval.datasets import load_dataset
-from debategraph.eval.executors import Job, RayExecutor, Work
-from debategraph.eval.executors.ray import WORKER_ENV
-from debategraph.eval.runner import Arm, arms_for, evaluate
-from debategraph.eval.store import RESULTS_FILE
+from debategraph.eval.log.store import RESULTS_FILE
+from debategraph.eval.run.executors import Job, RayExecutor, Work
+from debategraph.eval.run.executors.ray import WORKER_ENV
+from debategraph.eval.run.runner import Arm, arms_for, evaluate
 
 from .helpers import without_timings
 from .openai_server import serve
@@ -431,7 +431,7 @@ def test_a_local_cluster_started_for_a_run_is_gone_after_it(tmp_path):
 
 
 def test_a_dead_server_stops_a_ray_run_as_it_stops_a_local_one(cluster, tmp_path):
-    from debategraph.eval.breaker import DOWN_STREAK, ServerDownError
+    from debategraph.eval.run.breaker import DOWN_STREAK, ServerDownError
 
     with socket.socket() as closed:  # bound, never listening: every connection is refused
         closed.bind(("127.0.0.1", 0))

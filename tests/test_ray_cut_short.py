@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from debategraph.eval.cut_short import read_cut_short
+from debategraph.eval.run.cut_short import read_cut_short
 
 from .openai_server import serve
 from .test_interrupted_spend import in_rows, served, settle

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from debategraph.eval.cut_short import CUT_SHORT
 from debategraph.eval.datasets.items import Item
-from debategraph.eval.executors import ray as ray_executor
-from debategraph.eval.executors.base import Job, Work
-from debategraph.eval.executors.ray import SETTLE_S, RayExecutor
+from debategraph.eval.run.cut_short import CUT_SHORT
+from debategraph.eval.run.executors import ray as ray_executor
+from debategraph.eval.run.executors.base import Job, Work
+from debategraph.eval.run.executors.ray import SETTLE_S, RayExecutor
 
 
 def finished(item: str) -> dict[str, Any]:

@@ -26,9 +26,9 @@ from langsmith.utils import get_env_var
 
 from debategraph import __version__
 from debategraph.eval.datasets.items import Item
-from debategraph.eval.executors import ray as ray_executor
-from debategraph.eval.executors.base import Job, Work
-from debategraph.eval.executors.ray import FLUSH_S, SETTLE_S, RayExecutor
+from debategraph.eval.run.executors import ray as ray_executor
+from debategraph.eval.run.executors.base import Job, Work
+from debategraph.eval.run.executors.ray import FLUSH_S, SETTLE_S, RayExecutor
 from debategraph.tracing_guard import flush_traces
 from tests.langsmith_stand_in import StandIn, serving
 

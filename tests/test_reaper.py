@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from debategraph.eval.executors.reaper import Watcher, children, process_table, with_descendants
+from debategraph.eval.run.executors.reaper import Watcher, children, process_table, with_descendants
 
 pytestmark = pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")
 
@@ -83,7 +83,7 @@ def test_closing_ends_the_watched_tree_and_nothing_else():
 
 DRIVER = """
 import json, os, subprocess, sys, time
-from debategraph.eval.executors.reaper import Watcher, children
+from debategraph.eval.run.executors.reaper import Watcher, children
 before = children(os.getpid())
 root = subprocess.Popen(json.loads(sys.argv[1]), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                         text=True)

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from debategraph.eval.report import PLOT_NAMES, read_results, write_report
+from debategraph.eval.report.writer import PLOT_NAMES, read_results, write_report
 
 
 def row(method: str, item: str, correct: bool, **fields: Any) -> dict[str, Any]:
@@ -214,7 +214,7 @@ def test_report_without_answer_sources_has_no_extraction_table(results: Path) ->
 
 def test_rows_are_checked_against_the_runs_question_set(tmp_path: Path) -> None:
     from debategraph.eval.datasets import arithmetic_items
-    from debategraph.eval.runner import Arm, evaluate
+    from debategraph.eval.run.runner import Arm, evaluate
 
     out = tmp_path / "run"
     evaluate(arithmetic_items(3, seed=1), [Arm("cot", "cot")], out, dataset="arithmetic")
@@ -247,7 +247,7 @@ def test_rows_are_checked_against_the_runs_question_set(tmp_path: Path) -> None:
 
 
 def test_methods_at_one_point_share_one_label() -> None:
-    from debategraph.eval.plots import point_labels
+    from debategraph.eval.report.plots import point_labels
 
     # report --decision: the same debates re-decided cost the same tokens; two rules agree.
     at = {"du [majority]": (1200.0, 0.8), "du [freemad]": (1200.0, 0.7),

@@ -4,9 +4,9 @@ import pytest
 from typer.testing import CliRunner
 
 from debategraph.cli import app
+from debategraph.eval.analysis.rescore import rescore, trajectory_of
 from debategraph.eval.datasets import load_dataset
-from debategraph.eval.rescore import rescore, trajectory_of
-from debategraph.eval.runner import Arm, evaluate
+from debategraph.eval.run.runner import Arm, evaluate
 
 ITEMS = load_dataset("gsm8k", limit=8, seed=3)
 KEEP = ("answer", "correct", "abstained")

@@ -6,12 +6,12 @@ import json
 
 import pytest
 
+from debategraph.eval.analysis.metrics import summarize
 from debategraph.eval.datasets import arithmetic_items
-from debategraph.eval.ledger import INTERRUPTED_FILE, read_ledger
-from debategraph.eval.metrics import summarize
-from debategraph.eval.report import write_report
-from debategraph.eval.runner import Arm, evaluate
-from debategraph.eval.store import RESULTS_FILE, read_rows
+from debategraph.eval.log.ledger import INTERRUPTED_FILE, read_ledger
+from debategraph.eval.log.store import RESULTS_FILE, read_rows
+from debategraph.eval.report.writer import write_report
+from debategraph.eval.run.runner import Arm, evaluate
 
 from .openai_server import serve
 

@@ -18,7 +18,8 @@ from langchain_core.rate_limiters import InMemoryRateLimiter
 
 from debategraph.api import DebateConfigError
 from debategraph.eval.datasets import load_dataset
-from debategraph.eval.runner import (
+from debategraph.eval.log.store import MANIFEST_FILE, RESULTS_FILE, SettingsMismatchError
+from debategraph.eval.run.runner import (
     SUMMARY_FIELDS,
     Arm,
     arms_for,
@@ -26,7 +27,6 @@ from debategraph.eval.runner import (
     evaluate,
     with_rate_limiter,
 )
-from debategraph.eval.store import MANIFEST_FILE, RESULTS_FILE, SettingsMismatchError
 from debategraph.models.simulated import SimulatedDebater
 
 from .helpers import without_timings
@@ -273,7 +273,7 @@ def test_rich_progress_counts_resumed_and_new_rows(tmp_path):
 
     from rich.console import Console
 
-    from debategraph.eval.progress import RichProgress
+    from debategraph.eval.run.progress import RichProgress
 
     buffer = io.StringIO()
     progress = RichProgress(Console(file=buffer, width=120, force_terminal=False))
@@ -313,7 +313,7 @@ def test_malformed_rows_are_reported_by_line_and_run_again(tmp_path, reference_r
 
 
 def test_a_finished_run_on_read_only_media_has_nothing_to_do(tmp_path, monkeypatch):
-    from debategraph.eval import runner
+    from debategraph.eval.run import runner
 
     items = load_dataset("arithmetic", limit=3, seed=2)
     folder = tmp_path / "ro"
@@ -330,7 +330,7 @@ def test_a_finished_run_on_read_only_media_has_nothing_to_do(tmp_path, monkeypat
 
 
 def test_a_failed_final_rewrite_leaves_no_temporary_file(tmp_path, monkeypatch):
-    from debategraph.eval import store
+    from debategraph.eval.log import store
 
     results = store.ResultsFile(tmp_path / "results.jsonl")
     rows = [{"method": "cot", "id": f"q{k}", "error": "boom"} for k in (2, 1)]
@@ -349,7 +349,7 @@ def test_a_failed_final_rewrite_leaves_no_temporary_file(tmp_path, monkeypatch):
 
 
 def test_finalize_keeps_one_row_per_key_a_finished_one_first(tmp_path):
-    from debategraph.eval import store
+    from debategraph.eval.log import store
 
     results = store.ResultsFile(tmp_path / "results.jsonl")
     done = {"answer": "7", "correct": True, "input_tokens": 1, "output_tokens": 1, "calls": 1}
@@ -382,7 +382,7 @@ def test_finalize_keeps_one_row_per_key_a_finished_one_first(tmp_path):
 
 
 def test_outcome_rows_come_from_the_file_and_the_summary_needs_few_fields(tmp_path):
-    from debategraph.eval.metrics import summarize
+    from debategraph.eval.analysis.metrics import summarize
 
     arms = [*ARMS, *arms_for(["du"], {"agents": 2, "rounds": 1}, match_budget=True)[1:]]
     outcome = evaluate(ITEMS, arms, tmp_path, dataset="arithmetic")
@@ -424,7 +424,7 @@ def test_a_resume_reports_repeated_rows_and_counts_only_this_runs_rows(tmp_path)
 def test_items_start_as_call_slots_free_up_and_rows_stay_in_the_file(tmp_path, monkeypatch):
     # --concurrency far above what one process needs: about concurrency / (calls per round)
     # debates are in progress at once, not one per item, and no row is held in memory.
-    from debategraph.eval.executors.local import ItemRunner
+    from debategraph.eval.run.executors.local import ItemRunner
 
     running = peak = 0
     started = ItemRunner.run_started

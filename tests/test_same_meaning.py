@@ -93,7 +93,7 @@ def test_an_evaluations_shared_rounds_still_skip_the_baselines(tmp_path):
 
 
 def test_a_sweep_arm_that_gives_a_baseline_rounds_is_refused_by_name(tmp_path):
-    from debategraph.eval.sweep import SweepError, load_sweep
+    from debategraph.eval.run.sweep import SweepError, load_sweep
 
     sweep = tmp_path / "sweep.toml"
     sweep.write_text('dataset = "arithmetic"\n[settings]\nrounds = 2\n'

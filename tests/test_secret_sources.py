@@ -9,7 +9,7 @@ from langchain_openai import ChatOpenAI
 
 from debategraph import Agent
 from debategraph.eval.datasets import Item
-from debategraph.eval.runner import Arm, evaluate
+from debategraph.eval.run.runner import Arm, evaluate
 from debategraph.models.credentials import model_secrets
 from debategraph.policies.secrets import (
     Redactor,

@@ -120,12 +120,12 @@ def test_redactor_exact_values_shapes_and_urls():
 
 @pytest.mark.slow
 def test_a_second_eval_on_the_same_output_is_refused_at_once(tmp_path):
-    from debategraph.eval.store import OutputBusyError, OutputLock
+    from debategraph.eval.log.store import OutputBusyError, OutputLock
 
     with OutputLock(tmp_path), pytest.raises(OutputBusyError, match="another debategraph eval"):
         OutputLock(tmp_path).__enter__()
     # A writer that died without releasing leaves a lock file, but not a held lock.
-    code = "from pathlib import Path; import os, sys; from debategraph.eval.store import "
+    code = "from pathlib import Path; import os, sys; from debategraph.eval.log.store import "
     code += f"OutputLock; OutputLock(Path({str(tmp_path)!r})).__enter__(); os._exit(9)"
     assert subprocess.run([sys.executable, "-c", code], timeout=60).returncode == 9
     assert (Path(tmp_path) / ".lock").exists()

@@ -10,19 +10,19 @@ from typing import Any
 
 import pytest
 
+from debategraph.eval.analysis.metrics import summarize
+from debategraph.eval.analysis.seeds import seed_accuracies, seed_spread
 from debategraph.eval.datasets import load_dataset
-from debategraph.eval.metrics import summarize
-from debategraph.eval.report import write_report
-from debategraph.eval.runner import Arm, arms_for, budget_arms, check_seeds, evaluate
-from debategraph.eval.seeds import seed_accuracies, seed_spread
-from debategraph.eval.seeds_table import seeds_table
-from debategraph.eval.store import (
+from debategraph.eval.log.store import (
     MANIFEST_FILE,
     RESULTS_FILE,
     SettingsMismatchError,
     row_key,
     row_problem,
 )
+from debategraph.eval.report.seeds_table import seeds_table
+from debategraph.eval.report.writer import write_report
+from debategraph.eval.run.runner import Arm, arms_for, budget_arms, check_seeds, evaluate
 
 from .helpers import without_timings
 
@@ -326,8 +326,8 @@ def test_no_seeds_table_without_two_seeds():
 
 
 def test_intervals_count_items_not_seed_rows():
-    from debategraph.eval.metrics import summarize_method
-    from debategraph.eval.pareto import pareto_points
+    from debategraph.eval.analysis.metrics import summarize_method
+    from debategraph.eval.analysis.pareto import pareto_points
 
     def row(item: str, seed: int, right: bool) -> dict:
         answer = "1" if right else "2"

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from debategraph.cli import app
-from debategraph.eval.sweep import SweepError, load_sweep
+from debategraph.eval.run.sweep import SweepError, load_sweep
 
 runner = CliRunner()
 ARGS = ["eval", "--method", "du", "--method", "cot", "--dataset", "arithmetic", "--limit", "3"]

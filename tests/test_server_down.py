@@ -19,16 +19,16 @@ from langgraph.types import RetryPolicy
 
 import debategraph as dg
 from debategraph.errors import NoConnectionError
-from debategraph.eval.breaker import (
+from debategraph.eval.datasets import arithmetic_items
+from debategraph.eval.log.store import RESULTS_FILE
+from debategraph.eval.run.breaker import (
     DOWN_STREAK,
     UNREACHABLE_FIELD,
     Breaker,
     ServerDownError,
     mark_dependent,
 )
-from debategraph.eval.datasets import arithmetic_items
-from debategraph.eval.runner import Arm, evaluate
-from debategraph.eval.store import RESULTS_FILE
+from debategraph.eval.run.runner import Arm, evaluate
 from debategraph.nodes import patience
 from debategraph.nodes.retry import MODEL_RETRY
 from debategraph.policies.retry import REFUSED_ATTEMPTS, is_transient, never_connected

@@ -16,9 +16,9 @@ from typer.testing import CliRunner
 
 import debategraph as dg
 from debategraph.cli import app
-from debategraph.eval.arms import budget_arms
-from debategraph.eval.runner import Arm
-from debategraph.eval.sweep import RUN_KEYS, SweepError, load_sweep
+from debategraph.eval.run.arms import budget_arms
+from debategraph.eval.run.runner import Arm
+from debategraph.eval.run.sweep import RUN_KEYS, SweepError, load_sweep
 from debategraph.state.settings_table import arm_keys, declared, for_command, voting_keys
 
 from .openai_server import serve

@@ -90,7 +90,7 @@ def test_a_cache_that_cannot_be_used_fails_before_any_item(tmp_path):
 def test_a_corrupt_manifest_and_too_many_open_files_are_one_line_each(tmp_path, monkeypatch):
     import errno
 
-    import debategraph.eval.runner as runner_module
+    import debategraph.eval.run.runner as runner_module
 
     args = ["eval", "--method", "cot", "--dataset", "arithmetic", "--limit", "2", "--quiet"]
     assert CliRunner().invoke(app, [*args, "--out", str(tmp_path / "bad")]).exit_code == 0

@@ -212,7 +212,7 @@ def recorded(id, min_ll, first, reference, debate="15"):
 
 
 def test_sid_et_at_a_skip_rate_becomes_an_arm_of_its_own():
-    from debategraph.eval.rescore import sid_et_arm
+    from debategraph.eval.analysis.rescore import sid_et_arm
 
     rows = [recorded("p", -0.1, "15", "15"), recorded("q", -3.0, "9", "15"),
             recorded("r", -0.5, "7", "8", "8"), recorded("s", -2.0, "4", "4", "5")]  # fmt: skip

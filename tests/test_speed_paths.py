@@ -6,7 +6,7 @@ import threading
 import pytest
 
 import debategraph as dg
-from debategraph.eval.spend import SpendMeter
+from debategraph.eval.log.spend import SpendMeter
 from debategraph.models import oracle, simulated
 from debategraph.nodes.call import UsageTotal
 from debategraph.policies.attribution import (

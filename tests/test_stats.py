@@ -9,7 +9,7 @@ import pytest
 from scipy import stats as reference
 from scipy.stats import multinomial
 
-from debategraph.eval.stats import (
+from debategraph.eval.analysis.stats import (
     holm,
     mcnemar_exact,
     minimum_detectable_difference,

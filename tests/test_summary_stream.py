@@ -8,10 +8,15 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from debategraph.eval.dynamics import FLIPS
-from debategraph.eval.metrics import MethodSummary, summarize, summarize_method, wilson_interval
-from debategraph.eval.store import read_rows
-from debategraph.eval.summary_stream import MethodTally, summarize_stream
+from debategraph.eval.analysis.dynamics import FLIPS
+from debategraph.eval.analysis.metrics import (
+    MethodSummary,
+    summarize,
+    summarize_method,
+    wilson_interval,
+)
+from debategraph.eval.analysis.summary_stream import MethodTally, summarize_stream
+from debategraph.eval.log.store import read_rows
 
 PRICES = {"input": 2e-6, "output": 8e-6, "cached_input": 5e-7}
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from debategraph.eval.arms import Arm
+from debategraph.eval.analysis.metrics import summarize
 from debategraph.eval.datasets import load_dataset
-from debategraph.eval.metrics import summarize
-from debategraph.eval.runner import evaluate
-from debategraph.eval.tables import debate_vs_vote_table
+from debategraph.eval.report.tables import debate_vs_vote_table
+from debategraph.eval.run.arms import Arm
+from debategraph.eval.run.runner import evaluate
 from debategraph.policies.answers import answers_match
 from debategraph.policies.survival import agent_vote
 

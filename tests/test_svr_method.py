@@ -388,7 +388,7 @@ def test_studio_export_runs_with_a_context_as_studio_sends_it():
 
 
 def test_graph_pictures_one_per_iteration(tmp_path):
-    from debategraph.eval.graph_plots import write_graph_pngs
+    from debategraph.eval.report.graph_plots import write_graph_pngs
 
     replies = [{"2": "2"}, {}, {}, {}, {}, {}]
     r = dg.run(Q, method="svr", agents=team(ANSWERS, PRIORS, replies))

@@ -16,7 +16,7 @@ import debategraph as dg
 from debategraph import Agent, DebateContext
 from debategraph.api import compiled_graph
 from debategraph.eval.datasets import Item
-from debategraph.eval.runner import Arm, evaluate
+from debategraph.eval.run.runner import Arm, evaluate
 from debategraph.nodes.cache import call_cache_key
 from debategraph.tracing import call_run_config, item_run_config
 

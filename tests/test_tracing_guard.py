@@ -16,7 +16,7 @@ import pytest
 from langsmith.utils import get_env_var, tracing_is_enabled
 
 from debategraph import run
-from debategraph.eval.executors.ray import _Worker
+from debategraph.eval.run.executors.ray import _Worker
 from debategraph.langsmith_trouble import OneLine
 from debategraph.tracing_guard import check_tracing, quiet_tracing_logs
 

@@ -37,7 +37,7 @@ from debategraph.cli_options import (
 )
 from debategraph.cli_settings import GivenSettings, with_settings
 from debategraph.eval.commands import eval_command, report_command, show_command
-from debategraph.eval.export_command import export_command
+from debategraph.eval.export.command import export_command
 from debategraph.methods.registry import PluginError, get_method, method_plugins
 from debategraph.policies.secrets import Redactor
 from debategraph.policies.terminal import visible
@@ -148,7 +148,7 @@ def run_command(
         **settings,
     )
     if graph_png is not None:
-        from debategraph.eval.graph_plots import write_graph_pngs
+        from debategraph.eval.report.graph_plots import write_graph_pngs
 
         try:
             files = write_graph_pngs(result.graphs(), graph_png, prefix=m.name)
@@ -300,7 +300,7 @@ def _interrupted() -> int:
 
 _COMMAND_MODULES = {
     "run": ("debategraph.api",),
-    "eval": ("debategraph.api", "debategraph.eval.runner"),
+    "eval": ("debategraph.api", "debategraph.eval.run.runner"),
 }
 """What each command imports when it runs (loaded before the heap is frozen)."""
 

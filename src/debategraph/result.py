@@ -180,7 +180,7 @@ class DebateResult:
 
     def _repr_html_(self) -> str:
         """A notebook view: the decision, then one table of turns per round."""
-        from debategraph.eval.html import result_html
+        from debategraph.eval.report.html import result_html
 
         return result_html(self)
 

@@ -75,7 +75,7 @@ def test_bad_options_are_refused_before_any_call():
 
 def test_the_simulated_debaters_revise_with_answers_and_score_like_a_vote(tmp_path):
     from debategraph.eval.datasets import load_dataset
-    from debategraph.eval.runner import Arm, evaluate
+    from debategraph.eval.run.runner import Arm, evaluate
 
     arms = [Arm("review", "review", {}), Arm("mav", "mav", {})]
     with registered(REVIEW, rules={"quorum": quorum}):

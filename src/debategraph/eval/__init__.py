@@ -1,13 +1,14 @@
-"""Evaluation harness: question sets, metrics over result rows, and Markdown/PNG reports.
+"""Evaluation harness, laid out by stage (read in this order).
 
-``datasets`` loads and samples question sets (the bundled GSM8K split and Du et al.'s
-arithmetic task work offline; the others go through the Hugging Face ``datasets`` library).
-``metrics`` summarises result rows per method; ``report`` turns a results directory into
-``report.md`` and plots. ``runner`` runs methods over items concurrently and resumably,
-writing rows through ``store`` (``results.jsonl`` and ``run.json``); ``progress`` draws its
-progress bars and ``commands`` holds ``debategraph eval`` and ``debategraph report``.
-``comparisons`` compares two arms on the items both finished (``compare_arms``,
-``paired_comparisons``), with the paired statistics of ``stats``.
+``run`` plans the arms and runs every item through them (the runner, its executors, the
+breaker, progress bars); ``log`` holds the results row and the files a run writes
+(``results.jsonl``, ``run.json``, the spend ledger); ``analysis`` computes over rows (metrics,
+paired statistics, comparisons, seeds, Pareto points, round dynamics, rescoring);
+``report`` turns a results directory into ``report.md``, tables and plots; ``export``
+writes a finished run out for Inspect or LangSmith. ``datasets`` loads and samples question
+sets and ``commands`` holds ``debategraph eval``, ``report`` and ``export``.
+``compare_arms`` and ``paired_comparisons`` (from ``analysis.comparisons``) compare two arms
+on the items both finished.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from debategraph.eval.comparisons import Comparison, compare_arms, paired_comparisons
+    from debategraph.eval.analysis.comparisons import Comparison, compare_arms, paired_comparisons
 
 __all__ = ["Comparison", "compare_arms", "paired_comparisons"]
 
@@ -24,5 +25,5 @@ def __getattr__(name: str) -> Any:  # loaded on first use: numpy stays out of pl
     if name in __all__:
         from importlib import import_module
 
-        return getattr(import_module("debategraph.eval.comparisons"), name)
+        return getattr(import_module("debategraph.eval.analysis.comparisons"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

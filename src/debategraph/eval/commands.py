@@ -22,18 +22,18 @@ from debategraph.cli_options import (
     warn,
 )
 from debategraph.cli_settings import GivenSettings, with_settings
-from debategraph.eval.budget import Budget
 from debategraph.eval.datasets import DatasetFormatError, load_dataset
-from debategraph.eval.eval_options import EvalOptions
+from debategraph.eval.run.budget import Budget
+from debategraph.eval.run.eval_options import EvalOptions
 from debategraph.policies.terminal import cut_text, visible
 from debategraph.state.settings_table import declarations
 
 RESULTS_FILE_NAME = "results.jsonl"
 
 if TYPE_CHECKING:
-    from debategraph.eval.eval_plan import EvalPlan
-    from debategraph.eval.executors import Executor
-    from debategraph.eval.runner import Arm
+    from debategraph.eval.run.eval_plan import EvalPlan
+    from debategraph.eval.run.executors import Executor
+    from debategraph.eval.run.runner import Arm
 
 
 def parse_prices(text: str | None) -> dict[str, float] | None:
@@ -64,7 +64,7 @@ def parse_seeds(text: str | None) -> list[int] | None:
     """``"0,1,2"`` -> ``[0, 1, 2]`` (``--seeds``); exits 2 if empty, malformed or repeated."""
     if text is None:
         return None
-    from debategraph.eval.runner import check_seeds
+    from debategraph.eval.run.runner import check_seeds
 
     parts = [part.strip() for part in text.split(",")]
     try:
@@ -100,7 +100,7 @@ def _dataset_error(exc: Exception) -> str:
 @with_settings("eval", EvalOptions)
 def eval_command(*, given: GivenSettings) -> None:
     """Evaluate methods on a dataset; resumable (re-run the same command to continue)."""
-    from debategraph.eval.eval_plan import EvalPlan
+    from debategraph.eval.run.eval_plan import EvalPlan
 
     opts: EvalOptions = given.own
     price = parse_prices(opts.prices)
@@ -148,8 +148,8 @@ def _refuse_beside_config(opts: EvalOptions, given: GivenSettings) -> None:
 
 def _run_sweep(config: Path, opts: EvalOptions, price: dict[str, float] | None) -> None:
     """Run a sweep file, its evaluation settings overridden by the flags that may be."""
-    from debategraph.eval.eval_plan import EvalPlan
-    from debategraph.eval.sweep import SweepError, load_sweep
+    from debategraph.eval.run.eval_plan import EvalPlan
+    from debategraph.eval.run.sweep import SweepError, load_sweep
 
     try:
         sweep = load_sweep(config)
@@ -181,7 +181,7 @@ def _run_sweep(config: Path, opts: EvalOptions, price: dict[str, float] | None) 
 
 def _cli_arms(opts: EvalOptions, given: GivenSettings, *, seed: int | None) -> list[Arm]:
     """One arm per ``--method``, with the debate settings given; exits 2 on a bad one."""
-    from debategraph.eval.runner import arms_for
+    from debategraph.eval.run.runner import arms_for
     from debategraph.methods.registry import PluginError, get_method
 
     method = opts.method
@@ -238,8 +238,8 @@ def _screened(items: int, seeds: list[int] | None) -> str:
 
 def _cut_short_words(debates: list[dict[str, Any]], out_dir: Path) -> str:
     """What the debates Ctrl-C cut short had spent, for the ``interrupted:`` line."""
-    from debategraph.eval.files import INTERRUPTED_FILE
-    from debategraph.eval.ledger import totals
+    from debategraph.eval.log.files import INTERRUPTED_FILE
+    from debategraph.eval.log.ledger import totals
 
     if not debates:
         return ""
@@ -278,7 +278,7 @@ def _budget(value: object) -> Budget | None:
 
 def _executor(opts: EvalOptions, sweep: dict[str, Any]) -> Executor:
     """The executor of --engine, --address and --workers (over a sweep file's); exits 2."""
-    from debategraph.eval.executors import executor_for
+    from debategraph.eval.run.executors import executor_for
 
     given: dict[str, Any] = {
         "engine": opts.engine,
@@ -300,10 +300,10 @@ def _simulated_arm(arm: Arm) -> bool:
 
 def _run_arms(arms: list[Arm], plan: EvalPlan) -> None:
     """Load the items, run the arms (resumably) and print the table; exit on any error."""
-    from debategraph.eval.ledger import read_ledger
-    from debategraph.eval.ledger_bill import fold_ledger, ledger_words
-    from debategraph.eval.summary_stream import summarize_stream
-    from debategraph.eval.tables import results_table  # not the report's: no numpy, no plots
+    from debategraph.eval.analysis.ledger_bill import fold_ledger, ledger_words
+    from debategraph.eval.analysis.summary_stream import summarize_stream
+    from debategraph.eval.log.ledger import read_ledger
+    from debategraph.eval.report.tables import results_table  # not the report's: no numpy, no plots
 
     _check_plan(plan)
     arms = _all_arms(arms, plan)
@@ -327,7 +327,7 @@ def _run_arms(arms: list[Arm], plan: EvalPlan) -> None:
         warn(problem)
     typer.echo(visible(results_table(summary, with_cost=plan.price is not None)))
     if plan.seeds is not None:
-        from debategraph.eval.seeds_table import SEEDS_NOTE, seeds_table
+        from debategraph.eval.report.seeds_table import SEEDS_NOTE, seeds_table
 
         table = seeds_table(summary)
         if table:
@@ -342,7 +342,7 @@ def _run_arms(arms: list[Arm], plan: EvalPlan) -> None:
     if ledger_words(beside):
         typer.echo(ledger_words(beside))
     if outcome.failed:
-        from debategraph.eval.failed_rows import failure_advice, lasting_failures
+        from debategraph.eval.run.failed_rows import failure_advice, lasting_failures
 
         lasting = lasting_failures(r for r in outcome.summary_rows() if "error" in r)
         fail(failure_advice(outcome.failed, lasting), code=1)
@@ -361,7 +361,7 @@ def _check_plan(plan: EvalPlan) -> None:
 
 def _all_arms(arms: list[Arm], plan: EvalPlan) -> list[Arm]:
     """The arms with the budget-matched ones after them and the screen before; exits 2."""
-    from debategraph.eval.runner import budget_arms, screen_arm
+    from debategraph.eval.run.runner import budget_arms, screen_arm
 
     try:
         if plan.match_budget is not None:
@@ -399,7 +399,7 @@ def _progress(quiet: bool) -> Any:
     """A progress display on stderr: a bar on a terminal, a steady line in a log."""
     if quiet:
         return None
-    from debategraph.eval.progress import IntervalProgress, RichProgress
+    from debategraph.eval.run.progress import IntervalProgress, RichProgress
 
     if sys.stderr.isatty():
         return RichProgress(err)
@@ -410,9 +410,9 @@ def _progress(quiet: bool) -> Any:
 def _execute(items: list[Any], arms: list[Arm], plan: EvalPlan) -> Any:
     """Run the evaluation; exits with one line on a fault, 130 on Ctrl-C (rows kept)."""
     from debategraph.api import DebateConfigError
-    from debategraph.eval.cut_short import CUT_SHORT
-    from debategraph.eval.runner import ServerDownError, run_eval
-    from debategraph.eval.store import RESULTS_FILE, OutputBusyError, SettingsMismatchError
+    from debategraph.eval.log.store import RESULTS_FILE, OutputBusyError, SettingsMismatchError
+    from debategraph.eval.run.cut_short import CUT_SHORT
+    from debategraph.eval.run.runner import ServerDownError, run_eval
     from debategraph.nodes.cache_guard import CacheError
     from debategraph.nodes.runnable import run_sync
 
@@ -517,7 +517,7 @@ def report_command(
     ] = 0,
 ) -> None:
     """Write report.md, summary.json and plots for a results directory."""
-    from debategraph.eval.report import write_report
+    from debategraph.eval.report.writer import write_report
     from debategraph.policies.secrets import Redactor
 
     price = parse_prices(prices)
@@ -564,8 +564,8 @@ def show_command(
     from rich.console import Console
     from rich.markup import escape as rich_escape
 
-    from debategraph.eval.results import load_rows
-    from debategraph.eval.rows import result_from_row
+    from debategraph.eval.analysis.results import load_rows
+    from debategraph.eval.log.rows import result_from_row
     from debategraph.policies.secrets import Redactor
     from debategraph.transcript import CELL_CHARS, LINE_CHARS, print_transcript
 

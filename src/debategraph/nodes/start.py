@@ -135,7 +135,7 @@ def check_rounds(method: Method[Any], rounds: int | None) -> None:
     baseline's name. ``rounds=0`` is its own setting and passes. A method that does not debate
     but has rounds of its own (``self-refine``'s iterations, ``moa``'s layers) takes them. An
     evaluation's shared ``--rounds`` never reaches these methods (see
-    :func:`debategraph.eval.arms.arms_for`), so only a setting aimed at the method is refused.
+    :func:`debategraph.eval.run.arms.arms_for`), so only a setting aimed at the method is refused.
 
     Raises:
         DebateConfigError: ``rounds`` above 0 for a method that does not debate.

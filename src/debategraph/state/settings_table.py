@@ -2,8 +2,8 @@
 
 The front ends derive from it: ``debategraph run`` and ``eval`` options
 (:mod:`debategraph.cli_settings`), the keys a sweep file's ``[settings]`` and arms take and the
-line that says where a misplaced key belongs (:mod:`debategraph.eval.sweep`), what a voting
-arm copies from the arm it matches (:mod:`debategraph.eval.arms`), and the keywords of every
+line that says where a misplaced key belongs (:mod:`debategraph.eval.run.sweep`), what a voting
+arm copies from the arm it matches (:mod:`debategraph.eval.run.arms`), and the keywords of every
 model call (:meth:`DebateContext.generation`). Python's ``run(**settings)`` and Studio's
 context form take the context's fields themselves.
 """

@@ -1,0 +1,1 @@
+"""Stage 3, analysis: pure computation over result rows (metrics, statistics, comparisons)."""

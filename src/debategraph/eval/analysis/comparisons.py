@@ -1,0 +1,404 @@
+"""Paired comparisons of arms over stored rows: which pairs, matched items, and their statistics.
+
+Two arms are compared on the items both finished: rows are paired by ``(id, seed)`` (a row
+without ``seed`` is one seed), an abstention counts as wrong (as in accuracy) and a pair where
+either row failed (``error``) is left out of both arms and counted. The report compares every
+debate with the vote of its own round 0 (graded as
+:func:`debategraph.eval.analysis.dynamics.vote_at_round` grades it),
+every budget-matched voting arm with the debate whose budget it spent, and any pair the user
+names. The statistics are :mod:`debategraph.eval.analysis.stats`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Literal, TypedDict
+
+from debategraph.eval.analysis.dynamics import vote_is_right
+from debategraph.eval.analysis.metrics import Row, group_by, is_failed
+from debategraph.eval.analysis.stats import (
+    DEFAULT_RESAMPLES,
+    holm,
+    mcnemar_exact,
+    paired_bootstrap,
+    sign_flip_test,
+)
+
+Kind = Literal["vote", "budget", "user"]
+"""Why a pair is compared: a debate and its round-0 vote, budget matching, or the user."""
+
+VOTE_LABEL = "{method} · vote@r0"
+"""The label of a debate's round-0 vote, as :func:`vote_at_round` names it."""
+
+VOTE_ASCII = "{method}@r0"
+"""What a user may type for :data:`VOTE_LABEL` (``du@r0`` for ``du · vote@r0``)."""
+
+_Key = tuple[str, Any]
+
+
+class Comparison(TypedDict):
+    """Two arms on the items both finished. Accuracies and differences are fractions.
+
+    Attributes:
+        a: The first arm (the difference is ``a`` minus ``b``).
+        b: The second arm.
+        kind: ``vote`` (a debate and its round-0 vote), ``budget`` (a debate and a voting arm
+            matched to its budget) or ``user`` (``--compare`` / ``--baseline``).
+        dataset: The rows' ``dataset`` (``""`` when not recorded).
+        n: Items with at least one pair of rows both arms finished.
+        pairs: ``(item, seed)`` pairs both arms finished (``n`` with one seed).
+        seeds: The most seeds any item was paired on.
+        accuracy_a: Mean over items of ``a``'s accuracy on that item's seeds.
+        accuracy_b: The same for ``b``.
+        difference: ``accuracy_a - accuracy_b``.
+        ci_low: Lower end of the 95% paired bootstrap interval of the difference.
+        ci_high: Upper end.
+        a_only: Pairs ``a`` got right and ``b`` wrong.
+        b_only: Pairs ``a`` got wrong and ``b`` right.
+        p_value: Two-sided p-value of the test named in ``test``.
+        test: ``mcnemar exact`` (one seed), ``sign-flip exact`` or ``sign-flip monte carlo``
+            (several seeds: a randomisation test over items).
+        p_holm: The p-value after Holm's correction over every comparison of the report, when
+            it was asked for; ``None`` otherwise.
+        failed: Pairs left out because either row failed.
+        unpaired: Rows of one arm without a row of the other for the same item and seed.
+        resamples: Bootstrap resamples (and Monte Carlo sign flips).
+        bootstrap_seed: Seed of the bootstrap and the Monte Carlo test.
+    """
+
+    a: str
+    b: str
+    kind: Kind
+    dataset: str
+    n: int
+    pairs: int
+    seeds: int
+    accuracy_a: float
+    accuracy_b: float
+    difference: float
+    ci_low: float
+    ci_high: float
+    a_only: int
+    b_only: int
+    p_value: float
+    test: str
+    p_holm: float | None
+    failed: int
+    unpaired: int
+    resamples: int
+    bootstrap_seed: int
+
+
+def _key(row: Row) -> _Key:
+    return (str(row["id"]), row.get("seed"))
+
+
+def _index(rows: Iterable[Row]) -> tuple[dict[_Key, bool], set[_Key]]:
+    """Correctness per (id, seed) of scored rows, and the keys of failed rows (first wins)."""
+    scored: dict[_Key, bool] = {}
+    failed: set[_Key] = set()
+    for row in rows:
+        key = _key(row)
+        if key in scored or key in failed:
+            continue
+        if is_failed(row):
+            failed.add(key)
+        else:
+            scored[key] = bool(row.get("correct"))
+    return scored, failed
+
+
+def compare_rows(
+    rows_a: Iterable[Row],
+    rows_b: Iterable[Row],
+    a: str,
+    b: str,
+    *,
+    kind: Kind = "user",
+    dataset: str = "",
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+) -> Comparison:
+    """Compare two arms given their rows (each arm's rows only).
+
+    Args:
+        rows_a: Rows of the first arm.
+        rows_b: Rows of the second arm.
+        a: Name of the first arm.
+        b: Name of the second arm.
+        kind: Why they are compared (see :class:`Comparison`).
+        dataset: The rows' dataset, for the record.
+        resamples: Bootstrap resamples (and Monte Carlo sign flips).
+        seed: Seed of the bootstrap and the Monte Carlo test.
+
+    Returns:
+        The comparison; its figures are NaN when no item was finished by both.
+    """
+    scored_a, failed_a = _index(rows_a)
+    scored_b, failed_b = _index(rows_b)
+    failed = failed_a | failed_b
+    shared = [k for k in scored_a if k in scored_b]
+    unpaired = sum(k not in scored_b and k not in failed for k in scored_a)
+    unpaired += sum(k not in scored_a and k not in failed for k in scored_b)
+    by_item: dict[str, list[tuple[bool, bool]]] = {}
+    for key in shared:
+        by_item.setdefault(key[0], []).append((scored_a[key], scored_b[key]))
+    a_only = sum(x and not y for x, y in (p for ps in by_item.values() for p in ps))
+    b_only = sum(y and not x for x, y in (p for ps in by_item.values() for p in ps))
+    n = len(by_item)
+    mean_a = [sum(x for x, _ in ps) / len(ps) for ps in by_item.values()]
+    mean_b = [sum(y for _, y in ps) / len(ps) for ps in by_item.values()]
+    differences = [x - y for x, y in zip(mean_a, mean_b, strict=True)]
+    seeds = max((len(ps) for ps in by_item.values()), default=0)
+    nan = float("nan")
+    if seeds <= 1:
+        p_value, test = (mcnemar_exact(a_only, b_only) if n else nan), "mcnemar exact"
+    else:
+        p_value, test = sign_flip_test(differences, resamples=resamples, seed=seed)
+    low, high = paired_bootstrap(differences, resamples=resamples, seed=seed)
+    accuracy_a = sum(mean_a) / n if n else nan
+    accuracy_b = sum(mean_b) / n if n else nan
+    return Comparison(
+        a=a,
+        b=b,
+        kind=kind,
+        dataset=dataset,
+        n=n,
+        pairs=len(shared),
+        seeds=seeds,
+        accuracy_a=accuracy_a,
+        accuracy_b=accuracy_b,
+        difference=sum(differences) / n if n else nan,
+        ci_low=low,
+        ci_high=high,
+        a_only=a_only,
+        b_only=b_only,
+        p_value=p_value,
+        test=test,
+        p_holm=None,
+        failed=len(failed),
+        unpaired=unpaired,
+        resamples=resamples,
+        bootstrap_seed=seed,
+    )
+
+
+def _debates(rows: Sequence[Row]) -> bool:
+    return any(len(r.get("round_answers") or ()) > 1 for r in rows if not is_failed(r))
+
+
+def default_pairs(rows: Sequence[Row]) -> list[tuple[str, str, Kind]]:
+    """The pairs a report compares unasked, in the rows' method order.
+
+    Every method whose rows debated (more than one round recorded) against the majority vote
+    of its own round-0 answers (labelled :data:`VOTE_LABEL`), and every budget-matched arm
+    (rows with ``budget_of``) against the arm whose budget it spent, the debate first.
+
+    Args:
+        rows: Result rows of any number of methods.
+
+    Returns:
+        ``(a, b, kind)`` triples.
+    """
+    return _default_pairs(group_by(rows, "method"))
+
+
+def _default_pairs(by_method: Mapping[str, list[Row]]) -> list[tuple[str, str, Kind]]:
+    pairs: list[tuple[str, str, Kind]] = [
+        (m, VOTE_LABEL.format(method=m), "vote") for m, rs in by_method.items() if _debates(rs)
+    ]
+    for method, method_rows in by_method.items():
+        base = next((r.get("budget_of") for r in method_rows if r.get("budget_of")), None)
+        if base is not None and str(base) in by_method:
+            pairs.append((str(base), method, "budget"))
+    return pairs
+
+
+def split_pair(text: str, arms: Sequence[str]) -> tuple[str, str]:
+    """``"A:B"`` as ``(A, B)``; where names hold a colon, the split that names two arms.
+
+    Raises:
+        ValueError: ``text`` has no colon.
+    """
+    cuts = [i for i, char in enumerate(text) if char == ":"]
+    if not cuts:
+        raise ValueError(f"--compare takes two arm names joined by ':' (A:B), got {text!r}")
+    for i in cuts:
+        if text[:i] in arms and text[i + 1 :] in arms:
+            return (text[:i], text[i + 1 :])
+    return (text[: cuts[0]], text[cuts[0] + 1 :])
+
+
+def user_pairs(
+    rows: Sequence[Row],
+    compare: Sequence[str | tuple[str, str]] = (),
+    baseline: str | None = None,
+) -> list[tuple[str, str, Kind]]:
+    """The pairs the user names: ``compare`` as given, then every other arm vs ``baseline``.
+
+    Args:
+        rows: Result rows.
+        compare: ``(a, b)`` pairs, or ``"a:b"`` strings (see :func:`split_pair`).
+        baseline: An arm to compare every other arm with.
+
+    Raises:
+        ValueError: A name that is no arm of the rows (one line listing the arms present),
+            or a string without a colon.
+    """
+    by_method = group_by(rows, "method")
+    arms = list(by_method)
+    votes = [VOTE_LABEL.format(method=m) for m, rs in by_method.items() if _debates(rs)]
+    typed = [VOTE_ASCII.format(method=m) for m, rs in by_method.items() if _debates(rs)]
+    known = [*arms, *votes, *typed]
+    split = [split_pair(p, known) if isinstance(p, str) else p for p in compare]
+    split = [(vote_label(a, arms), vote_label(b, arms)) for a, b in split]
+    baseline = vote_label(baseline, arms) if baseline else baseline
+    named = [name for pair in split for name in pair] + ([baseline] if baseline else [])
+    unknown = [name for name in dict.fromkeys(named) if name not in (*arms, *votes)]
+    if unknown:
+        spelt = [f"{v} ({t})" for v, t in zip(votes, typed, strict=True)]
+        raise ValueError(
+            f"no arm named {', '.join(map(repr, unknown))} in these rows; arms present: "
+            + ", ".join(arms)
+            + (f"; round-0 votes: {', '.join(spelt)}" if spelt else "")
+        )
+    pairs: list[tuple[str, str, Kind]] = [(a, b, "user") for a, b in split]
+    if baseline:
+        pairs += [(arm, baseline, "user") for arm in arms if arm != baseline]
+    return pairs
+
+
+def vote_label(name: str, arms: Sequence[str]) -> str:
+    """``name``, or :data:`VOTE_LABEL` of ``M`` where ``name`` is ``M@r0`` for an arm ``M``.
+
+    An arm that is itself named ``M@r0`` keeps its name.
+    """
+    if name in arms or not name.endswith("@r0"):
+        return name
+    method = name.removesuffix("@r0")
+    return VOTE_LABEL.format(method=method) if method in arms else name
+
+
+def compare_arms(
+    rows: Sequence[Row],
+    a: str,
+    b: str,
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+) -> Comparison:
+    """Compare two arms of stored rows (one dataset; see :func:`paired_comparisons` for several).
+
+    Args:
+        rows: Result rows, e.g. :func:`debategraph.eval.analysis.results.load_rows`'s.
+        a: An arm (a ``method`` of the rows), or ``"M · vote@r0"`` (or ``"M@r0"``) for the
+            round-0 vote of a debate ``M``.
+        b: The arm it is compared with; the difference is ``a`` minus ``b``.
+        resamples: Bootstrap resamples (and Monte Carlo sign flips).
+        seed: Seed of the bootstrap and the Monte Carlo test.
+
+    Returns:
+        The comparison.
+
+    Raises:
+        ValueError: ``a`` or ``b`` names no arm of the rows.
+    """
+    by_method = group_by(rows, "method")
+    a, b = vote_label(a, list(by_method)), vote_label(b, list(by_method))
+    resolved = [_arm_rows(by_method, name) for name in (a, b)]
+    missing = [name for name, found in zip((a, b), resolved, strict=True) if found is None]
+    if missing:
+        raise ValueError(
+            f"no arm named {', '.join(map(repr, missing))} in these rows; arms present: "
+            + ", ".join(by_method)
+        )
+    rows_a, rows_b = (found or [] for found in resolved)
+    datasets = {str(r.get("dataset", "")) for r in (*rows_a, *rows_b)}
+    kind: Kind = "vote" if b == VOTE_LABEL.format(method=a) else "user"
+    return compare_rows(
+        rows_a,
+        rows_b,
+        a,
+        b,
+        kind=kind,
+        dataset=datasets.pop() if len(datasets) == 1 else "",
+        resamples=resamples,
+        seed=seed,
+    )
+
+
+def _vote_row(row: Row) -> Row:
+    """What pairing reads of the row :func:`vote_at_round` makes at round 0 (failed: kept)."""
+    key = {"id": row["id"], "seed": row.get("seed")}
+    return (
+        {**key, "error": row["error"]} if is_failed(row) else {**key, "correct": vote_is_right(row)}
+    )
+
+
+def _arm_rows(by_method: Mapping[str, list[Row]], name: str) -> list[Row] | None:
+    if name in by_method:
+        return by_method[name]
+    for method, rows in by_method.items():
+        if name == VOTE_LABEL.format(method=method):
+            return [_vote_row(r) for r in rows if is_failed(r) or r.get("round_answers")]
+    return None
+
+
+def paired_comparisons(
+    rows: Sequence[Row],
+    *,
+    compare: Sequence[str | tuple[str, str]] = (),
+    baseline: str | None = None,
+    defaults: bool = True,
+    holm_correction: bool = False,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+) -> list[Comparison]:
+    """Every comparison a report makes, per dataset: the default pairs, then the user's.
+
+    Args:
+        rows: Result rows.
+        compare: ``(a, b)`` pairs (or ``"a:b"`` strings) to compare as well.
+        baseline: Compare every other arm with this one as well.
+        defaults: Include :func:`default_pairs`.
+        holm_correction: Fill ``p_holm`` with Holm's correction over all the comparisons.
+        resamples: Bootstrap resamples (and Monte Carlo sign flips).
+        seed: Seed of the bootstrap and the Monte Carlo test (the same for every pair, so a
+            comparison does not depend on which others are made).
+
+    Returns:
+        The comparisons; a pair is made once (in the order first asked), and only in the
+        datasets where both arms have rows.
+
+    Raises:
+        ValueError: ``compare`` or ``baseline`` names no arm of the rows.
+    """
+    asked = user_pairs(rows, compare, baseline)
+    out: list[Comparison] = []
+    for dataset, dataset_rows in group_by(rows, "dataset").items():
+        by_method = group_by(dataset_rows, "method")
+        pairs = (_default_pairs(by_method) if defaults else []) + asked
+        done: set[frozenset[str]] = set()
+        for a, b, kind in pairs:
+            if a == b or frozenset((a, b)) in done:
+                continue
+            rows_a, rows_b = _arm_rows(by_method, a), _arm_rows(by_method, b)
+            if rows_a is None or rows_b is None:
+                continue
+            done.add(frozenset((a, b)))
+            out.append(
+                compare_rows(
+                    rows_a,
+                    rows_b,
+                    a,
+                    b,
+                    kind=kind,
+                    dataset=dataset,
+                    resamples=resamples,
+                    seed=seed,
+                )
+            )
+    if holm_correction:
+        for comparison, adjusted in zip(out, holm([c["p_value"] for c in out]), strict=True):
+            comparison["p_holm"] = adjusted
+    return out

@@ -1,0 +1,114 @@
+"""The ledger's spend on the methods' bills: tokens that left the rows, paid but not kept.
+
+The debates an interruption cut short and the failed rows a resume ran again left their
+spend in the ledger (:mod:`debategraph.eval.log.ledger`), not in ``results.jsonl``. Their
+tokens were paid all the same, so ``debategraph report`` and ``eval``'s closing table add
+them to their method's bill as paid, not kept (and to its cost, requests and wasted
+tokens); the tokens of the rows plus those added are every token the provider reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, MutableMapping, Sequence
+from typing import Any
+
+from debategraph.eval.analysis.metrics import MethodSummary
+from debategraph.eval.analysis.summary_fields import ratio
+from debategraph.eval.log.bill import bill_cost
+from debategraph.eval.log.files import INTERRUPTED_FILE
+from debategraph.eval.log.ledger import KINDS, totals
+
+Ledger = Mapping[str, Sequence[Mapping[str, Any]]]
+"""The ledger's entries by kind, as :func:`~debategraph.eval.log.ledger.read_ledger` reads them."""
+
+
+def add_entry(
+    summary: MutableMapping[str, Any],
+    debate: Mapping[str, Any],
+    kind: str,
+) -> None:
+    """Add one ledger entry's spend to a method's summary (its cost is not updated)."""
+    inputs, outputs = int(debate["input_tokens"]), int(debate["output_tokens"])
+    bill = summary["bill"]
+    bill["unkept_input_tokens"] += inputs
+    bill["unkept_output_tokens"] += outputs
+    summary["wasted_tokens"] += inputs + outputs
+    if kind == "retried":
+        summary["failed_item_tokens"] += inputs + outputs
+    summary["requests"] = (summary["requests"] or 0) + int(debate["requests"])
+    summary["failed_requests"] += int(debate["failed_requests"])
+
+
+def reprice(summary: MutableMapping[str, Any], prices: Mapping[str, float] | None) -> None:
+    """Set a summary's cost and cost per item from its bill again."""
+    cost = bill_cost(summary["bill"], prices)
+    summary["cost"] = cost
+    summary["cost_per_item"] = None if cost is None else ratio(cost, summary["n"])
+
+
+def fold_ledger(
+    tables: Iterable[Mapping[str, MethodSummary]],
+    ledger: Ledger,
+    prices: Mapping[str, float] | None = None,
+) -> dict[str, Any]:
+    """Add the ledger's entries to the bills of their methods, in place.
+
+    An entry goes to the first table (a report's group) that summarizes its method; an
+    entry whose method has no row anywhere is counted in no table.
+
+    Args:
+        tables: Method -> summary, one mapping per group.
+        ledger: The entries by kind.
+        prices: As for :func:`~debategraph.eval.log.bill.bill_cost` (the cost is recomputed).
+
+    Returns:
+        The totals of each kind (``cut_short``, ``retried``) and of the entries counted in
+        no table (``unplaced``).
+    """
+    tables = list(tables)
+    touched: dict[int, MutableMapping[str, Any]] = {}
+    unplaced: list[Mapping[str, Any]] = []
+    for kind in KINDS:
+        for debate in ledger.get(kind, ()):
+            table = next((t for t in tables if debate.get("method") in t), None)
+            if table is None:
+                unplaced.append(debate)
+                continue
+            summary: MutableMapping[str, Any] = table[debate["method"]]  # type: ignore[assignment]
+            add_entry(summary, debate, kind)
+            touched[id(summary)] = summary
+    for summary in touched.values():
+        reprice(summary, prices)
+    folded: dict[str, Any] = {kind: totals(ledger.get(kind, ())) for kind in KINDS}
+    folded["unplaced"] = totals(unplaced)
+    return folded
+
+
+def ledger_words(folded: Mapping[str, Any]) -> str:
+    """One sentence on what the ledger added to the bills (empty when it holds nothing).
+
+    Args:
+        folded: What :func:`fold_ledger` returned.
+    """
+    cut, retried = folded["cut_short"], folded["retried"]
+    if not cut["debates"] and not retried["debates"]:
+        return ""
+    parts = []
+    if retried["debates"]:
+        parts.append(f"{retried['debates']} failed row(s) run again")
+    if cut["debates"]:
+        parts.append(f"{cut['debates']} debate(s) cut short")
+    both = {k: cut[k] + retried[k] for k in ("input_tokens", "output_tokens", "requests")}
+    text = (
+        f"{INTERRUPTED_FILE} keeps the spend of {' and '.join(parts)}: {both['input_tokens']:,} "
+        f"input and {both['output_tokens']:,} output tokens in {both['requests']:,} requests, "
+        "counted in the bill as paid, not kept"
+    )
+    unplaced = folded["unplaced"]
+    if unplaced["debates"]:
+        text += (
+            f" ({unplaced['input_tokens']:,} input and {unplaced['output_tokens']:,} output "
+            f"tokens of them belong to {unplaced['debates']} debate(s) of methods with no row, "
+            "in no table)"
+        )
+    return text + "."

@@ -1,0 +1,360 @@
+"""Compute-Pareto points and fronts, read from stored rows (no model call).
+
+Every arm gives several points of (tokens per item, accuracy), each a cheaper configuration
+read off the run it already made:
+
+- a **debating arm** one point per round ``r``: the accuracy of the majority of the agents'
+  round-``r`` answers, against the tokens its calls spent through round ``r`` (summaries and
+  evaluations count in the round they feed);
+- a **voting arm** (every call a lone round-0 answer: ``cot``, ``sc``, ``mav``, budget-matched
+  ``sc@M``, ``sc@M~tokens``, the ``vote@r0`` screen) one point per ``k = 1..K``: the accuracy
+  of the majority of its first ``k`` answers, against the tokens of those ``k`` calls;
+- the arm's **decision** (its own final answers at its whole spend), where that is not
+  already its last point: a decision rule other than the majority (Free-MAD, RECONCILE,
+  SVR-MAD's acceptance) or calls after the last answering round (SVR-MAD's pairwise rounds).
+
+An item that stopped before round ``r`` (or has fewer than ``k`` answers, as budget-matched
+arms do) carries its last round (all its answers) and its whole spend. The majority is
+:func:`debategraph.policies.voting.majority_vote` with the first-seen tie-break (for the first
+``k`` answers, :func:`~debategraph.policies.voting.prefix_majorities`, the same rule in one
+pass), graded like the final answer, as the report's per-round table and ``maj@k`` do. The
+interval is the 95% Wilson interval of the accuracy.
+
+Tokens are input + output tokens of the stored turns. A row without its turns (written
+before 0.2, or by another tool) gives an estimate, and its points say so
+(``tokens_exact: false``): a round before its last is priced at the whole debate's tokens (an
+upper bound, as :func:`debategraph.eval.analysis.dynamics.vote_at_round` does), and the first
+``k`` of ``K`` answers at ``k / K`` of the row's tokens (samples priced alike).
+
+A point is on the **front** of its group when no other point of the group has tokens <= and
+accuracy >= with at least one of them strict: so points that tie exactly are all on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, TypedDict
+
+from debategraph.eval.analysis.dynamics import grade, majority_right
+from debategraph.eval.analysis.metrics import (
+    Row,
+    distinct_items,
+    group_by,
+    is_failed,
+    item_wilson_interval,
+)
+from debategraph.policies.types import Answer
+from debategraph.policies.voting import prefix_majorities
+
+
+class ParetoPoint(TypedDict):
+    """One configuration of one arm, read from its rows.
+
+    Attributes:
+        arm: The arm's label (the rows' ``method``).
+        round: For a debating arm's point, the round its majority is taken after.
+        k: For a voting arm's point, how many of its answers are voted on.
+        decision: The arm's own final answers at its whole spend (``round`` and ``k`` are
+            ``None``).
+        n: Items (scored rows that record ``round_answers``).
+        correct: Items whose answer at this point is right.
+        accuracy: ``correct / n``.
+        ci_low: Lower bound of the 95% Wilson interval of the accuracy.
+        ci_high: Upper bound of the 95% Wilson interval of the accuracy.
+        tokens_per_item: Mean input + output tokens spent up to this point.
+        tokens_exact: Every item's tokens were read from its turns (not estimated).
+        on_front: No other point of the group spends no more tokens for no less accuracy,
+            one of the two strictly.
+    """
+
+    arm: str
+    round: int | None
+    k: int | None
+    decision: bool
+    n: int
+    correct: int
+    accuracy: float
+    ci_low: float
+    ci_high: float
+    tokens_per_item: float
+    tokens_exact: bool
+    on_front: bool
+
+
+def point_label(point: Mapping[str, Any]) -> str:
+    """A point's name in tables and plots: ``du r2``, ``sc k=3``, ``svr decision``."""
+    if point["round"] is not None:
+        return f"{point['arm']} r{point['round']}"
+    if point["k"] is not None:
+        return f"{point['arm']} k={point['k']}"
+    return f"{point['arm']} decision"
+
+
+def _total(row: Row) -> int:
+    return int(row.get("input_tokens") or 0) + int(row.get("output_tokens") or 0)
+
+
+def _turns(row: Row) -> list[Mapping[str, Any]] | None:
+    turns = row.get("turns")
+    return turns if isinstance(turns, list) else None
+
+
+def _spend(turn: Mapping[str, Any]) -> int:
+    return int(turn.get("input_tokens") or 0) + int(turn.get("output_tokens") or 0)
+
+
+def _round_of(turn: Mapping[str, Any]) -> int:
+    return int(turn.get("round") or 0)
+
+
+def is_voting_arm(rows: Sequence[Row]) -> bool:
+    """Whether every call of every row is a lone answer to the question, in round 0.
+
+    A row with turns qualifies when each turn is a round-0 ``answer``; a row without them
+    when it records one round of answers and ran no round after it (``rounds`` is 0).
+
+    Args:
+        rows: Scored rows of one arm that record ``round_answers``.
+    """
+    for row in rows:
+        if len(row["round_answers"]) != 1:
+            return False
+        turns = _turns(row)
+        if turns is None:
+            if int(row.get("rounds") or 0) != 0:
+                return False
+        elif any(_round_of(t) != 0 or (t.get("kind") or "answer") != "answer" for t in turns):
+            return False
+    return True
+
+
+class _Tally:
+    """Sums of one point over the items: right answers, tokens, whether all were exact."""
+
+    def __init__(self) -> None:
+        self.correct = 0
+        self.tokens = 0.0
+        self.exact = True
+
+    def add(self, right: bool, tokens: float, exact: bool) -> None:
+        self.correct += right
+        self.tokens += tokens
+        self.exact = self.exact and exact
+
+
+def _point(
+    arm: str,
+    tally: _Tally,
+    n: int,
+    items: int,
+    *,
+    at_round: int | None = None,
+    k: int | None = None,
+) -> ParetoPoint:
+    low, high = item_wilson_interval(tally.correct, n, items)
+    return ParetoPoint(
+        arm=arm,
+        round=at_round,
+        k=k,
+        decision=at_round is None and k is None,
+        n=n,
+        correct=tally.correct,
+        accuracy=tally.correct / n,
+        ci_low=low,
+        ci_high=high,
+        tokens_per_item=tally.tokens / n,
+        tokens_exact=tally.exact,
+        on_front=False,
+    )
+
+
+def round_points(arm: str, rows: Sequence[Row]) -> list[ParetoPoint]:
+    """A debating arm's points: per round, that round's majority against tokens through it.
+
+    Args:
+        arm: The arm's label.
+        rows: Its scored rows that record ``round_answers``.
+
+    Returns:
+        One point per round, up to the longest debate.
+    """
+    longest = max(len(row["round_answers"]) for row in rows)
+    tallies = [_Tally() for _ in range(longest)]
+    for row in rows:
+        rounds: list[list[Answer]] = [list(r) for r in row["round_answers"]]
+        turns, total = _turns(row), _total(row)
+        spent = [0] * longest
+        if turns is not None:
+            for turn in turns:  # calls after the last round of answers: the decision's
+                if _round_of(turn) < longest:
+                    spent[_round_of(turn)] += _spend(turn)
+        through = 0
+        for r, tally in enumerate(tallies):
+            right = majority_right(rounds[min(r, len(rounds) - 1)], row)
+            if turns is not None:
+                through += spent[r]
+                tally.add(right, through, True)
+            else:  # the whole debate's tokens: exact once nothing is left to spend
+                done = r >= len(rounds) - 1 and r >= int(row.get("rounds") or 0)
+                tally.add(right, total, done)
+    items = distinct_items(rows)
+    return [_point(arm, t, len(rows), items, at_round=r) for r, t in enumerate(tallies)]
+
+
+def vote_points(arm: str, rows: Sequence[Row]) -> list[ParetoPoint]:
+    """A voting arm's points: per ``k``, the majority of its first ``k`` answers.
+
+    Args:
+        arm: The arm's label.
+        rows: Its scored rows that record ``round_answers`` (one round each).
+
+    Returns:
+        One point per ``k = 1..K``, ``K`` the most answers any item has.
+    """
+    widest = max(len(row["round_answers"][0]) for row in rows)
+    tallies = [_Tally() for _ in range(widest)]
+    for row in rows:
+        answers: list[Answer] = list(row["round_answers"][0])
+        turns, total = _turns(row), _total(row)
+        names = row.get("agent_names")
+        costs: list[int] | None = None
+        if turns is not None and isinstance(names, list) and len(names) == len(answers):
+            by_agent = dict.fromkeys(names, 0)
+            for turn in turns:
+                by_agent[turn.get("agent")] = by_agent.get(turn.get("agent"), 0) + _spend(turn)
+            costs = [by_agent[name] for name in names]
+        decided = prefix_majorities(answers)
+        through = 0
+        for k, tally in enumerate(tallies, start=1):
+            used = min(k, len(answers))
+            right = grade(decided[used - 1] if answers else None, row)
+            if costs is not None:
+                through += costs[k - 1] if k <= len(costs) else 0
+                tally.add(right, through, True)
+            elif answers:  # samples priced alike
+                tally.add(right, total * used / len(answers), used == len(answers))
+            else:
+                tally.add(right, total, True)
+    items = distinct_items(rows)
+    return [_point(arm, t, len(rows), items, k=k) for k, t in enumerate(tallies, start=1)]
+
+
+def decision_point(arm: str, rows: Sequence[Row]) -> ParetoPoint:
+    """The arm's own final answers (``correct``) against its whole spend per item.
+
+    Args:
+        arm: The arm's label.
+        rows: Its scored rows.
+    """
+    tally = _Tally()
+    for row in rows:
+        tally.add(bool(row.get("correct")), _total(row), True)
+    return _point(arm, tally, len(rows), distinct_items(rows))
+
+
+def arm_points(arm: str, rows: Sequence[Row]) -> list[ParetoPoint]:
+    """Every point of one arm, in order of spend: rounds or ``k``, then its decision.
+
+    Failed rows are left out; so are rows without ``round_answers``, unless no row has them
+    (then the arm is its decision point alone). The decision point is left out where it is
+    the last point already (same right answers, same tokens).
+
+    Args:
+        arm: The arm's label.
+        rows: The arm's rows.
+
+    Returns:
+        The points, not yet marked for the front; empty without a scored row.
+    """
+    scored = [row for row in rows if not is_failed(row)]
+    traced = [row for row in scored if row.get("round_answers")]
+    if not traced:
+        return [decision_point(arm, scored)] if scored else []
+    steps = vote_points(arm, traced) if is_voting_arm(traced) else round_points(arm, traced)
+    final = decision_point(arm, traced)
+    if not steps:  # rows that record a round without answers
+        return [final]
+    last = steps[-1]
+    same = final["correct"] == last["correct"] and abs(
+        final["tokens_per_item"] - last["tokens_per_item"]
+    ) <= 1e-9 * max(1.0, final["tokens_per_item"])
+    return steps if same else [*steps, final]
+
+
+def dominates(a: ParetoPoint, b: ParetoPoint) -> bool:
+    """Whether ``a`` spends no more tokens for no less accuracy than ``b``, one strictly."""
+    cheaper = a["tokens_per_item"] <= b["tokens_per_item"]
+    better = a["accuracy"] >= b["accuracy"]
+    strict = a["tokens_per_item"] < b["tokens_per_item"] or a["accuracy"] > b["accuracy"]
+    return cheaper and better and strict
+
+
+def mark_front(points: Sequence[ParetoPoint]) -> list[ParetoPoint]:
+    """The points with ``on_front`` set: true where no other point dominates it.
+
+    One sweep from the cheapest spend up: a point is dominated when a cheaper point is at
+    least as accurate, or a point of the same spend is more accurate.
+
+    Args:
+        points: The points of one group.
+
+    Returns:
+        New points, in the same order.
+    """
+    order = sorted(range(len(points)), key=lambda i: points[i]["tokens_per_item"])
+    on = [False] * len(points)
+    cheaper_best = float("-inf")  # best accuracy among strictly cheaper points
+    start = 0
+    while start < len(order):
+        spend = points[order[start]]["tokens_per_item"]
+        end = start
+        while end < len(order) and points[order[end]]["tokens_per_item"] == spend:
+            end += 1
+        same = [order[j] for j in range(start, end)]
+        best = max(points[i]["accuracy"] for i in same)
+        for i in same:
+            accuracy = points[i]["accuracy"]
+            on[i] = accuracy > cheaper_best and accuracy == best
+        cheaper_best = max(cheaper_best, best)
+        start = end
+    marked = []
+    for point, front_flag in zip(points, on, strict=True):
+        copy = point.copy()
+        copy["on_front"] = front_flag
+        marked.append(copy)
+    return marked
+
+
+def pareto_points(rows: Iterable[Row]) -> list[ParetoPoint]:
+    """Every arm's points over the rows of one group, marked for the group's front.
+
+    Args:
+        rows: Result rows of one report group (one source and dataset).
+
+    Returns:
+        Points, arms in first-seen order.
+    """
+    points = [p for arm, r in group_by(rows, "method").items() for p in arm_points(arm, r)]
+    return mark_front(points)
+
+
+def front(points: Iterable[ParetoPoint]) -> list[ParetoPoint]:
+    """The points on the front, cheapest first (ties: more accurate first)."""
+    on = [p for p in points if p["on_front"]]
+    return sorted(on, key=lambda p: (p["tokens_per_item"], -p["accuracy"]))
+
+
+def group_points(groups: Sequence[Any]) -> list[list[ParetoPoint]]:
+    """The Pareto points of each report group, from the rows the group rests on.
+
+    A group's rows carry the source they are reported under
+    (:func:`debategraph.eval.analysis.results.sourced_rows`), so a group's points and its summaries
+    cover the same rows.
+
+    Args:
+        groups: The report's groups (:class:`debategraph.eval.analysis.results.Group`).
+
+    Returns:
+        One list of points per group, in the groups' order.
+    """
+    return [pareto_points(group.rows) for group in groups]

@@ -1,0 +1,243 @@
+"""Reading a results directory: its rows, and their summaries per (source, dataset) group."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from debategraph.eval.analysis.dynamics import RoundStats, round_dynamics
+from debategraph.eval.analysis.metrics import MethodSummary, Row, group_by, is_failed, summarize
+from debategraph.eval.log.files import INTERRUPTED_FILE
+from debategraph.models.resolve import SIMULATED
+
+SOURCE_TITLES = {
+    "simulated": "Simulated models",
+    "real": "Real model outputs",
+    "": "Source not recorded",
+}
+
+
+SIMULATED_NOTE = (
+    "Simulated rows come from the simulated chat model, a test double: they show that the "
+    "pipeline runs and what it measures, not how accurate a method is."
+)
+
+
+@dataclass(frozen=True)
+class Group:
+    """Rows of one (source, dataset) pair and their per-method summaries.
+
+    Attributes:
+        source: ``simulated``, ``real`` or ``""`` (not recorded).
+        dataset: The rows' ``dataset`` value, or ``""``.
+        summaries: Method -> summary, in first-seen order.
+        overall_rounds: The rounds of every method that debated, pooled (each debate
+            counts once); empty unless two methods or more debated.
+        rows: The group's rows, each with the source it is reported under (what every view
+            of the group, summaries and Pareto points alike, rests on).
+    """
+
+    source: str
+    dataset: str
+    summaries: dict[str, MethodSummary]
+    overall_rounds: list[RoundStats] = field(default_factory=list)
+    rows: list[Row] = field(default_factory=list, repr=False, compare=False)
+
+    @property
+    def title(self) -> str:
+        """Heading of the group, e.g. ``Simulated models: gsm8k``."""
+        base = SOURCE_TITLES.get(self.source, f"Source: {self.source}")
+        return f"{base}: {self.dataset}" if self.dataset else base
+
+    @property
+    def tag(self) -> str:
+        """Short label for plot legends, e.g. ``simulated/gsm8k``."""
+        return "/".join(part for part in (self.source, self.dataset) if part)
+
+
+@dataclass
+class LoadedRows:
+    """The rows of a results directory that a report may rest on, and what was left out.
+
+    Attributes:
+        rows: The rows used, in file order.
+        problems: One line per line left out, with its file and line number and why.
+        excluded: How many lines were left out, by reason (``malformed``, ``not utf-8``,
+            ``foreign id``, ``foreign method``, ``duplicate``).
+    """
+
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    excluded: dict[str, int] = field(default_factory=dict)
+
+    def leave_out(self, where: str, reason: str, detail: str) -> None:
+        """Record a line left out."""
+        self.problems.append(f"{where}: {detail}")
+        self.excluded[reason] = self.excluded.get(reason, 0) + 1
+
+    def describe(self) -> str:
+        """One sentence: how many rows the figures rest on, and what was left out."""
+        text = f"The figures rest on {len(self.rows)} row(s)"
+        if not self.excluded:
+            return text + "."
+        parts = ", ".join(f"{n} {reason}" for reason, n in self.excluded.items())
+        return f"{text}; {sum(self.excluded.values())} line(s) were left out ({parts})."
+
+
+def result_files(folder: Path) -> list[Path]:
+    """The row files of a results directory: its ``*.jsonl`` files but the spend ledger."""
+    return [f for f in sorted(folder.glob("*.jsonl")) if f.name != INTERRUPTED_FILE]
+
+
+def load_rows(results_dir: str | os.PathLike[str]) -> LoadedRows:
+    """Read every ``*.jsonl`` file of a directory (not recursive, name order), checked.
+
+    The ledger of spend kept beside the rows (``interrupted.jsonl``) holds no rows and is
+    not read.
+
+    Lines that are not UTF-8, not JSON, or not a well-formed row are left out and listed. A
+    row whose ``(method, id)`` was seen before (in the same source and dataset) is a
+    duplicate: the first one counts. When the
+    directory's ``run.json`` names the run's items and arms, the rows of ``results.jsonl``
+    must belong to them: rows of other items or methods are left out and listed.
+
+    Args:
+        results_dir: The results directory.
+
+    Returns:
+        The rows used, and what was left out.
+    """
+    from debategraph.eval.log.store import RESULTS_FILE, read_manifest, row_key, row_problem
+
+    folder = Path(results_dir)
+    manifest = read_manifest(folder)
+    item_ids = set(manifest.get("item_ids") or ()) or None
+    labels = {a.get("label") for a in manifest.get("settings", {}).get("arms", ())} or None
+    loaded = LoadedRows()
+    seen: dict[tuple[str | int | None, ...], str] = {}
+    for file in result_files(folder):
+        own = file.name == RESULTS_FILE
+        for number, raw in enumerate(file.read_bytes().splitlines(), start=1):
+            where = f"{file.name}, line {number}"
+            if not raw.strip():
+                continue
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                loaded.leave_out(where, "not utf-8", "not UTF-8 text")
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                loaded.leave_out(where, "malformed", f"not valid JSON ({exc.msg})")
+                continue
+            except RecursionError:
+                loaded.leave_out(where, "malformed", "JSON nested too deeply")
+                continue
+            problem = row_problem(row)
+            if problem is not None:
+                loaded.leave_out(where, "malformed", problem)
+                continue
+            key = row_key(row)
+            if own and item_ids is not None and key[1] not in item_ids:
+                loaded.leave_out(where, "foreign id", f"item {key[1]!r} is not in this run")
+                continue
+            if own and labels is not None and key[0] not in labels:
+                loaded.leave_out(where, "foreign method", f"method {key[0]!r} is not an arm")
+                continue
+            identity = (str(row.get("source", "")), str(row.get("dataset", "")), *key)
+            if identity in seen:
+                loaded.leave_out(where, "duplicate", f"{key[0]}/{key[1]} repeats {seen[identity]}")
+                continue
+            seen[identity] = where
+            loaded.rows.append(row)
+    return loaded
+
+
+def read_results(results_dir: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The checked rows of a directory and one line per line left out (see :func:`load_rows`)."""
+    loaded = load_rows(results_dir)
+    return loaded.rows, loaded.problems
+
+
+def group_sources(rows: Sequence[Row]) -> list[str]:
+    """The source each row is reported under, so that one arm's rows are never split.
+
+    A row's own ``source`` says where its answers came from (see
+    :func:`debategraph.eval.log.rows.row_source`). Rows written by earlier versions call an item
+    that a simulated debate ended at round 0 ``real`` (only replayed answers): such a row, made by
+    the simulated model alone (``agent_models``), joins its arm's simulated rows when the arm
+    (``method`` and ``dataset``) has any. A row without a source (a failed item) joins its
+    arm's source when the arm has one. Real rows of provider models stay real.
+
+    Args:
+        rows: Result rows.
+
+    Returns:
+        One source per row, in order.
+    """
+    arms: dict[tuple[str, str], set[str]] = {}
+    for row in rows:
+        if row.get("source"):
+            arms.setdefault(_arm(row), set()).add(str(row["source"]))
+    own = []
+    for row in rows:
+        source = str(row.get("source", ""))
+        if source == "real" and "simulated" in arms.get(_arm(row), ()) and _replayed(row):
+            source = "simulated"
+        own.append(source)
+    resolved: dict[tuple[str, str], set[str]] = {}
+    for row, source in zip(rows, own, strict=True):
+        if source:
+            resolved.setdefault(_arm(row), set()).add(source)
+    sources = []
+    for row, source in zip(rows, own, strict=True):
+        arm_sources = resolved.get(_arm(row), set())
+        sources.append(source or (next(iter(arm_sources)) if len(arm_sources) == 1 else ""))
+    return sources
+
+
+def sourced_rows(rows: Sequence[Row]) -> list[dict[str, Any]]:
+    """The rows, each with ``source`` set to the source it is reported under.
+
+    Every view of a report's groups (summaries, Pareto points) reads these, so that each
+    covers the same rows (see :func:`group_sources`).
+    """
+    return [{**row, "source": s} for row, s in zip(rows, group_sources(rows), strict=True)]
+
+
+def _arm(row: Row) -> tuple[str, str]:
+    return str(row.get("method", "")), str(row.get("dataset", ""))
+
+
+def _replayed(row: Row) -> bool:
+    """Whether every agent of ``row`` was the simulated model (so its real answers replay)."""
+    models = row.get("agent_models") or ()
+    return bool(models) and all(str(m).split(":")[0] in SIMULATED for m in models)
+
+
+def build_groups(rows: Sequence[Row], prices: Mapping[str, float] | None = None) -> list[Group]:
+    """Summaries per method within each (source, dataset) group, groups in first-seen order.
+
+    Each row is reported under :func:`group_sources`' source, so one arm is one group.
+
+    Args:
+        rows: Result rows.
+        prices: ``{"input": $ per token, "output": $ per token}``, or ``None``.
+
+    Returns:
+        The groups.
+    """
+    groups = []
+    for source, source_rows in group_by(sourced_rows(rows), "source").items():
+        for dataset, dataset_rows in group_by(source_rows, "dataset").items():
+            summaries = summarize(dataset_rows, prices)
+            debated = {m for m, s in summaries.items() if len(s["round_stats"]) > 1}
+            pooled = [r for r in dataset_rows if r.get("method") in debated and not is_failed(r)]
+            overall = round_dynamics(pooled) if len(debated) > 1 else []
+            groups.append(Group(source, dataset, summaries, overall, dataset_rows))
+    return groups

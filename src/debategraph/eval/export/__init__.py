@@ -1,0 +1,1 @@
+"""Stage 5, export: a finished run written out for other tools (Inspect, LangSmith)."""

@@ -1,0 +1,393 @@
+"""Stored runs as Inspect eval logs (``debategraph export DIR --to inspect``), no model call.
+
+One log per arm, written with ``inspect_ai.log.write_eval_log``, so ``inspect view`` opens
+it. A sample is one item (an epoch per seed in a ``--seeds`` run): the question, its choices
+and reference, the final answer as the output, the ``correct`` score (``C``, ``I``, or ``N``
+for an abstention, which counts as wrong), and every model call of the debate as a
+``ModelEvent``, in the order the debate made them, inside a span per round. An event's model
+and role are the call's model and speaker; its output is the reply with its tokens; its
+metadata holds the call's id, kind, round, parsed answer, confidence and the ids it read.
+
+Rows written with ``--prompts`` keep each call's prompt, and an event's input is that prompt, the
+last user message the model was sent. Other rows keep each call's reply but not its prompt, so
+an event's input is the question and the replies that call read (one message each, named by
+turn id), not the prompt's wording; rows written with ``--no-texts`` keep no replies, and their
+events carry the parsed answers only.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections import defaultdict
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from debategraph.eval.export.stored_run import StoredArm, StoredRun
+
+try:
+    from inspect_ai.event import ModelEvent, ScoreEvent, SpanBeginEvent, SpanEndEvent
+    from inspect_ai.log import (
+        EvalConfig,
+        EvalDataset,
+        EvalError,
+        EvalLog,
+        EvalMetric,
+        EvalPlan,
+        EvalPlanStep,
+        EvalResults,
+        EvalSample,
+        EvalScore,
+        EvalSpec,
+        EvalStats,
+        write_eval_log,
+    )
+    from inspect_ai.model import (
+        ChatMessage,
+        ChatMessageAssistant,
+        ChatMessageUser,
+        GenerateConfig,
+        ModelConfig,
+        ModelOutput,
+        ModelUsage,
+    )
+    from inspect_ai.scorer import CORRECT, INCORRECT, NOANSWER, Score
+except ImportError as exc:  # pragma: no cover - the message is the point
+    raise ImportError(
+        "export --to inspect needs inspect_ai: pip install 'debategraph[inspect]'"
+    ) from exc
+
+__all__ = ["SCORER", "inspect_logs", "write_inspect_logs"]
+
+SCORER = "correct"
+"""The name of the score every sample carries."""
+
+_NAMESPACE = uuid.UUID("0b9a43f6-3f0e-4b55-9d8e-3b1f4e0f6a32")
+_GENERATION = {"temperature": "temperature", "top_p": "top_p", "top_k": "top_k",
+               "max_tokens": "max_tokens", "stop": "stop_seqs",
+               "frequency_penalty": "frequency_penalty",
+               "reasoning_effort": "reasoning_effort"}  # fmt: skip
+"""The debate's generation settings (a row's ``settings["generation"]``), by Inspect name."""
+
+_TURN_METADATA = ("id", "agent", "round", "kind", "answer", "answer_source", "confidence",
+                  "reads", "label", "usage_estimated", "logprobs", "attempts")  # fmt: skip
+"""What a model event's metadata keeps of its turn."""
+
+
+def write_inspect_logs(run: StoredRun, out_dir: Path) -> list[Path]:
+    """Write one ``.eval`` log per arm of ``run`` into ``out_dir`` (created if missing).
+
+    Returns:
+        The files written, in the run's arm order.
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, log in inspect_logs(run):
+        path = out_dir / name
+        write_eval_log(log, str(path))
+        written.append(path)
+    return written
+
+
+def inspect_logs(run: StoredRun) -> list[tuple[str, EvalLog]]:
+    """Every arm of ``run`` as an Inspect ``EvalLog``, with the file name to write it under."""
+    stamp = run.started.strftime("%Y-%m-%dT%H-%M-%S+00-00")
+    return [
+        (f"{stamp}_{_safe(run.dataset)}_{_safe(arm.label)}.eval", arm_log(run, arm))
+        for arm in run.arms
+    ]
+
+
+def arm_log(run: StoredRun, arm: StoredArm) -> EvalLog:
+    """One arm's rows as an Inspect ``EvalLog``."""
+    from debategraph import __version__
+
+    seeds = arm.seeds
+    samples = [_sample(run, arm, row, seeds.index(row.get("seed")) + 1) for row in arm.rows]
+    first = arm.finished[0] if arm.finished else {}
+    key = f"{run.path.resolve()}|{arm.label}|{run.items_sha256}"
+    spec = EvalSpec(
+        eval_id=uuid.uuid5(_NAMESPACE, key).hex,
+        run_id=uuid.uuid5(_NAMESPACE, str(run.path.resolve())).hex,
+        created=run.started.isoformat(),
+        task=run.dataset,
+        task_display_name=f"{run.dataset} · {arm.label}",
+        task_args={"results": str(run.path)},
+        solver=f"debategraph/{arm.method}",
+        solver_args=arm.settings,
+        dataset=EvalDataset(
+            name=run.dataset,
+            samples=len({str(row["id"]) for row in arm.rows}),
+            sample_ids=list(dict.fromkeys(str(row["id"]) for row in arm.rows)),
+        ),
+        model=f"debategraph/{arm.label}",
+        model_roles=_roles(first),
+        config=EvalConfig(epochs=len(seeds)),
+        packages={"debategraph": __version__},
+        metadata={
+            "arm": arm.label,
+            "method": arm.method,
+            "settings": arm.settings,
+            "debate_settings": first.get("settings", {}),
+            "agents": first.get("agent_names", []),
+            "models": first.get("agent_models", []),
+            "seeds": seeds,
+            "dataset": run.dataset,
+            "results": str(run.path),
+        },
+    )
+    usage = _total_usage(sample.model_usage for sample in samples)
+    return EvalLog(
+        status="success",
+        eval=spec,
+        plan=EvalPlan(
+            steps=[EvalPlanStep(solver=f"debategraph/{arm.method}", params=arm.settings)]
+        ),
+        results=_results(arm, samples),
+        stats=EvalStats(
+            started_at=run.started.isoformat(),
+            completed_at=run.finished.isoformat(),
+            model_usage=usage,
+        ),
+        samples=samples,
+    )
+
+
+def _sample(run: StoredRun, arm: StoredArm, row: dict[str, Any], epoch: int) -> EvalSample:
+    item = str(row["id"])
+    question = str(row.get("question") or (run.inputs_of(item) or {}).get("question") or "")
+    reference = row.get("reference")
+    base: dict[str, Any] = dict(
+        id=item,
+        epoch=epoch,
+        input=question or item,
+        choices=list(row["choices"]) if row.get("choices") else None,
+        target="" if reference is None else str(reference),
+        total_time=row.get("wall_s"),
+        working_time=row.get("wall_s"),
+    )
+    seed = arm.seed_of(row)
+    if "error" in row:
+        return EvalSample(
+            **base,
+            metadata={"seed": seed, "dataset": row.get("dataset", run.dataset)},
+            error=EvalError(message=str(row["error"]), traceback="", traceback_ansi=""),
+        )
+    answer = row.get("answer")
+    label = f"debategraph/{arm.label}"
+    score = Score(
+        value=NOANSWER if answer is None else CORRECT if row["correct"] else INCORRECT,
+        answer=answer,
+        explanation="no answer (abstention): counted as wrong"
+        if answer is None
+        else f"{answer} vs {reference}",
+    )
+    turns = list(row.get("turns") or [])
+    events = _events(row, turns, run.started)
+    last = events[-1] if events else None
+    events.append(
+        ScoreEvent(
+            score=score,
+            target=base["target"],
+            scorer=SCORER,
+            timestamp=last.timestamp if last else run.started,
+            working_start=last.working_start if last else 0.0,
+        )
+    )
+    by_model: dict[str, ModelUsage] = defaultdict(ModelUsage)
+    by_role: dict[str, ModelUsage] = defaultdict(ModelUsage)
+    for turn in turns:
+        by_model[str(turn.get("model") or "?")] += _usage(turn)
+        by_role[str(turn.get("agent") or "?")] += _usage(turn)
+    return EvalSample(
+        **base,
+        messages=[
+            ChatMessageUser(content=question),
+            ChatMessageAssistant(content=answer or "(no answer)", model=label),
+        ],
+        output=ModelOutput.from_content(model=label, content=answer or ""),
+        scores={SCORER: score},
+        metadata={
+            "seed": seed,
+            "dataset": row.get("dataset", run.dataset),
+            "source": row.get("source"),
+            "task": row.get("task"),
+            "abstained": answer is None,
+            "rounds": row.get("rounds"),
+            "calls": row.get("calls"),
+            "ncomm": row.get("ncomm"),
+            "input_tokens": row.get("input_tokens"),
+            "output_tokens": row.get("output_tokens"),
+            "decision": row.get("decision"),
+            "round_answers": row.get("round_answers"),
+            "agents": row.get("agent_names"),
+            "models": row.get("agent_models"),
+        },
+        events=events,
+        model_usage=dict(by_model),
+        role_usage=dict(by_role),
+    )
+
+
+def _events(row: dict[str, Any], turns: list[dict[str, Any]], start: datetime) -> list[Any]:
+    """A span per round holding that round's model calls, in the order they were made."""
+    question = str(row.get("question") or "")
+    config = GenerateConfig(**_generate_config(row.get("settings") or {}))
+    by_id = {str(t.get("id")): t for t in turns}
+    events: list[Any] = []
+    open_round: int | None = None
+    clock = start
+    for turn in turns:
+        round_ = int(turn.get("round") or 0)
+        if round_ != open_round:
+            if open_round is not None:
+                events.append(_span_end(open_round, clock, start))
+            events.append(
+                SpanBeginEvent(
+                    id=f"round-{round_}",
+                    name=f"round {round_}",
+                    timestamp=clock,
+                    working_start=(clock - start).total_seconds(),
+                )
+            )
+            open_round = round_
+        latency = float(turn.get("latency_s") or 0.0)
+        model = str(turn.get("model") or "?")
+        text = turn.get("text")
+        reply = text if isinstance(text, str) else _answer_line(turn)
+        output = ModelOutput.from_content(model=model, content=reply)
+        output.usage = _usage(turn)
+        attempts = turn.get("attempts")
+        events.append(
+            ModelEvent(
+                model=model,
+                role=str(turn.get("agent")),
+                input=_input(question, turn, by_id),
+                tools=[],
+                tool_choice="none",
+                config=config,
+                output=output,
+                retries=attempts - 1 if isinstance(attempts, int) and attempts > 1 else None,
+                timestamp=clock,
+                working_start=(clock - start).total_seconds(),
+                completed=clock + timedelta(seconds=latency),
+                working_time=latency,
+                span_id=f"round-{round_}",
+                metadata={k: turn[k] for k in _TURN_METADATA if k in turn},
+            )
+        )
+        clock += timedelta(seconds=latency)
+    if open_round is not None:
+        events.append(_span_end(open_round, clock, start))
+    return events
+
+
+def _generate_config(settings: dict[str, Any]) -> dict[str, Any]:
+    """The generation settings a row's debate ran with, as ``GenerateConfig`` keywords.
+
+    Rows nest them under ``settings["generation"]``; rows written before that kept them at the
+    top of ``settings``.
+    """
+    nested = settings.get("generation")
+    given = nested if isinstance(nested, dict) else settings
+    return {ours: given[k] for k, ours in _GENERATION.items() if given.get(k) is not None}
+
+
+def _span_end(round_: int, clock: datetime, start: datetime) -> SpanEndEvent:
+    return SpanEndEvent(
+        id=f"round-{round_}", timestamp=clock, working_start=(clock - start).total_seconds()
+    )
+
+
+def _input(
+    question: str, turn: dict[str, Any], by_id: dict[str, dict[str, Any]]
+) -> list[ChatMessage]:
+    """The call's prompt where the row kept it; else the question, then each reply it read."""
+    prompt = turn.get("prompt")
+    if isinstance(prompt, str):
+        return [ChatMessageUser(content=prompt)]
+    messages: list[ChatMessage] = [ChatMessageUser(content=question)]
+    for read in turn.get("reads") or ():
+        peer = by_id.get(str(read))
+        if peer is None:
+            messages.append(ChatMessageUser(content=f"[{read}] (not in this row)"))
+            continue
+        text = peer.get("text")
+        body = text if isinstance(text, str) else _answer_line(peer)
+        heading = f"[{read}] {peer.get('agent')}, round {peer.get('round')}"
+        messages.append(ChatMessageUser(content=f"{heading}:\n{body}"))
+    return messages
+
+
+def _answer_line(turn: dict[str, Any]) -> str:
+    """What a turn without its reply text still says: its parsed answer."""
+    return f"(reply not stored; parsed answer: {turn.get('answer')})"
+
+
+def _usage(turn: dict[str, Any]) -> ModelUsage:
+    """A call's usage; the provider's cached input and reasoning tokens where it stated them.
+
+    Inspect counts cache reads apart from ``input_tokens``; our turns count them inside it (as
+    OpenAI's ``prompt_tokens`` does), so they move from one to the other.
+    """
+    read, wrote = int(turn.get("input_tokens") or 0), int(turn.get("output_tokens") or 0)
+    cached, reasoning = turn.get("cached_input_tokens"), turn.get("reasoning_tokens")
+    return ModelUsage(
+        input_tokens=read - int(cached or 0),
+        output_tokens=wrote,
+        total_tokens=read + wrote,
+        input_tokens_cache_read=int(cached) if cached is not None else None,
+        reasoning_tokens=int(reasoning) if reasoning is not None else None,
+    )
+
+
+def _total_usage(usages: Iterable[dict[str, ModelUsage]]) -> dict[str, ModelUsage]:
+    total: dict[str, ModelUsage] = defaultdict(ModelUsage)
+    for usage in usages:
+        for model, u in usage.items():
+            total[model] += u
+    return dict(total)
+
+
+def _roles(row: dict[str, Any]) -> dict[str, ModelConfig | list[ModelConfig]] | None:
+    names, models = row.get("agent_names") or [], row.get("agent_models") or []
+    if not names:
+        return None
+    return {str(n): ModelConfig(model=str(m)) for n, m in zip(names, models, strict=False)}
+
+
+def _results(arm: StoredArm, samples: list[EvalSample]) -> EvalResults:
+    """Accuracy and its standard error as Inspect computes them: epochs averaged per item."""
+    per_item: dict[str, list[float]] = defaultdict(list)
+    for sample in samples:
+        if sample.scores:
+            per_item[str(sample.id)].append(1.0 if sample.scores[SCORER].value == CORRECT else 0.0)
+    values = [sum(v) / len(v) for v in per_item.values()]
+    n = len(values)
+    accuracy = sum(values) / n if n else 0.0
+    variance = sum((v - accuracy) ** 2 for v in values) / (n - 1) if n > 1 else 0.0
+    scored = sum(len(v) for v in per_item.values())
+    return EvalResults(
+        total_samples=len(samples),
+        completed_samples=scored,
+        scores=[
+            EvalScore(
+                name=SCORER,
+                scorer=SCORER,
+                reducer="mean" if len(arm.seeds) > 1 else None,
+                scored_samples=scored,
+                unscored_samples=len(samples) - scored,
+                metrics={
+                    "accuracy": EvalMetric(name="accuracy", value=accuracy),
+                    "stderr": EvalMetric(name="stderr", value=(variance / n) ** 0.5 if n else 0.0),
+                },
+            )
+        ],
+    )
+
+
+def _safe(text: str) -> str:
+    """A file-name part: letters, digits, dots and dashes only."""
+    return re.sub(r"[^A-Za-z0-9.-]+", "-", text).strip("-") or "run"

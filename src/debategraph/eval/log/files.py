@@ -1,0 +1,10 @@
+"""The files of a results directory, by name."""
+
+RESULTS_FILE = "results.jsonl"
+"""The rows, one line per (method, item, seed) (:mod:`debategraph.eval.log.store`)."""
+
+MANIFEST_FILE = "run.json"
+"""The run manifest: the settings the rows were made with."""
+
+INTERRUPTED_FILE = "interrupted.jsonl"
+"""The ledger of spend kept beside the rows (:mod:`debategraph.eval.log.ledger`)."""

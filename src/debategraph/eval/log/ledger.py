@@ -1,0 +1,265 @@
+"""The spend kept beside the rows: ``OUT/interrupted.jsonl``, one line per event.
+
+Every token the provider reported to a run is in exactly one place: a row of
+``results.jsonl`` (its used and wasted tokens) or this ledger. Two events leave spend
+outside the rows, and each appends one line:
+
+* an interrupted run (Ctrl-C, the breaker): the debates it cut short write no row, and the
+  line lists them under ``cut_short`` (:mod:`debategraph.eval.run.cut_short`), with the rows
+  the breaker held back when the run stopped and, in any run, a row of work an executor
+  ran twice (a Ray worker died), which is written once;
+* a rewrite of ``results.jsonl`` that drops failed rows: resuming drops them to run them
+  again, and the final rewrite drops one that a finished row of the same key replaced. The
+  line lists them under ``retried``, each with the SHA-256 of its line (``row_sha256``).
+
+A line holds the time, the totals (``debates`` and :data:`TOTALS`) and its entries; an entry
+holds ``method``, ``id``, ``seed`` (under ``--seeds``) and :data:`TOTALS`.
+
+A failed row is logged here before ``results.jsonl`` is rewritten without it, so a crash in
+between loses nothing. Then both hold it for a moment: the next rewrite does not log a line
+whose fingerprint is logged already, and :func:`read_ledger` skips an entry whose line is
+still in ``results.jsonl``, so nothing is counted twice.
+
+A damaged line or entry (hand-edited: wrong types, missing keys) is left out and reported as
+one problem line naming ``interrupted.jsonl`` and its line number, never a traceback.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from debategraph.eval.log.bill import row_parts
+from debategraph.eval.log.files import INTERRUPTED_FILE, RESULTS_FILE
+
+TOTALS = ("input_tokens", "output_tokens", "requests", "failed_requests")
+"""The figures of an entry, summed over entries."""
+
+KINDS = ("cut_short", "retried")
+"""The kinds of ledger lines: the key under which each lists its entries."""
+
+
+def fingerprint(line: bytes) -> str:
+    """The SHA-256 of a results line (without its newline): which failed row was logged."""
+    return hashlib.sha256(line.rstrip(b"\n")).hexdigest()
+
+
+def row_spend(row: Mapping[str, Any]) -> dict[str, int]:
+    """What a row's requests were billed, as :data:`TOTALS`.
+
+    A failed row's tokens are all wasted; a finished row's are those of its paid calls and
+    its wasted ones (a call replayed from the call cache made no request).
+    """
+    paid = {} if "error" in row else row_parts(row)[0]
+    return {
+        "input_tokens": int(paid.get("input_tokens") or 0)
+        + int(row.get("wasted_input_tokens") or 0),
+        "output_tokens": int(paid.get("output_tokens") or 0)
+        + int(row.get("wasted_output_tokens") or 0),
+        "requests": int(row.get("requests") or 0),
+        "failed_requests": int(row.get("failed_requests") or 0),
+    }
+
+
+def entry(
+    method: object, item_id: object, spend: Mapping[str, int], *, seed: object = None
+) -> dict[str, Any]:
+    """A ledger entry: the debate's method, id, seed (when given) and spend."""
+    debate: dict[str, Any] = {"method": method, "id": item_id}
+    if isinstance(seed, int) and not isinstance(seed, bool):
+        debate["seed"] = seed
+    return {**debate, **{key: int(spend[key]) for key in TOTALS}}
+
+
+def totals(entries: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+    """The sums of :data:`TOTALS` over entries, and their count as ``debates``."""
+    sums = dict.fromkeys(TOTALS, 0)
+    count = 0
+    for debate in entries:
+        count += 1
+        for name in TOTALS:
+            sums[name] += int(debate[name])
+    return {"debates": count, **sums}
+
+
+def append_line(out_dir: Path, kind: str, entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """Append one line of ``kind`` to the ledger, synced to disk; returns the line.
+
+    After a last line torn by a crash the new line starts on a line of its own (the torn one
+    stays unreadable, and is skipped), so its spend is not glued onto the fragment.
+    """
+    line = {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **totals(entries)}
+    line[kind] = entries
+    path = out_dir / INTERRUPTED_FILE
+    with open(path, "ab") as log:
+        torn = log.tell() > 0 and not _ends_a_line(path)
+        log.write((("\n" if torn else "") + json.dumps(line) + "\n").encode())
+        log.flush()
+        os.fsync(log.fileno())
+    return line
+
+
+def _ends_a_line(path: Path) -> bool:
+    with open(path, "rb") as file:
+        file.seek(-1, os.SEEK_END)
+        return file.read(1) == b"\n"
+
+
+def _lines(out_dir: Path, problems: list[str] | None = None) -> list[dict[str, Any]]:
+    """The ledger's lines with their well-formed entries only (:func:`entry_problem`).
+
+    A last line torn by a crash while it was written is skipped quietly; any other line that
+    is not a JSON object, or that holds a damaged entry, is reported in ``problems`` with its
+    line number, and only its damaged entries are left out.
+    """
+    try:
+        text = (out_dir / INTERRUPTED_FILE).read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return []
+    raws = text.split("\n")[:-1]  # the last piece is "" or a line torn by a crash
+    lines = []
+    for number, raw in enumerate(raws, start=1):
+        if not raw.strip():
+            continue
+        try:
+            line = json.loads(raw)
+        except (ValueError, RecursionError):
+            line = None
+        if not isinstance(line, dict):
+            _report(problems, number, "not a JSON object: its spend is left out")
+            continue
+        lines.append(_checked(line, number, problems))
+    return lines
+
+
+def entry_problem(debate: object, kind: str) -> str | None:
+    """What is wrong with a ledger entry of ``kind``, or ``None`` when it is well formed.
+
+    An entry needs a string ``method`` and ``id``, non-negative integer :data:`TOTALS`, an
+    integer ``seed`` where it has one and, when ``retried``, a string ``row_sha256``.
+    """
+    if not isinstance(debate, dict):
+        return "not a JSON object"
+    strings = ("method", "id", "row_sha256") if kind == "retried" else ("method", "id")
+    counts = TOTALS + (("seed",) if "seed" in debate else ())
+    for name in strings + counts:
+        if name not in debate:
+            return f"no {name!r} field"
+        value, wanted = debate[name], str if name in strings else int
+        if not isinstance(value, wanted) or isinstance(value, bool):
+            return f"{name!r} is {type(value).__name__}, not {wanted.__name__}"
+        if isinstance(value, int) and name in TOTALS and value < 0:
+            return f"{name!r} is negative"
+    return None
+
+
+def _checked(line: dict[str, Any], number: int, problems: list[str] | None) -> dict[str, Any]:
+    """``line`` with only its well-formed entries; what was left out goes to ``problems``."""
+    checked = dict(line)
+    skipped: list[str] = []
+    for kind in KINDS:
+        listed = line.get(kind)
+        if kind not in line:
+            continue
+        if not isinstance(listed, list):
+            skipped.append(f"{kind!r} is {type(listed).__name__}, not a list")
+            checked[kind] = []
+            continue
+        checked[kind] = []
+        for place, debate in enumerate(listed, start=1):
+            problem = entry_problem(debate, kind)
+            if problem is None:
+                checked[kind].append(debate)
+            else:
+                skipped.append(f"{kind} entry {place}: {problem}")
+    if not any(kind in line for kind in KINDS):
+        skipped.append(f"no {' or '.join(KINDS)} list")
+    if skipped:
+        more = f" (and {len(skipped) - 1} more)" if len(skipped) > 1 else ""
+        _report(problems, number, f"{skipped[0]}{more}: its spend is left out")
+    return checked
+
+
+def _report(problems: list[str] | None, number: int, problem: str) -> None:
+    if problems is not None:
+        problems.append(f"{INTERRUPTED_FILE}, line {number}: {problem}")
+
+
+def _entries(line: Mapping[str, Any], kind: str) -> list[dict[str, Any]]:
+    """The entries of ``kind`` in a line that :func:`_lines` checked."""
+    listed = line.get(kind)
+    return list(listed) if isinstance(listed, list) else []
+
+
+def log_retried(out_dir: Path, dropped: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
+    """Log the spend of failed rows about to leave ``results.jsonl`` (call before removing them).
+
+    A row that spent nothing, or whose line is logged already (a rewrite that a crash
+    stopped before it replaced the file), is not logged.
+
+    Args:
+        out_dir: The results directory.
+        dropped: Each failed row with its line's :func:`fingerprint`.
+    """
+    logged = Counter(
+        e.get("row_sha256") for line in _lines(out_dir) for e in _entries(line, "retried")
+    )
+    fresh = []
+    for sha, row in dropped:
+        if logged[sha] > 0:
+            logged[sha] -= 1
+            continue
+        spend = row_spend(row)
+        if any(spend.values()):
+            debate = entry(row.get("method"), row.get("id"), spend, seed=row.get("seed"))
+            fresh.append({**debate, "row_sha256": sha})
+    if fresh:
+        append_line(out_dir, "retried", fresh)
+
+
+def _failed_lines(results: Path) -> Counter[str]:
+    """The fingerprints of the failed rows' lines in a results file."""
+    found: Counter[str] = Counter()
+    try:
+        file = results.open("rb")
+    except FileNotFoundError:
+        return found
+    with file:
+        for line in file:
+            if b'"error"' in line and line.endswith(b"\n"):
+                found[fingerprint(line)] += 1
+    return found
+
+
+def read_ledger(
+    out_dir: Path, problems: list[str] | None = None
+) -> dict[str, list[dict[str, Any]]]:
+    """Every well-formed entry of the ledger of ``out_dir``, by kind (:data:`KINDS`).
+
+    A ``retried`` entry whose failed row is still a line of ``results.jsonl`` is left out:
+    the row counts it.
+
+    Args:
+        out_dir: The results directory.
+        problems: Where a damaged line or entry is reported (one line each, naming
+            ``interrupted.jsonl`` and the line number); it is left out of the entries.
+    """
+    lines = _lines(out_dir, problems)
+    found = {kind: [e for line in lines for e in _entries(line, kind)] for kind in KINDS}
+    if found["retried"]:
+        present = _failed_lines(out_dir / RESULTS_FILE)
+        kept = []
+        for debate in found["retried"]:
+            sha = debate["row_sha256"]
+            if present[sha] > 0:
+                present[sha] -= 1
+                continue
+            kept.append(debate)
+        found["retried"] = kept
+    return found

@@ -1,0 +1,258 @@
+"""The JSONL row of one evaluated debate: a finished debate's, or a failed one's."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from langchain_core.language_models import BaseChatModel
+
+from debategraph.eval.datasets import Item
+from debategraph.eval.log.spend import SpendMeter
+from debategraph.models.oracle import REPLAY_SOURCES
+from debategraph.models.resolve import SIMULATED
+from debategraph.models.simulated import SimulatedDebater
+from debategraph.policies.accounting import DETAIL_FIELDS, usage_by_kind, usage_by_source
+from debategraph.policies.failures import describe_error as _describe_error
+from debategraph.policies.secrets import Redactor
+from debategraph.result import DebateResult
+
+if TYPE_CHECKING:
+    from debategraph.eval.run.arms import Arm
+
+REAL_DATASETS = frozenset({"gsm8k"})
+"""Datasets whose items the simulated model answers with replayed real model solutions."""
+
+
+def describe_error(exc: BaseException, redact: Redactor | None = None) -> str:
+    """``Type: message — what to do (in node round > a1)``: one line, secrets redacted.
+
+    Args:
+        exc: The exception that ended a debate.
+        redact: The run's redactor; key-shaped strings are redacted without one.
+
+    Returns:
+        The text of a failed row's ``error`` field.
+    """
+    return _describe_error(exc, redact or Redactor())
+
+
+def row_source(dataset: str, arm: Arm, result: DebateResult) -> str:
+    """``"real"`` when every answer is a real model's output, else ``"simulated"``.
+
+    Answers of provider models are real. Answers of the simulated debater are real only
+    where it replays real GPT-3 solutions: initial-round answers on the bundled GSM8K items,
+    with the plain ``"simulated"`` spec (no overrides) and no adversary, in an arm that never
+    goes past round 0. So a zero-round ``mav`` on ``gsm8k`` is real, and every row of a
+    simulated debate is simulated, including an item it ended at round 0 (a settled gate,
+    a skipping ``sid-et``, ``s2mad`` or ``svr`` that found consensus): one arm's rows are one
+    group in the report.
+
+    Args:
+        dataset: The dataset name.
+        arm: The arm that produced the result.
+        result: The debate's result.
+
+    Returns:
+        ``"real"`` or ``"simulated"``.
+    """
+    models = arm.settings.get("models")
+    specs = list(models) if isinstance(models, list | tuple) else [models]
+    replays = (
+        dataset in REAL_DATASETS
+        and not _may_debate(arm)
+        and not result.adversaries
+        and all(_plain_or_provider(spec) for spec in specs)
+    )
+
+    def real(turn: Mapping[str, Any]) -> bool:
+        label = str(turn["model"])
+        if label.split(":")[0] not in SIMULATED:
+            return True
+        return (
+            replays
+            and turn["kind"] == "answer"
+            and turn["round"] == 0
+            and label.removeprefix("simulated:") in REPLAY_SOURCES
+        )
+
+    return "real" if all(real(t) for t in result.turns) else "simulated"
+
+
+def _may_debate(arm: Arm) -> bool:
+    """Whether ``arm``'s agents may read each other past round 0 on some item."""
+    from debategraph.methods.registry import get_method
+
+    method = arm.method if not isinstance(arm.method, str) else get_method(arm.method)
+    return method.debates and arm.settings.get("rounds") != 0
+
+
+def _plain_or_provider(spec: Any) -> bool:
+    """A spec that is not a customised simulated model."""
+    if spec is None or isinstance(spec, BaseChatModel):
+        return not isinstance(spec, SimulatedDebater)
+    text = str(spec).strip()
+    return text in SIMULATED or text.split(":")[0] not in SIMULATED
+
+
+def result_row(
+    arm: Arm,
+    item: Item,
+    result: DebateResult,
+    *,
+    wall_s: float,
+    dataset: str,
+    spend: SpendMeter | None = None,
+    texts: bool = True,
+    seed: int | None = None,
+    prompts: bool = False,
+) -> dict[str, Any]:
+    """The JSONL row of one finished debate (schema in :mod:`debategraph.eval.analysis.metrics`).
+
+    Besides the figures, a row keeps the debate itself, so that ``debategraph show`` can
+    print it again: the question, every turn (what it read, its answer and how that was
+    found, tokens; its reply text unless ``texts`` is off; its prompt if ``prompts`` is on),
+    the decision with its evidence and the method's state.
+
+    Args:
+        arm: The arm (its label is the row's ``method``).
+        item: The question.
+        result: The debate's result.
+        wall_s: Wall time of the debate, seconds.
+        dataset: The dataset name.
+        spend: What the debate's requests cost, failed and retried ones included.
+        texts: Keep every turn's reply text (off for very large runs).
+        seed: The debate's seed, recorded as the row's ``seed`` (``--seeds``); ``None``
+            records none.
+        prompts: Keep every turn's prompt, the last user message its model was sent.
+
+    Returns:
+        The row.
+    """
+    usage = result.usage
+    by_source = usage_by_source(result.turns)
+    row = {
+        "method": arm.label,
+        "id": item.id,
+        **_seed_field(seed),
+        "dataset": dataset,
+        "source": row_source(dataset, arm, result),
+        "answer": result.answer,
+        "reference": item.reference,
+        "correct": bool(result.correct),
+        "abstained": result.answer is None,
+        "input_tokens": usage["input_tokens"],
+        "output_tokens": usage["output_tokens"],
+        "calls": usage["calls"],
+        "cached_calls": usage["cached_calls"],
+        **{field: usage[field] for field in DETAIL_FIELDS if field in usage},
+        "usage_by_source": by_source,
+        "ncomm": result.ncomm,
+        "rounds": result.rounds,
+        "agents": len(result.agents),
+        "parse_failures": result.parse_failures,
+        "wall_s": round(wall_s, 4),
+        "round_answers": result.round_answers(),
+        "round_confidences": result.round_confidences(),
+        "agent_models": [a["model"] for a in result.agents],
+        "tokens_by_kind": {
+            kind: {"input_tokens": u["input_tokens"], "output_tokens": u["output_tokens"]}
+            for kind, u in usage_by_kind(result.turns).items()
+        },
+        "task": item.task,
+        "answer_sources": result.answer_sources,
+        "settings": result.settings,
+        "question": item.question,
+        "choices": list(item.choices) if item.choices else None,
+        "agent_names": [a["name"] for a in result.agents],
+        "cut_off": result.cut_off,
+        "adversaries": result.adversaries,
+        "decision": result.decision,
+        "turns": result.turn_records(include_text=texts, include_prompts=prompts),
+        "method_state": result.method_state,
+    }
+    if arm.budget_of is not None:
+        row.update(budget_of=arm.budget_of, budget=arm.budget)
+    if "gate" in result.method_state:  # whether the gate let the debate go on
+        row["gate"] = result.method_state["gate"]
+    if spend is not None:  # replayed turns made no request: only paid ones are used spend
+        paid = by_source["paid"]
+        row.update(spend.record(used_input=paid["input_tokens"], used_output=paid["output_tokens"]))
+    return row
+
+
+def error_row(
+    arm: Arm,
+    item: Item,
+    error: str,
+    *,
+    wall_s: float,
+    dataset: str,
+    spend: SpendMeter | None = None,
+    seed: int | None = None,
+) -> dict[str, Any]:
+    """The row of a failed debate: counted as failed, run again on the next run.
+
+    With ``spend`` it records what the failed debate's requests cost (every token of every
+    reply that arrived counts as wasted); with ``seed``, the seed it ran under. ``failed_at``
+    (UTC, microseconds) makes each attempt's line its own: two failures of one item on two
+    resumes are two lines with two fingerprints, so the ledger keeps both spends.
+    """
+    row = {
+        "method": arm.label,
+        "id": item.id,
+        **_seed_field(seed),
+        "dataset": dataset,
+        "reference": item.reference,
+        "error": error,
+        "wall_s": round(wall_s, 4),
+        "failed_at": datetime.now(UTC).isoformat(timespec="microseconds"),
+    }
+    if spend is not None:
+        row.update(spend.record())
+    return row
+
+
+def _seed_field(seed: int | None) -> dict[str, int]:
+    """A row's ``seed`` field: present only in a run of several seeds (``--seeds``)."""
+    return {} if seed is None else {"seed": seed}
+
+
+SHOWN_FIELDS = ("question", "turns", "decision", "agent_names")
+"""The fields a row needs for ``debategraph show`` (rows written before 0.2 lack them)."""
+
+
+def result_from_row(row: Mapping[str, Any]) -> DebateResult:
+    """The debate a finished row keeps, as a :class:`~debategraph.result.DebateResult`.
+
+    Raises:
+        ValueError: A failed row, or one written without the debate (before 0.2).
+    """
+    if "error" in row:
+        raise ValueError(f"{row.get('method')}/{row.get('id')} failed: {row['error']}")
+    missing = [f for f in SHOWN_FIELDS if f not in row]
+    if missing:
+        raise ValueError(
+            f"the row of {row.get('method')}/{row.get('id')} does not keep its debate (no "
+            f"{', '.join(missing)}): it was written by debategraph 0.1; run the item again"
+        )
+    models = row.get("agent_models") or []
+    names = row["agent_names"]
+    return DebateResult(
+        method=str(row["method"]),
+        question=str(row["question"]),
+        answer=row.get("answer"),
+        decision=dict(row["decision"]),
+        rounds=int(row.get("rounds", 0)),
+        agents=[
+            {"name": n, "model": models[k] if k < len(models) else "?"} for k, n in enumerate(names)
+        ],
+        turns=list(row["turns"]),
+        cut_off=list(row.get("cut_off") or []),
+        adversaries=dict(row.get("adversaries") or {}),
+        method_state=dict(row.get("method_state") or {}),
+        reference=row.get("reference"),
+        settings=dict(row.get("settings") or {}),
+        task=row.get("task") or "number",
+    )

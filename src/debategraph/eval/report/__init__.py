@@ -1,0 +1,1 @@
+"""Stage 4, report: the tables, plots and Markdown/HTML made from the analysis."""

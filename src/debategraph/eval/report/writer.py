@@ -1,0 +1,198 @@
+"""Markdown report and plots from a directory of result rows.
+
+:func:`write_report` reads every ``*.jsonl`` file of a results directory (rows as described
+in :mod:`debategraph.eval.analysis.metrics`; the ledger ``interrupted.jsonl`` is not rows: its spend
+is added to the bills, :mod:`debategraph.eval.analysis.ledger_bill`), groups them by ``source``
+(``simulated`` / ``real``) and ``dataset`` when rows carry them, and writes ``report.md``
+with one table per group in the shape of the papers' tables, a table of each debate against
+the vote of its own round 0, paired comparisons with bootstrap intervals and exact tests
+(:mod:`debategraph.eval.analysis.comparisons`), a per-round table (majority accuracy, agents right,
+flips), an answer-extraction table (fallback and abstention rates per method, when rows
+record ``answer_sources``), and four plots:
+
+- ``accuracy_vs_tokens.png``: accuracy against total tokens per item, one point per method,
+  with 95% Wilson intervals;
+- ``per_round.png``: majority-vote accuracy and consensus per round per method;
+- ``token_breakdown.png``: mean tokens per item by call kind, input vs output;
+- ``debate_vs_vote.png``: each debate's final accuracy against its round-0 vote, and the
+  agents' flips (right → wrong, wrong → right) over all rounds;
+- ``pareto.png``: the compute-Pareto points (each debate per round, each vote per number of
+  answers) against tokens per item, with the front (:mod:`debategraph.eval.analysis.pareto`).
+
+Plots need matplotlib (``pip install 'debategraph[plots]'``); it is imported only when
+plotting and draws with the Agg backend, without touching pyplot's global state.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from debategraph.eval.analysis.comparisons import paired_comparisons
+from debategraph.eval.analysis.ledger_bill import fold_ledger, ledger_words
+from debategraph.eval.analysis.pareto import group_points
+from debategraph.eval.analysis.results import (
+    Group,
+    build_groups,
+    load_rows,
+    read_results,
+    result_files,
+)
+from debategraph.eval.analysis.stats import DEFAULT_RESAMPLES
+from debategraph.eval.log.ledger import read_ledger
+from debategraph.eval.report.comparison_table import comparison_section
+from debategraph.eval.report.pareto_plot import plot_pareto
+from debategraph.eval.report.pareto_table import pareto_section
+from debategraph.eval.report.plots import (
+    plot_accuracy_vs_tokens,
+    plot_debate_vs_vote,
+    plot_per_round,
+    plot_token_breakdown,
+)
+from debategraph.eval.report.tables import render_markdown, results_table
+
+__all__ = ["PLOT_NAMES", "REPORT_NAME", "Group", "build_groups", "read_results", "results_table",
+           "write_report"]  # fmt: skip
+
+REPORT_NAME = "report.md"
+
+
+PLOT_NAMES = (
+    "accuracy_vs_tokens.png",
+    "per_round.png",
+    "token_breakdown.png",
+    "debate_vs_vote.png",
+    "pareto.png",
+)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def write_report(
+    results_dir: str | os.PathLike[str],
+    out_dir: str | os.PathLike[str] | None = None,
+    *,
+    prices: Mapping[str, float] | None = None,
+    plots: bool = True,
+    decisions: Sequence[str] = (),
+    sid_et_skip_rates: Sequence[float | str] = (),
+    redact: Callable[[str], str] = str,
+    compare: Sequence[str | tuple[str, str]] = (),
+    baseline: str | None = None,
+    holm: bool = False,
+    resamples: int = DEFAULT_RESAMPLES,
+    bootstrap_seed: int = 0,
+) -> Path:
+    """Write ``report.md``, ``summary.json`` and the plots for a results directory.
+
+    Args:
+        results_dir: Directory of ``*.jsonl`` result files (rows as in
+            :mod:`debategraph.eval.analysis.metrics`; a row with ``error`` is a failed item).
+        out_dir: Where to write; defaults to ``results_dir``.
+        prices: ``{"input": $ per token, "output": $ per token}`` adds a cost column.
+        plots: Whether to draw the PNGs (they need the ``plots`` extra).
+        decisions: Re-decide the stored debates with these rules (no model call); each
+            method then appears once per rule, as ``method [rule]``.
+        sid_et_skip_rates: Add SID-ET at these dataset-level skip rates (a number in
+            [0, 1], or ``"auto"`` for SVR-MAD's Alg. 2 against ``svr``), read from the rows
+            of a ``sid-et`` run with ``mode=record`` (see
+            :func:`debategraph.eval.analysis.rescore.sid_et_arm`).
+        redact: Applied to the report and summary text before they are written.
+        compare: ``(a, b)`` arm pairs (or ``"a:b"`` strings) to compare, besides those the
+            report always compares (each debate and its round-0 vote, each budget-matched
+            arm and its debate); see
+            :func:`debategraph.eval.analysis.comparisons.paired_comparisons`.
+        baseline: Compare every other arm with this one as well.
+        holm: Print Holm-adjusted p-values (``p_holm`` in ``summary.json``).
+        resamples: Resamples of the paired bootstrap.
+        bootstrap_seed: Seed of the paired bootstrap (and Monte Carlo sign-flip tests).
+
+    Returns:
+        The path of ``report.md``.
+
+    Raises:
+        FileNotFoundError: ``results_dir`` holds no ``*.jsonl`` file.
+        ValueError: The files hold no readable row, or ``compare`` or ``baseline`` names
+            no arm of the rows.
+        ImportError: ``plots`` is true and matplotlib is not installed.
+    """
+    source = Path(results_dir)
+    files = [file.name for file in result_files(source)]
+    if not files:
+        raise FileNotFoundError(f"no *.jsonl result files in {source}")
+    loaded = load_rows(source)
+    rows, problems = loaded.rows, list(loaded.problems)
+    if not rows:
+        raise ValueError(f"no readable result rows in {source}: " + "; ".join(problems[:5]))
+    if decisions:
+        from debategraph.eval.analysis.rescore import rescore_all
+
+        rows = rescore_all(rows, decisions)
+    if sid_et_skip_rates:
+        from debategraph.eval.analysis.rescore import sid_et_arm
+
+        rows = rows + [r for rate in sid_et_skip_rates for r in sid_et_arm(rows, rate)]
+    paired = paired_comparisons(
+        rows,
+        compare=compare,
+        baseline=baseline,
+        holm_correction=holm,
+        resamples=resamples,
+        seed=bootstrap_seed,
+    )
+    target = Path(out_dir) if out_dir is not None else source
+    target.mkdir(parents=True, exist_ok=True)
+    groups = build_groups(rows, prices)
+    folded = fold_ledger((g.summaries for g in groups), read_ledger(source, problems), prices)
+    pareto = group_points(groups)
+    plot_files: list[str] = []
+    if plots:
+        plot_accuracy_vs_tokens(groups, target / PLOT_NAMES[0])
+        plot_per_round(groups, target / PLOT_NAMES[1])
+        plot_token_breakdown(groups, target / PLOT_NAMES[2])
+        plot_debate_vs_vote(groups, target / PLOT_NAMES[3])
+        plot_pareto(groups, pareto, target / PLOT_NAMES[4])
+        plot_files = list(PLOT_NAMES)
+    summary: dict[str, Any] = {
+        "rows": {"used": len(loaded.rows), "left_out": loaded.excluded, "problems": problems},
+        "groups": [
+            {
+                "source": g.source,
+                "dataset": g.dataset,
+                "methods": g.summaries,
+                "overall_rounds": g.overall_rounds,
+            }
+            for g in groups
+        ],
+        "comparisons": paired,
+        "beside_rows": folded,
+    }
+    for entry, points in zip(summary["groups"], pareto, strict=True):
+        entry["pareto"] = points
+    (target / "summary.json").write_text(redact(json.dumps(_jsonable(summary), indent=2)) + "\n")
+    text = render_markdown(
+        groups,
+        rows,
+        files=files,
+        problems=problems,
+        plots=plot_files,
+        with_cost=prices is not None,
+        rows_line=" ".join(filter(None, [loaded.describe(), ledger_words(folded)])),
+        comparisons=comparison_section(paired, holm=holm),
+        pareto=pareto_section(groups, pareto),
+    )
+    report = target / REPORT_NAME
+    report.write_text(redact(text), encoding="utf-8")
+    return report
