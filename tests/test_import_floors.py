@@ -215,7 +215,7 @@ def test_eval_stages_import_only_the_stages_below_them():
         for m, ts in EDGES.items()
         if (stage := _eval_stage(m)) is not None
         for t in ts
-        if (target := _eval_stage(t)) not in (None, stage, *EVAL_STAGES[stage])
+        if _eval_stage(t) not in (None, stage, *EVAL_STAGES[stage])
     }
     assert not reverse
 
