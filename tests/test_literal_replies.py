@@ -47,10 +47,10 @@ READERS: dict[str, Callable[[str], Any]] = {
 CASES: list[tuple[str, str, str, Any]] = [
     # mad-judge: one decision line, the last counts, none is "missing" (no side).
     ("mad-judge moderate", "own line", f"{REASONING}\nPreference: negative", "negative"),
-    ("mad-judge moderate", "bold label", f"{REASONING}\n**Preference:** Affirmative", "affirmative"),
+    ("mad-judge moderate", "bold label", "**Preference:** Affirmative", "affirmative"),
     ("mad-judge moderate", "bold line", f"{REASONING}\n**Preference: none**", "none"),
-    ("mad-judge moderate", "heading", f"{REASONING}\n### Preference: the negative side", "negative"),
-    ("mad-judge moderate", "list item", f"{REASONING}\n- Preference: `affirmative`.", "affirmative"),
+    ("mad-judge moderate", "heading", "### Preference: the negative side", "negative"),
+    ("mad-judge moderate", "list item", "- Preference: `affirmative`.", "affirmative"),
     ("mad-judge moderate", "twice, last wins",
      "Preference: affirmative\nOn reflection the negative is right.\nPreference: negative",
      "negative"),
@@ -72,7 +72,7 @@ CASES: list[tuple[str, str, str, Any]] = [
      f"{REASONING}\n\nFINAL RANKING:\n1. Response C\n2. Response A\n3. Response B",
      ["a3", "a1", "a2"]),
     ("council rank", "list under the label, bold, with notes",
-     "**Ranking:**\n\n1. **Response B** - sound steps\n2. Response C\n3. Response A\n\nThat is all.",
+     "**Ranking:**\n\n1. **Response B** - sound steps\n2. Response C\n3. Response A\n\nDone.",
      ["a2", "a3", "a1"]),
     ("council rank", "heading and bullets", "## Final ranking\n- C\n- B\n- A", ["a3", "a2", "a1"]),
     ("council rank", "twice, last wins", "Ranking: A, B, C\nOn reflection:\nRanking: C, B, A",
@@ -187,7 +187,9 @@ PROMPT_ASKS: list[tuple[str, Callable[[], str], list[str]]] = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("prompt", "render", "asked"), PROMPT_ASKS, ids=[p for p, *_ in PROMPT_ASKS])
+@pytest.mark.parametrize(
+    ("prompt", "render", "asked"), PROMPT_ASKS, ids=[p for p, *_ in PROMPT_ASKS]
+)
 def test_the_prompt_asks_for_the_format_its_reader_reads(prompt, render, asked):
     text = render()
     for form in asked:

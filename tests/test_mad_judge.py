@@ -115,7 +115,9 @@ def respond(prompt):
 def test_a_whole_debate_without_a_preference_calls_and_tokens():
     model = ScriptedChatModel(respond=respond)
     r = dg.run(Q, method="mad-judge", models=model, rounds=2)
-    assert r.method_state["judgements"] == dict.fromkeys(["r0:judge", "r1:judge", "r2:judge"], "none")
+    assert r.method_state["judgements"] == dict.fromkeys(
+        ["r0:judge", "r1:judge", "r2:judge"], "none"
+    )
     assert [t["id"] for t in r.turns] == [
         "r0:a1", "r0:a2", "r0:judge", "r1:a1", "r1:a2", "r1:judge", "r2:a1", "r2:a2",
         "r2:judge", "r2:judge:final",

@@ -123,11 +123,12 @@ def parse_ranking(text: str, labels: Sequence[str]) -> RankingReading:
 
     The label is ``Ranking:`` or llm-council's ``FINAL RANKING:``, with or without
     Markdown around it, a note in brackets (``Ranking (best first):``) or, as a heading of
-    its own (``## Final ranking``), the colon. The letters are those on the label's line (``Ranking: C, A, B``,
-    ``Ranking: Response C > Response A``) or, when that line has none, the list that follows
-    it, one letter a line (``1. Response C``, ``2. A``, ``- B``; blank lines between items
-    are passed over), up to the first line that is not a list item. Letters that were not shown or that repeat are skipped and reported;
-    a reply without a label is an empty ranking (it places nobody).
+    its own (``## Final ranking``), the colon. The letters are those on the label's line
+    (``Ranking: C, A, B``, ``Ranking: Response C > Response A``) or, when that line has
+    none, the list that follows it, one letter a line (``1. Response C``, ``2. A``,
+    ``- B``; blank lines between items are passed over), up to the first line that is not a
+    list item. Letters that were not shown or that repeat are skipped and reported; a reply
+    without a label is an empty ranking (it places nobody).
 
     Args:
         text: The ranker's reply.
@@ -254,9 +255,11 @@ def plan(view: View) -> Phase | list[Call] | None:
 
 
 def observe(view: View) -> dict[str, Any] | None:
-    """After the rankings: each ranking in member names, each member's average rank, the
-    rankers whose reply places nobody (``unranked``) and the letters skipped (``ranking_flaws``:
-    unknown or repeated, per ranker)."""
+    """After the rankings: each ranking in member names and each member's average rank.
+
+    Also the rankers whose reply places nobody (``unranked``) and the letters skipped
+    (``ranking_flaws``: unknown or repeated, per ranker).
+    """
     if view.round != 1 or view.phase != 0:
         return None
     readings = {

@@ -2,7 +2,8 @@
 
 Pure functions, no LangGraph. A ballot names candidate answers by label (``C1``, ``C2``,
 ...; ``C0`` is the answer the voter gives in the same reply) on one line that starts with
-``Ballot:`` (Markdown around the line is allowed; the last such line counts); :func:`parse_ballot` turns it into answers:
+``Ballot:`` (Markdown around the line is allowed; the last such line counts);
+:func:`parse_ballot` turns it into answers:
 
 * approval: ``Ballot: C1, C3`` -> ``["42", "17"]`` (the answers approved);
 * cumulative: ``Ballot: C1=7, C2=3`` -> ``{"42": 7, "17": 3}`` (points, at most the budget);
