@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
 from langchain_core.messages import HumanMessage
+from rich.console import Console
 
 import debategraph as dg
 from debategraph import SimulatedDebater
@@ -18,6 +21,7 @@ from debategraph.methods.mad_judge import (
 )
 from debategraph.policies.tokens import estimate_tokens
 from debategraph.testing import ScriptedChatModel, make_turn, make_view
+from debategraph.transcript import print_transcript
 
 Q = "What is the result of 3+4*5+6-7*2?"
 
@@ -212,3 +216,11 @@ def test_the_judge_prompt_asks_for_one_ending():
     text = MAD_JUDGE.prompts["moderate"](p)
     assert "\\boxed" not in text and "Answer:" not in text  # no answer format: one ending
     assert text.rstrip().endswith(f"'{NO_PREFERENCE}'")
+
+
+def test_the_transcript_shows_each_judgement_as_read():
+    r = dg.run(Q, method="mad-judge", models=ScriptedChatModel(respond=respond), rounds=0)
+    out = io.StringIO()
+    print_transcript(r, Console(file=out, width=200, color_system=None))
+    judged = next(line for line in out.getvalue().splitlines() if "r0:judge " in line)
+    assert "│ none" in judged and "unsure" not in judged
