@@ -215,7 +215,7 @@ def test_the_judge_prompt_asks_for_one_ending():
     p = dg.methods.PromptInput(question=Q, peers=[make_turn("r0:a1"), make_turn("r0:a2")])
     text = MAD_JUDGE.prompts["moderate"](p)
     assert "\\boxed" not in text and "Answer:" not in text  # no answer format: one ending
-    assert text.rstrip().endswith(f"'{NO_PREFERENCE}'")
+    assert text.rstrip().endswith(f"'{NO_PREFERENCE}'.")
 
 
 def test_the_transcript_shows_each_judgement_as_read():

@@ -277,9 +277,10 @@ def moderate(p: PromptInput) -> str:
         f"are both sides' arguments.\n\n{_sides_block(p)}\n\n{question_block(p)}\n\n"
         "Weigh the two arguments and choose among the answers shown: if one side is clearly "
         "right, say which and why; if not, say what is still unresolved. Do not state an "
-        "answer of your own: the side you prefer supplies it. The last line of your reply "
-        "is your decision, exactly one of 'Preference: affirmative', 'Preference: negative', "
-        f"or, if you cannot yet prefer either side, end instead with the line '{NO_PREFERENCE}'"
+        "answer of your own: the side you prefer supplies it. End your reply with one "
+        "decision line, 'Preference: affirmative' if the affirmative side is right or "
+        "'Preference: negative' if the negative side is; if you cannot yet prefer either "
+        f"side, end instead with the line '{NO_PREFERENCE}'."
     )
 
 
