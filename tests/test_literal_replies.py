@@ -61,6 +61,10 @@ CASES: list[tuple[str, str, str, Any]] = [
     ("mad-judge moderate", "both old endings",
      "No preference yet.\nThe final answer is \\boxed{15}.", "missing"),
     ("mad-judge moderate", "missing", REASONING, "missing"),
+    ("mad-judge moderate", "note in brackets", "Preference: negative (it multiplies first)",
+     "negative"),
+    ("mad-judge moderate", "note after a dash", "**Preference:** affirmative - step 2 holds.",
+     "affirmative"),
     ("mad-judge moderate", "no preference spelled out", "Preference: no preference", "none"),
     # council: the letters on the label's line, or the list under it; the last label counts.
     ("council rank", "own line", f"{REASONING}\nRanking: C, A, B", ["a3", "a1", "a2"]),

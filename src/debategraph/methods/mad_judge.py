@@ -56,7 +56,8 @@ NO_PREFERENCE = "Preference: none"
 """The decision line of a judge that prefers neither side yet."""
 _PREFERENCE_LINE_RE = re.compile(
     r"^[ \t>#*_`-]*+preference[ \t*_`]*+:[ \t*_`]*+(?:the[ \t]++)?"
-    r"(affirmative|negative|none|no[ \t]++preference)\b(?:[ \t]++side)?[ \t*_`.!]*+$",
+    r"(affirmative|negative|none|no[ \t]++preference)\b(?:[ \t]++side)?[ \t*_`.!]*+"
+    r"(?:(?:\([^()\n]*+\)|[-–—][ \t][^\n]*+)[ \t*_`.!]*+)?$",
     re.IGNORECASE | re.MULTILINE,
 )
 
@@ -106,8 +107,10 @@ def read_preference(text: str) -> Preference:
 
     The line may carry Markdown (``**Preference:** Negative``, ``- Preference: none.``), an
     article or ``side`` (``Preference: the affirmative side``), and ``no preference`` for
-    ``none``; it must be a line of its own, so that a sentence quoting the format is not
-    read. Without such a line the judgement is ``missing``: no side is preferred.
+    ``none``, and a note after it in brackets or after a dash (``Preference: negative (its
+    order of operations holds)``); otherwise it must be a line of its own, so that a
+    sentence quoting the format (``Preference: affirmative, negative or none``) is not read.
+    Without such a line the judgement is ``missing``: no side is preferred.
     """
     found = _PREFERENCE_LINE_RE.findall(text)
     if not found:
