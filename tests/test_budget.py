@@ -140,7 +140,7 @@ def debating_methods() -> list[str]:
 def test_equal_tokens_give_the_vote_the_debates_tokens_within_5_percent(method, tmp_path):
     # A debate's own round 0 is no price for a sample (GroupDebate's system prompt, RECONCILE's
     # and CortexDebate's confidence requests): the runner prices a sample by drawing one.
-    # Six items: a method that spends ~6 samples' tokens per item (mad-judge stopping early)
+    # Six items: a method that spends a few samples' tokens per item
     # rounds to whole samples per item, +-8% on one item; over six the roundings cancel.
     items = load_dataset("arithmetic", limit=6, seed=1)
     arms = arms_for([method], {}, match_budget="tokens")

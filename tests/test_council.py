@@ -95,7 +95,14 @@ def test_rankings_are_read_back_into_members_and_averaged_as_llm_council_does():
         ranking("a4", ["a3", "a1", "a2"], "Ranking: A, B"),
     ]
     state = observe(make_view(COUNCIL, turns=turns, round=1, phase=0, agents=4))
-    assert state == {"rankings": rankings, "average_rank": means}
+    assert state == {"rankings": rankings, "average_rank": means, "unranked": [],
+                     "ranking_flaws": {}}  # fmt: skip
+    flawed = [*turns[:-1], ranking("a4", ["a3", "a1", "a2"], "Ranking: A, A, E, B"), ranking(
+        "a5", ["a1", "a2"], "I cannot tell them apart.")]  # fmt: skip
+    state = observe(make_view(COUNCIL, turns=flawed, round=1, phase=0, agents=5))
+    assert state["rankings"]["a4"] == ["a3", "a1"] and state["rankings"]["a5"] == []
+    assert state["ranking_flaws"] == {"a4": {"unknown": ["E"], "repeated": ["A"]}}
+    assert state["unranked"] == ["a5"]
     assert observe(make_view(COUNCIL, turns=turns, round=1, phase=1, agents=4)) is None
 
 

@@ -2,22 +2,35 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
 from langchain_core.messages import HumanMessage
+from rich.console import Console
 
 import debategraph as dg
 from debategraph import SimulatedDebater
-from debategraph.methods.mad_judge import LEVELS, MAD_JUDGE, NO_PREFERENCE, decide, plan, stop
+from debategraph.methods.mad_judge import (
+    LEVELS,
+    MAD_JUDGE,
+    NO_PREFERENCE,
+    decide,
+    plan,
+    read_preference,
+    stop,
+)
 from debategraph.policies.tokens import estimate_tokens
 from debategraph.testing import ScriptedChatModel, make_turn, make_view
+from debategraph.transcript import print_transcript
 
 Q = "What is the result of 3+4*5+6-7*2?"
 
 
 def judge(round_, text, answer=None, final=False):
     suffix = ":final" if final else ""
+    reads = [] if final else [f"r{round_}:a1", f"r{round_}:a2"]
     return make_turn(f"r{round_}:judge{suffix}", agent="judge", round=round_, text=text,
-                     answer=answer)  # fmt: skip
+                     answer=answer, reads=reads)  # fmt: skip
 
 
 def test_a_round_is_affirmative_negative_judge():
@@ -29,8 +42,8 @@ def test_a_round_is_affirmative_negative_judge():
     assert (n["id"], n["reads"], n["template"], n["history"]) == ("r0:a2", ["r0:a1"], "rebut", True)
     turns.append(make_turn("r0:a2", answer="15"))
     (j,) = plan(make_view(MAD_JUDGE, turns=turns, phase=2, agents=2))
-    assert (j["id"], j["speaker"], j["reads"], j["template"]) == (
-        "r0:judge", "judge", ["r0:a1", "r0:a2"], "moderate"
+    assert (j["id"], j["speaker"], j["kind"], j["reads"], j["template"]) == (
+        "r0:judge", "judge", "evaluation", ["r0:a1", "r0:a2"], "moderate"
     )  # fmt: skip
     turns.append(judge(0, f"Both have a point.\n{NO_PREFERENCE}"))
     assert plan(make_view(MAD_JUDGE, turns=turns, phase=3, agents=2)) is None  # not the last
@@ -47,11 +60,11 @@ def test_the_last_round_ends_with_a_final_judgement_only_without_a_preference():
              judge(0, NO_PREFERENCE), make_turn("r1:a1", answer="14"),
              make_turn("r1:a2", answer="15")]  # fmt: skip
     last = {"agents": 2, "round": 1, "context": {"rounds": 1}}
-    turns.append(judge(1, f"Still open.\n{NO_PREFERENCE}", answer="15"))  # a stray number
+    turns.append(judge(1, "Still open: 15 or 14?\nNo preference yet.\n\\boxed{15}"))
     (f,) = plan(make_view(MAD_JUDGE, turns=turns, phase=3, **last))
     assert (f["id"], f["template"]) == ("r1:judge:final", "final")
     assert f["reads"] == ["r0:a1", "r0:a2", "r1:a1", "r1:a2"]
-    preferred = [*turns[:-1], judge(1, "The negative is right: \\boxed{15}", answer="15")]
+    preferred = [*turns[:-1], judge(1, "The negative is right.\nPreference: negative")]
     assert plan(make_view(MAD_JUDGE, turns=preferred, phase=3, **last)) is None
     # Without the adaptive break there is no per-round judgement: phase 2 is the final one.
     plain = make_view(MAD_JUDGE, turns=turns[:2], phase=2, agents=2, context={"rounds": 0},
@@ -64,13 +77,17 @@ def test_the_last_round_ends_with_a_final_judgement_only_without_a_preference():
 
 def test_a_preference_stops_the_debate_and_decides():
     turns = [make_turn("r0:a1", answer="14"), make_turn("r0:a2", answer="15")]
-    undecided = [*turns, judge(0, f"Unclear.\n{NO_PREFERENCE}", answer="14")]
+    undecided = [*turns, judge(0, f"Unclear between 14 and 15.\n{NO_PREFERENCE}")]
     assert not stop(make_view(MAD_JUDGE, turns=undecided, agents=2))
-    decided = [*turns, judge(0, "The affirmative is right. \\boxed{14}", answer="14")]
+    decided = [*turns, judge(0, "The affirmative is right.\n**Preference:** Affirmative")]
     assert stop(make_view(MAD_JUDGE, turns=decided, agents=2))
     d = decide(make_view(MAD_JUDGE, turns=decided, agents=2))
-    assert (d.answer, d.rule) == ("14", "mad-judge")
-    assert d.evidence == {"judge": "r0:judge", "early": True, "rounds": 1, "sides": ["14", "15"]}
+    assert (d.answer, d.rule) == ("14", "mad-judge")  # the preferred side's answer
+    assert d.evidence == {"judge": "r0:judge", "early": True, "rounds": 1, "sides": ["14", "15"],
+                          "judgements": {"r0:judge": "affirmative"}}  # fmt: skip
+    # A side preferred whose answer cannot be read decides nothing: the debate goes on.
+    unreadable = [make_turn("r0:a1", answer=None), turns[1], decided[-1]]
+    assert not stop(make_view(MAD_JUDGE, turns=unreadable, agents=2))
     final = [*undecided, judge(0, "\\boxed{15}", answer="15", final=True)]
     d = decide(make_view(MAD_JUDGE, turns=final, agents=2, context={"rounds": 0}))
     assert (d.answer, d.evidence["judge"], d.evidence["early"]) == ("15", "r0:judge:final", False)
@@ -90,11 +107,11 @@ def test_two_debaters_exactly_and_levels_of_disagreement():
 
 
 def respond(prompt):
-    if "end instead with the line" in prompt:
+    if "Preference: affirmative" in prompt:
         return f"Neither side convinces me.\n{NO_PREFERENCE}"
     if "you must decide" in prompt:
         return "The negative side holds: \\boxed{15}"
-    if "negative side" in prompt.split("\n")[0]:
+    if prompt.startswith("You take the negative side"):
         return "Not so: \\boxed{15}"
     return "I hold \\boxed{14}"
 
@@ -102,6 +119,9 @@ def respond(prompt):
 def test_a_whole_debate_without_a_preference_calls_and_tokens():
     model = ScriptedChatModel(respond=respond)
     r = dg.run(Q, method="mad-judge", models=model, rounds=2)
+    assert r.method_state["judgements"] == dict.fromkeys(
+        ["r0:judge", "r1:judge", "r2:judge"], "none"
+    )
     assert [t["id"] for t in r.turns] == [
         "r0:a1", "r0:a2", "r0:judge", "r1:a1", "r1:a2", "r1:judge", "r2:a1", "r2:a2",
         "r2:judge", "r2:judge:final",
@@ -121,14 +141,30 @@ def test_a_whole_debate_without_a_preference_calls_and_tokens():
     )  # the final judgement reads the debate, not the judge's history
 
 
-def test_golden_transcript_on_the_simulated_debaters():
-    r = dg.run(Q, method="mad-judge", seed=2)
+def test_a_judge_that_prefers_a_side_ends_the_debate_with_that_sides_answer():
+    def prefer_negative(prompt):
+        if "Preference: affirmative" in prompt:
+            return "The negative side's order of operations holds.\n**Preference: negative**"
+        return respond(prompt)
+
+    r = dg.run(Q, method="mad-judge", models=ScriptedChatModel(respond=prefer_negative))
     assert [(t["id"], t["answer"]) for t in r.turns] == [
+        ("r0:a1", "14"), ("r0:a2", "15"), ("r0:judge", None)
+    ]  # fmt: skip
+    assert (r.answer, r.decision["evidence"]["early"]) == ("15", True)
+    assert r.method_state["judgements"] == {"r0:judge": "negative"}
+
+
+def test_golden_transcript_on_the_simulated_debaters():
+    # The simulated judge writes no decision line when it chooses, so it never prefers a side
+    # early: the debate runs to the final judgement (see the card's "Our choices").
+    r = dg.run(Q, method="mad-judge", seed=2)
+    assert [(t["id"], t["answer"]) for t in r.turns][:3] == [
         ("r0:a1", "16"),
         ("r0:a2", "15"),
-        ("r0:judge", "15"),
+        ("r0:judge", None),
     ]
-    assert r.decision["evidence"]["early"] and r.answer == "15"
+    assert not r.decision["evidence"]["early"] and r.answer == "15"
     plain = dg.run(Q, method="mad-judge", seed=2, options={"adaptive_break": False})
     assert [t["id"] for t in plain.turns][-1] == "r2:judge:final"
     assert plain.usage["calls"] == 7
@@ -147,9 +183,11 @@ def test_the_simulated_judge_defers_or_chooses_among_the_sides():
     )
     text = judge_model.invoke([HumanMessage(p)]).text
     assert text.strip().splitlines()[-1] == NO_PREFERENCE
+    assert read_preference(text) == "none"
     assert not any(ch.isdigit() for ch in text)
     agreed = p.replace("\\boxed{17}", "\\boxed{16}")
-    assert "\\boxed{16}" in judge_model.invoke([HumanMessage(agreed)]).text
+    chose = judge_model.invoke([HumanMessage(agreed)]).text
+    assert "16" in chose and read_preference(chose) == "missing"  # no decision line: no side
 
 
 def test_a_cut_off_debater_reads_nothing():
@@ -162,3 +200,27 @@ def test_a_cut_off_debater_reads_nothing():
     assert "cannot see the affirmative" in MAD_JUDGE.prompts["rebut"](
         dg.methods.PromptInput(question=Q)
     )
+
+
+def test_the_negative_disagrees_in_round_0_and_is_asked_after_that():
+    argued = [make_turn("r0:a1", text="So \\boxed{14}.")]
+    first = MAD_JUDGE.prompts["rebut"](dg.methods.PromptInput(question=Q, peers=argued))
+    assert "You disagree with the affirmative side's answer" in first
+    later = MAD_JUDGE.prompts["rebut"](dg.methods.PromptInput(question=Q, peers=argued, round=1))
+    assert "Do you agree with the affirmative side's latest argument?" in later
+    assert "You disagree" not in later
+
+
+def test_the_judge_prompt_asks_for_one_ending():
+    p = dg.methods.PromptInput(question=Q, peers=[make_turn("r0:a1"), make_turn("r0:a2")])
+    text = MAD_JUDGE.prompts["moderate"](p)
+    assert "\\boxed" not in text and "Answer:" not in text  # no answer format: one ending
+    assert text.rstrip().endswith(f"'{NO_PREFERENCE}'.")
+
+
+def test_the_transcript_shows_each_judgement_as_read():
+    r = dg.run(Q, method="mad-judge", models=ScriptedChatModel(respond=respond), rounds=0)
+    out = io.StringIO()
+    print_transcript(r, Console(file=out, width=200, color_system=None))
+    judged = next(line for line in out.getvalue().splitlines() if "r0:judge " in line)
+    assert "│ none" in judged and "unsure" not in judged

@@ -61,6 +61,7 @@ def print_transcript(
         listed = " · ".join(f"g{j} = {', '.join(g)}" for j, g in enumerate(groups, 1))
         console.print(f"[dim]groups:[/] {escape(listed)}\n")
     labels = result.method_state.get("round_labels") or {}
+    judgements = result.method_state.get("judgements") or {}  # mad-judge: the side preferred
     for r in range(result.rounds + 1):
         title = f"round {r}" + (" (initial)" if r == 0 else "")
         if str(r) in labels:
@@ -73,7 +74,7 @@ def print_transcript(
             read = ", ".join(i.split(":", 1)[-1] for i in t["reads"]) or "-"
             conf = "-" if t["confidence"] is None else f"{t['confidence']:.2f}"
             if t["kind"] == "evaluation":
-                answer = cell(str(t.get("label")))
+                answer = cell(str(judgements.get(t["id"], t.get("label"))))
             elif t["answer"] is None:
                 answer = "[red]abstained[/]" if t["kind"] == "answer" else "-"
             else:

@@ -47,8 +47,16 @@ from debategraph.methods import (
 )
 
 CHAIRMAN = "chairman"
-RANKING_LINE = re.compile(r"^\W*Ranking\W*:(.*)$", re.IGNORECASE | re.MULTILINE)
-LETTER = re.compile(r"\b([A-Z])\b")
+RANKING_LINE = re.compile(
+    r"^[ \t>#*_`-]*+(?:final[ \t]++)?ranking[ \t*_`]*+(?:\([^)\n]{0,40}\)[ \t*_`]*+)?"
+    r"(?::[ \t*_`]*+(.*)|[ \t*_`]*+)$",
+    re.IGNORECASE | re.MULTILINE,
+)
+LETTER = re.compile(r"\b([A-Z])\b(?!['’])")
+RANKING_ITEM = re.compile(
+    r"^[ \t>*_`]*+(?:(?:\d{1,2}[.)]|[-*+•])[ \t]*+)?[*_`]*+(?:Response[ \t]++)?[*_`]*+([A-Z])\b"
+    r"(?![ \t]*+[a-z])"
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -87,25 +95,79 @@ def shown_order(view: View, ranker: str, shown: Sequence[str]) -> list[str]:
     return order
 
 
-def read_ranking(text: str, labels: Sequence[str]) -> list[str]:
-    """The members a ranking reply puts in order, best first.
+@dataclass(frozen=True)
+class RankingReading:
+    """What a ranking reply was read as.
 
-    The last ``Ranking:`` line is read; letters it repeats or that were not shown are
-    skipped, and an unreadable line gives an empty ranking.
+    Attributes:
+        ranked: The members it puts in order, best first (each at its first place).
+        found: Whether it has a ranking label (``Ranking:`` or ``FINAL RANKING:``).
+        unknown: Letters it names that were not shown (skipped).
+        repeated: Letters it names again after their first place (skipped).
+    """
+
+    ranked: list[str]
+    found: bool
+    unknown: list[str]
+    repeated: list[str]
+
+
+def _list_letter(line: str) -> str | None:
+    """The letter of one list line under a ranking label (``1. Response C``, ``- **B**``)."""
+    found = RANKING_ITEM.match(line)
+    return found.group(1) if found else None
+
+
+def parse_ranking(text: str, labels: Sequence[str]) -> RankingReading:
+    """Read the ranking of a reply: its last ranking label and the letters after it.
+
+    The label is ``Ranking:`` or llm-council's ``FINAL RANKING:``, with or without
+    Markdown around it, a note in brackets (``Ranking (best first):``) or, as a heading of
+    its own (``## Final ranking``), the colon. The letters are those on the label's line
+    (``Ranking: C, A, B``, ``Ranking: Response C > Response A``) or, when that line has
+    none, the list that follows it, one letter a line (``1. Response C``, ``2. A``,
+    ``- B``; blank lines between items are passed over), up to the first line that is not a
+    list item. Letters that were not shown or that repeat are skipped and reported; a reply
+    without a label is an empty ranking (it places nobody).
 
     Args:
         text: The ranker's reply.
         labels: The member behind each letter, ``labels[0]`` behind ``A``.
     """
-    lines = RANKING_LINE.findall(text)
-    if not lines:
-        return []
+    heads = list(RANKING_LINE.finditer(text))
+    if not heads:
+        return RankingReading([], False, [], [])
+    head = heads[-1]
+    letters = [m.group(1) for m in LETTER.finditer(head.group(1) or "")]
+    if not letters:
+        for line in text[head.end() :].splitlines():
+            named = _list_letter(line)
+            if named is not None:
+                letters.append(named)
+            elif line.strip():
+                break
     ranked: list[str] = []
-    for found in LETTER.findall(lines[-1]):
+    unknown: list[str] = []
+    repeated: list[str] = []
+    for found in letters:
         i = ord(found) - ord("A")
-        if i < len(labels) and labels[i] not in ranked:
+        if i >= len(labels):
+            unknown.append(found)
+        elif labels[i] in ranked:
+            repeated.append(found)
+        else:
             ranked.append(labels[i])
-    return ranked
+    return RankingReading(ranked, True, unknown, repeated)
+
+
+def read_ranking(text: str, labels: Sequence[str]) -> list[str]:
+    """The members a ranking reply puts in order, best first (see :func:`parse_ranking`).
+
+    Args:
+        text: The ranker's reply.
+        labels: The member behind each letter, ``labels[0]`` behind ``A``.
+    """
+    return parse_ranking(text, labels).ranked
 
 
 def average_rank(rankings: Mapping[str, Sequence[str]], members: Sequence[str]) -> dict[str, float]:
@@ -193,15 +255,30 @@ def plan(view: View) -> Phase | list[Call] | None:
 
 
 def observe(view: View) -> dict[str, Any] | None:
-    """After the rankings: each ranking in member names, and each member's average rank."""
+    """After the rankings: each ranking in member names and each member's average rank.
+
+    Also the rankers whose reply places nobody (``unranked``) and the letters skipped
+    (``ranking_flaws``: unknown or repeated, per ranker).
+    """
     if view.round != 1 or view.phase != 0:
         return None
-    rankings = {
-        t["agent"]: read_ranking(t["text"], (t.get("vars") or {}).get("labels", []))
+    readings = {
+        t["agent"]: parse_ranking(t["text"], (t.get("vars") or {}).get("labels", []))
         for t in view.turns
         if t["round"] == 1 and t["kind"] == "evaluation"
     }
-    return {"rankings": rankings, "average_rank": average_rank(rankings, list(view.agents))}
+    rankings = {ranker: reading.ranked for ranker, reading in readings.items()}
+    flaws = {
+        ranker: {"unknown": reading.unknown, "repeated": reading.repeated}
+        for ranker, reading in readings.items()
+        if reading.unknown or reading.repeated
+    }
+    return {
+        "rankings": rankings,
+        "average_rank": average_rank(rankings, list(view.agents)),
+        "unranked": [ranker for ranker, reading in readings.items() if not reading.ranked],
+        "ranking_flaws": flaws,
+    }
 
 
 def stop(view: View) -> bool:

@@ -7,9 +7,11 @@ negative; both keep their own chat history. Every round has up to four phases:
    latest argument after that;
 2. the **negative** (call ``r{k}:{a2}``) reads the affirmative's argument of the round and
    argues against it;
-3. the **judge** (role ``judge``, call ``r{k}:judge``, with its own history) reads the round's
-   two arguments and either prefers a side, ending with the answer, or ends with the line
-   ``No preference yet.``; a preference ends the debate (the paper's adaptive break);
+3. the **judge** (role ``judge``, call ``r{k}:judge``, kind ``evaluation``, with its own
+   history) reads the round's two arguments and ends with one decision line,
+   ``Preference: affirmative``, ``Preference: negative`` or ``Preference: none``; a
+   preference ends the debate with that side's answer (the paper's adaptive break). The last
+   such line is read (:func:`read_preference`); a reply without one prefers no side;
 4. in the last round, if the judge still has no preference, its **final judgement** (call
    ``r{k}:judge:final``) reads every argument of the debate and must answer.
 
@@ -21,8 +23,9 @@ debaters' answers instead.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from debategraph.methods import (
     Call,
@@ -44,7 +47,19 @@ from debategraph.methods import (
 JUDGE = "judge"
 DECISION = "mad-judge"
 """The decision's rule name: the judge's verdict (a role, not a registered rule)."""
-NO_PREFERENCE = "No preference yet."
+Preference = Literal["affirmative", "negative", "none", "missing"]
+"""A per-round judgement read: a side, ``none`` (the judge said it prefers neither) or
+``missing`` (no decision line: counted, and read as no preference)."""
+
+SIDE_NAMES: tuple[Preference, ...] = get_args(Preference)[:2]
+NO_PREFERENCE = "Preference: none"
+"""The decision line of a judge that prefers neither side yet."""
+_PREFERENCE_LINE_RE = re.compile(
+    r"^[ \t>#*_`-]*+preference[ \t*_`]*+:[ \t*_`]*+(?:the[ \t]++)?"
+    r"(affirmative|negative|none|no[ \t]++preference)\b(?:[ \t]++side)?[ \t*_`.!]*+"
+    r"(?:(?:\([^()\n]*+\)|[-–—][ \t][^\n]*+)[ \t*_`.!]*+)?$",
+    re.IGNORECASE | re.MULTILINE,
+)
 
 LEVELS: dict[str, str] = {
     "agree": "The two sides should work towards full agreement on every point.",
@@ -87,10 +102,37 @@ def sides(view: View) -> tuple[str, str]:
     return view.agents[0], view.agents[1]
 
 
-def deferred(turn: Turn) -> bool:
-    """Whether a judgement ends without a preference (or without a readable answer)."""
-    lines = [line.strip() for line in turn["text"].strip().splitlines() if line.strip()]
-    return turn["answer"] is None or (bool(lines) and lines[-1] == NO_PREFERENCE)
+def read_preference(text: str) -> Preference:
+    """The side a per-round judgement prefers: its last ``Preference: ...`` line.
+
+    The line may carry Markdown (``**Preference:** Negative``, ``- Preference: none.``), an
+    article or ``side`` (``Preference: the affirmative side``), and ``no preference`` for
+    ``none``, and a note after it in brackets or after a dash (``Preference: negative (its
+    order of operations holds)``); otherwise it must be a line of its own, so that a
+    sentence quoting the format (``Preference: affirmative, negative or none``) is not read.
+    Without such a line the judgement is ``missing``: no side is preferred.
+    """
+    found = _PREFERENCE_LINE_RE.findall(text)
+    if not found:
+        return "missing"
+    word = found[-1].lower()
+    return "none" if word.startswith("no") else ("affirmative" if word[0] == "a" else "negative")
+
+
+def preferred_answer(view: View, turn: Turn) -> tuple[bool, str | None]:
+    """Whether a judgement prefers a side with an answer, and that side's answer.
+
+    A per-round judgement reads the two sides' arguments of its round (affirmative first);
+    the side it prefers gives the answer. A final judgement answers itself.
+    """
+    if turn["id"].endswith(":final"):
+        return turn["answer"] is not None, turn["answer"]
+    side = read_preference(turn["text"])
+    if side not in SIDE_NAMES or len(turn["reads"]) != 2:
+        return False, None
+    answers = {t["id"]: t["answer"] for t in view.turns}
+    answer = answers.get(turn["reads"][SIDE_NAMES.index(side)])
+    return answer is not None, answer
 
 
 def judgement(view: View, round_: int) -> Turn | None:
@@ -112,12 +154,21 @@ def plan(view: View) -> list[Call] | None:
         return [call(view, negative, reads=reads, template="rebut", history=True)]
     this_round = [latest[affirmative], latest[negative]]
     if view.phase == 2 and view.options.adaptive_break:
-        return [call(view, JUDGE, reads=this_round, template="moderate", history=True)]
+        return [
+            call(
+                view,
+                JUDGE,
+                kind="evaluation",
+                reads=this_round,
+                template="moderate",
+                history=True,
+            )
+        ]
     last = view.round >= view.rounds
     made = judgement(view, view.round)
     if (
         last
-        and (made is None or deferred(made))
+        and (made is None or not preferred_answer(view, made)[0])
         and f"r{view.round}:{JUDGE}:final" not in view.made
     ):
         debate = [t["id"] for t in view.turns if t["agent"] in (affirmative, negative)
@@ -132,20 +183,36 @@ def stop(view: View) -> bool:
     if view.round >= view.rounds:
         return True
     made = judgement(view, view.round)
-    return made is not None and not deferred(made)
+    return made is not None and preferred_answer(view, made)[0]
+
+
+def judgements(view: View) -> dict[str, Preference]:
+    """Each per-round judgement's reading, by call id (``missing``: no decision line)."""
+    return {
+        t["id"]: read_preference(t["text"])
+        for t in view.turns
+        if t["agent"] == JUDGE and not t["id"].endswith(":final")
+    }
+
+
+def observe(view: View) -> dict[str, Any] | None:
+    """After a judgement: every per-round judgement's reading (``method_state["judgements"]``)."""
+    read = judgements(view)
+    return {"judgements": read} if read else None
 
 
 def decide(view: View) -> Decision:
-    """The judge's preferred answer, or the run's decision rule over the debaters' answers."""
+    """The preferred side's answer, or the final judgement's, or the run's decision rule."""
     if view.context.decision is not None:
         return decide_by_rule(view)
-    judged = [t for t in view.turns if t["agent"] == JUDGE and not deferred(t)]
+    judged = [t for t in view.turns if t["agent"] == JUDGE and preferred_answer(view, t)[0]]
     final = [t for t in view.turns if t["agent"] == JUDGE and t["id"].endswith(":final")]
     evidence: dict[str, Any] = {
         "judge": None,
         "early": False,
         "rounds": view.round + 1,
         "sides": view.final_answers(),
+        "judgements": judgements(view),
     }
     if judged:
         turn = judged[0]
@@ -155,7 +222,7 @@ def decide(view: View) -> Decision:
         return Decision(None, DECISION, evidence)
     evidence["judge"] = turn["id"]
     evidence["early"] = not turn["id"].endswith(":final")
-    return Decision(turn["answer"], DECISION, evidence)
+    return Decision(preferred_answer(view, turn)[1], DECISION, evidence)
 
 
 def _level(p: PromptInput) -> str:
@@ -176,12 +243,19 @@ def rebut(p: PromptInput) -> str:
     """The negative's argument against the affirmative's latest."""
     if not p.peers:
         shown = "You cannot see the affirmative side's argument this round."
+        stance = "Give your own answer and argue for it."
     else:
         shown = f"The affirmative side argued:\n{fenced(p.peers[-1]['text'])}"
+        stance = (
+            "You disagree with the affirmative side's answer: say what it got wrong, then "
+            "give your own answer and the reasons for it."
+            if p.round == 0
+            else "Do you agree with the affirmative side's latest argument? Give your reasons "
+            "and your answer."
+        )
     return (
-        "You take the negative side in a debate about the problem below: look for what the "
-        "affirmative side got wrong, give your own answer and argue for it. "
-        f"{_level(p)}\n\n{shown}\n\n{question_block(p)}\n\n{answer_format(p)}"
+        "You take the negative side in a debate about the problem below. "
+        f"{_level(p)}\n\n{shown}\n\n{stance}\n\n{question_block(p)}\n\n{answer_format(p)}"
     )
 
 
@@ -200,14 +274,16 @@ def _sides_block(p: PromptInput) -> str:
 
 
 def moderate(p: PromptInput) -> str:
-    """The judge's per-round judgement: a preference ends the debate."""
+    """The judge's per-round judgement: one decision line; a preference ends the debate."""
     return (
         f"You judge a debate about the problem below. Round {p.round + 1} has ended; here "
-        f"are both sides' arguments.\n\n{_sides_block(p)}\n\nIf one side is clearly right, "
-        "choose among the answers shown: say which side and why, and end with its answer. "
-        "If you cannot yet prefer either side, "
-        f"say what is unresolved and end instead with the line '{NO_PREFERENCE}'\n\n"
-        f"{question_block(p)}\n\n{answer_format(p)}"
+        f"are both sides' arguments.\n\n{_sides_block(p)}\n\n{question_block(p)}\n\n"
+        "Weigh the two arguments and choose among the answers shown: if one side is clearly "
+        "right, say which and why; if not, say what is still unresolved. Do not state an "
+        "answer of your own: the side you prefer supplies it. End your reply with one "
+        "decision line, 'Preference: affirmative' if the affirmative side is right or "
+        "'Preference: negative' if the negative side is; if you cannot yet prefer either "
+        f"side, end instead with the line '{NO_PREFERENCE}'."
     )
 
 
@@ -234,6 +310,7 @@ MAD_JUDGE = Method(
         "final": final,
     },
     plan=plan,
+    observe=observe,
     stop=stop,
     decide=decide,
     takes_decision=True,

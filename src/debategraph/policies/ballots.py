@@ -2,7 +2,8 @@
 
 Pure functions, no LangGraph. A ballot names candidate answers by label (``C1``, ``C2``,
 ...; ``C0`` is the answer the voter gives in the same reply) on one line that starts with
-``Ballot:``; :func:`parse_ballot` turns it into answers:
+``Ballot:`` (Markdown around the line is allowed; the last such line counts);
+:func:`parse_ballot` turns it into answers:
 
 * approval: ``Ballot: C1, C3`` -> ``["42", "17"]`` (the answers approved);
 * cumulative: ``Ballot: C1=7, C2=3`` -> ``{"42": 7, "17": 3}`` (points, at most the budget);
@@ -45,8 +46,9 @@ DEFAULT_POINTS = 10
 """Points each voter shares out in a cumulative vote, unless the rule's ``points`` says."""
 
 _BALLOT_LINE_RE = re.compile(
-    r"^\s*\**\s*ballot\s*\**\s*:\s*\**\s*(.*)$", re.IGNORECASE | re.MULTILINE
+    r"^[ \t>#*_`-]*+ballot[ \t*_`]*+:[ \t*_`]*+(.*)$", re.IGNORECASE | re.MULTILINE
 )
+_LINE_END_MARKUP = " \t*_`.!"
 _LABEL_RE = re.compile(r"^\s*\(?\s*C\s*(\d+)\s*\)?\s*$", re.IGNORECASE)
 _POINTS_RE = re.compile(r"^\s*\(?\s*C\s*(\d+)\s*\)?\s*[=:]\s*(-?\d+(?:\.\d+)?)\s*$", re.IGNORECASE)
 
@@ -57,9 +59,13 @@ def label(index: int) -> str:
 
 
 def ballot_line(text: str) -> str | None:
-    """What follows the last ``Ballot:`` of ``text``, or ``None`` when it has none."""
+    """What follows the last ``Ballot:`` of ``text``, or ``None`` when it has none.
+
+    Markdown around the line (``**Ballot: C1**``, ``- Ballot: C1``, `` `Ballot: C1` ``) and a
+    closing full stop are not part of it.
+    """
     found = _BALLOT_LINE_RE.findall(text)
-    return found[-1].strip() if found else None
+    return found[-1].strip().rstrip(_LINE_END_MARKUP) if found else None
 
 
 def strip_ballot(text: str) -> str:
