@@ -29,7 +29,8 @@ runner = CliRunner()
 RUN_FLAGS = [
     "--method", "--task", "--choice", "--cache", "--no-cache", "--graph-png", "--json",
     "--text", "--show-text", "--agents", "--rounds", "--model", "--base-url", "--seed",
-    "--tie-policy", "--decision", "--decision-option", "--option", "--cut-off", "--attack",
+    "--tie-policy", "--peer-reasoning", "--decision", "--decision-option", "--option",
+    "--cut-off", "--attack",
     "--attack-ratio", "--adversary", "--persona", "--settings", "--temperature", "--top-p",
     "--top-k", "--max-tokens", "--stop", "--frequency-penalty", "--reasoning-effort",
     "--timeout", "--logprobs", "--allow-large", "--max-attempts", "--retry-backoff", "--gate"
@@ -41,7 +42,7 @@ EVAL_FLAGS = [
     "--cache", "--no-cache", "--match-budget", "--only-contested", "--concurrency", "--rps",
     "--engine", "--address", "--workers", "--out", "--force", "--fsync", "--prices", "--quiet",
     "--texts", "--prompts", "--agents", "--rounds", "--model", "--base-url", "--tie-policy",
-    "--decision", "--decision-option", "--option", "--settings", "--temperature", "--top-p",
+    "--peer-reasoning", "--decision", "--decision-option", "--option", "--settings", "--temperature", "--top-p",
     "--top-k", "--max-tokens", "--stop", "--frequency-penalty", "--reasoning-effort",
     "--timeout", "--logprobs", "--allow-large", "--max-attempts", "--retry-backoff", "--gate"
 ]  # fmt: skip

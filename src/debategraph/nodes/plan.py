@@ -170,6 +170,8 @@ def make_dispatch(method: Method[Any], roster: Sequence[Agent]) -> DualNode:
             "anonymize": ctx.anonymize,
             "options": method.options_for(ctx).to_dict(),
         }
+        if ctx.peer_reasoning != "none":  # older cache keys still hit
+            shared["peer_reasoning"] = ctx.peer_reasoning
         sends = []
         for c in calls:
             try:

@@ -35,6 +35,9 @@ MAX_TEMPERATURE = 2.0
 """Highest sampling temperature unless ``allow_large`` is set (OpenAI's own bound)."""
 
 
+PEER_REASONING = ("none", "full")
+"""What peers see of a turn's thinking: ``none`` (its answer part only) or ``full``."""
+
 REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
 """The ``reasoning_effort`` values OpenAI's API and vLLM take."""
 
@@ -128,6 +131,18 @@ class DebateContext:
     """The method's options (see its card in ``docs/methods``); unknown keys are errors."""
     anonymize: bool = setting("debate", default=True)
     """Show peers' turns without their names."""
+    peer_reasoning: str = setting(
+        "debate",
+        default="none",
+        help="What debating agents see of a peer's thinking (reasoning models): none (its "
+        "answer part only) or full (its thinking too, delimited).",
+        cli_type=str,
+        check=one_of(PEER_REASONING),
+    )
+    """What debating agents see of a peer turn's thinking: ``none`` (the answer part only;
+    the default) or ``full`` (the thinking too, between ``[thinking]`` and ``[/thinking]``).
+    Summaries, judges, evaluators, decision calls and an agent's own history read the answer
+    part whatever this says."""
     stop_on_consensus: bool | None = setting("debate")
     """Stop once all agents agree; the method's default if unset."""
     cut_off: list[str] = setting(
