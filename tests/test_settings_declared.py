@@ -42,8 +42,9 @@ EVAL_FLAGS = [
     "--cache", "--no-cache", "--match-budget", "--only-contested", "--concurrency", "--rps",
     "--engine", "--address", "--workers", "--out", "--force", "--fsync", "--prices", "--quiet",
     "--texts", "--prompts", "--agents", "--rounds", "--model", "--base-url", "--tie-policy",
-    "--peer-reasoning", "--decision", "--decision-option", "--option", "--settings", "--temperature", "--top-p",
-    "--top-k", "--max-tokens", "--stop", "--frequency-penalty", "--reasoning-effort",
+    "--peer-reasoning", "--decision", "--decision-option", "--option", "--settings",
+    "--temperature", "--top-p", "--top-k", "--max-tokens", "--stop", "--frequency-penalty",
+    "--reasoning-effort",
     "--timeout", "--logprobs", "--allow-large", "--max-attempts", "--retry-backoff", "--gate"
 ]  # fmt: skip
 
