@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -189,3 +190,36 @@ def test_cli_run_against_a_thinking_server_records_thinking_apart(key):
     result = json.loads(out.stdout)
     assert result["settings"]["peer_reasoning"] == "none"
     assert all(GUESS in t["reasoning"] and GUESS not in t["text"] for t in result["turns"])
+
+
+def test_thinking_per_agent_goes_in_the_body_of_a_compatible_server_only(key):
+    with serve(responder=["\\boxed{15}"]) as server:
+        r = dg.run(ARITH, method="du", agents=3, rounds=0, models="sim-0",
+                   base_url=server.base_url, thinking={"*": "off", "a2": "512"})  # fmt: skip
+        bodies = [q.body for q in server.requests]
+    sent = [
+        json.dumps({k: b.get(k) for k in ("chat_template_kwargs", "thinking_token_budget")})
+        for b in bodies
+    ]
+    off = json.dumps({"chat_template_kwargs": {"enable_thinking": False},
+                      "thinking_token_budget": None})  # fmt: skip
+    budget = json.dumps({"chat_template_kwargs": {"enable_thinking": True, "thinking_budget": 512},
+                         "thinking_token_budget": 512})  # fmt: skip
+    assert sorted(sent) == sorted([off, off, budget])
+    assert r.settings["thinking"] == {"*": "off", "a2": "512"}
+
+
+@pytest.mark.parametrize(
+    ("thinking", "error"),
+    [
+        ({"a1": "maybe"}, "thinking of a1 must be on, off or a thinking-token budget"),
+        ({"a1": "0"}, "thinking of a1 must be on, off"),
+        ({"a9": "off"}, "thinking agents ['a9'] are not among"),
+        ({"*": "off"}, "cannot be sent to scripted"),
+    ],
+)
+def test_a_bad_or_unsendable_thinking_setting_makes_no_request(thinking, error):
+    scripted = ScriptedChatModel(replies=["\\boxed{15}"])
+    with pytest.raises(dg.DebateConfigError, match=re.escape(error)):
+        dg.run(ARITH, method="du", agents=2, rounds=0, models=scripted, thinking=thinking)
+    assert scripted.calls == []

@@ -33,7 +33,7 @@ RUN_FLAGS = [
     "--cut-off", "--attack",
     "--attack-ratio", "--adversary", "--persona", "--settings", "--temperature", "--top-p",
     "--top-k", "--max-tokens", "--stop", "--frequency-penalty", "--reasoning-effort",
-    "--timeout", "--logprobs", "--allow-large", "--max-attempts", "--retry-backoff", "--gate"
+    "--thinking", "--timeout", "--logprobs", "--allow-large", "--max-attempts", "--retry-backoff", "--gate"
 ]  # fmt: skip
 """Today's ``run`` options, written out by hand: the derivation must keep every name."""
 
@@ -44,7 +44,7 @@ EVAL_FLAGS = [
     "--texts", "--prompts", "--agents", "--rounds", "--model", "--base-url", "--tie-policy",
     "--peer-reasoning", "--decision", "--decision-option", "--option", "--settings",
     "--temperature", "--top-p", "--top-k", "--max-tokens", "--stop", "--frequency-penalty",
-    "--reasoning-effort",
+    "--reasoning-effort", "--thinking",
     "--timeout", "--logprobs", "--allow-large", "--max-attempts", "--retry-backoff", "--gate"
 ]  # fmt: skip
 

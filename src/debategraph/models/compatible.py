@@ -20,7 +20,7 @@ from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatGenerationChunk, ChatResult
 from langchain_openai import ChatOpenAI
 
-from debategraph.policies.thinking import THINKING_FIELDS
+from debategraph.policies.thinking import THINKING_FIELDS, thinking_body
 
 
 def _thinking_of(message: Any) -> dict[str, str]:
@@ -34,13 +34,15 @@ class CompatibleChatOpenAI(ChatOpenAI):
     """``ChatOpenAI`` for an OpenAI-compatible server at ``base_url``.
 
     The request body carries ``max_tokens`` (not ``max_completion_tokens``), and a ``top_k``
-    bound to a call goes into the body as the server expects. A reply's ``reasoning_content``
+    bound to a call goes into the body as the server expects, and so does a ``thinking``
+    setting (``chat_template_kwargs``, a thinking-token budget). A reply's ``reasoning_content``
     or ``reasoning`` field lands in ``additional_kwargs`` under its own name; an assistant
     message of the history that carries one there sends it back in that field (DeepSeek's
     thinking mode refuses a conversation without it; vLLM reads ``reasoning``).
     """
 
     sends_top_k: ClassVar[bool] = True
+    sends_thinking: ClassVar[bool] = True
 
     def _get_request_payload(
         self,
@@ -50,12 +52,15 @@ class CompatibleChatOpenAI(ChatOpenAI):
         **kwargs: Any,
     ) -> dict[str, Any]:
         top_k = kwargs.pop("top_k", None)
+        thinking = kwargs.pop("thinking", None)
         payload: dict[str, Any] = super()._get_request_payload(input_, stop=stop, **kwargs)
         self._send_thinking_back(input_, payload)
         if "max_completion_tokens" in payload:
             payload["max_tokens"] = payload.pop("max_completion_tokens")
         if top_k is not None:  # the client takes only OpenAI's fields; the rest is extra_body
             payload["extra_body"] = {**(payload.get("extra_body") or {}), "top_k": top_k}
+        if thinking is not None:
+            payload["extra_body"] = {**(payload.get("extra_body") or {}), **thinking_body(thinking)}
         return payload
 
     def _send_thinking_back(self, input_: LanguageModelInput, payload: dict[str, Any]) -> None:

@@ -338,6 +338,8 @@ def _bound(model: BaseChatModel, kwargs: dict[str, Any]) -> Any:
     server honours (:func:`~debategraph.models.token_field.with_token_limit`).
     """
     model, kwargs = with_token_limit(model, kwargs)
+    if "thinking" in kwargs and not getattr(type(model), "sends_thinking", False):
+        kwargs = {k: v for k, v in kwargs.items() if k != "thinking"}  # refused before the run
     fields = type(model).model_fields
     if "top_k" in kwargs and not getattr(type(model), "sends_top_k", False) and "top_k" in fields:
         kwargs = dict(kwargs)

@@ -196,6 +196,9 @@ def make_dispatch(method: Method[Any], roster: Sequence[Agent]) -> DualNode:
                 if ctx.logprobs:
                     base.update(logprob_request())
             kwargs = dict(base)
+            thinking = ctx.thinking_for(c["speaker"])
+            if thinking is not None:
+                kwargs["thinking"] = thinking
             if view is not None and method.bind is not None:
                 kwargs.update(method.bind(view, c))
             payload = CallTask(

@@ -96,3 +96,36 @@ def with_thinking(answer: str, thinking: str) -> str:
     if not thinking:
         return answer
     return f"[thinking]\n{thinking}\n[/thinking]\n\n{answer}"
+
+
+THINKING_MODES = ("on", "off")
+"""A ``thinking`` setting's words; a whole number of at least 1 is a thinking-token budget."""
+
+
+def thinking_problem(value: object) -> str | None:
+    """What is wrong with a ``thinking`` value (``on``, ``off`` or a budget), or ``None``."""
+    if isinstance(value, str) and value.strip().lower() in THINKING_MODES:
+        return None
+    text = str(value).strip()
+    if not isinstance(value, bool) and text.isdigit() and int(text) >= 1:
+        return None
+    return f"must be on, off or a thinking-token budget of at least 1, got {value!r}"
+
+
+def thinking_body(value: str | int) -> dict[str, object]:
+    """The request-body fields that carry a ``thinking`` value to an OpenAI-compatible server.
+
+    ``off``/``on`` set the chat template's ``enable_thinking`` (Qwen3-family templates on vLLM
+    and SGLang read ``chat_template_kwargs``); a budget ``N`` keeps thinking on and sends
+    ``thinking_token_budget: N`` (vLLM's request field, honoured when the server runs with a
+    reasoning configuration) and the template hint ``thinking_budget`` (SGLang, Qwen3's
+    template).
+    """
+    word = str(value).strip().lower()
+    if word in THINKING_MODES:
+        return {"chat_template_kwargs": {"enable_thinking": word == "on"}}
+    budget = int(word)
+    return {
+        "chat_template_kwargs": {"enable_thinking": True, "thinking_budget": budget},
+        "thinking_token_budget": budget,
+    }
