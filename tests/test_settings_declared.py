@@ -33,7 +33,8 @@ RUN_FLAGS = [
     "--cut-off", "--attack",
     "--attack-ratio", "--adversary", "--persona", "--settings", "--temperature", "--top-p",
     "--top-k", "--max-tokens", "--stop", "--frequency-penalty", "--reasoning-effort",
-    "--thinking", "--timeout", "--logprobs", "--allow-large", "--max-attempts", "--retry-backoff", "--gate"
+    "--thinking", "--timeout", "--logprobs", "--allow-large", "--max-attempts", "--retry-backoff",
+    "--gate"
 ]  # fmt: skip
 """Today's ``run`` options, written out by hand: the derivation must keep every name."""
 
