@@ -22,9 +22,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import debategraph as dg  # noqa: E402
-from tests.openai_server import serve  # noqa: E402
-from tests.openai_server.responders import ThinkingResponder  # noqa: E402
+from tests.openai_server import serve
+from tests.openai_server.responders import ThinkingResponder
+
+import debategraph as dg
 
 QUESTION = "What is the result of 3+4*5+6-7*2?"
 ROUNDS = 2
