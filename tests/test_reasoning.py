@@ -10,7 +10,9 @@ import subprocess
 import sys
 
 import pytest
-from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.outputs import LLMResult
 from langchain_openai import ChatOpenAI
 from rich.console import Console
 
@@ -223,3 +225,26 @@ def test_a_bad_or_unsendable_thinking_setting_makes_no_request(thinking, error):
     with pytest.raises(dg.DebateConfigError, match=re.escape(error)):
         dg.run(ARITH, method="du", agents=2, rounds=0, models=scripted, thinking=thinking)
     assert scripted.calls == []
+
+
+class _Outputs(BaseCallbackHandler):
+    """Keeps every model run's output message, as a tracer (LangSmith) records it."""
+
+    def __init__(self) -> None:
+        self.messages: list[BaseMessage] = []
+
+    def on_llm_end(self, response: LLMResult, **kwargs: object) -> None:
+        self.messages += [g.message for gs in response.generations for g in gs]  # type: ignore[attr-defined]
+
+
+def test_a_streamed_debate_keeps_thinking_and_traces_carry_it(key):
+    outputs = _Outputs()
+    with serve(responder=ThinkingResponder("reasoning", thought_chars=90)) as server:
+        model = CompatibleChatOpenAI(
+            model="m", base_url=server.base_url, api_key="sk-t", streaming=True
+        )
+        r = dg.run(ARITH, method="du", agents=2, rounds=1, models=model,
+                   config={"callbacks": [outputs]})  # fmt: skip
+    assert all(GUESS in t["reasoning"] and t["reasoning_field"] == "reasoning" for t in r.turns)
+    assert len(outputs.messages) == len(r.turns)
+    assert all(GUESS in m.additional_kwargs["reasoning"] for m in outputs.messages)
