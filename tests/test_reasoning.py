@@ -84,11 +84,20 @@ def test_every_shape_through_compatible_chat_openai(key, shape: str, streaming: 
         assert dropped.thinking == ""  # ChatOpenAI drops the field: why Compatible keeps it
 
 
+@pytest.mark.parametrize("streaming", [False, True])
 @pytest.mark.parametrize("shape", THINKING_SHAPES)
-def test_a_debate_records_thinking_apart_and_never_answers_from_it(key, shape: str):
+def test_a_debate_records_thinking_apart_and_never_answers_from_it(
+    key, shape: str, streaming: bool
+):
     with serve(responder=ThinkingResponder(shape, thought_chars=300)) as server:
-        r = dg.run(ARITH, models="sim-0", base_url=server.base_url, agents=2, rounds=1)
+        model = CompatibleChatOpenAI(
+            model="sim-0", base_url=server.base_url, api_key="sk-t", streaming=True
+        )
+        models = model if streaming else "sim-0"
+        r = dg.run(ARITH, models=models, base_url=server.base_url, agents=2, rounds=1)
         prompts = [json.dumps([m["content"] for m in q.body["messages"]]) for q in server.requests]
+        streamed = {bool(q.body.get("stream")) for q in server.requests}
+    assert streamed == {streaming}
     assert all(GUESS in t["reasoning"] for t in r.turns)
     assert all(GUESS not in t["text"] and t["answer"] != GUESS for t in r.turns)
     assert not any(GUESS in p for p in prompts)  # no message's content holds any thinking
