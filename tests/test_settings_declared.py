@@ -29,10 +29,12 @@ runner = CliRunner()
 RUN_FLAGS = [
     "--method", "--task", "--choice", "--cache", "--no-cache", "--graph-png", "--json",
     "--text", "--show-text", "--agents", "--rounds", "--model", "--base-url", "--seed",
-    "--tie-policy", "--decision", "--decision-option", "--option", "--cut-off", "--attack",
+    "--tie-policy", "--peer-reasoning", "--decision", "--decision-option", "--option",
+    "--cut-off", "--attack",
     "--attack-ratio", "--adversary", "--persona", "--settings", "--temperature", "--top-p",
     "--top-k", "--max-tokens", "--stop", "--frequency-penalty", "--reasoning-effort",
-    "--timeout", "--logprobs", "--allow-large", "--max-attempts", "--retry-backoff", "--gate"
+    "--thinking", "--timeout", "--logprobs", "--allow-large", "--max-attempts", "--retry-backoff",
+    "--gate"
 ]  # fmt: skip
 """Today's ``run`` options, written out by hand: the derivation must keep every name."""
 
@@ -41,8 +43,9 @@ EVAL_FLAGS = [
     "--cache", "--no-cache", "--match-budget", "--only-contested", "--concurrency", "--rps",
     "--engine", "--address", "--workers", "--out", "--force", "--fsync", "--prices", "--quiet",
     "--texts", "--prompts", "--agents", "--rounds", "--model", "--base-url", "--tie-policy",
-    "--decision", "--decision-option", "--option", "--settings", "--temperature", "--top-p",
-    "--top-k", "--max-tokens", "--stop", "--frequency-penalty", "--reasoning-effort",
+    "--peer-reasoning", "--decision", "--decision-option", "--option", "--settings",
+    "--temperature", "--top-p", "--top-k", "--max-tokens", "--stop", "--frequency-penalty",
+    "--reasoning-effort", "--thinking",
     "--timeout", "--logprobs", "--allow-large", "--max-attempts", "--retry-backoff", "--gate"
 ]  # fmt: skip
 

@@ -412,6 +412,9 @@ def settings_record(
     }
     if ctx.personas:
         record["personas"] = dict(ctx.personas)
+    record["peer_reasoning"] = ctx.peer_reasoning
+    if ctx.thinking:
+        record["thinking"] = dict(ctx.thinking)
     generation = ctx.generation()
     if ctx.timeout is not None:
         generation["timeout"] = ctx.timeout

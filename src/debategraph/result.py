@@ -36,6 +36,7 @@ TURN_FIELDS = (
     "output_tokens",
     "cached_input_tokens",
     "reasoning_tokens",
+    "reasoning_field",
     "usage_estimated",
     "cached",
     "latency_s",
@@ -44,7 +45,11 @@ TURN_FIELDS = (
     "logprobs",
     "ballot",
     "text",
+    "reasoning",
 )
+
+TEXT_FIELDS = frozenset({"text", "reasoning"})
+"""The turn fields that hold model text: kept only on request (``include_text``)."""
 
 
 @dataclass
@@ -187,8 +192,11 @@ class DebateResult:
     def turn_records(
         self, *, include_text: bool = False, include_prompts: bool = False
     ) -> list[dict[str, Any]]:
-        """Every turn as JSON (the ``TURN_FIELDS``); responses and prompts only on request."""
-        fields = [f for f in TURN_FIELDS if include_text or f != "text"]
+        """Every turn as JSON (the ``TURN_FIELDS``); responses and prompts only on request.
+
+        A response's thinking (``reasoning``) is text: kept only with ``include_text``.
+        """
+        fields = [f for f in TURN_FIELDS if include_text or f not in TEXT_FIELDS]
         turns = []
         for t in self.turns:
             row: dict[str, Any] = {f: t.get(f) for f in fields if f in t}

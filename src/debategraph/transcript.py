@@ -27,6 +27,12 @@ LINE_CHARS = 2_000
 """The most characters of any other line (the decision's evidence, a mask's summary)."""
 
 
+def folded_thinking(thinking: str, escape: Callable[[str], str]) -> str:
+    """A turn's thinking folded to its first line and its length (escaped for the console)."""
+    first = thinking.strip().splitlines()[0] if thinking.strip() else ""
+    return f"{escape(first[:CELL_CHARS])} [dim]({len(thinking)} chars of thinking)[/]"
+
+
 def print_transcript(
     result: DebateResult,
     console: Console,
@@ -40,7 +46,9 @@ def print_transcript(
     Every piece of model or user text is redacted and escaped, so secrets never show and
     brackets in the text are shown as written. A long field is cut with a note of how many
     characters were cut (``show --json`` and ``run --json --text`` keep every character),
-    so a hostile 20 MB question prints as fast as a short one. With ``show_text`` and
+    so a hostile 20 MB question prints as fast as a short one. A turn's thinking (reasoning
+    models) is folded to its first line and length, and shown whole with ``show_text``. With
+    ``show_text`` and
     ``show_prompts``, a turn that kept its prompt (``eval --prompts``) prints it above its reply.
     """
     from rich.table import Table
@@ -77,6 +85,8 @@ def print_transcript(
                 answer = cell(str(judgements.get(t["id"], t.get("label"))))
             elif t["answer"] is None:
                 answer = "[red]abstained[/]" if t["kind"] == "answer" else "-"
+                if t.get("answer_source") == "cut_off":
+                    answer += " [dim](cut off while thinking)[/]"
             else:
                 answer = cell(t["answer"])
                 if t.get("answer_source") == "fallback":
@@ -96,6 +106,11 @@ def print_transcript(
         for mask in result.method_state.get("masks") or ():  # memory masks (MAD-M²)
             if mask.get("round") == r and mask.get("summary"):
                 console.print(escape(mask["summary"]), highlight=False)
+        if not show_text:
+            for t in turns:
+                if t.get("reasoning"):
+                    folded = folded_thinking(t["reasoning"], escape)
+                    console.print(f"[dim]{cell(t['id'])} thinking:[/] {folded}", highlight=False)
         if show_text:
             for t in turns:
                 console.print(f"[bold]{cell(t['id'])}[/]")
@@ -104,6 +119,10 @@ def print_transcript(
                     console.print("[dim]prompt:[/]")
                     console.print(escape(prompt, TEXT_CHARS), highlight=False)
                     console.print("[dim]reply:[/]")
+                if t.get("reasoning"):
+                    console.print("[dim]thinking:[/]")
+                    console.print(escape(t["reasoning"], TEXT_CHARS), highlight=False)
+                    console.print("[dim]answer part:[/]")
                 text = t.get("text")
                 shown = (
                     escape(text, TEXT_CHARS)

@@ -8,6 +8,7 @@ import signal
 from collections.abc import Sequence
 
 from tests.openai_server.replies import USAGE_DETAILS
+from tests.openai_server.responders import THINKING_SHAPES
 from tests.openai_server.server import Server
 
 
@@ -18,7 +19,8 @@ def _parser() -> argparse.ArgumentParser:
         "Prints its base URL on the first line, then serves until killed.",
     )
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port (default)")
-    parser.add_argument("--responder", default="simulated", choices=["simulated", "echo"])
+    responders = ["simulated", "echo", *(f"thinking-{s}" for s in THINKING_SHAPES)]
+    parser.add_argument("--responder", default="simulated", choices=responders)
     parser.add_argument("--reply", action="append", help="scripted reply (repeat for more)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--latency", type=float, default=0.0, help="seconds per chat request")

@@ -107,6 +107,8 @@ class _Reply:
     usage: dict[str, Any]
     logprobs: dict[str, Any] | None
     include_usage: bool
+    reasoning: str | None = None
+    reasoning_field: str = "reasoning"
 
     @classmethod
     def build(cls, server: Server, request: ChatRequest, completion: Completion) -> _Reply:
@@ -121,6 +123,8 @@ class _Reply:
             tokens, values, finish, n_out = tokens[:limit], (values or [])[:limit], "length", limit
         if n_out is None:
             n_out = estimate_tokens(content)
+            if completion.reasoning:
+                n_out += estimate_tokens(completion.reasoning)
         n_in = completion.prompt_tokens
         if n_in is None:
             n_in = sum(estimate_tokens(message_text(m.get("content"))) for m in request.messages)
@@ -153,6 +157,8 @@ class _Reply:
             usage=usage,
             logprobs=logprobs,
             include_usage=bool(isinstance(options, dict) and options.get("include_usage")),
+            reasoning=completion.reasoning,
+            reasoning_field=completion.reasoning_field,
         )
 
     def _base(self, object_: str) -> dict[str, Any]:
@@ -175,6 +181,8 @@ class _Reply:
                 "refusal": None,
                 "annotations": [],
             }
+            if self.reasoning is not None:
+                message[self.reasoning_field] = self.reasoning
             body["choices"] = [
                 {
                     "index": 0,
@@ -202,6 +210,12 @@ class _Reply:
         if not choices:
             return [base]
         events = [chunk({"role": "assistant", "content": "", "refusal": None})]
+        if self.reasoning:
+            thought = split_tokens(self.reasoning)
+            size = max(1, math.ceil(len(thought) / 256))
+            for start in range(0, len(thought), size):
+                piece = "".join(thought[start : start + size])
+                events.append(chunk({"content": None, self.reasoning_field: piece}))
         step = max(1, math.ceil(len(self.tokens) / 1024))
         entries = self.logprobs["content"] if self.logprobs else None
         for start in range(0, len(self.tokens), step):

@@ -126,6 +126,10 @@ class Completion:
             the server's simulated prefix cache (``prompt_cache_block``), else 0.
         reasoning_tokens: Hidden reasoning tokens, part of ``completion_tokens`` (added to
             the default count); default: the server's ``reasoning_tokens``.
+        reasoning: Thinking sent in the message field ``reasoning_field`` (a server with a
+            reasoning parser); counted in the default ``completion_tokens``.
+        reasoning_field: ``reasoning`` (vLLM, OpenRouter) or ``reasoning_content``
+            (DeepSeek's API, llama.cpp).
     """
 
     content: str
@@ -135,6 +139,8 @@ class Completion:
     finish_reason: str = "stop"
     cached_tokens: int | None = None
     reasoning_tokens: int | None = None
+    reasoning: str | None = None
+    reasoning_field: str = "reasoning"
 
 
 class Responder:
@@ -250,6 +256,63 @@ class ScriptedResponder(Responder):
         return self.replies[min(k, len(self.replies) - 1)]
 
 
+THINKING_SHAPES = ("tags", "close_only", "unclosed", "reasoning_content", "reasoning")
+"""How a :class:`ThinkingResponder` sends its thinking: ``<think>`` tags in the content, only
+the closing tag (the chat template opened it), an unclosed tag (cut off while thinking:
+finish reason ``length``, no answer), or the ``reasoning_content`` / ``reasoning`` field."""
+
+DEFAULT_THOUGHT = "Let me think. A first guess is 777777, but I should check it again. "
+"""The thinking a :class:`ThinkingResponder` repeats: it names a wrong number on purpose."""
+
+
+class ThinkingResponder(Responder):
+    """Answers like a reasoning model: thinking, then the answer of another responder.
+
+    Args:
+        shape: One of :data:`THINKING_SHAPES`.
+        inner: What gives the answer part, as :func:`make_responder` takes it (default: the
+            simulated debater).
+        thought_chars: Length of the thinking, :data:`DEFAULT_THOUGHT` repeated and cut.
+        seed: Seed of the default simulated responder.
+    """
+
+    def __init__(
+        self,
+        shape: str,
+        inner: ResponderSpec | None = None,
+        *,
+        thought_chars: int = 400,
+        seed: int = 0,
+    ):
+        if shape not in THINKING_SHAPES:
+            raise ValueError(f"unknown thinking shape {shape!r}: use {', '.join(THINKING_SHAPES)}")
+        self.shape = shape
+        self.inner = make_responder(inner or "simulated", seed=seed)
+        reps = thought_chars // len(DEFAULT_THOUGHT) + 1
+        self.thought = (DEFAULT_THOUGHT * reps)[:thought_chars].strip()
+
+    def reset(self) -> None:
+        """Reset the inner responder."""
+        self.inner.reset()
+
+    def warm_up(self) -> None:
+        """Warm the inner responder."""
+        self.inner.warm_up()
+
+    async def respond(self, request: ChatRequest) -> Completion:
+        """The inner answer with this responder's thinking, in its shape."""
+        reply = await self.inner.respond(request)
+        answer = reply if isinstance(reply, str) else reply.content
+        thought = self.thought
+        if self.shape == "tags":
+            return Completion(f"<think>\n{thought}\n</think>\n\n{answer}")
+        if self.shape == "close_only":
+            return Completion(f"{thought}\n</think>\n\n{answer}")
+        if self.shape == "unclosed":
+            return Completion(f"<think>\n{thought}", finish_reason="length")
+        return Completion(answer, reasoning=thought, reasoning_field=self.shape)
+
+
 ResponderSpec = str | Sequence[str] | Callable[[dict[str, Any]], Any] | Responder
 """``"simulated"``, ``"echo"``, a list of replies, a function of the body, or a Responder."""
 
@@ -258,7 +321,8 @@ def make_responder(spec: ResponderSpec, *, seed: int = 0) -> Responder:
     """Build a responder from a spec.
 
     Args:
-        spec: ``"simulated"`` (the default debater), ``"echo"``, a list of replies or a
+        spec: ``"simulated"`` (the default debater), ``"echo"``, ``"thinking-SHAPE"`` (the
+            debater as a reasoning model, :class:`ThinkingResponder`), a list of replies or a
             function ``(request_json) -> str`` (scripted), or a :class:`Responder`.
         seed: Seed of the simulated responder.
 
@@ -271,8 +335,12 @@ def make_responder(spec: ResponderSpec, *, seed: int = 0) -> Responder:
         return SimulatedResponder(seed)
     if spec == "echo":
         return EchoResponder()
+    if isinstance(spec, str) and spec.startswith("thinking-"):
+        return ThinkingResponder(spec.removeprefix("thinking-"), seed=seed)
     if isinstance(spec, str):
-        raise ValueError(f"unknown responder {spec!r}: use 'simulated', 'echo' or a script")
+        raise ValueError(
+            f"unknown responder {spec!r}: use 'simulated', 'echo', 'thinking-SHAPE' or a script"
+        )
     return ScriptedResponder(spec)
 
 

@@ -16,7 +16,7 @@ import contextvars
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.callbacks.manager import dispatch_custom_event
@@ -37,9 +37,11 @@ from debategraph.models.usage_details import usage_details
 from debategraph.models.wire import REJECTED_USAGE
 from debategraph.nodes.patience import BOARD, Patience
 from debategraph.nodes.runnable import DualNode
+from debategraph.nodes.thinking import read_reply, thinking_message
 from debategraph.policies.answers import PARSERS, AnswerParser, Extraction
 from debategraph.policies.ballots import DEFAULT_POINTS, parse_ballot, strip_ballot
 from debategraph.policies.confidence import read_confidence
+from debategraph.policies.thinking import with_thinking
 from debategraph.policies.tokens import estimate_tokens
 from debategraph.policies.types import TaskKind
 from debategraph.policies.verdicts import parse_verdict
@@ -106,8 +108,22 @@ class CallLimiter:
 
 
 def exchange(turn: Turn) -> list[BaseMessage]:
-    """A history turn as chat messages: its prompt, then its reply."""
-    return [HumanMessage(turn["prompt"]), AIMessage(turn["text"])]
+    """A history turn as chat messages: its prompt, then its reply's answer part.
+
+    The reply's thinking goes back only in the message field it came in (see
+    :func:`~debategraph.nodes.thinking.thinking_message`), never as content.
+    """
+    reply = thinking_message(turn["text"], turn.get("reasoning", ""), turn.get("reasoning_field"))
+    return [HumanMessage(turn["prompt"]), reply]
+
+
+def peer_with_thinking(turn: Turn) -> Turn:
+    """A peer turn whose text shows its thinking before its answer part (delimited)."""
+    thinking = turn.get("reasoning")
+    if not thinking:
+        return turn
+    shown = dict(turn, text=with_thinking(turn["text"], thinking))
+    return cast(Turn, shown)
 
 
 def render(
@@ -122,11 +138,14 @@ def render(
     ``history`` turns a history turn into its messages (a call node reuses them).
     """
     c = task["call"]
+    peers = task["reads"]
+    if ctx.peer_reasoning == "full" and c["kind"] in ("answer", "pairwise"):
+        peers = [peer_with_thinking(t) for t in peers]
     view = PromptInput(
         question=task["question"],
         task=task["task"],
         choices=task["choices"],
-        peers=task["reads"],
+        peers=peers,
         agent=c["speaker"],
         round=c["round"],
         anonymize=ctx.anonymize,
@@ -247,8 +266,12 @@ REJECTED_USAGE_EVENT = "debategraph_rejected_usage"
 
 
 def _usable(reply: AIMessage) -> AIMessage:
-    """``reply``, or :class:`UnusableReplyError` (retried) when it carries no text."""
-    if not reply.text.strip() and not reply.tool_calls:
+    """``reply``, or :class:`UnusableReplyError` (retried) when it carries no text.
+
+    A reply with thinking but no answer part is usable: it is recorded as a ``cut_off``
+    abstention, not asked again.
+    """
+    if not reply.text.strip() and not reply.tool_calls and not read_reply(reply).thinking:
         # Outside a runnable nobody listens, and dispatching raises RuntimeError.
         with contextlib.suppress(RuntimeError):
             dispatch_custom_event(UNUSABLE_REPLY_EVENT, {"reason": "empty content"})
@@ -315,6 +338,8 @@ def _bound(model: BaseChatModel, kwargs: dict[str, Any]) -> Any:
     server honours (:func:`~debategraph.models.token_field.with_token_limit`).
     """
     model, kwargs = with_token_limit(model, kwargs)
+    if "thinking" in kwargs and not getattr(type(model), "sends_thinking", False):
+        kwargs = {k: v for k, v in kwargs.items() if k != "thinking"}  # refused before the run
     fields = type(model).model_fields
     if "top_k" in kwargs and not getattr(type(model), "sends_top_k", False) and "top_k" in fields:
         kwargs = dict(kwargs)
@@ -463,16 +488,16 @@ def to_turn(
 ) -> Turn:
     """Parse a reply into a turn; usage is estimated (and marked) when the model gives none."""
     c = task["call"]
-    text = reply.text
+    reading = read_reply(reply)
+    text = reading.answer
     choices = task["choices"]
     # A summary lists every answer reached and an evaluation judges one: neither states one.
     states_answer = c["kind"] in ("answer", "pairwise", "decision")
     ballot = c["vars"].get("ballot")
     stated = strip_ballot(text) if ballot else text  # a ballot's labels are not the answer
-    extraction = (
-        parser(stated, task["task"], len(choices) if choices else None) if states_answer else None
-    )
-    reading = read_confidence(text) if states_answer else None
+    parses = states_answer and not reading.cut_off
+    extraction = parser(stated, task["task"], len(choices) if choices else None) if parses else None
+    confidence = read_confidence(text) if parses else None
     turn = Turn(
         id=c["id"],
         agent=c["speaker"],
@@ -481,13 +506,17 @@ def to_turn(
         text=text,
         prompt=str(messages[-1].content),
         answer=extraction.answer if extraction else None,
-        answer_source=extraction.source if extraction else "none",
-        confidence=reading.value if reading is not None else None,
+        answer_source=extraction.source
+        if extraction
+        else ("cut_off" if reading.cut_off and states_answer else "none"),
+        confidence=confidence.value if confidence is not None else None,
         reads=list(c["reads"]),
         input_tokens=usage["input_tokens"]
         if usage
         else sum(estimate_tokens(m.text) for m in messages),
-        output_tokens=usage["output_tokens"] if usage else estimate_tokens(text),
+        output_tokens=usage["output_tokens"]
+        if usage
+        else estimate_tokens(text) + estimate_tokens(reading.thinking),
         usage_estimated=usage is None,
         latency_s=latency,
         model=model,
@@ -498,7 +527,11 @@ def to_turn(
         turn["cached_input_tokens"] = details["cached_input_tokens"]
     if "reasoning_tokens" in details:
         turn["reasoning_tokens"] = details["reasoning_tokens"]
-    if reading is not None and reading.unparsed:
+    if reading.thinking:
+        turn["reasoning"] = reading.thinking
+        if reading.field is not None:
+            turn["reasoning_field"] = reading.field
+    if confidence is not None and confidence.unparsed:
         turn["confidence_unparsed"] = True
     if c["kind"] == "evaluation":
         turn["label"] = parse_verdict(text, c["vars"].get("verdict", "last_label"))[0]
@@ -555,18 +588,18 @@ def make_call_node(
         return label
 
     # The speaker's history is re-sent with every call: its messages are made once per turn
-    # (kept while the turn's prompt and text are the very same strings).
-    exchanges: dict[str, tuple[str, str, list[BaseMessage]]] = {}
+    # (kept while the turn's prompt, text and thinking are the very same strings).
+    exchanges: dict[str, tuple[str, str, str | None, list[BaseMessage]]] = {}
 
     def history(turn: Turn) -> list[BaseMessage]:
-        prompt, text = turn["prompt"], turn["text"]
+        prompt, text, thought = turn["prompt"], turn["text"], turn.get("reasoning")
         hit = exchanges.get(turn["id"])
-        if hit is not None and hit[0] is prompt and hit[1] is text:
-            return hit[2]
+        if hit is not None and hit[0] is prompt and hit[1] is text and hit[2] is thought:
+            return hit[3]
         messages = exchange(turn)
         if len(exchanges) >= 256:
             exchanges.clear()
-        exchanges[turn["id"]] = (prompt, text, messages)
+        exchanges[turn["id"]] = (prompt, text, thought, messages)
         return messages
 
     def trace(task: CallTask) -> RunnableConfig:

@@ -170,6 +170,8 @@ def make_dispatch(method: Method[Any], roster: Sequence[Agent]) -> DualNode:
             "anonymize": ctx.anonymize,
             "options": method.options_for(ctx).to_dict(),
         }
+        if ctx.peer_reasoning != "none":  # older cache keys still hit
+            shared["peer_reasoning"] = ctx.peer_reasoning
         sends = []
         for c in calls:
             try:
@@ -194,6 +196,9 @@ def make_dispatch(method: Method[Any], roster: Sequence[Agent]) -> DualNode:
                 if ctx.logprobs:
                     base.update(logprob_request())
             kwargs = dict(base)
+            thinking = ctx.thinking_for(c["speaker"])
+            if thinking is not None:
+                kwargs["thinking"] = thinking
             if view is not None and method.bind is not None:
                 kwargs.update(method.bind(view, c))
             payload = CallTask(

@@ -106,6 +106,20 @@ def check_settings(method: Method[Any], roster: Sequence[Agent], ctx: DebateCont
         raise DebateConfigError(str(exc)) from None
     for speaker in [*names, *method.roles]:
         _check_top_k(method, ctx, models, speaker)
+        _check_thinking(ctx, models, speaker)
+
+
+def _check_thinking(ctx: DebateContext, models: Models, speaker: str) -> None:
+    """Refuse a ``thinking`` setting for a model not served at ``base_url`` (before any call)."""
+    value = ctx.thinking_for(speaker)
+    model = models.model(speaker)
+    if value is None or getattr(type(model), "sends_thinking", False):
+        return
+    raise DebateConfigError(
+        f"thinking={value} of {speaker} cannot be sent to {model_label(model)}: only a model "
+        "served at base_url (vLLM, SGLang, llama.cpp) takes it; for OpenAI's reasoning models "
+        "set reasoning_effort"
+    )
 
 
 def _check_top_k(method: Method[Any], ctx: DebateContext, models: Models, speaker: str) -> None:

@@ -21,6 +21,7 @@ from pydantic import ConfigDict
 from debategraph.errors import ConfigurationError
 from debategraph.policies.attack import choose_cut_off
 from debategraph.policies.secrets import redact_url
+from debategraph.policies.thinking import thinking_problem
 from debategraph.policies.voting import TiePolicy
 from debategraph.state.options import MethodOptions
 from debategraph.state.setting import Setting, integer, number, one_of, setting
@@ -34,6 +35,9 @@ MAX_ROUNDS = 20
 MAX_TEMPERATURE = 2.0
 """Highest sampling temperature unless ``allow_large`` is set (OpenAI's own bound)."""
 
+
+PEER_REASONING = ("none", "full")
+"""What peers see of a turn's thinking: ``none`` (its answer part only) or ``full``."""
 
 REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
 """The ``reasoning_effort`` values OpenAI's API and vLLM take."""
@@ -128,6 +132,18 @@ class DebateContext:
     """The method's options (see its card in ``docs/methods``); unknown keys are errors."""
     anonymize: bool = setting("debate", default=True)
     """Show peers' turns without their names."""
+    peer_reasoning: str = setting(
+        "debate",
+        default="none",
+        help="What debating agents see of a peer's thinking (reasoning models): none (its "
+        "answer part only) or full (its thinking too, delimited).",
+        cli_type=str,
+        check=one_of(PEER_REASONING),
+    )
+    """What debating agents see of a peer turn's thinking: ``none`` (the answer part only;
+    the default) or ``full`` (the thinking too, between ``[thinking]`` and ``[/thinking]``).
+    Summaries, judges, evaluators, decision calls and an agent's own history read the answer
+    part whatever this says."""
     stop_on_consensus: bool | None = setting("debate")
     """Stop once all agents agree; the method's default if unset."""
     cut_off: list[str] = setting(
@@ -250,6 +266,20 @@ class DebateContext:
     """How hard a reasoning model thinks before it answers (``low``, ``medium``, ``high``...),
     sent as the ``reasoning_effort`` of every call (OpenAI's reasoning models, GPT-OSS served
     by vLLM); the model's default if unset."""
+    thinking: dict[str, str] = setting(
+        "generation",
+        factory=dict,
+        flag="--thinking",
+        help="AGENT=on|off|N: switch an agent's thinking on or off, or bound it to N tokens, "
+        "on an OpenAI-compatible server (--base-url; '*' is every agent and role); repeat.",
+        cli_type=list[str] | None,
+        parse="agent_pairs",
+        form=("AGENT=on|off|N", "a2=off"),
+    )
+    """Thinking per agent (or role; ``"*"`` for every speaker) on an OpenAI-compatible server:
+    ``off``/``on`` send ``chat_template_kwargs: {"enable_thinking": ...}``, a whole number ``N``
+    a thinking-token budget (see :func:`debategraph.policies.thinking.thinking_body`). Refused
+    before any request for a model not served at ``base_url``."""
     timeout: float | None = setting(
         "generation",
         help="Seconds one model call may take, its whole reply included, before it fails "
@@ -321,7 +351,7 @@ class DebateContext:
 
     def _check_mappings(self) -> None:
         """The settings given per agent, role or option name are mappings of good values."""
-        for name in ("decision_options", "role_models", "adversaries", "personas"):
+        for name in ("decision_options", "role_models", "adversaries", "personas", "thinking"):
             if not isinstance(getattr(self, name), Mapping):
                 raise DebateConfigError(f"{name} must be a mapping, got {getattr(self, name)!r}")
         if not isinstance(self.method_options, Mapping | MethodOptions):
@@ -335,6 +365,10 @@ class DebateContext:
                 raise DebateConfigError(
                     f"adversary {agent} needs a non-empty answer, got {target!r}"
                 )
+        for agent, value in self.thinking.items():
+            problem = thinking_problem(value)
+            if problem is not None:
+                raise DebateConfigError(f"thinking of {agent} {problem}")
         for agent, persona in self.personas.items():
             if not isinstance(persona, str) or not persona.strip():
                 raise DebateConfigError(
@@ -422,6 +456,7 @@ class DebateContext:
             ("cut-off", self.cut_off),
             ("adversary", list(self.adversaries)),
             ("persona", list(self.personas)),
+            ("thinking", [a for a in self.thinking if a != "*"]),
         ):
             unknown = sorted(set(chosen) - set(agents))
             if unknown:
@@ -440,6 +475,11 @@ class DebateContext:
         if self.attack or self.attack_ratio is not None:
             return choose_cut_off(list(agents), self.attack_ratio, self.seed)
         return [a for a in agents if a in set(self.cut_off)]
+
+    def thinking_for(self, speaker: str) -> str | None:
+        """The speaker's ``thinking`` value (its own, else ``"*"``'s), or ``None``."""
+        value = self.thinking.get(speaker, self.thinking.get("*"))
+        return None if value is None else str(value)
 
     def generation(self) -> dict[str, Any]:
         """The generation settings that are set, as model call keyword arguments.

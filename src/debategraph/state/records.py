@@ -16,9 +16,10 @@ another turn, one side of a pairwise debate (SVR-MAD), or a decision rule's own 
 TurnKind = CallKind
 """A turn has the kind of the call that produced it."""
 
-AnswerSource = Literal["declared", "fallback", "none"]
+AnswerSource = Literal["declared", "fallback", "none", "cut_off"]
 """How a turn's answer was found: an explicit declaration, the task's fallback rule (e.g. the
-last number), or not at all (an abstention)."""
+last number), or not at all (an abstention); ``cut_off`` is an abstention whose reply ended
+inside its thinking (no answer part came), never an answer read from the thinking."""
 
 
 class Call(TypedDict):
@@ -55,10 +56,12 @@ class Turn(TypedDict):
         agent: The speaker: an agent name, or a role such as ``summarizer``.
         round: 0 is the initial, independent round; debate rounds count from 1.
         kind: ``answer``, ``summary``, ``evaluation``, ``pairwise`` or ``decision``.
-        text: The raw model response.
+        text: The answer part of the model's response: its thinking (``<think>`` tags, a
+            reasoning field or block) taken out. Peers, judges and parsers read this.
         prompt: The last user message the model was given (the call's rendered template).
         answer: Canonical parsed answer; ``None`` means no answer could be read (abstention).
-        answer_source: ``declared``, ``fallback`` or ``none`` (how ``answer`` was found).
+        answer_source: ``declared``, ``fallback``, ``none`` or ``cut_off`` (how ``answer``
+            was found; ``cut_off``: the reply ended inside its thinking).
         confidence: Self-reported confidence in [0, 1], if one could be read.
         reads: Ids of the other turns shown to this call (peers' answers, summaries).
         input_tokens: Prompt tokens of the call.
@@ -78,6 +81,13 @@ class Turn(TypedDict):
             cache (billed at its cached-input price), when the provider says.
         reasoning_tokens: Of ``output_tokens``, the model's hidden reasoning, when the
             provider says.
+        reasoning: The model's thinking before its answer part, when it sent any (in
+            ``<think>`` tags, a ``reasoning_content`` or ``reasoning`` field, or reasoning
+            content blocks). Only the speaker's own history sends it back, and peers see it
+            only with ``peer_reasoning="full"``.
+        reasoning_field: The message field the thinking came in (``reasoning_content`` or
+            ``reasoning``), where the agent's history sends it back; absent for thinking
+            that came in the text or in content blocks.
         cached: True when the turn was replayed from the call cache (``--cache``): no request
             was made, and its tokens and latency are those of the run that paid for it.
     """
@@ -105,6 +115,8 @@ class Turn(TypedDict):
     ballot: NotRequired[dict[str, Any]]
     cached_input_tokens: NotRequired[int]
     reasoning_tokens: NotRequired[int]
+    reasoning: NotRequired[str]
+    reasoning_field: NotRequired[str]
     cached: NotRequired[bool]
 
 
