@@ -156,38 +156,49 @@ def test_a_judge_that_prefers_a_side_ends_the_debate_with_that_sides_answer():
 
 
 def test_golden_transcript_on_the_simulated_debaters():
-    # The simulated judge writes no decision line when it chooses, so it never prefers a side
-    # early: the debate runs to the final judgement (see the card's "Our choices").
+    # The simulated judge defers while the sides disagree and it does not see which is right,
+    # and names the side it prefers once it chooses: here when both sides reach 15.
     r = dg.run(Q, method="mad-judge", seed=2)
-    assert [(t["id"], t["answer"]) for t in r.turns][:3] == [
+    assert [(t["id"], t["answer"]) for t in r.turns] == [
         ("r0:a1", "16"),
         ("r0:a2", "15"),
         ("r0:judge", None),
+        ("r1:a1", "15"),
+        ("r1:a2", "15"),
+        ("r1:judge", None),
     ]
-    assert not r.decision["evidence"]["early"] and r.answer == "15"
+    assert r.method_state["judgements"] == {"r0:judge": "none", "r1:judge": "affirmative"}
+    assert r.decision["evidence"]["early"] and r.answer == "15"
     plain = dg.run(Q, method="mad-judge", seed=2, options={"adaptive_break": False})
     assert [t["id"] for t in plain.turns][-1] == "r2:judge:final"
     assert plain.usage["calls"] == 7
 
 
-def test_the_simulated_judge_defers_or_chooses_among_the_sides():
-    judge_model = SimulatedDebater(agent="judge", seed=0, skill=0.0)
-    p = MAD_JUDGE.prompts["moderate"](
+def _moderation(first: str, second: str) -> str:
+    return MAD_JUDGE.prompts["moderate"](
         dg.methods.PromptInput(
             question=Q,
             peers=[
-                make_turn("r0:a1", text="So \\boxed{16}."),
-                make_turn("r0:a2", text="So \\boxed{17}."),
+                make_turn("r0:a1", text=f"So \\boxed{{{first}}}."),
+                make_turn("r0:a2", text=f"So \\boxed{{{second}}}."),
             ],
         )
     )
-    text = judge_model.invoke([HumanMessage(p)]).text
+
+
+def test_the_simulated_judge_defers_or_chooses_among_the_sides():
+    unsure = SimulatedDebater(agent="judge", seed=0, skill=0.0)
+    text = unsure.invoke([HumanMessage(_moderation("16", "17"))]).text
     assert text.strip().splitlines()[-1] == NO_PREFERENCE
     assert read_preference(text) == "none"
     assert not any(ch.isdigit() for ch in text)
-    agreed = p.replace("\\boxed{17}", "\\boxed{16}")
-    chose = judge_model.invoke([HumanMessage(agreed)]).text
-    assert "16" in chose and read_preference(chose) == "missing"  # no decision line: no side
+    chose = unsure.invoke([HumanMessage(_moderation("16", "16"))]).text
+    assert "16" in chose and read_preference(chose) == "affirmative"  # agreeing sides: taken
+    sure = SimulatedDebater(agent="judge", seed=0, skill=1.0)  # it sees that 15 is right
+    assert read_preference(sure.invoke([HumanMessage(_moderation("16", "15"))]).text) == "negative"
+    assert read_preference(sure.invoke([HumanMessage(_moderation("15", "16"))]).text) == (
+        "affirmative"
+    )
 
 
 def test_a_cut_off_debater_reads_nothing():

@@ -189,6 +189,14 @@ def test_transcript_folds_thinking_and_shows_it_whole_with_show_text():
     assert "reasoning" not in r.to_dict()["turns"][0]  # text: kept only on request
 
 
+def test_notebook_view_folds_thinking_out_apart_from_the_reply():
+    scripted = ScriptedChatModel(respond=lambda p: "<think>I guess 777777</think>\\boxed{15}")
+    html = dg.run(ARITH, method="cot", models=scripted)._repr_html_()
+    assert "<summary><small>thinking</small></summary>" in html
+    thinking = html.index("I guess 777777")
+    assert html.index("\\boxed{15}") < thinking  # the reply, then its thinking folded apart
+
+
 def test_cli_run_against_a_thinking_server_records_thinking_apart(key):
     with serve(responder=ThinkingResponder("tags", thought_chars=120)) as server:
         env = {**os.environ, "OPENAI_API_KEY": "sk-t"}

@@ -515,6 +515,11 @@ class SimulatedDebater(BaseChatModel):
                 None,
             )
         body = f"Weighing both sides' steps, {pick} is the better-supported answer."
+        if scene.defer is not None and ":" in scene.defer:
+            # Offered a decision line (the per-round judge): it names the side it prefers,
+            # sides shown in turn (the affirmative first).
+            side = "affirmative" if scene.peer_answers[0::2].count(pick) else "negative"
+            return f"{body}\n{scene.defer.split(':')[0]}: {side}", pick
         return self._finish(scene, body, pick, rng), pick
 
     def _rank(self, scene: _Scene, rng: random.Random) -> str:

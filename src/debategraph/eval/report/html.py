@@ -22,18 +22,18 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
     return f'<table style="{_STYLE}"><tr>{head}</tr>{body}</table>'
 
 
-def _prompt_fold(prompt: object) -> str:
-    """The call's prompt, folded, where the turn kept one."""
-    if not isinstance(prompt, str):
+def _fold(title: str, text: object) -> str:
+    """``text`` folded under a small ``title``, where the turn kept it (its prompt, thinking)."""
+    if not isinstance(text, str):
         return ""
     return (
-        "<details><summary><small>prompt</small></summary>"
-        f'<pre style="white-space:pre-wrap">{escape(prompt)}</pre></details>'
+        f"<details><summary><small>{escape(title)}</small></summary>"
+        f'<pre style="white-space:pre-wrap">{escape(text)}</pre></details>'
     )
 
 
 def result_html(result: DebateResult) -> str:
-    """The decision, usage and a table of turns per round; responses and prompts fold out."""
+    """The decision, usage and a table of turns per round; replies, thinking and prompts fold out."""
     usage = result.usage
     answer = "no answer" if result.answer is None else result.answer
     parts = [
@@ -49,17 +49,20 @@ def result_html(result: DebateResult) -> str:
         + (f" · cut off {escape(', '.join(result.cut_off))}" if result.cut_off else "")
         + "</small>",
     ]
+    judgements = result.method_state.get("judgements") or {}  # mad-judge: the side preferred
     for r in range(result.rounds + 1):
         rows = []
         for t in (t for t in result.turns if t["round"] == r):
-            shown = t.get("label") if t["kind"] == "evaluation" else t["answer"]
+            shown = (
+                judgements.get(t["id"], t.get("label")) if t["kind"] == "evaluation" else t["answer"]
+            )
             reply = t.get("text")  # a row written with --no-texts keeps none
             text = (
                 f"<details><summary>{escape(str(shown))}</summary>"
                 f'<pre style="white-space:pre-wrap">{escape(reply)}</pre></details>'
                 if reply is not None
                 else escape(str(shown))
-            ) + _prompt_fold(t.get("prompt"))
+            ) + _fold("thinking", t.get("reasoning")) + _fold("prompt", t.get("prompt"))
             conf = "" if t["confidence"] is None else f"{t['confidence']:.2f}"
             read = ", ".join(i.split(":", 1)[-1] for i in t["reads"])
             rows.append(
