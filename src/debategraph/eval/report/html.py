@@ -33,7 +33,7 @@ def _fold(title: str, text: object) -> str:
 
 
 def result_html(result: DebateResult) -> str:
-    """The decision, usage and a table of turns per round; replies, thinking and prompts fold out."""
+    """The decision, usage and a table of turns per round; replies, thinking, prompts fold out."""
     usage = result.usage
     answer = "no answer" if result.answer is None else result.answer
     parts = [
@@ -53,16 +53,19 @@ def result_html(result: DebateResult) -> str:
     for r in range(result.rounds + 1):
         rows = []
         for t in (t for t in result.turns if t["round"] == r):
-            shown = (
-                judgements.get(t["id"], t.get("label")) if t["kind"] == "evaluation" else t["answer"]
-            )
+            label = judgements.get(t["id"], t.get("label"))
+            shown = label if t["kind"] == "evaluation" else t["answer"]
             reply = t.get("text")  # a row written with --no-texts keeps none
             text = (
-                f"<details><summary>{escape(str(shown))}</summary>"
-                f'<pre style="white-space:pre-wrap">{escape(reply)}</pre></details>'
-                if reply is not None
-                else escape(str(shown))
-            ) + _fold("thinking", t.get("reasoning")) + _fold("prompt", t.get("prompt"))
+                (
+                    f"<details><summary>{escape(str(shown))}</summary>"
+                    f'<pre style="white-space:pre-wrap">{escape(reply)}</pre></details>'
+                    if reply is not None
+                    else escape(str(shown))
+                )
+                + _fold("thinking", t.get("reasoning"))
+                + _fold("prompt", t.get("prompt"))
+            )
             conf = "" if t["confidence"] is None else f"{t['confidence']:.2f}"
             read = ", ".join(i.split(":", 1)[-1] for i in t["reads"])
             rows.append(
