@@ -168,9 +168,9 @@ and source under both versions.
   confidences, which these solutions do not have.
 
 **Are the differences real?** The section "Is the difference real?" below pairs every rule
-with `mav-majority-first` on the same 1,319 items (a seeded paired bootstrap over items,
-10,000 resamples, for the interval on each difference; the exact McNemar test on the items
-where the two disagree, Holm-adjusted over the comparisons), and `du-simulated` with its own
+with `mav-majority-first` on the same 1,319 items (Tango's score interval for paired
+proportions on each difference; the exact McNemar test on the items where the two
+disagree, Holm-adjusted over the comparisons), and `du-simulated` with its own
 round-0 vote. A rule's difference whose interval covers 0 is no evidence that it decides
 better or worse than the first-seen majority.
 

@@ -10,11 +10,11 @@ from typer.testing import CliRunner
 
 from debategraph.cli import app
 from debategraph.eval import compare_arms, paired_comparisons
+from debategraph.eval.report.comparison_table import comparison_table
 from debategraph.eval.analysis.comparisons import default_pairs, split_pair
 from debategraph.eval.analysis.dynamics import vote_at_round, vote_is_right
-from debategraph.eval.analysis.stats import paired_bootstrap
-from debategraph.eval.report.comparison_table import comparison_table
 from debategraph.eval.report.writer import write_report
+from debategraph.eval.analysis.stats import paired_bootstrap, paired_score_interval
 
 
 def row(method: str, item: str, correct: bool, **fields: Any) -> dict[str, Any]:
@@ -60,7 +60,8 @@ def test_a_pair_of_arms_by_hand():
     assert c["p_value"] == 12 / 32  # 2 * (C(5,0) + C(5,1)) / 2^5
     assert c["test"] == "mcnemar exact"
     assert (c["failed"], c["unpaired"]) == (2, 1)  # q6 and q7; q8 has no b row
-    assert (c["ci_low"], c["ci_high"]) == paired_bootstrap([0, 1, 1, 1, 1, -1])
+    assert (c["ci_low"], c["ci_high"]) == paired_score_interval(4, 1, 6)
+    assert c["interval"] == "tango score"
     assert c["ci_low"] <= c["difference"] <= c["ci_high"]
     reverse = compare_arms(table_rows(), "b", "a")
     assert reverse["difference"] == pytest.approx(-3 / 6)
@@ -237,7 +238,6 @@ def test_the_table_names_datasets_and_pairs_without_shared_items():
     assert table.splitlines()[0].startswith("| Dataset | A | B |")
     assert "| arithmetic | a | b | asked | 0 | — | — | — (— to —) |" in table
     assert table.splitlines()[2].endswith("| no item finished by both |")
-    assert table.splitlines()[3].endswith(
-        "| a ahead by the interval, but p ≥ 0.05: too few items to be sure |"
-    )
-    assert "| +100.0 (+100.0 to +100.0) | 1 | 0 | 1.000 |" in table
+    assert table.splitlines()[3].endswith("| interval covers 0: no clear difference |")
+    # One discordant item of one: the score interval reaches (1 - z²) / (1 + z²) = -58.7.
+    assert "| +100.0 (-58.7 to +100.0) | 1 | 0 | 1.000 |" in table

@@ -171,7 +171,7 @@ def never_called(prompt):
         ("svr", "cumulative", {}, "svr's rounds end in no answer round"),
         ("du", "judge", {"decision_options": {"judge_agent": "a9"}}, "judge_agent 'a9' is not"),
         ("du", "ranked", {"decision_options": {"count": "copeland"}}, "count must be 'irv'"),
-        ("du", "supermajority", {"decision_options": {"threshold": 0.5}}, "threshold must be"),
+        ("du", "supermajority", {"decision_options": {"threshold": 0.0}}, "threshold must be"),
     ],
 )
 def test_what_a_method_cannot_give_is_refused_before_any_call(method, rule, extra, message):

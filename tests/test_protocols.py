@@ -46,10 +46,24 @@ def test_supermajority_two_of_three_reaches_the_default_two_thirds():
     assert supermajority_rule(finals(None, None)).evidence["reason"] == "no answers"
 
 
-@pytest.mark.parametrize("bad", [0.5, 0.2, 1.5, True, "0.7"])
-def test_supermajority_threshold_must_be_above_one_half(bad):
-    with pytest.raises(ValueError, match=r"threshold must be a number in \(0.5, 1\]"):
+@pytest.mark.parametrize("bad", [0, -0.5, 1.5, True, "0.7", float("nan")])
+def test_supermajority_threshold_must_be_in_zero_one(bad):
+    with pytest.raises(ValueError, match=r"threshold must be a number in \(0, 1\]"):
         supermajority_rule(finals("4"), threshold=bad)
+
+
+def test_supermajority_at_one_half_means_at_least_half_as_mallm_counts():
+    # MALLM's majority_consensus: share >= 0.5, so 2 of 4 reaches it and 1 of 4 does not.
+    decision = supermajority_rule(finals("4", "4", "5", "6"), threshold=0.5)
+    assert (decision.answer, decision.evidence["share"]) == ("4", 0.5)
+    assert "tied" not in decision.evidence
+    assert supermajority_rule(finals("4", "5", "6", None), threshold=0.5).answer is None
+    # Two answers can both reach one half: the first seen of equals wins, the other is named.
+    split = supermajority_rule(finals("5", "4", "4", "5"), threshold=0.5)
+    assert (split.answer, split.evidence["tied"]) == ("5", ["4"])
+    # A low threshold: one agent of three is enough, abstainers still count in the whole.
+    assert supermajority_rule(finals("7", None, None), threshold=0.3).answer == "7"
+    assert supermajority_rule(finals("7", None, None, None), threshold=0.3).answer is None
 
 
 def test_unanimity_or_no_answer():

@@ -499,7 +499,7 @@ def report_command(
         list[str] | None,
         typer.Option(
             help="Compare two arms on the items both finished, A:B (the difference is A - B), "
-            "with a paired bootstrap interval and an exact McNemar p-value; repeat for more. "
+            "with a paired score interval and an exact McNemar p-value; repeat for more. "
             "M@r0 names debate M's round-0 vote (the report's 'M · vote@r0')."
         ),
     ] = None,
@@ -510,10 +510,17 @@ def report_command(
         bool, typer.Option(help="Print Holm-adjusted p-values over all the comparisons.")
     ] = False,
     resamples: Annotated[
-        int, typer.Option(min=1, help="Resamples of the paired bootstrap.")
+        int,
+        typer.Option(
+            min=1,
+            help="Resamples of the paired bootstrap and sign-flip test (rows of several seeds).",
+        ),
     ] = 10_000,
     bootstrap_seed: Annotated[
-        int, typer.Option(help="Seed of the paired bootstrap (same seed, same intervals).")
+        int,
+        typer.Option(
+            help="Seed of the paired bootstrap and sign-flip test (rows of several seeds)."
+        ),
     ] = 0,
 ) -> None:
     """Write report.md, summary.json and plots for a results directory."""

@@ -408,6 +408,9 @@ class Method(Generic[OptionsT]):
             for a method's own, so a rule given to it is refused before any call rather than
             ignored; set ``True`` when your ``decide`` calls :func:`decide_by_rule` once a
             rule is given.
+        rule_applies: Whether ``decide`` reads the decision rule on this debate (default:
+            always). Where it returns ``False`` the rule's own calls (the judge's) are not
+            made: sid-et's skipped debates, whose first answer stands.
         agent_counts: The numbers of agents the method accepts (``range(2, 9)``, ``(4, 6)``),
             checked before any call; ``None`` (default): any number.
         options: The class of the method's typed options.
@@ -455,6 +458,7 @@ class Method(Generic[OptionsT]):
     stop: StopRule[OptionsT] = default_stop
     decide: Decider[OptionsT] = decide_by_rule
     takes_decision: bool | None = None
+    rule_applies: StopRule[OptionsT] | None = None
     agent_counts: Collection[int] | None = None
     options: type[OptionsT] = field(default=cast(Any, NoOptions))
     default_options: OptionsT | None = None

@@ -80,7 +80,7 @@ SELF_REFINE = SamplingPreset(
     sampling=Sampling(temperature=0.7),
     note="one temperature for every call is our choice: the math code writes the first "
     "answer at --temperature (default 0.0), and other tasks differ (acronym, commongen, "
-    "responsegen: 0.7 on every call; pie: 0.0, then 0.6 for the rewrite)",
+    "responsegen: 0.7 on every call; pie: its one --temperature, default 0.0, on every call)",
 )
 """Self-Refine: T 0.7, as its math code samples feedback and fixes (its first answer: T 0)."""
 

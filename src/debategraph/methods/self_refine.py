@@ -46,8 +46,10 @@ class SelfRefineOptions(MethodOptions):
     """Options of ``self-refine``.
 
     Attributes:
-        iterations: Most feedback-and-refine rounds after the first answer (the paper's
-            default is at most 4).
+        iterations: Most feedback-and-refine rounds after the first answer, so at most
+            ``iterations`` rewrites (4: as the official math code's ``--max_attempts 4``, four
+            feedback-and-fix calls; its PIE task's ``--max_attempts 4`` counts the first
+            answer as an attempt, three rewrites, which is ``iterations=3``).
         until_ok: End an agent's refinement as soon as its feedback finds nothing to fix
             (the paper's stopping indicator); ``False`` always runs every iteration.
     """

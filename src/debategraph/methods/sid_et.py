@@ -141,6 +141,11 @@ def stop_sid_et(view: View) -> bool:
     return default_stop(view)
 
 
+def debated(view: View) -> bool:
+    """Whether the debate ran (the first agent was not confident enough to skip it)."""
+    return not view.method_state.get("sid_et", {}).get("skipped")
+
+
 def decide_sid_et(view: View) -> Decision:
     """The first agent's answer when the debate was skipped; else the decision rule's vote.
 
@@ -171,6 +176,7 @@ SID_ET = Method(
     stop=stop_sid_et,
     decide=decide_sid_et,
     takes_decision=True,
+    rule_applies=debated,
     options=SidEtOptions,
     bind=bind_sid_et,
     default_agents=6,

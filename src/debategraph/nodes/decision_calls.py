@@ -95,9 +95,13 @@ def judge_agent(view: DebateView[Any]) -> str:
 def judge_call(view: DebateView[Any]) -> Call | None:
     """The judge's call, when the round just ended is the last and none was made yet.
 
-    It reads every agent's latest answer turn, in agent order.
+    It reads every agent's latest answer turn, in agent order. None where the method decides
+    without the rule on this debate (its ``rule_applies`` says no).
     """
     if any(t["kind"] == "decision" for t in view.turns) or not view.method.stop(view):
+        return None
+    applies = view.method.rule_applies
+    if applies is not None and not applies(view):
         return None
     latest = view.latest_ids()
     return Call(

@@ -46,26 +46,29 @@ def tie_order(trajectory: Trajectory) -> list[str]:
 def supermajority_rule(trajectory: Trajectory, *, threshold: float = DEFAULT_THRESHOLD) -> Decision:
     """The most common final answer, if at least ``threshold`` of all agents give it.
 
-    Abstaining agents count in the whole (they are not part of the supermajority). Since
-    ``threshold`` is above one half, at most one answer can reach it.
+    "At least", as MALLM's threshold consensus counts (``share >= threshold``): with 0.5, two
+    of four agents reach it. Abstaining agents count in the whole (they are not part of the
+    share). A threshold of one half or less can be reached by two answers at once (2 of 4
+    each at 0.5): the most common wins, the first seen of equals (as ``majority`` breaks
+    ties), and evidence ``tied`` lists the equals that also reached it.
 
     Args:
         trajectory: The debate's answers.
-        threshold: The share of agents needed, in (0.5, 1].
+        threshold: The share of agents needed, in (0, 1].
 
     Returns:
         The decision (rule ``"supermajority"``), evidence ``votes``, ``share`` (the leader's),
         ``threshold`` and ``abstentions``; no answer with ``reason`` when not reached.
 
     Raises:
-        ValueError: ``threshold`` is not a number in (0.5, 1].
+        ValueError: ``threshold`` is not a number in (0, 1].
     """
     if (
         isinstance(threshold, bool)
         or not isinstance(threshold, int | float)
-        or not 0.5 < threshold <= 1
+        or not 0 < threshold <= 1
     ):
-        raise ValueError(f"threshold must be a number in (0.5, 1], got {threshold!r}")
+        raise ValueError(f"threshold must be a number in (0, 1], got {threshold!r}")
     finals = trajectory.final_answers()
     votes = Counter(a for a in finals if a is not None)
     evidence: dict[str, Any] = {
@@ -79,7 +82,8 @@ def supermajority_rule(trajectory: Trajectory, *, threshold: float = DEFAULT_THR
     share = votes[leader] / len(finals)
     evidence["share"] = share
     if share >= threshold or math.isclose(share, threshold, rel_tol=1e-9):
-        return Decision(leader, "supermajority", evidence)
+        tied = [a for a in tie_order(trajectory) if a != leader and votes[a] == votes[leader]]
+        return Decision(leader, "supermajority", {**evidence, **({"tied": tied} if tied else {})})
     return Decision(None, "supermajority", {**evidence, "reason": "threshold not reached"})
 
 

@@ -21,6 +21,7 @@ from debategraph.eval.analysis.stats import (
     holm,
     mcnemar_exact,
     paired_bootstrap,
+    paired_score_interval,
     sign_flip_test,
 )
 
@@ -51,8 +52,10 @@ class Comparison(TypedDict):
         accuracy_a: Mean over items of ``a``'s accuracy on that item's seeds.
         accuracy_b: The same for ``b``.
         difference: ``accuracy_a - accuracy_b``.
-        ci_low: Lower end of the 95% paired bootstrap interval of the difference.
+        ci_low: Lower end of the 95% interval of the difference named in ``interval``.
         ci_high: Upper end.
+        interval: ``tango score`` (one seed: Tango's score interval for paired proportions)
+            or ``bootstrap percentile`` (several seeds: a paired bootstrap over items).
         a_only: Pairs ``a`` got right and ``b`` wrong.
         b_only: Pairs ``a`` got wrong and ``b`` right.
         p_value: Two-sided p-value of the test named in ``test``.
@@ -62,8 +65,8 @@ class Comparison(TypedDict):
             it was asked for; ``None`` otherwise.
         failed: Pairs left out because either row failed.
         unpaired: Rows of one arm without a row of the other for the same item and seed.
-        resamples: Bootstrap resamples (and Monte Carlo sign flips).
-        bootstrap_seed: Seed of the bootstrap and the Monte Carlo test.
+        resamples: Bootstrap resamples and Monte Carlo sign flips (several seeds only).
+        bootstrap_seed: Seed of the bootstrap and the Monte Carlo test (several seeds only).
     """
 
     a: str
@@ -78,6 +81,7 @@ class Comparison(TypedDict):
     difference: float
     ci_low: float
     ci_high: float
+    interval: str
     a_only: int
     b_only: int
     p_value: float
@@ -128,8 +132,8 @@ def compare_rows(
         b: Name of the second arm.
         kind: Why they are compared (see :class:`Comparison`).
         dataset: The rows' dataset, for the record.
-        resamples: Bootstrap resamples (and Monte Carlo sign flips).
-        seed: Seed of the bootstrap and the Monte Carlo test.
+        resamples: Bootstrap resamples and Monte Carlo sign flips (several seeds only).
+        seed: Seed of the bootstrap and the Monte Carlo test (several seeds only).
 
     Returns:
         The comparison; its figures are NaN when no item was finished by both.
@@ -153,9 +157,12 @@ def compare_rows(
     nan = float("nan")
     if seeds <= 1:
         p_value, test = (mcnemar_exact(a_only, b_only) if n else nan), "mcnemar exact"
+        low, high = paired_score_interval(a_only, b_only, n)
+        interval = "tango score"
     else:
         p_value, test = sign_flip_test(differences, resamples=resamples, seed=seed)
-    low, high = paired_bootstrap(differences, resamples=resamples, seed=seed)
+        low, high = paired_bootstrap(differences, resamples=resamples, seed=seed)
+        interval = "bootstrap percentile"
     accuracy_a = sum(mean_a) / n if n else nan
     accuracy_b = sum(mean_b) / n if n else nan
     return Comparison(
@@ -171,6 +178,7 @@ def compare_rows(
         difference=sum(differences) / n if n else nan,
         ci_low=low,
         ci_high=high,
+        interval=interval,
         a_only=a_only,
         b_only=b_only,
         p_value=p_value,
@@ -243,7 +251,7 @@ def user_pairs(
 
     Raises:
         ValueError: A name that is no arm of the rows (one line listing the arms present),
-            or a string without a colon.
+            a pair naming one arm twice, or a string without a colon.
     """
     by_method = group_by(rows, "method")
     arms = list(by_method)
@@ -261,6 +269,11 @@ def user_pairs(
             f"no arm named {', '.join(map(repr, unknown))} in these rows; arms present: "
             + ", ".join(arms)
             + (f"; round-0 votes: {', '.join(spelt)}" if spelt else "")
+        )
+    same = [a for a, b in split if a == b]
+    if same:
+        raise ValueError(
+            f"--compare {same[0]}:{same[0]} names one arm twice; name two different arms (A:B)"
         )
     pairs: list[tuple[str, str, Kind]] = [(a, b, "user") for a, b in split]
     if baseline:
@@ -371,7 +384,8 @@ def paired_comparisons(
         datasets where both arms have rows.
 
     Raises:
-        ValueError: ``compare`` or ``baseline`` names no arm of the rows.
+        ValueError: ``compare`` or ``baseline`` names no arm of the rows, ``compare`` names
+            one arm twice, or a ``compare`` pair has no item both arms finished.
     """
     asked = user_pairs(rows, compare, baseline)
     out: list[Comparison] = []
@@ -398,7 +412,19 @@ def paired_comparisons(
                     seed=seed,
                 )
             )
+    _refuse_empty_pairs(out, [(a, b) for a, b, _ in asked[: len(compare)]])
     if holm_correction:
         for comparison, adjusted in zip(out, holm([c["p_value"] for c in out]), strict=True):
             comparison["p_holm"] = adjusted
     return out
+
+
+def _refuse_empty_pairs(made: Sequence[Comparison], asked: Sequence[tuple[str, str]]) -> None:
+    """Refuse, in one line, the first asked pair with no item both arms finished."""
+    for a, b in asked:
+        shared = sum(c["n"] for c in made if {c["a"], c["b"]} == {a, b})
+        if not shared:
+            raise ValueError(
+                f"--compare {a}:{b}: no item was finished by both arms (no shared item id and "
+                "seed without an error); compare arms run on the same items"
+            )

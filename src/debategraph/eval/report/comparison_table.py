@@ -24,8 +24,8 @@ def _p(value: float | None) -> str:
 def reading(c: Comparison, *, holm: bool = False) -> str:
     """In words: which arm is ahead, or that the interval covers zero.
 
-    An interval clear of zero whose p-value (Holm-adjusted with ``holm``) is 0.05 or more (a
-    handful of items, where the percentile bootstrap is too narrow) is said to be so.
+    An interval clear of zero whose p-value (Holm-adjusted with ``holm``) is 0.05 or more (the
+    interval and the test can disagree near the edge) is said to be so.
     """
     if c["n"] == 0 or math.isnan(c["ci_low"]):
         return "no item finished by both"
@@ -112,8 +112,9 @@ def comparison_section(comparisons: Sequence[Comparison], *, holm: bool = False)
         "",
         f"{count} paired comparison(s) on the items both arms finished (n; pairs where either "
         "row failed are left out of both and counted in *Failed*; abstentions count as wrong). "
-        "Δ = A − B in points, with the 95% percentile interval of a paired bootstrap over "
-        f"items ({first['resamples']:,} resamples, seed {first['bootstrap_seed']}). "
+        "Δ = A − B in points, with its 95% interval: Tango's score interval for paired "
+        "proportions with one seed; with several seeds, the percentile interval of a paired "
+        f"bootstrap over items ({first['resamples']:,} resamples, seed {first['bootstrap_seed']}). "
         "A only / B only: items (item-seed pairs with several seeds) that one arm got right "
         "and the other wrong. p: exact two-sided McNemar test with one seed; with several "
         "seeds, a paired sign-flip test over items on their mean differences. An interval "
