@@ -73,9 +73,7 @@ def file_arms(path: Path) -> dict[str, dict[str, Any]]:
 def fake_hub(monkeypatch: pytest.MonkeyPatch) -> None:
     """Hub datasets answer with the fixture rows, without the network."""
 
-    def load(
-        path: str, name: str | None = None, *, split: str, **_: Any
-    ) -> list[dict[str, Any]]:
+    def load(path: str, name: str | None = None, *, split: str, **_: Any) -> list[dict[str, Any]]:
         text = (FIXTURES / f"{HUB_FIXTURES[path]}.jsonl").read_text(encoding="utf-8")
         return [json.loads(line) for line in text.splitlines() if line.strip()]
 
