@@ -228,3 +228,32 @@ def test_the_datasets_command_prints_the_table() -> None:
     done = CliRunner().invoke(app, ["datasets"])
     assert done.exit_code == 0, done.output
     assert done.stdout.strip() == dataset_table()
+
+
+def test_eval_on_a_gated_set_without_access_is_one_error_line(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from typer.testing import CliRunner
+
+    from debategraph.cli import app
+
+    class GatedRepoError(Exception):
+        """As huggingface_hub names it."""
+
+    def gated(path: str, name: str | None = None, **_: Any) -> None:
+        raise GatedRepoError(f"Access to dataset {path} is restricted.\nLog in to ask for it.")
+
+    monkeypatch.setitem(sys.modules, "datasets", types.SimpleNamespace(load_dataset=gated))
+    out = tmp_path / "out"
+    done = CliRunner().invoke(
+        app,
+        ["eval", "--dataset", "hle", "--method", "cot", "--model", "simulated", "--quiet",
+         "--limit", "1", "--out", str(out)],
+    )  # fmt: skip
+    assert done.exit_code == 2, done.output
+    assert not out.exists()
+    assert done.stderr.strip().splitlines() == [
+        "error: could not fetch the hub dataset 'cais/hle' (Access to dataset cais/hle is "
+        "restricted.): accept its terms at https://huggingface.co/datasets/cais/hle and log in "
+        "with `huggingface-cli login` (or set HF_TOKEN), with network access"
+    ]
