@@ -210,6 +210,28 @@ def test_a_failed_fetch_is_one_line_naming_the_set_and_the_fix(
         load_dataset("squad")
 
 
+def test_longbench_says_what_its_loading_script_needs(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(path: str, name: str | None = None, **_: Any) -> None:
+        raise RuntimeError(f"Dataset scripts are no longer supported, but found {path}.py")
+
+    monkeypatch.setitem(sys.modules, "datasets", types.SimpleNamespace(load_dataset=refuse))
+    with pytest.raises(HubUnavailable) as raised:
+        load_dataset("longbench-qasper")
+    assert str(raised.value) == (
+        "could not load the hub dataset 'THUDM/LongBench' (Dataset scripts are no longer "
+        "supported, but found THUDM/LongBench.py): it is served by a loading script: use a "
+        "`datasets` release that still runs loading scripts (`pip install 'datasets<4'`) and "
+        "allow it with HF_DATASETS_TRUST_REMOTE_CODE=1"
+    )
+    monkeypatch.setitem(
+        sys.modules,
+        "datasets",
+        types.SimpleNamespace(load_dataset=lambda *a, **k: (_ for _ in ()).throw(KeyError("x"))),
+    )
+    with pytest.raises(KeyError):  # anything else is not hidden
+        load_dataset("squad")
+
+
 def test_every_dataset_declares_its_source_licence_size_and_grader() -> None:
     for name, *rest in dataset_rows():
         assert all(rest), name

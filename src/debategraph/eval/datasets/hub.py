@@ -34,6 +34,7 @@ def hub_rows(
     revision: str | None = None,
     data_files: str | None = None,
     gated: str | None = None,
+    script: str | None = None,
 ) -> list[dict[str, Any]]:
     """Rows of a Hugging Face dataset split (needs the ``datasets`` extra and network).
 
@@ -44,6 +45,8 @@ def hub_rows(
         revision: The commit, tag or branch to read (``None``: the default branch).
         data_files: One file of the repository to read instead of its configurations.
         gated: The dataset's page where its terms are accepted, for a gated set.
+        script: For a set the hub serves through a loading script, what makes the
+            ``datasets`` library run it; said when the library refuses to.
 
     Raises:
         ImportError: The ``datasets`` extra is not installed.
@@ -69,6 +72,11 @@ def hub_rows(
     except Exception as exc:
         if type(exc).__name__ in _FETCH_FAILURES:
             raise HubUnavailable(unavailable_message(path, exc, gated=gated)) from None
+        if script is not None and isinstance(exc, RuntimeError | ValueError):
+            raise HubUnavailable(
+                f"could not load the hub dataset {path!r} ({_first_line(exc)[:160]}): it is "
+                f"served by a loading script: {script}"
+            ) from None
         raise
     return [dict(row) for row in data]
 
@@ -80,7 +88,7 @@ _FETCH_FAILURES = frozenset(
 
 def unavailable_message(path: str, exc: BaseException, *, gated: str | None = None) -> str:
     """The one line that names a hub dataset that could not be fetched and how to get it."""
-    reason = str(exc).splitlines()[0] if str(exc).strip() else type(exc).__name__
+    reason = _first_line(exc)
     if gated is not None:
         fix = (
             f"accept its terms at {gated} and log in with `huggingface-cli login` "
@@ -89,6 +97,11 @@ def unavailable_message(path: str, exc: BaseException, *, gated: str | None = No
     else:
         fix = "connect to the network (and unset HF_HUB_OFFLINE / HF_DATASETS_OFFLINE)"
     return f"could not fetch the hub dataset {path!r} ({reason[:160]}): {fix}"
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def letter_of(index: int, num_choices: int, where: str) -> str:

@@ -12,13 +12,19 @@ from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
-from debategraph.eval.datasets.hub import hub_items, require_fields
+from debategraph.eval.datasets.hub import hub_items, hub_rows, require_fields
 from debategraph.eval.datasets.items import Item
 from debategraph.eval.datasets.source import DatasetInfo, pooled
 from debategraph.policies.answers import canonicalize
 
 SQUAD_HUB = "rajpurkar/squad"
 LONGBENCH_HUB = "THUDM/LongBench"
+
+LONGBENCH_SCRIPT = (
+    "use a `datasets` release that still runs loading scripts (`pip install 'datasets<4'`) "
+    "and allow it with HF_DATASETS_TRUST_REMOTE_CODE=1"
+)
+"""What the ``datasets`` library needs to read LongBench, whose hub copy is a loading script."""
 
 LONGBENCH_QA = ("narrativeqa", "qasper", "multifieldqa_en", "hotpotqa", "2wikimqa", "musique")
 """LongBench's English single- and multi-document QA tasks, scored by token F1."""
@@ -106,8 +112,8 @@ def load_longbench(subsets: tuple[str, ...] = LONGBENCH_QA) -> list[Item]:
     """
     items: list[Item] = []
     for subset in subsets:
-        to_item = partial(longbench_row_to_item, subset=subset)
-        items += hub_items(LONGBENCH_HUB, subset, "test", to_item)
+        rows = hub_rows(LONGBENCH_HUB, subset, "test", script=LONGBENCH_SCRIPT)
+        items += [longbench_row_to_item(row, i, subset=subset) for i, row in enumerate(rows)]
     return items
 
 
