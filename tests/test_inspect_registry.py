@@ -9,6 +9,8 @@ whose replies carry their usage (so nothing downloads a tokenizer).
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 import tomllib
 from collections.abc import Iterator
@@ -30,6 +32,8 @@ from inspect_ai.solver import SolverSpec  # noqa: E402
 
 from debategraph.errors import DebategraphError  # noqa: E402
 
+from .openai_server import serve  # noqa: E402
+
 PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
 
 
@@ -39,17 +43,22 @@ def declared_entry_points() -> dict[str, str]:
     return group
 
 
-@pytest.fixture
-def registered(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The pyproject's inspect_ai entry points, visible as an installed distribution's."""
-    dist = tmp_path / "site" / "debategraph_entry_points-0.dist-info"
+def entry_point_site(root: Path) -> Path:
+    """A folder holding a distribution whose entry points are the pyproject's inspect_ai group."""
+    dist = root / "site" / "debategraph_entry_points-0.dist-info"
     dist.mkdir(parents=True)
     (dist / "METADATA").write_text(
         "Metadata-Version: 2.1\nName: debategraph-entry-points\nVersion: 0\n"
     )
     lines = [f"{name} = {target}" for name, target in declared_entry_points().items()]
     (dist / "entry_points.txt").write_text("[inspect_ai]\n" + "\n".join(lines) + "\n")
-    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    return root / "site"
+
+
+@pytest.fixture
+def registered(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The pyproject's inspect_ai entry points, visible as an installed distribution's."""
+    monkeypatch.syspath_prepend(str(entry_point_site(tmp_path)))
     entrypoints.clear_entry_points_state()
     yield
     entrypoints.clear_entry_points_state()
@@ -124,3 +133,45 @@ def test_an_unknown_method_is_refused_before_any_model_call(
             tiny_arithmetic(), solver=spec, model=model, log_dir=str(tmp_path), display="none"
         )
     assert not list(tmp_path.glob("*.eval"))
+
+
+TASK_FILE = """
+from inspect_ai import Task, task
+from inspect_ai.dataset import Sample
+from inspect_ai.scorer import match
+
+
+@task
+def tiny():
+    return Task(
+        dataset=[Sample(id="a", input="What is the result of 3+4*5+6-7*2?", target="15")],
+        scorer=match(numeric=True),
+    )
+"""
+
+
+@pytest.mark.slow
+def test_the_inspect_command_runs_a_debate_by_name_on_a_loopback_model(tmp_path: Path) -> None:
+    """`inspect eval FILE@task --solver debategraph/debate -S ...`, as a user types it."""
+    (tmp_path / "tiny.py").write_text(TASK_FILE)
+    site = entry_point_site(tmp_path)
+    src = Path(__file__).resolve().parents[1] / "src"
+    with serve(seed=0) as server:
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(site), str(src)]),
+            "LOOP_BASE_URL": server.base_url,
+            "LOOP_API_KEY": "sk-test",
+        }
+        done = subprocess.run(
+            [sys.executable, "-m", "inspect_ai", "eval", "tiny.py@tiny",
+             "--solver", "debategraph/debate", "-S", "method=du", "-S", "agents=3",
+             "-S", "rounds=1", "--model", "openai-api/loop/sim-2",
+             "--log-dir", str(tmp_path / "logs"), "--display", "plain"],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False,
+        )  # fmt: skip
+        stats = server.stats()
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert stats["chat_requests"] == 3 * 2  # 3 agents, the first answers and one debate round
+    assert "accuracy  1.000" in done.stdout
+    assert "openai-api/loop/sim-2" in done.stdout and " tokens [I: " in done.stdout
