@@ -353,6 +353,25 @@ def test_registry_names() -> None:
         "arc-challenge",
         "math500",
         "strategyqa",
+        "gsm-ic-2step",
+        "gsm-ic-mstep",
+        "gpqa-main",
+        "gpqa-diamond",
+        "longbench",
+        *(
+            f"longbench-{task}"
+            for task in ("narrativeqa", "qasper", "multifieldqa_en", "hotpotqa", "2wikimqa")
+        ),
+        "longbench-musique",
+        "squad",
+        "aime2024",
+        "aime2025",
+        "gsm-ranges-4",
+        "gsm-ranges-6",
+        "mmlu-logical-fallacies",
+        "aicrypto",
+        "imo-answerbench",
+        "hle",
     }
     assert DATASETS["gsm8k"].offline and DATASETS["arithmetic"].offline
 

@@ -35,6 +35,16 @@ HUB_FIXTURES = {
     "allenai/ai2_arc": "arc_challenge",
     "HuggingFaceH4/MATH-500": "math500",
     "ChilleD/StrategyQA": "strategyqa",
+    "voidful/GSM-IC": "gsm_ic",
+    "guactastesgood/GSM-Ranges": "gsm_ranges",
+    "Idavidrein/gpqa": "gpqa",
+    "cais/hle": "hle",
+    "yuuwwang/aicrypto": "aicrypto",
+    "HuggingFaceH4/aime_2024": "aime_2024",
+    "opencompass/AIME2025": "aime_2025",
+    "Hwilner/imo-answerbench": "imo_answerbench",
+    "rajpurkar/squad": "squad",
+    "THUDM/LongBench": "longbench",
 }
 
 METHODS_BY_PAPER = {
@@ -63,7 +73,7 @@ def file_arms(path: Path) -> dict[str, dict[str, Any]]:
 def fake_hub(monkeypatch: pytest.MonkeyPatch) -> None:
     """Hub datasets answer with the fixture rows, without the network."""
 
-    def load(path: str, name: str | None = None, *, split: str) -> list[dict[str, Any]]:
+    def load(path: str, name: str | None = None, *, split: str, **_: Any) -> list[dict[str, Any]]:
         text = (FIXTURES / f"{HUB_FIXTURES[path]}.jsonl").read_text(encoding="utf-8")
         return [json.loads(line) for line in text.splitlines() if line.strip()]
 

@@ -229,6 +229,15 @@ def rules_command(sources: RuleSources = False) -> None:
     _list_plugins(*rule_plugins(), describe, sources)
 
 
+@app.command("datasets")
+@interruptible
+def datasets_command() -> None:
+    """List the datasets (--dataset NAME): source, licence, size, answer type and grader."""
+    from debategraph.eval.datasets import dataset_table
+
+    typer.echo(visible(dataset_table()))
+
+
 def _list_plugins(
     plugins: list[Any], broken: list[str], describe: Callable[[Any], str], sources: bool
 ) -> None:

@@ -10,7 +10,13 @@ in :data:`DATASETS`. :mod:`.source` documents how items are sampled.
 
 from debategraph.eval.datasets.arc import arc_row_to_item, load_arc_challenge
 from debategraph.eval.datasets.arithmetic import ARITHMETIC_DEFAULT_SIZE, arithmetic_items
-from debategraph.eval.datasets.catalog import DATASETS, load_dataset
+from debategraph.eval.datasets.catalog import (
+    DATASET_COLUMNS,
+    DATASETS,
+    dataset_rows,
+    dataset_table,
+    load_dataset,
+)
 from debategraph.eval.datasets.errors import DatasetFormatError
 from debategraph.eval.datasets.gsm8k import gsm8k_row_to_item, load_gsm8k_bundled, load_gsm8k_hub
 from debategraph.eval.datasets.hub import INSTALL_HINT
@@ -36,6 +42,7 @@ from debategraph.eval.datasets.strategyqa import load_strategyqa, strategyqa_row
 __all__ = [
     "ARITHMETIC_DEFAULT_SIZE",
     "DATASETS",
+    "DATASET_COLUMNS",
     "INSTALL_HINT",
     "LETTERS",
     "TASKS",
@@ -45,6 +52,8 @@ __all__ = [
     "Selection",
     "arc_row_to_item",
     "arithmetic_items",
+    "dataset_rows",
+    "dataset_table",
     "gsm8k_row_to_item",
     "load_arc_challenge",
     "load_dataset",

@@ -63,4 +63,8 @@ ARC_CHALLENGE = DatasetInfo(
     "choice",
     offline=False,
     load=pooled(load_arc_challenge),
+    source="hub allenai/ai2_arc, ARC-Challenge, test",
+    license="CC BY-SA 4.0",
+    size="1,172",
+    grader="letter",
 )

@@ -87,4 +87,8 @@ ARITHMETIC = DatasetInfo(
     "number",
     offline=True,
     load=load_arithmetic,
+    source="generated",
+    license="-",
+    size="100 by default (any number)",
+    grader="number",
 )

@@ -7,10 +7,14 @@ from collections.abc import Sequence
 
 from debategraph.eval.datasets.arc import ARC_CHALLENGE
 from debategraph.eval.datasets.arithmetic import ARITHMETIC
+from debategraph.eval.datasets.choice_sets import AICRYPTO, GPQA, HLE
 from debategraph.eval.datasets.gsm8k import GSM8K, GSM8K_HUB
+from debategraph.eval.datasets.gsm_variants import GSM_IC, GSM_RANGES
 from debategraph.eval.datasets.items import Item, load_jsonl
 from debategraph.eval.datasets.math500 import MATH500
-from debategraph.eval.datasets.mmlu import MMLU, MMLU_PRO
+from debategraph.eval.datasets.mmlu import MMLU, MMLU_LOGICAL_FALLACIES, MMLU_PRO
+from debategraph.eval.datasets.olympiad import AIME_2024, AIME_2025, IMO_ANSWERBENCH
+from debategraph.eval.datasets.reading import LONGBENCH, SQUAD
 from debategraph.eval.datasets.source import DatasetInfo, Selection, read_ids, select_items
 from debategraph.eval.datasets.strategyqa import STRATEGYQA
 
@@ -25,7 +29,8 @@ def load_own_jsonl(selection: Selection) -> list[Item]:
 
 JSONL = DatasetInfo(
     "your own question set in the JSONL format (needs path)", "number", offline=True,
-    load=load_own_jsonl,
+    load=load_own_jsonl, source="your file", license="yours", size="your file's",
+    grader="by each item's task",
 )  # fmt: skip
 
 DATASETS: dict[str, DatasetInfo] = {
@@ -38,8 +43,45 @@ DATASETS: dict[str, DatasetInfo] = {
     "arc-challenge": ARC_CHALLENGE,
     "math500": MATH500,
     "strategyqa": STRATEGYQA,
+    **GSM_IC,
+    **GPQA,
+    **LONGBENCH,
+    "squad": SQUAD,
+    "aime2024": AIME_2024,
+    "aime2025": AIME_2025,
+    **GSM_RANGES,
+    "mmlu-logical-fallacies": MMLU_LOGICAL_FALLACIES,
+    "aicrypto": AICRYPTO,
+    "imo-answerbench": IMO_ANSWERBENCH,
+    "hle": HLE,
 }
 """Every dataset name :func:`load_dataset` accepts."""
+
+DATASET_COLUMNS = ("dataset", "source", "license", "size", "answer type", "grader")
+"""The columns of :func:`dataset_table` (``debategraph datasets``, docs/evaluation.md)."""
+
+
+def dataset_rows() -> list[tuple[str, ...]]:
+    """One row per dataset, in :data:`DATASETS` order, with :data:`DATASET_COLUMNS`."""
+    return [
+        (name, info.source, info.license, info.size, info.task, info.grader)
+        for name, info in DATASETS.items()
+    ]
+
+
+def dataset_table() -> str:
+    """Every dataset as a Markdown table (``debategraph datasets``; docs/evaluation.md).
+
+    Returns:
+        The header, the rule and one line per dataset, names in backticks.
+    """
+    lines = [
+        "| " + " | ".join(DATASET_COLUMNS) + " |",
+        "|" + "---|" * len(DATASET_COLUMNS),
+    ]
+    for name, *rest in dataset_rows():
+        lines.append("| " + " | ".join([f"`{name}`", *rest]) + " |")
+    return "\n".join(lines)
 
 
 def load_dataset(

@@ -85,10 +85,18 @@ GSM8K = DatasetInfo(
     "number",
     offline=True,
     load=pooled(load_gsm8k_bundled),
+    source="bundled",
+    license="MIT",
+    size="1,319",
+    grader="number",
 )
 GSM8K_HUB = DatasetInfo(
     "GSM8K test from the hub (openai/gsm8k, main)",
     "number",
     offline=False,
     load=pooled(load_gsm8k_hub),
+    source="hub openai/gsm8k, main, test",
+    license="MIT",
+    size="1,319",
+    grader="number",
 )

@@ -61,5 +61,12 @@ def load_math500(split: str = "test") -> list[Item]:
 
 
 MATH500 = DatasetInfo(
-    "MATH-500 (HuggingFaceH4/MATH-500)", "math", offline=False, load=pooled(load_math500)
+    "MATH-500 (HuggingFaceH4/MATH-500)",
+    "math",
+    offline=False,
+    load=pooled(load_math500),
+    source="hub HuggingFaceH4/MATH-500, test",
+    license="MIT",
+    size="500",
+    grader="math equivalence",
 )

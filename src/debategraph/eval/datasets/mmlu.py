@@ -81,16 +81,19 @@ def mmlu_pro_row_to_item(row: Mapping[str, Any], index: int) -> Item:
     )
 
 
-def load_mmlu(split: str = "test") -> list[Item]:
-    """MMLU, all 57 subjects (``cais/mmlu``, ``all``).
+def load_mmlu(split: str = "test", subject: str = "all") -> list[Item]:
+    """MMLU, all 57 subjects (``cais/mmlu``, ``all``) or one (e.g. ``logical_fallacies``).
 
     Args:
         split: ``"test"``, ``"validation"`` or ``"dev"``.
+        subject: ``"all"`` or one subject's configuration name; a subject's ids carry it
+            (``mmlu-logical_fallacies-test-00000``).
 
     Returns:
         The items.
     """
-    return hub_items("cais/mmlu", "all", split, partial(mmlu_row_to_item, split=split))
+    id_split = split if subject == "all" else f"{subject}-{split}"
+    return hub_items("cais/mmlu", subject, split, partial(mmlu_row_to_item, split=id_split))
 
 
 def load_mmlu_pro(split: str = "test") -> list[Item]:
@@ -106,8 +109,32 @@ def load_mmlu_pro(split: str = "test") -> list[Item]:
 
 
 MMLU = DatasetInfo(
-    "MMLU test, all subjects (cais/mmlu, all)", "choice", offline=False, load=pooled(load_mmlu)
+    "MMLU test, all subjects (cais/mmlu, all)",
+    "choice",
+    offline=False,
+    load=pooled(load_mmlu),
+    source="hub cais/mmlu, all, test",
+    license="MIT",
+    size="14,042",
+    grader="letter",
+)
+MMLU_LOGICAL_FALLACIES = DatasetInfo(
+    "MMLU test, the logical_fallacies subject (cais/mmlu, logical_fallacies)",
+    "choice",
+    offline=False,
+    load=pooled(partial(load_mmlu, "test", "logical_fallacies")),
+    source="hub cais/mmlu, logical_fallacies, test",
+    license="MIT",
+    size="163",
+    grader="letter",
 )
 MMLU_PRO = DatasetInfo(
-    "MMLU-Pro test (TIGER-Lab/MMLU-Pro)", "choice", offline=False, load=pooled(load_mmlu_pro)
+    "MMLU-Pro test (TIGER-Lab/MMLU-Pro)",
+    "choice",
+    offline=False,
+    load=pooled(load_mmlu_pro),
+    source="hub TIGER-Lab/MMLU-Pro, test",
+    license="MIT",
+    size="12,032",
+    grader="letter",
 )

@@ -50,12 +50,21 @@ class DatasetInfo:
         task: The answer kind of its items.
         offline: Whether it loads without network access.
         load: The items a selection picks (the one loader contract of every source).
+        source: Where the items come from (``"bundled"``, ``"generated"``, ``"your file"``,
+            or the hub dataset, config and split).
+        license: The data's licence, as its publisher states it.
+        size: How many items the set holds (the paper's selection, where it differs).
+        grader: How an answer is graded (see ``debategraph datasets``).
     """
 
     description: str
     task: TaskKind
     offline: bool
     load: Callable[[Selection], list[Item]]
+    source: str = ""
+    license: str = ""
+    size: str = ""
+    grader: str = ""
 
 
 def pooled(pool: Callable[[], list[Item]]) -> Callable[[Selection], list[Item]]:

@@ -59,4 +59,8 @@ STRATEGYQA = DatasetInfo(
     "text",
     offline=False,
     load=pooled(load_strategyqa),
+    source="hub ChilleD/StrategyQA, test",
+    license="MIT",
+    size="687",
+    grader="yes/no",
 )
