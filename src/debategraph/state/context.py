@@ -20,7 +20,7 @@ from pydantic import ConfigDict
 
 from debategraph.errors import ConfigurationError
 from debategraph.policies.attack import choose_cut_off
-from debategraph.policies.secrets import redact_url
+from debategraph.policies.secrets import redact_url, remember_secrets, url_secrets
 from debategraph.policies.voting import TiePolicy
 from debategraph.state.options import MethodOptions
 from debategraph.state.setting import Setting, integer, number, one_of, setting
@@ -542,3 +542,4 @@ def _check_base_url(url: object) -> None:
         )
     if port == 0:
         raise DebateConfigError(f"base_url {shown!r} has port 0: use the server's port")
+    remember_secrets(url_secrets(url))
