@@ -28,8 +28,8 @@ def test_run_transcript_shows_reads_and_decision():
 def test_bad_input_exits_nonzero_with_message():
     for args, message in [
         (["run", "--method", "nope", ARITH], "unknown method"),
-        (["run", "--agents", "0", ARITH], "agents must be at least 1"),
-        (["run", "--rounds", "-2", ARITH], "rounds must be 0 or more"),
+        (["run", "--agents", "0", ARITH], "--agents must be 1 to 10000, got 0"),
+        (["run", "--rounds", "-2", ARITH], "--rounds must be 0 to 10000, got -2"),
         (["run", ""], "question is empty"),
         (["run", "--model", "openai:gpt-4o-mini", ARITH], "OPENAI_API_KEY"),
         (["run", "--model", "nosuch:thing", ARITH], "unknown model provider"),

@@ -149,7 +149,8 @@ class _EchoAndQuote(EchoResponder):
 
     async def respond(self, request: ChatRequest) -> str:
         dump = await super().respond(request)
-        return f"{dump} key {KEY} url {USER}:{URL_PASSWORD} and {URL_PASSWORD} proxy {PROXY_PASSWORD} header {HEADER_TOKEN} Answer: 4"
+        quoted = f"key {KEY} url {USER}:{URL_PASSWORD} and {URL_PASSWORD}"
+        return f"{dump} {quoted} proxy {PROXY_PASSWORD} header {HEADER_TOKEN} Answer: 4"
 
 
 def _encodings(secret: str) -> list[str]:

@@ -186,8 +186,10 @@ class Redactor:
         urls: Iterable[str | None] = (),
         values: Iterable[str] = (),
     ) -> Redactor:
-        """A redactor for the secrets of the environment, of ``urls`` and ``values``, and
-        those configured in this process (see :func:`remember_secrets`)."""
+        """A redactor for the secrets of the environment, of ``urls`` and ``values``.
+
+        Secrets configured in this process (see :func:`remember_secrets`) are redacted too.
+        """
         with _CONFIGURED_LOCK:
             configured = list(_CONFIGURED)
         values = [*environment_secrets(environ), *configured, *values]
