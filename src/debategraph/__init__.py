@@ -22,7 +22,7 @@ def _interrupted_while_starting(signum: int, frame: object) -> None:
 def _is_command_line() -> bool:
     argv = getattr(sys, "argv", None) or [""]
     orig = getattr(sys, "orig_argv", [])
-    by_module = any(pair == ("-m", "debategraph") for pair in zip(orig, orig[1:], strict=False))
+    by_module = any(orig[k : k + 2] == ["-m", "debategraph"] for k in range(len(orig) - 1))
     return by_module or os.path.basename(argv[0]) in ("debategraph", "debategraph.exe")
 
 
