@@ -13,6 +13,7 @@ import os
 import signal
 import sys
 import traceback
+import warnings
 from collections.abc import Callable
 from importlib import import_module
 from pathlib import Path
@@ -267,6 +268,7 @@ def main() -> None:
         # Inside the try: a Ctrl-C from this instant on is the one-line `interrupted` below.
         # Set even where the parent ignored SIGINT (a script's background job).
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        quiet_unawaited_tasks()
         _prepare(sys.argv[1:])
         code = app(standalone_mode=False)
     except (KeyboardInterrupt, typer.Abort):
@@ -289,6 +291,21 @@ def main() -> None:
         err.print(f"[bold red]error:[/] {rich_escape(message)}", soft_wrap=True)
         code = 1
     sys.exit(code if isinstance(code, int) else 0)
+
+
+UNAWAITED_TASK = r"coroutine '(arun_with_retry|gated)' was never awaited"
+"""LangGraph's warning for a model call it scheduled and cancelled before it began: a run
+that stops (a dead server, the breaker, Ctrl-C) cancels calls still waiting for a slot."""
+
+
+def quiet_unawaited_tasks() -> None:
+    """Keep LangGraph's ``RuntimeWarning`` about cancelled, never-started calls off the terminal.
+
+    A run stopped with calls still queued behind LangGraph's concurrency gate leaves their
+    coroutines unawaited, and Python warns about each when it collects them: three lines of
+    internals above the run's own one-line error. They mean nothing to the user.
+    """
+    warnings.filterwarnings("ignore", message=UNAWAITED_TASK, category=RuntimeWarning)
 
 
 def _interrupted() -> int:
