@@ -74,11 +74,12 @@ def test_langgraphs_warning_about_cancelled_calls_stays_off_the_terminal():
         "async def other(): pass\n"
         "call = other(); del call; gc.collect()\n"
     )
-    heard = {
-        mode: subprocess.run([sys.executable, "-c", code, mode], capture_output=True,
-                             text=True, timeout=60).stderr  # fmt: skip
-        for mode in ("quiet", "loud")
-    }
+    heard = {}
+    for mode in ("quiet", "loud"):
+        done = subprocess.run(
+            [sys.executable, "-c", code, mode], capture_output=True, text=True, timeout=60
+        )
+        heard[mode] = done.stderr
     assert "'arun_with_retry' was never awaited" in heard["loud"]
     assert "arun_with_retry" not in heard["quiet"]
     assert "coroutine 'other' was never awaited" in heard["quiet"]  # only LangGraph's is kept off
