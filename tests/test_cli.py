@@ -67,7 +67,7 @@ def test_langgraphs_warning_about_cancelled_calls_stays_off_the_terminal():
 
     code = (
         "import gc, sys\n"
-        "from debategraph.cli import quiet_unawaited_tasks\n"
+        "from debategraph.policies.terminal import quiet_unawaited_tasks\n"
         "if sys.argv[1] == 'quiet': quiet_unawaited_tasks()\n"
         "async def arun_with_retry(): pass\n"
         "call = arun_with_retry(); del call; gc.collect()\n"

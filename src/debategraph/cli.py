@@ -13,7 +13,6 @@ import os
 import signal
 import sys
 import traceback
-import warnings
 from collections.abc import Callable
 from importlib import import_module
 from pathlib import Path
@@ -41,7 +40,7 @@ from debategraph.eval.commands import eval_command, report_command, show_command
 from debategraph.eval.export_command import export_command
 from debategraph.methods.registry import PluginError, get_method, method_plugins
 from debategraph.policies.secrets import Redactor
-from debategraph.policies.terminal import visible
+from debategraph.policies.terminal import quiet_unawaited_tasks, visible
 from debategraph.state.options import MethodOptions
 from debategraph.transcript import print_transcript
 
@@ -291,21 +290,6 @@ def main() -> None:
         err.print(f"[bold red]error:[/] {rich_escape(message)}", soft_wrap=True)
         code = 1
     sys.exit(code if isinstance(code, int) else 0)
-
-
-UNAWAITED_TASK = r"coroutine '(arun_with_retry|gated)' was never awaited"
-"""LangGraph's warning for a model call it scheduled and cancelled before it began: a run
-that stops (a dead server, the breaker, Ctrl-C) cancels calls still waiting for a slot."""
-
-
-def quiet_unawaited_tasks() -> None:
-    """Keep LangGraph's ``RuntimeWarning`` about cancelled, never-started calls off the terminal.
-
-    A run stopped with calls still queued behind LangGraph's concurrency gate leaves their
-    coroutines unawaited, and Python warns about each when it collects them: three lines of
-    internals above the run's own one-line error. They mean nothing to the user.
-    """
-    warnings.filterwarnings("ignore", message=UNAWAITED_TASK, category=RuntimeWarning)
 
 
 def _interrupted() -> int:
