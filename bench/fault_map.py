@@ -1,4 +1,4 @@
-"""The fault map: each fault of issue 30, the tests that hold it, and whether they pass.
+"""The fault map: each fault of issues 30 and 40, the tests that hold it, and whether they pass.
 
 Every fault is named by patterns over the test suite's node ids (a regular expression for
 the file, one for the test's name, parameters left out), not by exact names, so that the
@@ -35,7 +35,8 @@ class Fault:
     """One fault of the issue and the tests that show it is handled.
 
     Attributes:
-        key: Its number in the issue's list (``import`` for Ctrl-C during import).
+        key: Its number in the issue's list (``import`` for Ctrl-C during import; ``40.N``
+            and ``40.6-what`` for issue 40's).
         what: What must hold, in a few words.
         patterns: ``(file regex, test-name regex)`` pairs; a test matching any pair counts.
     """
@@ -155,6 +156,57 @@ FAULTS = (
             ),
             (ANY_FILE, r"dataset\w*(name|names|naming)_(the_|its_)?file"),
         ),
+    ),
+    Fault(
+        "40.1",
+        "no secret (key, URL or proxy password, auth header) in any file, the call cache included",
+        (
+            (r"test_secrets\.py$", r"any_file|cache"),
+            (ANY_FILE, r"secret\w*(cache|any_file)"),
+        ),
+    ),
+    Fault(
+        "40.5",
+        "every numeric option has a range; refusals name the flag; empty names refused",
+        (
+            (r"test_option_ranges\.py$", r"."),
+            (ANY_FILE, r"out_of_range\w*flag|empty_\w*name\w*flag"),
+        ),
+    ),
+    Fault(
+        "40.6-404",
+        "a wrong model name (HTTP 404) stops the run, naming the model",
+        ((ANY_FILE, r"wrong_model_name"),),
+    ),
+    Fault(
+        "40.6-warning",
+        "no Python warning (coroutine never awaited) when the server dies mid-eval",
+        ((ANY_FILE, r"never_awaited|cancelled_calls_stays_off|goes_away_mid_run"),),
+    ),
+    Fault(
+        "40.6-cut",
+        "a reply cut off mid-body is named so, not 'could not reach'",
+        ((ANY_FILE, r"cut_off_mid"),),
+    ),
+    Fault(
+        "40.6-readonly",
+        "a read-only cache says read-only",
+        ((r"test_cache_faults\.py$", r"fault_messages|read_only"),),
+    ),
+    Fault(
+        "40.6-dataset",
+        "dataset errors are one line",
+        ((ANY_FILE, r"dataset_errors\w*one_line|by_the_dozen"),),
+    ),
+    Fault(
+        "40.6-429",
+        "six HTTP 429s in a row do not fail a call",
+        ((ANY_FILE, r"429s_in_a_row"),),
+    ),
+    Fault(
+        "40.6-ctrl-c",
+        "Ctrl-C from the package's first line meets the guard",
+        ((ANY_FILE, r"guard_comes_before"),),
     ),
     Fault(
         "import",

@@ -127,7 +127,7 @@ def test_cli_attack_and_adversary_flags():
     ("args", "message"),
     [
         (["--cut-off", "a9"], "cut-off agents ['a9'] are not among"),
-        (["--attack-ratio", "1.5"], "attack ratio must be a number in [0, 1]"),
+        (["--attack-ratio", "1.5"], "--attack-ratio must be 0 to 1, got 1.5"),
         (["--attack-ratio", "0.5", "--cut-off", "a1"], "not both"),
         (["--adversary", "a9=4"], "adversary agents ['a9'] are not among"),
         (["--adversary", "a3"], "--adversary takes AGENT=ANSWER"),

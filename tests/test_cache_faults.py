@@ -6,6 +6,7 @@ import errno
 import json
 import sqlite3
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from langgraph.cache import sqlite as langgraph_sqlite
@@ -65,6 +66,14 @@ def test_fault_messages_name_the_file_and_the_way_out() -> None:
         "cache /data/calls.sqlite is read-only (attempt to write a readonly database): make "
         f"it writable, or {WAY_OUT}"
     )
+    cannot_journal = sqlite3.OperationalError("unable to open database file")
+    with mock.patch("os.access", return_value=False):  # a folder a non-root user cannot write
+        assert f"is read-only (unable to open database file): make it writable, or {WAY_OUT}" in (
+            str(cache_fault(path, cannot_journal))
+        )
+    read_only_fs = sqlite3.OperationalError("attempt to write a database")
+    read_only_fs.sqlite_errorcode = 8 | (1 << 8)  # SQLITE_READONLY_RECOVERY
+    assert "is read-only" in str(cache_fault(path, read_only_fs))
     damaged = cache_fault(path, sqlite3.DatabaseError("database disk image is malformed"))
     assert str(damaged) == (
         "cache /data/calls.sqlite is damaged (database disk image is malformed): delete it "

@@ -28,8 +28,8 @@ def test_run_transcript_shows_reads_and_decision():
 def test_bad_input_exits_nonzero_with_message():
     for args, message in [
         (["run", "--method", "nope", ARITH], "unknown method"),
-        (["run", "--agents", "0", ARITH], "agents must be at least 1"),
-        (["run", "--rounds", "-2", ARITH], "rounds must be 0 or more"),
+        (["run", "--agents", "0", ARITH], "--agents must be 1 to 10000, got 0"),
+        (["run", "--rounds", "-2", ARITH], "--rounds must be 0 to 10000, got -2"),
         (["run", ""], "question is empty"),
         (["run", "--model", "openai:gpt-4o-mini", ARITH], "OPENAI_API_KEY"),
         (["run", "--model", "nosuch:thing", ARITH], "unknown model provider"),
@@ -57,3 +57,29 @@ def test_transcript_keeps_brackets_and_shows_text_on_request():
 def test_cot_with_several_agents_warns():
     out = runner.invoke(app, ["run", "--method", "cot", "--agents", "2", ARITH])
     assert out.exit_code == 0 and "is a 2-agent vote" in " ".join(out.stderr.split())
+
+
+def test_langgraphs_warning_about_cancelled_calls_stays_off_the_terminal():
+    """A run stopped with calls queued (server gone, breaker, Ctrl-C) leaves LangGraph's
+    coroutines unawaited; the command line keeps Python's warning about them off stderr."""
+    import subprocess
+    import sys
+
+    code = (
+        "import gc, sys\n"
+        "from debategraph.policies.terminal import quiet_unawaited_tasks\n"
+        "if sys.argv[1] == 'quiet': quiet_unawaited_tasks()\n"
+        "async def arun_with_retry(): pass\n"
+        "call = arun_with_retry(); del call; gc.collect()\n"
+        "async def other(): pass\n"
+        "call = other(); del call; gc.collect()\n"
+    )
+    heard = {}
+    for mode in ("quiet", "loud"):
+        done = subprocess.run(
+            [sys.executable, "-c", code, mode], capture_output=True, text=True, timeout=60
+        )
+        heard[mode] = done.stderr
+    assert "'arun_with_retry' was never awaited" in heard["loud"]
+    assert "arun_with_retry" not in heard["quiet"]
+    assert "coroutine 'other' was never awaited" in heard["quiet"]  # only LangGraph's is kept off

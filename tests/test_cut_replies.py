@@ -1,5 +1,7 @@
 """A reply that ends without a finish reason (a cut-off stream) is broken: retried and counted."""
 
+import json
+
 import pytest
 from langchain_openai import ChatOpenAI
 
@@ -54,3 +56,17 @@ def test_other_models_are_not_asked_for_a_finish_reason():
 
     reply = AIMessage("The answer is 3.")
     assert _finished(reply, ScriptedChatModel(replies=["x"])) is reply
+
+
+def test_a_reply_cut_off_mid_body_is_named_so_not_an_unreachable_server(server, tmp_path):
+    from debategraph.eval.datasets import Item
+    from debategraph.eval.run.runner import Arm, evaluate
+
+    model = ChatOpenAI(model="sim-0", base_url=server.base_url, api_key="sk-t", max_retries=0)
+    server.faults.push("reset", "reset")
+    arm = Arm("cot", "cot", {"models": model, "max_attempts": 2, "retry_backoff": 0.01})
+    outcome = evaluate([Item("q1", ARITH, "15")], [arm], tmp_path / "out", dataset="own")
+    (row,) = [json.loads(line) for line in (tmp_path / "out" / "results.jsonl").open()]
+    assert outcome.failed == 1
+    assert "answered, but its reply was cut off" in row["error"]
+    assert "could not reach" not in row["error"]

@@ -150,10 +150,22 @@ def test_load_jsonl_reports_every_bad_line_including_duplicates_and_bad_json(
     with pytest.raises(DatasetFormatError) as info:
         load_jsonl(path)
     message = str(info.value)
-    assert message.startswith(f"3 problem(s) in {path}:")
-    assert "line 2: not valid JSON" in message
-    assert "line 4: duplicate id 'x' (first used on line 1)" in message
-    assert 'line 5: missing required field "reference"' in message
+    assert message.startswith(f"{path}, line 2: not valid JSON")
+    assert "; line 4: duplicate id 'x' (first used on line 1)" in message
+    assert '; line 5: missing required field "reference"' in message
+    assert message.endswith(" (3 problems)")
+    assert "\n" not in message
+
+
+def test_dataset_errors_by_the_dozen_are_one_line_naming_the_file(tmp_path: Path) -> None:
+    path = write_lines(tmp_path / "bad.jsonl", ["{not json"] * 19)
+    with pytest.raises(DatasetFormatError) as info:
+        load_jsonl(path)
+    message = str(info.value)
+    assert "\n" not in message
+    assert message.startswith(f"{path}, line 1: not valid JSON")
+    assert message.count("not valid JSON") == 3
+    assert message.endswith("(19 problems, 16 more not shown)")
 
 
 def test_load_jsonl_without_reference_requirement_and_empty_file(tmp_path: Path) -> None:

@@ -50,7 +50,7 @@ def test_eval_input_errors_exit_2(tmp_path):
         (["--method", "nope"], "unknown method"),
         (["--method", "du", "--dataset", "nope"], "unknown dataset"),
         (["--method", "du", "--prices", "1"], "--prices takes"),
-        (["--method", "du", "--agents", "0"], "agents must be at least 1"),
+        (["--method", "du", "--agents", "0"], "--agents must be 1 to 10000, got 0"),
         (["--method", "sc", "--match-budget", "calls"], "other than sc"),
     ]:
         out = runner.invoke(app, ["eval", *args, "--out", str(tmp_path / "x"), "--quiet"])
@@ -90,11 +90,11 @@ def test_killed_eval_resumes_to_the_same_file(tmp_path):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--limit", "0"], "--limit must be at least 1"),
-        (["--rps", "-1"], "--rps must be a number above 0"),
-        (["--rps", "0"], "--rps must be a number above 0"),
+        (["--limit", "0"], "--limit must be 1 to 100000000, got 0"),
+        (["--rps", "-1"], "--rps must be above 0 and at most 1000000, got -1.0"),
+        (["--rps", "0"], "--rps must be above 0"),
         (["--prices", "nan,inf"], "--prices takes IN,OUT"),
-        (["--concurrency", "0"], "--concurrency must be at least 1"),
+        (["--concurrency", "0"], "--concurrency must be 1 to 100000, got 0"),
         (["--model", "openai:"], "bad model spec 'openai:'"),
         (["--model", "x", "--base-url", "ftp://h/v1"], "base_url must be an http(s) URL"),
         (["--model", "simulated:skill=abc"], "must be a number"),

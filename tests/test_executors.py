@@ -49,7 +49,7 @@ def test_engines_by_name():
         (["--engine", "spark"], "--engine (engine in a sweep file) must be one of local, ray"),
         (["--address", "auto"], "--address and --workers go with --engine ray"),
         (["--workers", "2"], "--address and --workers go with --engine ray"),
-        (["--engine", "ray", "--workers", "0"], "workers must be at least 1"),
+        (["--engine", "ray", "--workers", "0"], "--workers must be 1 to 100000, got 0"),
     ],
 )
 def test_engine_flags_are_checked_before_anything_runs(tmp_path, args, message):

@@ -140,3 +140,15 @@ def test_the_watcher_reports_a_long_wait_once_then_every_period():
         time.sleep(1.2)  # two more looks: nothing new before the period
     assert len(lines) == 1 and lines[0].startswith("waiting 1") and "a1's reply" in lines[0]
     assert patience.BOARD.watchers == 0 and not patience.BOARD.snapshot()
+
+
+@pytest.mark.parametrize("answered_with", ["Retry-After", "backoff"])
+def test_six_429s_in_a_row_do_not_fail_a_call(server, answered_with):
+    """Throttling uses up none of the policy's attempts: the call asks again within its time."""
+    server.configure({"retry_after": 0.01 if answered_with == "Retry-After" else 0})
+    server.faults.push(*["http429"] * 6)
+    result = dg.run(ARITH, method="cot", models="sim-0", base_url=server.base_url,
+                    retry_backoff=0.001)  # fmt: skip
+    (turn,) = result.turns
+    assert result.answer == "15" and turn["attempts"] == 7
+    assert server.stats()["chat_requests"] == 7

@@ -117,3 +117,33 @@ def test_run_is_the_function_and_no_module_shadows_it():
 def test_unknown_attribute_is_an_attribute_error():
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         debategraph.nope  # noqa: B018
+
+
+def test_the_ctrl_c_guard_comes_before_any_import_that_could_be_interrupted():
+    """Up to the package's Ctrl-C guard, only modules the interpreter loaded before any
+    program ran are imported (``_signal``, not ``signal``, which loads ``enum``), so a Ctrl-C
+    at any moment after the package's first line meets the guard, not a traceback."""
+    import ast
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import debategraph
+
+    tree = ast.parse(Path(debategraph.__file__).read_text())
+    before = []
+    for node in tree.body:
+        if isinstance(node, ast.If) and "_interrupted_while_starting" in ast.unparse(node):
+            break
+        if isinstance(node, ast.Import):
+            before += [alias.name for alias in node.names]
+        if isinstance(node, ast.ImportFrom) and node.module != "__future__":
+            before.append(node.module)
+    else:
+        raise AssertionError("no Ctrl-C guard in debategraph/__init__.py")
+    preloaded = subprocess.run(
+        [sys.executable, "-S", "-c", "import sys; print(' '.join(sys.modules))"],
+        capture_output=True, text=True, check=True,
+    ).stdout.split()  # fmt: skip
+    assert before == ["_signal", "os", "sys"]
+    assert set(before) - {"os"} <= set(preloaded) | set(sys.builtin_module_names)

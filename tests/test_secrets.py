@@ -4,17 +4,20 @@ The commands run as subprocesses, as users run them, against a loopback server t
 every request (headers included) into its replies and quotes the key in its error messages.
 """
 
+import base64
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
 from debategraph.policies.secrets import REDACTED, Redactor, redact_url
 
 from .openai_server import serve
+from .openai_server.responders import ChatRequest, EchoResponder
 
 KEY = "sk-SENTINELkey0000aaaa1111"
 TOKEN = "zz_Sentinel.Token-9876"  # not key-shaped: only exact matching can catch it
@@ -109,6 +112,8 @@ def test_redactor_exact_values_shapes_and_urls():
         "key [redacted] [redacted] token=[redacted] [redacted] short not-needed"
     )
     assert redact(json.dumps({"a": f'say "{TOKEN}"'})) == json.dumps({"a": 'say "[redacted]"'})
+    echoed = '{"authorization": "Basic dXNlcjpwYXNzd29yZA==", "x": "Authorization: Bearer t0k"}'
+    assert redact(echoed) == '{"authorization": "[redacted]", "x": "Authorization: [redacted]"}'
     assert redact_url("http://u:p@h:8/v1?q=1") == "http://h:8/v1?q=1"
     env = {"MY_SERVICE_TOKEN": TOKEN, "PATH": "/usr/bin:/bin/something"}
     assert Redactor.from_environment(env)("/usr/bin " + TOKEN) == "/usr/bin [redacted]"
@@ -131,3 +136,69 @@ def test_a_second_eval_on_the_same_output_is_refused_at_once(tmp_path):
     assert (Path(tmp_path) / ".lock").exists()
     with OutputLock(tmp_path):
         pass
+
+
+PROXY_PASSWORD = "Pr0xySENTINEL-77"
+HEADER_TOKEN = "hdrSENTINEL.5150"
+URL_PASSWORD = "urlpwSENTINEL-31"
+
+
+class _EchoAndQuote(EchoResponder):
+    """Echoes the request (with the URL's user and password as Basic auth) and quotes the
+    key, the proxy password and the header token, like a server or gateway repeating them."""
+
+    async def respond(self, request: ChatRequest) -> str:
+        dump = await super().respond(request)
+        quoted = f"key {KEY} url {USER}:{URL_PASSWORD} and {URL_PASSWORD}"
+        return f"{dump} {quoted} proxy {PROXY_PASSWORD} header {HEADER_TOKEN} Answer: 4"
+
+
+def _encodings(secret: str) -> list[str]:
+    """A secret as a file might hold it: raw, JSON-escaped, URL-encoded, base64."""
+    return [
+        secret,
+        json.dumps(secret)[1:-1],
+        quote(secret, safe=""),
+        base64.b64encode(secret.encode()).decode(),
+    ]
+
+
+@pytest.mark.slow
+def test_no_secret_reaches_any_file_the_cache_included(loopback, tmp_path):
+    """Key, URL password, proxy password and a credential header, echoed by the server
+    through `eval` and `run` with a call cache: no file under the output or the cache holds
+    any of them in any encoding."""
+    with serve(responder=_EchoAndQuote()) as server:
+        url = f"http://{USER}:{URL_PASSWORD}@127.0.0.1:{server.port}/v1"
+        env = {
+            **os.environ,
+            "OPENAI_API_KEY": KEY,
+            "HTTPS_PROXY": f"http://proxyuser:{PROXY_PASSWORD}@proxy.invalid:3128",
+            "NO_PROXY": "127.0.0.1,localhost",
+            "OTEL_EXPORTER_OTLP_HEADERS": f"Authorization=Bearer {HEADER_TOKEN}",
+            "HF_HUB_OFFLINE": "1",
+        }
+        cache = tmp_path / "cache" / "calls.sqlite"
+        results = tmp_path / "results"
+        for _ in range(2):  # the second pass replays from the cache
+            out = command("eval", "--method", "cot", "--dataset", "arithmetic", "--limit", "2",
+                          "--model", "echo", "--base-url", url, "--cache", str(cache),
+                          "--out", str(results), "--quiet", env=env, cwd=tmp_path)  # fmt: skip
+            assert out.returncode == 0, out.stderr
+            out = command("run", "--model", "echo", "--base-url", url, "--cache", str(cache),
+                          "--json", "What is 2+2?", env=env, cwd=tmp_path)  # fmt: skip
+            assert out.returncode == 0, out.stderr
+        received = " ".join(str(r.headers) for r in server.requests)
+    assert "Basic " in received  # the URL's user and password really went out and back
+    files = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert cache in files and (results / "results.jsonl") in files
+    assert b"[redacted]" in cache.read_bytes()
+    secrets = (KEY, USER, URL_PASSWORD, PROXY_PASSWORD, HEADER_TOKEN)
+    found = {
+        (str(p.relative_to(tmp_path)), secret)
+        for p in files
+        for secret in secrets
+        for form in _encodings(secret)
+        if form.lower().encode() in p.read_bytes().lower()
+    }
+    assert found == set()

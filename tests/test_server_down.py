@@ -345,7 +345,10 @@ def test_eval_stops_when_its_server_goes_away_mid_run_and_resumes_after(loopback
         _, stderr = process.communicate(timeout=120)
         assert stopped.wait(10)
     assert process.returncode == 1, stderr
-    assert f"error: stopped: {DOWN_STREAK} debates in a row could not connect to {url}" in stderr
+    (line,) = stderr.strip().splitlines()  # no Python warning above it (coroutine never awaited)
+    assert line.startswith(
+        f"error: stopped: {DOWN_STREAK} debates in a row could not connect to {url}"
+    )
     rows = [json.loads(line) for line in (out / RESULTS_FILE).read_text().splitlines()]
     assert 8 <= len(rows) < 60 and not any("error" in r for r in rows)
     with serve(seed=2, port=port):  # back on the same URL: the same command resumes
@@ -354,3 +357,28 @@ def test_eval_stops_when_its_server_goes_away_mid_run_and_resumes_after(loopback
     rows = [json.loads(line) for line in (out / RESULTS_FILE).read_text().splitlines()]
     assert len({r["id"] for r in rows}) == len(rows) == 60
     assert not any("error" in r for r in rows)
+
+
+def test_a_wrong_model_name_stops_the_run_naming_the_model_and_writes_no_failed_row(
+    loopback, tmp_path
+):
+    """HTTP 404 fails every item alike: the breaker stops the run with one line that says the
+    model name is wrong and which, instead of a failed row per item."""
+    from langchain_openai import ChatOpenAI
+
+    with serve() as server:
+        server.faults.push(*["http404"] * 40)
+        model = ChatOpenAI(
+            model="no-such-model", base_url=server.base_url, api_key="sk-t", max_retries=0
+        )
+        arm = Arm("cot", "cot", {"models": model})
+        items = arithmetic_items(DOWN_STREAK + 3, seed=0)
+        with pytest.raises(ServerDownError) as stopped:
+            evaluate(items, [arm], tmp_path / "out", dataset="arithmetic", concurrency=1)
+    message = str(stopped.value)
+    assert message.startswith("stopped: the model name is wrong: ")
+    assert f"does not serve 'no-such-model' (HTTP 404 on {DOWN_STREAK} debates in a row" in message
+    assert "fix --model" in message and "run the same command again" not in message
+    assert stopped.value.urls == [server.base_url]
+    results = tmp_path / "out" / RESULTS_FILE
+    assert not results.exists() or results.read_text() == ""

@@ -7,9 +7,10 @@ debate loads no numpy, networkx or OpenAI client.
 
 from __future__ import annotations
 
-import itertools
+# Only what the interpreter has loaded before any program runs, up to the guard below: a
+# Ctrl-C while `signal` loaded `enum` (or `itertools` loaded) would end in a traceback.
+import _signal
 import os
-import signal
 import sys
 
 
@@ -21,14 +22,14 @@ def _interrupted_while_starting(signum: int, frame: object) -> None:
 def _is_command_line() -> bool:
     argv = getattr(sys, "argv", None) or [""]
     orig = getattr(sys, "orig_argv", [])
-    by_module = any(pair == ("-m", "debategraph") for pair in itertools.pairwise(orig))
+    by_module = any(orig[k : k + 2] == ["-m", "debategraph"] for k in range(len(orig) - 1))
     return by_module or os.path.basename(argv[0]) in ("debategraph", "debategraph.exe")
 
 
 # The command line answers Ctrl-C with one line from its first moment: until its imports are
 # done (debategraph.cli then hands SIGINT back to KeyboardInterrupt), there is nothing to save.
 if _is_command_line():
-    signal.signal(signal.SIGINT, _interrupted_while_starting)
+    _signal.signal(_signal.SIGINT, _interrupted_while_starting)
 
 from typing import TYPE_CHECKING, Any  # noqa: E402
 

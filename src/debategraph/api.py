@@ -18,6 +18,7 @@ from langgraph.types import CachePolicy, RetryPolicy
 
 from debategraph.graphs.debate import build_debate_graph, resolve_method
 from debategraph.methods.contract import DebateView, Method
+from debategraph.models.credentials import model_secrets
 from debategraph.models.resolve import Models, model_key, model_label
 from debategraph.models.roster import Agent, AgentsSpec, make_roster
 from debategraph.nodes.cache import call_cache_key, open_sqlite_cache
@@ -26,6 +27,7 @@ from debategraph.nodes.retry import DEFAULT_ATTEMPTS, DEFAULT_BACKOFF_S, MODEL_R
 from debategraph.nodes.runnable import run_sync
 from debategraph.nodes.start import check_question, check_settings
 from debategraph.policies.answers import AnswerParser, Normalizer, parser_for
+from debategraph.policies.secrets import remember_secrets
 from debategraph.policies.types import TaskKind
 from debategraph.result import DebateResult
 from debategraph.state.context import DebateConfigError, DebateContext, unknown_keys
@@ -71,6 +73,7 @@ def compiled_graph(
     store = call_cache(cache)
     m = resolve_method(method)
     roster = make_roster(agents, m.default_agents)
+    remember_secrets(model_secrets(roster))
     key = (
         id(m),
         tuple(

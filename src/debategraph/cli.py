@@ -40,7 +40,7 @@ from debategraph.eval.commands import eval_command, report_command, show_command
 from debategraph.eval.export.command import export_command
 from debategraph.methods.registry import PluginError, get_method, method_plugins
 from debategraph.policies.secrets import Redactor
-from debategraph.policies.terminal import visible
+from debategraph.policies.terminal import quiet_unawaited_tasks, visible
 from debategraph.state.options import MethodOptions
 from debategraph.transcript import print_transcript
 
@@ -276,6 +276,7 @@ def main() -> None:
         # Inside the try: a Ctrl-C from this instant on is the one-line `interrupted` below.
         # Set even where the parent ignored SIGINT (a script's background job).
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        quiet_unawaited_tasks()
         _prepare(sys.argv[1:])
         code = app(standalone_mode=False)
     except (KeyboardInterrupt, typer.Abort):

@@ -15,6 +15,7 @@ from rich.markup import escape
 
 from debategraph.policies.secrets import redact
 from debategraph.policies.terminal import visible
+from debategraph.state.setting import Bounds, with_range
 
 err = Console(stderr=True)
 
@@ -73,6 +74,45 @@ def fail(message: str, code: int = 2) -> NoReturn:
 def warn(message: str) -> None:
     """Print ``warning: message`` to stderr (see :func:`shown`)."""
     err.print(f"[bold yellow]warning:[/] {shown(message)}", soft_wrap=True)
+
+
+def range_check(flag: str, bounds: Bounds) -> Callable[[Any], Any]:
+    """An option callback that refuses a value outside ``bounds`` in one line naming ``flag``.
+
+    It runs while the command line is read, before the command does any work; the range is
+    kept on it as ``bounds``.
+    """
+
+    def check(value: Any) -> Any:
+        problem = bounds.problem(flag, value)
+        if problem is not None:
+            fail(problem)
+        return value
+
+    setattr(check, "bounds", bounds)  # noqa: B010
+    return check
+
+
+def name_check(flag: str) -> Callable[[Any], Any]:
+    """An option callback that refuses an empty (or blank) name in one line naming ``flag``."""
+
+    def check(value: Any) -> Any:
+        names = value if isinstance(value, list | tuple) else [value]
+        if any(isinstance(name, str) and not name.strip() for name in names):
+            fail(f"{flag} needs a name, got an empty one")
+        return value
+
+    return check
+
+
+def bounded(flag: str, bounds: Bounds, help: str) -> Any:
+    """A command's own numeric option with a range: shown in its help, checked at once."""
+    return typer.Option(flag, help=with_range(help, bounds), callback=range_check(flag, bounds))
+
+
+def named(flag: str, help: str) -> Any:
+    """A command's own option that takes names (an arm, a method): empty ones are refused."""
+    return typer.Option(flag, help=help, callback=name_check(flag))
 
 
 SIMULATOR_BLIND = (

@@ -17,7 +17,7 @@ from typing import Annotated, Any, TypeVar, cast
 
 import typer
 
-from debategraph.cli_options import fail, parse_loose, parse_pairs
+from debategraph.cli_options import fail, parse_loose, parse_pairs, range_check
 from debategraph.state.setting import PANELS, Setting
 from debategraph.state.settings_table import declarations, for_command
 
@@ -99,7 +99,12 @@ def with_settings(command: str, own: type[Any] | None = None) -> Callable[[Comma
 
 
 def _parameter(s: Setting, command: str) -> inspect.Parameter:
-    option = typer.Option(s.flag_decls, help=s.help_for(command), rich_help_panel=PANELS[s.group])
+    option = typer.Option(
+        s.flag_decls,
+        help=s.help_for(command),
+        rich_help_panel=PANELS[s.group],
+        callback=range_check(s.option, s.bounds) if s.bounds is not None else None,
+    )
     return inspect.Parameter(
         s.parameter,
         inspect.Parameter.KEYWORD_ONLY,

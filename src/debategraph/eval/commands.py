@@ -14,9 +14,11 @@ import typer
 from debategraph.cli_options import (
     PRICES_HELP,
     SIMULATOR_BLIND,
+    bounded,
     chosen_cache,
     err,
     fail,
+    named,
     parse_pairs,
     simulated,
     warn,
@@ -26,9 +28,13 @@ from debategraph.eval.datasets import DatasetFormatError, load_dataset
 from debategraph.eval.run.budget import Budget
 from debategraph.eval.run.eval_options import EvalOptions
 from debategraph.policies.terminal import cut_text, visible
+from debategraph.state.setting import SEED_MAX, Bounds
 from debategraph.state.settings_table import declarations
 
 RESULTS_FILE_NAME = "results.jsonl"
+
+RESAMPLES = Bounds(1, 1_000_000)
+"""How many resamples ``report --resamples`` takes (a billion would need gigabytes)."""
 
 if TYPE_CHECKING:
     from debategraph.eval.run.eval_plan import EvalPlan
@@ -497,29 +503,33 @@ def report_command(
     ] = None,
     compare: Annotated[
         list[str] | None,
-        typer.Option(
-            help="Compare two arms on the items both finished, A:B (the difference is A - B), "
+        named(
+            "--compare",
+            "Compare two arms on the items both finished, A:B (the difference is A - B), "
             "with a paired score interval and an exact McNemar p-value; repeat for more. "
-            "M@r0 names debate M's round-0 vote (the report's 'M · vote@r0')."
+            "M@r0 names debate M's round-0 vote (the report's 'M · vote@r0').",
         ),
     ] = None,
     baseline: Annotated[
-        str | None, typer.Option(help="Compare every other arm with this arm as well.")
+        str | None, named("--baseline", "Compare every other arm with this arm as well.")
     ] = None,
     holm: Annotated[
         bool, typer.Option(help="Print Holm-adjusted p-values over all the comparisons.")
     ] = False,
     resamples: Annotated[
         int,
-        typer.Option(
-            min=1,
-            help="Resamples of the paired bootstrap and sign-flip test (rows of several seeds).",
+        bounded(
+            "--resamples",
+            RESAMPLES,
+            "Resamples of the paired bootstrap and sign-flip test (rows of several seeds).",
         ),
     ] = 10_000,
     bootstrap_seed: Annotated[
         int,
-        typer.Option(
-            help="Seed of the paired bootstrap and sign-flip test (rows of several seeds)."
+        bounded(
+            "--bootstrap-seed",
+            Bounds(0, SEED_MAX),
+            "Seed of the paired bootstrap and sign-flip test (rows of several seeds).",
         ),
     ] = 0,
 ) -> None:

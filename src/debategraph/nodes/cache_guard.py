@@ -11,6 +11,7 @@ and the way out: delete it, point ``--cache`` elsewhere, or run without a cache.
 from __future__ import annotations
 
 import errno
+import os
 import sqlite3
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -22,6 +23,8 @@ from debategraph.state.context import DebateConfigError
 
 _WAY_OUT = "point --cache (cache=) at another file, or run without a cache (--no-cache)"
 _PROBE_NS = "debategraph-write-probe"
+_SQLITE_READONLY = 8
+"""SQLite's primary result code for a write refused to a read-only database or file system."""
 
 
 class CacheError(DebateConfigError):
@@ -40,8 +43,10 @@ def cache_fault(path: Path, exc: BaseException) -> CacheError:
         )
     if (
         code in (errno.EROFS, errno.EACCES, errno.EPERM)
+        or getattr(exc, "sqlite_errorcode", 0) & 0xFF == _SQLITE_READONLY
         or "readonly" in text
         or "read-only" in text
+        or ("unable to open" in text and not _writable(path))
     ):
         return CacheError(f"cache {path} is read-only ({detail}): make it writable, or {_WAY_OUT}")
     if isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError):
@@ -50,6 +55,12 @@ def cache_fault(path: Path, exc: BaseException) -> CacheError:
             f"or {_WAY_OUT}"
         )
     return CacheError(f"cache {path} cannot be used ({detail}): delete it, or {_WAY_OUT}")
+
+
+def _writable(path: Path) -> bool:
+    """Whether ``path`` and its folder (where SQLite writes its journal) can be written."""
+    folder = path.parent
+    return (not path.exists() or os.access(path, os.W_OK)) and os.access(folder, os.W_OK | os.X_OK)
 
 
 def check_cache_file(conn: sqlite3.Connection, path: Path) -> None:

@@ -635,47 +635,62 @@ def make_call_node(
         runtime, ctx, model, messages = prepare(task)
         slots = run_slots(runtime.context, ctx.max_concurrency)
         clock = patience(runtime, ctx, model)
-        try:
-            async with slots or contextlib.nullcontext(), limiter or contextlib.nullcontext():
-                with BOARD.waiting(clock.waiting("reply")):
-                    start = time.perf_counter()
-                    reply, usage = await ainvoke_model(
-                        model, messages, task["model_kwargs"], clock.deadline(), trace(task)
-                    )
-                    latency = time.perf_counter() - start
-        except Exception as exc:
-            wait = clock.failed(exc)
-            if wait:  # the server's Retry-After, before the policy's backoff
-                with BOARD.waiting(clock.waiting("retry-after")):
-                    await asyncio.sleep(wait)
-            if (error := clock.verdict(exc)) is exc:
-                raise
-            raise error from exc
+        while True:  # a 429 waits and asks again here, not as one of the policy's attempts
+            try:
+                async with slots or contextlib.nullcontext(), limiter or contextlib.nullcontext():
+                    with BOARD.waiting(clock.waiting("reply")):
+                        start = time.perf_counter()
+                        reply, usage = await ainvoke_model(
+                            model, messages, task["model_kwargs"], clock.deadline(), trace(task)
+                        )
+                        latency = time.perf_counter() - start
+                break
+            except Exception as exc:
+                pause = clock.rate_limited(exc)
+                if pause is not None:
+                    with BOARD.waiting(clock.waiting("retry-after")):
+                        await asyncio.sleep(pause)
+                    continue
+                wait = clock.failed(exc)
+                if wait:  # the server's Retry-After, before the policy's backoff
+                    with BOARD.waiting(clock.waiting("retry-after")):
+                        await asyncio.sleep(wait)
+                if (error := clock.verdict(exc)) is exc:
+                    raise
+                raise error from exc
         clock.done()
-        return record(task, reply, usage, messages, latency, model, runtime)
+        return clock.counted(record(task, reply, usage, messages, latency, model, runtime))
 
     def call(task: CallTask) -> dict[str, Any]:
         runtime, ctx, model, messages = prepare(task)
         slots = run_slots(runtime.context, ctx.max_concurrency, threads=True)
         clock = patience(runtime, ctx, model)
-        try:
-            with slots or contextlib.nullcontext(), BOARD.waiting(clock.waiting("reply")):
-                start = time.perf_counter()
-                # No deadline of our own unless one is set: it would move the call to a thread.
-                deadline = clock.deadline() if ctx.timeout is not None else None
-                reply, usage = invoke_model(
-                    model, messages, task["model_kwargs"], deadline, trace(task)
-                )
-                latency = time.perf_counter() - start
-        except Exception as exc:
-            wait = clock.failed(exc)
-            if wait:
-                with BOARD.waiting(clock.waiting("retry-after")):
-                    time.sleep(wait)
-            if (error := clock.verdict(exc)) is exc:
-                raise
-            raise error from exc
+        while True:  # a 429 waits and asks again here, not as one of the policy's attempts
+            try:
+                with slots or contextlib.nullcontext(), BOARD.waiting(clock.waiting("reply")):
+                    start = time.perf_counter()
+                    # No deadline of our own unless one is set: it would move the call to a
+                    # thread.
+                    deadline = clock.deadline() if ctx.timeout is not None else None
+                    reply, usage = invoke_model(
+                        model, messages, task["model_kwargs"], deadline, trace(task)
+                    )
+                    latency = time.perf_counter() - start
+                break
+            except Exception as exc:
+                pause = clock.rate_limited(exc)
+                if pause is not None:
+                    with BOARD.waiting(clock.waiting("retry-after")):
+                        time.sleep(pause)
+                    continue
+                wait = clock.failed(exc)
+                if wait:
+                    with BOARD.waiting(clock.waiting("retry-after")):
+                        time.sleep(wait)
+                if (error := clock.verdict(exc)) is exc:
+                    raise
+                raise error from exc
         clock.done()
-        return record(task, reply, usage, messages, latency, model, runtime)
+        return clock.counted(record(task, reply, usage, messages, latency, model, runtime))
 
     return DualNode(speaker, call, acall)

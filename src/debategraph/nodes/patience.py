@@ -36,6 +36,7 @@ from debategraph.policies.retry import (
     never_connected,
     request_url,
     retry_after_s,
+    status_of,
 )
 from debategraph.policies.secrets import redact_url
 from debategraph.state.context import DebateContext
@@ -178,6 +179,7 @@ class Patience:
         self.throttled = throttled
         self.gives_up = False
         self.last = False  # no further attempt follows this one
+        self.throttles = 0  # 429s asked again within this attempt
 
     def deadline(self) -> float:
         """Seconds this attempt may take: the timeout, cut to the time the call has left."""
@@ -191,6 +193,34 @@ class Patience:
         attempts = getattr(self.policy, "max_attempts", None)
         url = server_url(self.model)
         return Waiting(self.speaker, what, url, self.attempt, attempts, time.monotonic())
+
+    def rate_limited(self, exc: BaseException) -> float | None:
+        """Seconds to wait before asking again after an HTTP 429, or ``None``.
+
+        A rate-limited request is asked again within the same attempt, after the server's
+        ``Retry-After`` (or the policy's backoff, doubling), for as long as the call's time
+        allows: throttling says the server is there and busy, so it uses up none of the
+        policy's attempts (six 429s in a row do not fail a call). ``None`` for any other
+        failure, or when the wait would run past the call's time (the policy decides then).
+        """
+        if status_of(exc) != 429:
+            return None
+        backoff = float(getattr(self.policy, "initial_interval", 1.0)) * 2.0**self.throttles
+        ceiling = float(getattr(self.policy, "max_interval", backoff))
+        wait = retry_after_s(exc) or min(backoff, ceiling)
+        if time.time() - self.first + wait + LAST_ATTEMPT_S >= self.budget:
+            return None
+        self.throttles += 1
+        self.throttled[self.task] = self.throttled.get(self.task, 0.0) + wait
+        with contextlib.suppress(RuntimeError):  # outside a runnable nobody listens
+            dispatch_custom_event(THROTTLED_EVENT, {"seconds": wait})
+        return wait
+
+    def counted(self, update: dict[str, Any]) -> dict[str, Any]:
+        """A finished call's update, its turn's ``attempts`` counting the 429s asked again."""
+        for turn in update.get("turns", ()):
+            turn["attempts"] = turn.get("attempts", 1) + self.throttles
+        return update
 
     def failed(self, exc: BaseException) -> float:
         """Note a failed attempt; returns the seconds of ``Retry-After`` to wait now (or 0).

@@ -6,6 +6,7 @@ from typing import Any
 
 from debategraph.errors import ModelUnreachableError
 from debategraph.models.resolve import server_url
+from debategraph.policies.failures import reply_cut_off
 from debategraph.policies.retry import status_of
 
 __all__ = ["ModelUnreachableError", "unreachable"]
@@ -19,6 +20,8 @@ def unreachable(exc: BaseException, model: Any) -> ModelUnreachableError | None:
     """
     names = {cls.__name__ for cls in type(exc).__mro__}
     if status_of(exc) is not None or any("Timeout" in name for name in names):
+        return None
+    if reply_cut_off(exc):  # the server answered: reachable, its reply broken
         return None
     if not (names & {"APIConnectionError", "ConnectError"} or isinstance(exc, ConnectionError)):
         return None

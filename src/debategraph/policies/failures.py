@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from types import TracebackType
 
 from debategraph.policies.retry import status_of
 
@@ -16,7 +17,53 @@ _TASK_NOTE_RE = re.compile(r"During task with name '([^']+)'")
 _MAX_LENGTH = 300
 
 
+_CUT_OFF_RE = re.compile(
+    r"complete message body|incomplete chunked read|IncompleteRead|received \d+ bytes",
+    re.IGNORECASE,
+)
+
+CUT_OFF_HINT = (
+    "the model server answered, but its reply was cut off mid-body (the connection closed "
+    "before the reply's end): check the server's log, or a proxy between"
+)
+"""What a reply cut off mid-body is called: the server was reached and began to answer."""
+
+
+def reply_cut_off(exc: BaseException) -> bool:
+    """Whether ``exc`` (or an exception it wraps) is a reply cut off mid-body.
+
+    The server answered (a status line, part of the body) and the connection closed before
+    the body's end; an SDK reports that as a connection error, which it is not.
+    """
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        names = {cls.__name__ for cls in type(current).__mro__}
+        if names & {"RemoteProtocolError", "IncompleteRead", "ReadError"} and (
+            _CUT_OFF_RE.search(f"{type(current).__name__} {current}")
+            or _reading_body(current.__traceback__)
+        ):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+_BODY_READS = frozenset({"iter_raw", "aiter_raw", "iter_bytes", "aiter_bytes"})
+"""The HTTP client's frames that read a response's body (its status line came already)."""
+
+
+def _reading_body(trace: TracebackType | None) -> bool:
+    while trace is not None:
+        if trace.tb_frame.f_code.co_name in _BODY_READS:
+            return True
+        trace = trace.tb_next
+    return False
+
+
 def _hint(exc: BaseException) -> str | None:
+    if reply_cut_off(exc):
+        return CUT_OFF_HINT
     status = status_of(exc)
     names = {cls.__name__ for cls in type(exc).__mro__}
     if status in (401, 403):

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -35,9 +36,11 @@ _SHAPES_RE = re.compile(
     r"|(?i:bearer)\s+(?!\[redacted\])[^\s\"',;\\]+"
     r"|(?i:basic)\s+[A-Za-z0-9+/]{8,}={0,2}"
     r"|(?i:api[_-]?key|token|secret|password|authorization)(?P<sep>\"?\s*[=:]\s*\"?)"
-    r"(?!\[redacted\])[^\s\"',;\\]+"
+    r"(?!\[redacted\])(?:(?i:basic|bearer|digest|token)\s+)?[^\s\"',;\\]+"
     r"|(?<=//)[^/\s:@\\]+:[^/\s@\\]+(?=@)"
 )
+_CONFIGURED: set[str] = set()
+_CONFIGURED_LOCK = threading.Lock()
 _NOT_SECRETS = frozenset({"not-needed", "local", "none", "null", "dummy"})
 _PROXY_NAME_RE = re.compile(r"PROXY$", re.IGNORECASE)
 _HEADERS_NAME_RE = re.compile(r"HEADERS?$", re.IGNORECASE)
@@ -109,6 +112,16 @@ def parse_headers(text: str) -> dict[str, str]:
     return {unquote(k.strip()): unquote(v.strip()) for k, sep, v in pairs if sep and k.strip()}
 
 
+def remember_secrets(values: Iterable[str]) -> None:
+    """Add secrets configured in this process (a base URL's password, a model object's key).
+
+    Every later :meth:`Redactor.from_environment` redacts them too, so that what is written
+    far from where a secret was configured (the call cache, a worker's rows) keeps none.
+    """
+    with _CONFIGURED_LOCK:
+        _CONFIGURED.update(v for v in values if isinstance(v, str) and v)
+
+
 def environment_secrets(environ: Mapping[str, str] | None = None) -> list[str]:
     """Secret values of the environment.
 
@@ -173,8 +186,13 @@ class Redactor:
         urls: Iterable[str | None] = (),
         values: Iterable[str] = (),
     ) -> Redactor:
-        """A redactor for the secrets of the environment, of ``urls`` and ``values``."""
-        values = [*environment_secrets(environ), *values]
+        """A redactor for the secrets of the environment, of ``urls`` and ``values``.
+
+        Secrets configured in this process (see :func:`remember_secrets`) are redacted too.
+        """
+        with _CONFIGURED_LOCK:
+            configured = list(_CONFIGURED)
+        values = [*environment_secrets(environ), *configured, *values]
         for url in urls:
             if url:
                 values += url_secrets(url)

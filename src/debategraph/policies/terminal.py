@@ -9,6 +9,7 @@ JSON output and files keep the exact text.
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Callable
 
 _CONTROL_RE = re.compile(
@@ -47,3 +48,20 @@ def cut_text(text: str, limit: int, redact: Callable[[str], str] = str) -> str:
         return redact(text)
     kept = redact(text[: limit + SECRET_MARGIN])[:limit]
     return f"{kept} … [{len(text) - limit:,} more characters cut]"
+
+
+UNAWAITED_TASK = r"coroutine '(arun_with_retry|gated)' was never awaited"
+"""LangGraph's warning for a model call it scheduled and cancelled before it began: a run
+that stops (a dead server, the breaker, Ctrl-C) cancels calls still waiting for a slot."""
+
+
+def quiet_unawaited_tasks() -> None:
+    """Keep LangGraph's ``RuntimeWarning`` about cancelled, never-started calls off the terminal.
+
+    A run stopped with calls still queued behind LangGraph's concurrency gate leaves their
+    coroutines unawaited, and Python warns about each when it collects them: three lines of
+    internals above the run's own one-line error (a Ray worker's, forwarded to the driver's
+    terminal, in colour). They mean nothing to the user. The command line and each Ray
+    worker call this.
+    """
+    warnings.filterwarnings("ignore", message=UNAWAITED_TASK, category=RuntimeWarning)

@@ -20,11 +20,11 @@ from pydantic import ConfigDict
 
 from debategraph.errors import ConfigurationError
 from debategraph.policies.attack import choose_cut_off
-from debategraph.policies.secrets import redact_url
+from debategraph.policies.secrets import redact_url, remember_secrets, url_secrets
 from debategraph.policies.thinking import thinking_problem
 from debategraph.policies.voting import TiePolicy
 from debategraph.state.options import MethodOptions
-from debategraph.state.setting import Setting, integer, number, one_of, setting
+from debategraph.state.setting import SEED_MAX, Bounds, Setting, integer, number, one_of, setting
 
 MAX_AGENTS = 64
 """Most agents a debate may have unless ``allow_large`` is set."""
@@ -57,7 +57,10 @@ class DebateContext:
     __pydantic_config__ = ConfigDict(use_attribute_docstrings=True)
 
     agents: int | None = setting(
-        "debate", help="Number of agents (method default).", check=integer(1, "at least 1")
+        "debate",
+        help="Number of agents (method default).",
+        check=integer(1, "at least 1"),
+        bounds=Bounds(1, 10_000),
     )
     """Number of agents. Must equal the graph's roster when given; build a graph for another
     roster with ``build_debate_graph(method, agents=N)``."""
@@ -66,6 +69,7 @@ class DebateContext:
         help="Debate rounds after the initial answers (method default); cot, sc and mav never "
         "debate: run refuses rounds above 0 for them, eval leaves them out of theirs.",
         check=integer(0, "0 or more"),
+        bounds=Bounds(0, 10_000),
     )
     """Debate rounds after the first answers (0: none; unset: the method's); cot, sc, mav take 0."""
     models: list[str] | None = setting(
@@ -94,6 +98,7 @@ class DebateContext:
         cli_type=int,
         voting=True,
         check=integer(),
+        bounds=Bounds(0, SEED_MAX),
     )
     """Seed of everything random: simulated models, tie-breaks, cut-off agents."""
     tie_policy: TiePolicy = setting(
@@ -164,8 +169,9 @@ class DebateContext:
     """Cut off one agent, chosen with ``seed``."""
     attack_ratio: float | None = setting(
         "attack",
-        help="Communication attack on this proportion of agents (0 to 1).",
+        help="Communication attack on this proportion of agents.",
         commands=("run",),
+        bounds=Bounds(0, 1, whole=False),
     )
     """Cut off this proportion of agents (0 to 1), chosen with ``seed``."""
     adversaries: dict[str, str] = setting(
@@ -206,6 +212,7 @@ class DebateContext:
         sent=True,
         voting=True,
         check=number(),
+        bounds=Bounds(0, 100, whole=False),
     )
     """Sampling temperature of every model call; the model's default if unset."""
     top_p: float | None = setting(
@@ -214,6 +221,7 @@ class DebateContext:
         sent=True,
         voting=True,
         check=number(lambda p: 0 < p <= 1, "above 0 and at most 1"),
+        bounds=Bounds(0, 1, above=True, whole=False),
     )
     """Nucleus-sampling ``top_p`` of every model call; the model's default if unset."""
     top_k: int | None = setting(
@@ -223,6 +231,7 @@ class DebateContext:
         sent="nonzero",
         voting=True,
         check=integer(0, "0 (none) or more"),
+        bounds=Bounds(0, 1_000_000),
     )
     """Sample among the ``top_k`` most likely tokens (vLLM, llama.cpp and Ollama take it,
     OpenAI's API does not); ``0`` sends none, even when the preset has one."""
@@ -232,6 +241,7 @@ class DebateContext:
         sent=True,
         voting=True,
         check=integer(1, "at least 1"),
+        bounds=Bounds(1, 10_000_000),
     )
     """Most tokens a model may generate per call; the model's default if unset."""
     stop: list[str] | None = setting(
@@ -245,11 +255,12 @@ class DebateContext:
     """Stop sequences of every model call."""
     frequency_penalty: float | None = setting(
         "generation",
-        help="Penalty (-2 to 2) on tokens by how often they already occur in the reply "
+        help="Penalty on tokens by how often they already occur in the reply "
         "(OpenAI's API, vLLM, llama.cpp).",
         sent=True,
         voting=True,
         check=number(lambda p: -2 <= p <= 2, "between -2 and 2"),
+        bounds=Bounds(-2, 2, whole=False),
     )
     """Penalise tokens by how often they already occur in the reply (-2 to 2), sent as the
     ``frequency_penalty`` of every call on an OpenAI-wire server; the model's default if
@@ -286,6 +297,7 @@ class DebateContext:
         "and is retried.",
         voting=True,
         check=number(lambda s: s > 0, "more than 0 seconds"),
+        bounds=Bounds(0, 86_400, above=True, whole=False),
     )
     """Seconds a model request may take before it fails (and is retried)."""
     logprobs: bool = setting("generation", default=False, help="Ask every call for token logprobs.")
@@ -582,3 +594,4 @@ def _check_base_url(url: object) -> None:
         )
     if port == 0:
         raise DebateConfigError(f"base_url {shown!r} has port 0: use the server's port")
+    remember_secrets(url_secrets(url))

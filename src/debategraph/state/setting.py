@@ -36,6 +36,54 @@ Check = Callable[[str, Any], "str | None"]
 """A check of a set value: the problem in one line, or ``None`` when it is fine."""
 
 
+SEED_MAX = 2**32 - 1
+"""The largest seed an option takes (NumPy's and most servers' seeds are 32-bit)."""
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """The range a numeric command-line option takes, checked before the command does any work.
+
+    Attributes:
+        low: The least value (excluded when ``above``).
+        high: The greatest value.
+        above: Values must be above ``low`` rather than at least ``low``.
+        whole: Integers only (a float option takes any finite number in range).
+    """
+
+    low: float
+    high: float
+    above: bool = False
+    whole: bool = True
+
+    def describe(self) -> str:
+        """The range in words, for ``--help`` and refusals (``1 to 1000000``)."""
+        low, high = _shown(self.low), _shown(self.high)
+        return f"above {low} and at most {high}" if self.above else f"{low} to {high}"
+
+    def problem(self, flag: str, value: Any) -> str | None:
+        """What is wrong with ``value`` for ``flag`` in one line, or ``None`` (unset is fine)."""
+        if value is None:
+            return None
+        inside = (
+            not isinstance(value, bool)
+            and isinstance(value, int | float)
+            and math.isfinite(value)
+            and (value > self.low if self.above else value >= self.low)
+            and value <= self.high
+        )
+        return None if inside else f"{flag} must be {self.describe()}, got {value}"
+
+    def outside(self) -> tuple[float, float]:
+        """A value just below the range and one just above it (for tests and examples)."""
+        below = self.low if self.above else self.low - (1 if self.whole else 0.5)
+        return (below, self.high + 1 if self.whole else self.high * 2 + 1)
+
+
+def _shown(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
 @dataclass(frozen=True, eq=False)
 class Setting:
     """One run setting, declared once.
@@ -54,6 +102,8 @@ class Setting:
         voting: A voting arm made from another arm (``sc@M``, the screen) takes it.
         sent: A keyword of every model call (``temperature``); ``"nonzero"`` when 0 sends none.
         check: Checks a set value (``None`` is always fine).
+        bounds: A numeric option's range, shown in its help and checked on the command line
+            before any work (the refusal names the flag).
         eval_help: The ``eval`` option's help, when it differs from ``run``'s.
         toml: An evaluation setting's type as a top-level key of a sweep file (``None``: no
             such key).
@@ -75,6 +125,7 @@ class Setting:
     voting: bool = False
     sent: bool | Literal["nonzero"] = False
     check: Check | None = None
+    bounds: Bounds | None = None
     eval_help: str | None = None
     toml: Any = None
     config: str | None = None
@@ -99,8 +150,14 @@ class Setting:
         return self.option
 
     def help_for(self, command: str) -> str:
-        """The option's help in ``command``."""
-        return self.eval_help if command == "eval" and self.eval_help else self.help
+        """The option's help in ``command`` (with its range, for a bounded option)."""
+        text = self.eval_help if command == "eval" and self.eval_help else self.help
+        return with_range(text, self.bounds)
+
+
+def with_range(help: str, bounds: Bounds | None) -> str:
+    """``help`` followed by the range of a bounded option (``Range: 1 to 20.``)."""
+    return f"{help} Range: {bounds.describe()}." if bounds is not None else help
 
 
 def setting(

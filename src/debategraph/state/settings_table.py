@@ -17,14 +17,15 @@ from dataclasses import fields, replace
 from typing import Any
 
 from debategraph.state.context import DebateContext
-from debategraph.state.setting import Setting
+from debategraph.state.setting import Bounds, Setting
 
 RUN_SETTINGS = (
     Setting(
         "generation",
         name="max_attempts",
-        help="Attempts per model call on transient failures (default 6, 1 to 20).",
+        help="Attempts per model call on transient failures (default 6).",
         cli_type=int | None,
+        bounds=Bounds(1, 20),
         voting=True,
     ),
     Setting(
@@ -32,6 +33,7 @@ RUN_SETTINGS = (
         name="retry_backoff",
         help="Seconds before the first retry (default 1; doubles, with jitter).",
         cli_type=float | None,
+        bounds=Bounds(0, 3600, whole=False),
         voting=True,
     ),
     Setting(

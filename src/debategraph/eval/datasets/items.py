@@ -61,7 +61,7 @@ _KNOWN_FIELDS = frozenset({"id", "question", "reference", "task", "choices", "me
 _LETTER_RE = re.compile(r"^\s*\(?\s*([A-Ja-j])\s*\)?\s*$")
 
 
-_MAX_ERRORS_SHOWN = 20
+_MAX_ERRORS_SHOWN = 3
 
 
 @dataclass(frozen=True)
@@ -345,12 +345,14 @@ def read_records(lines: Iterable[str], source: str, *, require_reference: bool) 
 
 
 def _error_summary(source: str, errors: list[str]) -> str:
-    shown = errors[:_MAX_ERRORS_SHOWN]
+    """One line: the first few problems (the file named once), and how many there are."""
+    first, *others = errors[:_MAX_ERRORS_SHOWN]
+    shown = [first, *(e.removeprefix(f"{source}, ") for e in others)]
+    if len(errors) == 1:
+        return first
     more = len(errors) - len(shown)
-    lines = [f"{len(errors)} problem(s) in {source}:", *shown]
-    if more:
-        lines.append(f"... and {more} more")
-    return "\n".join(lines)
+    count = f"{len(errors)} problems" + (f", {more} more not shown" if more else "")
+    return f"{'; '.join(shown)} ({count})"
 
 
 def load_jsonl(path: str | os.PathLike[str], *, require_reference: bool = True) -> list[Item]:

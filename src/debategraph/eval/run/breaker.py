@@ -11,18 +11,23 @@ the streak, and the held rows are then written as the failed rows they are: a fi
 debate, or a failure after the server answered (a bad reply, an HTTP 500). A failed row that
 made no request (a budget-matched arm whose base failed) neither counts nor breaks it; when
 its base could not connect, it is held with its base (:func:`mark_dependent`), so it is
-dropped or written with it, without counting again.
+dropped or written with it, without counting again. A debate whose model the server does
+not know (HTTP 404: a wrong model name, or a URL without its ``/v1``) is held the same way,
+since every later item would fail alike; the line then says the model name is wrong and
+which name.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from debategraph.errors import ModelError, NoConnectionError
 from debategraph.eval.log.ledger import row_spend
 from debategraph.eval.run.cut_short import note_spend
-from debategraph.policies.retry import exception_chain
+from debategraph.policies.retry import exception_chain, status_of
+from debategraph.policies.secrets import redact_url
 
 DOWN_STREAK = 5
 """Debates in a row that could not connect to their model server before the run stops."""
@@ -52,14 +57,48 @@ def _no_connection(exc: BaseException) -> NoConnectionError | None:
     return next((e for e in exception_chain(exc) if isinstance(e, NoConnectionError)), None)
 
 
+def _not_found(exc: BaseException) -> BaseException | None:
+    return next((e for e in exception_chain(exc) if status_of(e) == 404), None)
+
+
+def _requested_model(exc: BaseException) -> tuple[str | None, str | None]:
+    """The model a refused request named, and the server it went to (from the request)."""
+    request = getattr(exc, "request", None)
+    url = getattr(request, "url", None)
+    server = None
+    if url is not None:
+        text = str(url)
+        server = text.split("/chat/completions")[0].split("/completions")[0]
+    try:
+        body = json.loads(getattr(request, "content", b"") or b"{}")
+    except (ValueError, TypeError):
+        body = {}
+    model = body.get("model") if isinstance(body, dict) else None
+    return (model if isinstance(model, str) else None), server
+
+
 def mark_unreachable(
     row: dict[str, Any], exc: BaseException, redact: Callable[[str], str]
 ) -> dict[str, Any]:
-    """``row`` (a failed row), marked for the breaker when ``exc`` is a failed connection."""
+    """``row`` (a failed row), marked for the breaker when its debate cannot succeed.
+
+    That is a failed connection, or a model the server does not know (HTTP 404: every item
+    would fail the same way).
+    """
     down = _no_connection(exc)
     if down is not None:
         url = redact(down.url) if down.url else None
         row[UNREACHABLE_FIELD] = {"url": url, "reason": redact(down.reason)}
+        return row
+    missing = _not_found(exc)
+    if missing is not None:
+        model, server = _requested_model(missing)
+        row[UNREACHABLE_FIELD] = {
+            "url": redact_url(redact(server)) if server else None,
+            "reason": redact(" ".join(str(missing).split()))[:200],
+            "model": redact(model) if model else None,
+            "status": 404,
+        }
     return row
 
 
@@ -139,6 +178,18 @@ class Breaker:
         urls = list(dict.fromkeys(d.get("url") or "the model server" for _, d in held))
         reason = held[-1][1].get("reason") or "no connection"
         where = " and ".join(urls)
+        if all(d.get("status") == 404 for _, d in held):
+            models = list(dict.fromkeys(d["model"] for _, d in held if d.get("model")))
+            named = " and ".join(f"'{m}'" for m in models) or "the model asked for"
+            raise ServerDownError(
+                f"stopped: the model name is wrong: {where} does not serve {named} (HTTP 404 "
+                f"on {streak} debates in a row: {reason}); every item would fail the same "
+                "way: fix --model (the names the server serves are at its /v1/models) or "
+                "--base-url (an OpenAI-compatible URL usually ends in /v1); finished rows "
+                "are kept",
+                urls=[u for u in urls if u != "the model server"],
+                streak=streak,
+            )
         raise ServerDownError(
             f"stopped: {streak} debates in a row could not connect to {where} ({reason}); "
             "start the server or fix the URL (--base-url), then run the same command again to "

@@ -14,7 +14,7 @@ from pathlib import Path
 from debategraph.cli_options import CACHE_HELP, NO_CACHE_HELP, PRICES_HELP
 from debategraph.eval.datasets import DATASETS
 from debategraph.eval.run.budget import Budget
-from debategraph.state.setting import setting
+from debategraph.state.setting import SEED_MAX, Bounds, setting
 
 TOP = "top level"
 """Where a sweep file takes the item selection and the run's own settings."""
@@ -40,7 +40,10 @@ class EvalOptions:
         "evaluation", help=f"One of: {', '.join(DATASETS)} (default gsm8k).", toml=str, config=TOP
     )
     limit: int | None = setting(
-        "evaluation", help="Seeded sample of this many items (all by default).", toml=int
+        "evaluation",
+        help="Seeded sample of this many items (all by default).",
+        toml=int,
+        bounds=Bounds(1, 100_000_000),
     )
     seed: int | None = setting(
         "evaluation",
@@ -48,6 +51,7 @@ class EvalOptions:
         "sample only.",
         toml=int,
         config="top level for the sample, [settings] for the debates",
+        bounds=Bounds(0, SEED_MAX),
     )
     seeds: str | None = setting(
         "evaluation",
@@ -90,9 +94,13 @@ class EvalOptions:
         default=16,
         help="Most model calls in flight at once, over all items.",
         toml=int,
+        bounds=Bounds(1, 100_000),
     )
     rps: float | None = setting(
-        "evaluation", help="Most requests per second to provider models.", toml=float
+        "evaluation",
+        help="Most requests per second to provider models.",
+        toml=float,
+        bounds=Bounds(0, 1_000_000, above=True, whole=False),
     )
     engine: str | None = setting(
         "evaluation",
@@ -112,6 +120,7 @@ class EvalOptions:
         help="With --engine ray: how many workers (default: this machine's cores, or "
         "the cluster's CPUs with --address).",
         toml=int,
+        bounds=Bounds(1, 100_000),
     )
     out: Path | None = setting(
         "evaluation", help="Results directory (default results/DATASET-METHODS).", toml=str

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from debategraph.eval.run.arms import Arm
 from debategraph.models.credentials import model_secrets
-from debategraph.policies.secrets import Redactor
+from debategraph.policies.secrets import Redactor, remember_secrets
 
 
 def run_redactor(arms: Sequence[Arm]) -> Redactor:
@@ -16,7 +16,7 @@ def run_redactor(arms: Sequence[Arm]) -> Redactor:
     headers), the credentials of the arms' base URLs, and the keys, credential headers and
     URL passwords of the model objects in their settings.
     """
-    return Redactor.from_environment(
-        urls=[arm.settings.get("base_url") for arm in arms],
-        values=model_secrets(arm.settings for arm in arms),
-    )
+    urls = [arm.settings.get("base_url") for arm in arms]
+    values = model_secrets(arm.settings for arm in arms)
+    remember_secrets(values)
+    return Redactor.from_environment(urls=urls, values=values)

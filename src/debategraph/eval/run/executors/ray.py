@@ -59,6 +59,7 @@ from debategraph.eval.run.executors.ray_connect import join, join_error, start_l
 from debategraph.eval.run.executors.reaper import Watcher, children
 from debategraph.eval.run.redaction import run_redactor
 from debategraph.policies.secrets import Redactor, url_secrets
+from debategraph.policies.terminal import quiet_unawaited_tasks
 from debategraph.tracing_guard import flush_traces, quiet_tracing_logs
 
 WORKER_ENV = {"RAY_worker_niceness": "0"}
@@ -416,6 +417,7 @@ class _Worker:
         self.cut_short: list[dict[str, Any]] = []
         # a worker traces on its own: LangSmith's complaints in one line
         self.traces = quiet_tracing_logs()
+        quiet_unawaited_tasks()  # calls cancelled on Ctrl-C or the breaker: no raw warnings
 
     def _items(self) -> ItemRunner:
         if self._runner is None:
