@@ -183,6 +183,29 @@ _BOX_JOIN_LIMIT = 40
 _PAREN_LETTER_RE = re.compile(r"\(([A-Ja-j])\)")
 
 
+_STRUCK_RE = re.compile(
+    r"~~[^~\n]{1,200}+~~|<(del|s|strike)>[^<\n]{1,200}+</\1>|\\sout\{[^{}\n]{1,200}+\}"
+)
+STRUCK_MARKERS = ("~~", "<del>", "<s>", "<strike>", "\\sout{")
+"""Markup of struck-out text; an answer the speaker struck out (``~~30~~ 35``) is withdrawn."""
+
+
+def unstruck(response: str) -> str:
+    """The response with struck-out text (``~~30~~``, ``<del>30</del>``) blanked.
+
+    Blanks keep every offset, so positions in the result are positions in the response.
+
+    Args:
+        response: The model's whole response.
+
+    Returns:
+        The response, struck-out spans replaced by spaces.
+    """
+    if not any(marker in response for marker in STRUCK_MARKERS):
+        return response
+    return _STRUCK_RE.sub(lambda m: " " * len(m.group()), response)
+
+
 def _prior_box_conflicts(
     response: str, found: list[Declaration], index: int, read: _Reader, value: str
 ) -> bool:
@@ -238,6 +261,7 @@ def parse_number(
 
     ``task`` and ``num_choices`` are ignored.
     """
+    response = unstruck(response)
     return _declared(response, _read_number) or _fallback_number(response)
 
 
@@ -248,6 +272,7 @@ def parse_choice(
 
     Letters past ``num_choices`` (how many options exist) are invalid; ``task`` is ignored.
     """
+    response = unstruck(response)
 
     def read(declaration: Declaration, text: str) -> tuple[Answer, bool]:
         return read_choice(text, num_choices)
@@ -288,6 +313,7 @@ def parse_text(
 
     There is no fallback; ``task`` and ``num_choices`` are ignored.
     """
+    response = unstruck(response)
     return _declared(response, _read_text) or NO_ANSWER
 
 
@@ -310,6 +336,7 @@ def parse_math(
 
     The answer is a :func:`canonical_math` key; ``task`` and ``num_choices`` are ignored.
     """
+    response = unstruck(response)
     declared = _declared(response, _read_math)
     if declared is not None:
         return declared

@@ -68,13 +68,18 @@ with more is pathological, and reading stays linear)."""
 SKIP_LIMIT = 20
 """How many blank or confidence lines may follow a final choice (more: not final)."""
 
-_ADJECTIVE = r"(?:final|correct|right|best|true|actual|overall|only|updated|revised|new)"
+_ADJECTIVE = (
+    r"(?:final|correct|right|best|true|actual|overall|only|updated|revised|new|corrected|amended"
+    r"|fixed)"
+)
+_QUALIFIER = r"(?:final|corrected|revised|updated|amended|fixed|new|correct|actual|true)"
+_LABEL_NOTE = rf"(?:\([ \t]*+{_QUALIFIER}[ \t]*+\)[ \t*_]*+)?"
 _COPULA = r"(?:is|would[ \t]++be|will[ \t]++be|should[ \t]++be|must[ \t]++be|remains)\b|[:=]"
 _BOXED_RE = re.compile(r"\\(?:boxed|fbox)[ \t]*+\{")
 _BRACE_RE = re.compile(r"\\[{}]|[{}]")
 _LABEL_RE = re.compile(
-    r"^[ \t#*_-]*+(?:final[ \t]++)?answer[ \t*_]*+(?:[:=]|is\b|$)"
-    r"|(?<=[.!?)][ \t])[*_]*+(?:final[ \t]++)?answer[ \t*_]*+[:=]",
+    rf"^[ \t#*_-]*+(?:{_QUALIFIER}[ \t]++){{0,2}}answer[ \t*_]*+{_LABEL_NOTE}(?:[:=]|is\b|$)"
+    rf"|(?<=[.!?)][ \t])[*_]*+(?:{_QUALIFIER}[ \t]++){{0,2}}answer[ \t*_]*+{_LABEL_NOTE}[:=]",
     re.IGNORECASE | re.MULTILINE,
 )
 _ANSWER_WORD_RE = re.compile(r"answer", re.IGNORECASE)  # folds as the markers' "answer" does
@@ -97,6 +102,32 @@ _CHOICE_RE = re.compile(
 _CHOICE_LABEL_RE = re.compile(
     r"^[ \t#*_-]*+(?:final[ \t]++)?choice[ \t*_]*+[:=]", re.IGNORECASE | re.MULTILINE
 )
+_CORRECTION_RE = re.compile(
+    r"(?=[aAwWnNcCoOsSmMiIrR])\b(?:actually(?:[ \t,]++no)?|no[ \t,.!…]++wait|wait(?:[ \t,.!…]++no)?"
+    r"|scratch[ \t]++that|correction|oops|sorry|on[ \t]++(?:second[ \t]++thought|reflection)"
+    r"|I[ \t]++mean|make[ \t]++that|rather)\b"
+    r"(?:[ \t,:;.!…—–*_-]++(?:(?:it|that|this)(?:['’]s|[ \t]++(?:is|should[ \t]++be|must[ \t]++be"
+    r"|would[ \t]++be|comes[ \t]++to))|I[ \t]++get|we[ \t]++get)\b)?[ \t,:;.!…—–*_-]*+"
+    r"(?=(?:\*\*|__|\\?\$|\\\(|\\boxed\{)?[ \t]*+(?:[-−]?(?:\d|\.\d)|\\[dt]?frac|\([A-Ja-j]\)"
+    r"|[A-J]\)|(?:option|choice)[ \t]++[A-J]\b|[A-J](?=[ \t*_]*+(?:[.!]|$))))",
+    re.IGNORECASE | re.MULTILINE,
+)
+_CORRECTION_BEFORE = frozenset("\n.!?…,;:—–-(*_#")
+CORRECTION_WORDS = 3
+"""The most words a self-correction's value may span (``Actually no, it is 35 dollars.``);
+a longer sentence after ``Wait,`` is reasoning, not a corrected answer."""
+_CLAUSE_BOUNDARY_RE = re.compile(
+    r"(?s:.*)(?:[.!?;\n]|\b(?:but|however|though|yet|now|instead)\b)", re.IGNORECASE
+)
+_RECAP_RE = re.compile(
+    r"\b(?:previously|earlier|originally|initially|before|at[ \t]++first|last[ \t]++(?:round|time)"
+    r"|in[ \t]++round[ \t]++\d++|(?:my|our)[ \t]++(?:previous|earlier|original|initial|first|last|old)"
+    r"|(?:I|we)[ \t]++(?:had[ \t]++)?(?:said|thought|believed|claimed|wrote|stated|concluded|argued"
+    r"|guessed|assumed|answered|gave|got|had))\b",
+    re.IGNORECASE,
+)
+RECAP_WINDOW = 200
+"""How far before a declaration its clause is read for a recap (``Earlier I said ...``)."""
 _NEGATION_RE = re.compile(r"[ \t*_]*+(?:\w++ly[ \t]++)?(?:not|n['’]t|never)\b", re.IGNORECASE)
 _PAREN_LETTER_RE = re.compile(r"\(([A-Ja-j])\)")
 FINAL_LINE_LIMIT = 200
@@ -244,6 +275,9 @@ def find_declarations(
     if answer_line >= 0:
         found += _last_markers("label", _LABEL_RE, text, answer_line)
         found += _last_markers("phrase", _PHRASE_RE, text, answer_line)
+    found += [
+        d for d in _last_markers("phrase", _CORRECTION_RE, text) if _is_correction(text, d)
+    ]
     if choice:
         line_filter = confidence_line or _never
         found += _last_markers("choice", _CHOICE_RE, text)
@@ -255,6 +289,42 @@ def find_declarations(
     if choice:
         found = [d for i, d in enumerate(found) if not _inside_earlier_sentence(text, found, i)]
     return found
+
+
+def _is_correction(text: str, declaration: Declaration) -> bool:
+    """Whether a self-correction cue (``Actually no, it is``, ``Wait,``) states a short value.
+
+    The cue opens a sentence or follows punctuation, and the rest of its sentence is at most
+    :data:`CORRECTION_WORDS` words (the value and perhaps a unit).
+    """
+    before = text[max(0, declaration.start - 3) : declaration.start].rstrip(" \t")
+    if before and before[-1] not in _CORRECTION_BEFORE:
+        return False
+    rest = text[declaration.end : declaration.end + FRAGMENT_LIMIT]
+    stop = _SENTENCE_END_RE.search(rest)
+    sentence = rest[: stop.start()] if stop else rest
+    return len(sentence.split()) <= CORRECTION_WORDS
+
+
+def is_recap(text: str, start: int) -> bool:
+    """Whether a declaration restates an earlier answer of the speaker's (``Earlier I said
+    the answer is 30``, ``my previous answer: 30``) rather than the current one.
+
+    The clause before the marker is read, from the last sentence end or contrast word
+    (``but``, ``now``, ``instead``) on: ``I previously said 30, but the answer is 35`` and
+    ``Before, I thought 30; now the answer is 35`` declare 35.
+
+    Args:
+        text: The whole response.
+        start: Where the declaration starts.
+
+    Returns:
+        True for a recap.
+    """
+    window = text[max(0, start - RECAP_WINDOW) : start]
+    boundary = _CLAUSE_BOUNDARY_RE.match(window)
+    clause = window[boundary.end() :] if boundary else window
+    return _RECAP_RE.search(clause) is not None
 
 
 def _inside_earlier_sentence(text: str, found: list[Declaration], index: int) -> bool:
@@ -290,6 +360,8 @@ def is_own(text: str, declaration: Declaration) -> bool:
         False for peers' statements, quotes, copied peer blocks, hypotheticals and negations.
     """
     if declaration.kind in ("phrase", "choice") and _NEGATION_RE.match(text, declaration.end):
+        return False
+    if is_recap(text, declaration.start):
         return False
     if declaration.kind == "label":
         return not is_reproduced(text, declaration.start)
