@@ -112,6 +112,14 @@ _CORRECTION_RE = re.compile(
     r"|[A-J]\)|(?:option|choice)[ \t]++[A-J]\b|[A-J](?=[ \t*_]*+(?:[.!]|$))))",
     re.IGNORECASE | re.MULTILINE,
 )
+_CORRECTION_END_RE = re.compile(
+    r"\n|[.!?;](?=\s|$)|[,(]|\b(?:because|since|as|so|given|due|not|which)\b", re.IGNORECASE
+)
+_NOT_A_VALUE_RE = re.compile(
+    r"\b(?:is|was|are|were|isn['’]t|wasn['’]t|seems|looks|would|should|can|could|might|must|has"
+    r"|had|have|does|did|do|of|plus|minus|times|divided)\b|[+*×÷=]",
+    re.IGNORECASE,
+)
 _CORRECTION_BEFORE = frozenset("\n.!?…,;:—–-(*_#")
 CORRECTION_WORDS = 3
 """The most words a self-correction's value may span (``Actually no, it is 35 dollars.``);
@@ -120,12 +128,14 @@ _CLAUSE_BOUNDARY_RE = re.compile(
     r"(?s:.*)(?:[.!?;\n]|\b(?:but|however|though|yet|now|instead)\b)", re.IGNORECASE
 )
 _RECAP_RE = re.compile(
-    r"\b(?:previously|earlier|originally|initially|before|at[ \t]++first|last[ \t]++(?:round|time)"
-    r"|in[ \t]++round[ \t]++\d++|(?:my|our)[ \t]++(?:previous|earlier|original|initial|first|last|old)"
-    r"|(?:I|we)[ \t]++(?:had[ \t]++)?(?:said|thought|believed|claimed|wrote|stated|concluded|argued"
-    r"|guessed|assumed|answered|gave|got|had))\b",
+    r"\b(?:my|our)[ \t]++(?:previous|earlier|original|initial|first|last|old|prior)[ \t]++"
+    r"(?:answer|response|reply|guess|attempt|solution|turn|round)"
+    r"|(?=.*?\b(?:I|we)\b)(?:.*?)\b(?:previously|earlier|originally|initially|at[ \t]++first"
+    r"|last[ \t]++(?:round|time)|in[ \t]++round[ \t]++\d++)\b"
+    r"|\b(?:I|we)[ \t]++(?:had[ \t]++)?(?:said|claimed|wrote|stated|concluded|answered|argued)\b",
     re.IGNORECASE,
 )
+_REAFFIRM_RE = re.compile(r"\b(?:as|like)[ \t]++(?:I|we|my|our)\b", re.IGNORECASE)
 RECAP_WINDOW = 200
 """How far before a declaration its clause is read for a recap (``Earlier I said ...``)."""
 _NEGATION_RE = re.compile(r"[ \t*_]*+(?:\w++ly[ \t]++)?(?:not|n['’]t|never)\b", re.IGNORECASE)
@@ -134,7 +144,7 @@ FINAL_LINE_LIMIT = 200
 """Longest last line read as a bare final choice (``(B)``, ``B.``, ``**C**``)."""
 
 _LAST_LINE_RE = re.compile(
-    r"[ \t#*_-]*+(?:(?:option|choice)[ \t]++)?\(?([A-Ja-j])\)?[ \t*_.]*+"
+    r"[ \t#*_-]*+(?:(?:[oO]ption|[cC]hoice)[ \t]++)?\(?([A-Ja-j])\)?[ \t*_.]*+"
     r"|[ \t#*_-]*+([A-J])\)[ \t]++[^\s(][^\n(]{0,80}+",
 )
 _OPTION_LINE_RE = re.compile(r"[ \t#*_-]*+\(?[A-J]\)")
@@ -275,9 +285,7 @@ def find_declarations(
     if answer_line >= 0:
         found += _last_markers("label", _LABEL_RE, text, answer_line)
         found += _last_markers("phrase", _PHRASE_RE, text, answer_line)
-    found += [
-        d for d in _last_markers("phrase", _CORRECTION_RE, text) if _is_correction(text, d)
-    ]
+    found += [d for d in _last_markers("phrase", _CORRECTION_RE, text) if _is_correction(text, d)]
     if choice:
         line_filter = confidence_line or _never
         found += _last_markers("choice", _CHOICE_RE, text)
@@ -301,14 +309,16 @@ def _is_correction(text: str, declaration: Declaration) -> bool:
     if before and before[-1] not in _CORRECTION_BEFORE:
         return False
     rest = text[declaration.end : declaration.end + FRAGMENT_LIMIT]
-    stop = _SENTENCE_END_RE.search(rest)
+    stop = _CORRECTION_END_RE.search(rest)
     sentence = rest[: stop.start()] if stop else rest
-    return len(sentence.split()) <= CORRECTION_WORDS
+    return len(sentence.split()) <= CORRECTION_WORDS and not _NOT_A_VALUE_RE.search(sentence)
 
 
 def is_recap(text: str, start: int) -> bool:
-    """Whether a declaration restates an earlier answer of the speaker's (``Earlier I said
-    the answer is 30``, ``my previous answer: 30``) rather than the current one.
+    """Whether a declaration restates an earlier answer of the speaker's, not the current one.
+
+    ``Earlier I said the answer is 30`` and ``my previous answer is 30`` are recaps; ``As I
+    said earlier, the answer is 12`` reaffirms and is not.
 
     The clause before the marker is read, from the last sentence end or contrast word
     (``but``, ``now``, ``instead``) on: ``I previously said 30, but the answer is 35`` and
@@ -324,7 +334,7 @@ def is_recap(text: str, start: int) -> bool:
     window = text[max(0, start - RECAP_WINDOW) : start]
     boundary = _CLAUSE_BOUNDARY_RE.match(window)
     clause = window[boundary.end() :] if boundary else window
-    return _RECAP_RE.search(clause) is not None
+    return _RECAP_RE.search(clause) is not None and _REAFFIRM_RE.search(clause) is None
 
 
 def _inside_earlier_sentence(text: str, found: list[Declaration], index: int) -> bool:

@@ -42,7 +42,7 @@ MAX_FRACTION_DENOMINATOR = 1000
 r"""Rationals with a denominator up to this print as ``\frac{p}{q}``, others as decimals."""
 
 _BOXED_RE = re.compile(r"\\(?:boxed|fbox)[ \t]*+\{")
-_DELIMITED_RE = re.compile(r"\$\$?([^$]*+)\$\$?|\\\((.*?)\\\)|\\\[(.*?)\\\]", re.DOTALL)
+_DELIMITED_RE = re.compile(r"\$\$?((?:[^$\\]|\\.)*+)\$\$?|\\\((.*?)\\\)|\\\[(.*?)\\\]", re.DOTALL)
 _SPACING_RE = re.compile(
     r"\\[,;:! ]|\\q?quad\b|\\displaystyle\b|\\left\b|\\right\b|\\middle\b|~|\\\$|\\?%"
     r"|\^\{?\\circ\}?|°|\s++"

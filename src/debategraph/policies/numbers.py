@@ -72,8 +72,9 @@ _NUMBER_RE = re.compile(
       | {_root("sq")}
       | (?P<whole>\d{{1,3}}+)(?:[ \t]++|-)(?P<mn>\d{{1,4}}+)[ \t]*+/[ \t]*+(?P<md>\d{{1,4}}+)
             (?![\d/]|[.,:]\d)
-      | (?P<lwhole>\d{{1,3}}+)[ \t]*+\\[dt]?frac[ \t]*+(?:\{{[ \t]*+(?P<lmn>\d++)[ \t]*+\}}|(?P<lmn1>\d))
-            [ \t]*+(?:\{{[ \t]*+(?P<lmd>\d++)[ \t]*+\}}|(?P<lmd1>\d))
+      | (?P<lwhole>\d{{1,3}}+)[ \t]*+\\[dt]?frac[ \t]*+
+            (?:\{{[ \t]*+(?P<lmn>\d++)[ \t]*+\}}|(?P<lmn1>\d))[ \t]*+
+            (?:\{{[ \t]*+(?P<lmd>\d++)[ \t]*+\}}|(?P<lmd1>\d))
       | (?P<vwhole>\d{{1,3}}+)?[ \t]?+(?P<vf>{_VULGAR})
       | (?P<int>\d{{1,3}}+(?:{_SEP}\d{{3}})++(?!\d)|\d++)(?:\.(?P<dec>\d++))?
       | \.(?P<lead>\d++)
@@ -140,7 +141,8 @@ _WORDS = {word: n for n, word in enumerate(_UNITS)} | {w: 20 + 10 * i for i, w i
 _WORD_RE = re.compile(
     rf"(?:(?P<tens>{'|'.join(_TENS)})(?:[- ](?P<unit>{'|'.join(_UNITS[1:10])}))?"
     rf"|(?P<word>{'|'.join(_UNITS)}))\b"
-    r"(?![ \t]++(?:of|that|which|who|whom|whose|or|and|more|less|another|other|thing)\b)",
+    r"(?![ \t]++(?:of|that|which|who|whom|whose|or|and|more|less|another|other|thing|hundred"
+    r"|thousand|million|billion|dozen|half|quarter)\b|-)",
     re.IGNORECASE,
 )
 
@@ -200,11 +202,10 @@ def _mantissa(m: re.Match[str]) -> Fraction | None:
     if m.group("whole") is not None:
         return _mixed(m.group("whole"), m.group("mn"), m.group("md"))
     if m.group("lwhole") is not None:
-        numerator = m.group("lmn") or m.group("lmn1")
-        return _mixed(m.group("lwhole"), numerator, m.group("lmd") or m.group("lmd1"))
+        top = m.group("lmn") or m.group("lmn1")
+        return _mixed(m.group("lwhole"), top, m.group("lmd") or m.group("lmd1"))
     if m.group("vf") is not None:
-        numerator, denominator = VULGAR_FRACTIONS[m.group("vf")]
-        return int(m.group("vwhole") or 0) + Fraction(numerator, denominator)
+        return int(m.group("vwhole") or 0) + Fraction(*VULGAR_FRACTIONS[m.group("vf")])
     if m.group("sq") or m.group("sq1"):
         return _exact_root(m.group("sq") or m.group("sq1"))
     numerator = _part(m, "fn")
