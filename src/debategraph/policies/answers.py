@@ -7,7 +7,12 @@ Extraction contract (:func:`parse_answer`)
    answer is`` or ``the correct answer:`` (whole words), and, for choice tasks, ``I choose
    (B)``, ``my final choice is (B)`` or a parenthesised letter with nothing but punctuation
    after it (see :mod:`debategraph.policies.declarations`). "answers", "answered" and
-   "answer choices" are not declarations.
+   "answer choices" are not declarations. **A correction is the last declaration**: a
+   label such as ``Corrected answer:``, ``Revised answer:`` or ``Final answer
+   (corrected):``, or a cue followed at once by a short value (``Actually no, it is 35``,
+   ``no wait, 35``, ``Correction: 35``); struck-out text (``~~30~~ 35``) is withdrawn
+   before reading. A recap of the speaker's own earlier answer (``Earlier I said the answer
+   is 30``, ``my previous answer is 30``) is not a declaration.
 2. **Peers' answers are not declarations, wherever they stand**: before or after the
    speaker's own declaration, in parentheses, in lists, in tables. Passed over are what the
    reply reports (``Agent 2's answer is 42``, ``they think the answer is (B)``, ``a1: the

@@ -5,7 +5,9 @@ A declaration is one of:
 - ``boxed``: ``\boxed{...}`` or ``\fbox{...}`` with balanced braces (its content is the
   fragment);
 - ``label``: a line that starts with ``Answer:``, ``Final answer:``, ``Answer is`` or a
-  heading ``**Final Answer**`` (Markdown ``#``, ``*``, ``_`` and list dashes allowed), or
+  heading ``**Final Answer**`` (Markdown ``#``, ``*``, ``_`` and list dashes allowed; the
+  word "answer" may carry up to two qualifiers, ``Corrected answer:``, ``Revised final
+  answer:``, or a parenthesised one, ``Final answer (corrected):``), or
   ``Answer:`` opening a new sentence mid-line (``... so she earns $18. Answer: 18``); the
   fragment is the rest of the line, or the next non-empty line when the rest is empty;
 - ``phrase``: ``the answer is``, ``my final answer is``, ``our answer would be``,
@@ -13,7 +15,10 @@ A declaration is one of:
   ``final`` or ``correct``, then ``is``, ``would be``, ``will be``, ``should be``,
   ``must be``, ``remains``, ``:`` or ``=``), ``final answer is`` / ``final answer:``, and a
   reaffirmed earlier answer (``I confirm my earlier answer: 9``, ``I stand by my original
-  answer of 9``); the fragment is the rest of the line;
+  answer of 9``), and a self-correction cue (``Actually no, it is``, ``no wait,``,
+  ``Correction:``, ``On reflection,``) that opens a sentence and is followed at once by a
+  value whose sentence has at most :data:`CORRECTION_WORDS` words and no verb or operator;
+  the fragment is the rest of the line;
 - for ``choice`` tasks also ``choice``: ``I choose``, ``I'll go with``, ``we select``,
   ``my final choice is``, ``the correct option is``, a line ``Choice: B``; and ``final``: a
   parenthesised letter with nothing but punctuation (or a confidence line) after it, or a
@@ -27,7 +32,8 @@ declarations, and neither are candidates that
 :func:`~debategraph.policies.attribution.statement_owner` attributes to a peer (``Agent 2's
 answer is 42``, ``they think the answer is 40``) unless the speaker adopts them (``..., and
 I agree``), quotes and copied peer blocks, hypothetical clauses (``if the answer is 42``) or
-negations (``the answer is not 42``).
+negations (``the answer is not 42``), nor the speaker's recap of an earlier answer of its
+own (:func:`is_recap`: ``Earlier I said the answer is 30``).
 
 Finding markers is one linear scan per pattern; fragments and attributions are computed
 lazily, last marker first, and read bounded windows only.

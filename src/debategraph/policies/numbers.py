@@ -11,6 +11,8 @@ What is read (each is one number token):
   has no exact value to compare and reads as nothing;
 - scientific notation ``1.5e3``, powers ``10^6``, ``10^{-3}``, ``2^{10}`` and
   ``2.5 \times 10^3`` (also ``x``, ``×``, ``*``, ``\cdot``);
+- mixed numbers with a proper fraction: ``2 1/2``, ``2-1/2``, ``2\frac{1}{2}`` and the
+  unicode fractions ``½``, ``2½``, ``2 ½`` are 2.5 (``2 3/2`` is ambiguous);
 - ``thousand``, ``million``, ``billion`` and ``trillion`` after a number;
 - currency signs (``$``, ``\$``, ``€``, ``£``, ``¥``), percent signs and units are dropped:
   ``$1,250.00`` is 1250, ``45%`` is 45 (the number the answer states, as GSM8K references
@@ -19,8 +21,8 @@ What is read (each is one number token):
 A minus is a sign only when it touches the digits and does not follow a number or a closing
 bracket: in ``100 - 25`` and ``100 -25`` it is an operator. Forms that could mean more than
 one value are ambiguous and read as nothing: times and ratios (``3:45``), dates
-(``3/4/2020``), malformed or European separators (``1,25``, ``1.234,5``), mixed numbers
-(``3 1/2``, ``2\frac{1}{2}``, ``2\sqrt{4}``) and a zero denominator.
+(``3/4/2020``), malformed or European separators (``1,25``, ``1.234,5``), a whole number
+before an improper fraction or a root (``3 3/2``, ``2\sqrt{4}``) and a zero denominator.
 
 Canonical strings: an integral value prints without a decimal point (``"18.00"`` -> ``"18"``),
 any other with up to ten significant digits (``"0.3333333333"``).
