@@ -84,7 +84,8 @@ _COPULA = r"(?:is|would[ \t]++be|will[ \t]++be|should[ \t]++be|must[ \t]++be|rem
 _BOXED_RE = re.compile(r"\\(?:boxed|fbox)[ \t]*+\{")
 _BRACE_RE = re.compile(r"\\[{}]|[{}]")
 _LABEL_RE = re.compile(
-    rf"^[ \t#*_-]*+(?:{_QUALIFIER}[ \t]++){{0,2}}answer[ \t*_]*+{_LABEL_NOTE}(?:[:=]|is\b|$)"
+    rf"^[ \t#*_-]*+(?=[aAfFcCrRuUnNtT])(?:{_QUALIFIER}[ \t]++){{0,2}}answer[ \t*_]*+"
+    rf"{_LABEL_NOTE}(?:[:=]|is\b|$)"
     rf"|(?<=[.!?)][ \t])[*_]*+(?:{_QUALIFIER}[ \t]++){{0,2}}answer[ \t*_]*+{_LABEL_NOTE}[:=]",
     re.IGNORECASE | re.MULTILINE,
 )
@@ -108,15 +109,37 @@ _CHOICE_RE = re.compile(
 _CHOICE_LABEL_RE = re.compile(
     r"^[ \t#*_-]*+(?:final[ \t]++)?choice[ \t*_]*+[:=]", re.IGNORECASE | re.MULTILINE
 )
+_VALUE_AHEAD = (
+    r"(?=(?:\*\*|__|\\?\$|\\\(|\\boxed\{)?[ \t]*+(?:[-−]?(?:\d|\.\d)|\\[dt]?frac|\([A-Ja-j]\)"
+    r"|[A-J]\)|(?:option|choice)[ \t]++[A-J]\b|[A-J](?=[ \t*_]*+(?:[.!]|$))))"
+)
 _CORRECTION_RE = re.compile(
-    r"(?=[aAwWnNcCoOsSmMiIrR])\b(?:actually(?:[ \t,]++no)?|no[ \t,.!…]++wait|wait(?:[ \t,.!…]++no)?"
-    r"|scratch[ \t]++that|correction|oops|sorry|on[ \t]++(?:second[ \t]++thought|reflection)"
-    r"|I[ \t]++mean|make[ \t]++that|rather)\b"
+    r"(?=[aAnNwWsScCeEuUoOiImMrR])\b(?:actually(?:[ \t,]++no)?|no(?:[ \t,.!…]++wait)?"
+    r"|wait(?:[ \t,.!…]++no)?"
+    r"|scratch[ \t]++that|correction|edit|update|oops|sorry|I[ \t]++meant|make[ \t]++that|rather"
+    r"|on[ \t]++(?:second[ \t]++thought|reflection))\b"
     r"(?:[ \t,:;.!…—–*_-]++(?:(?:it|that|this)(?:['’]s|[ \t]++(?:is|should[ \t]++be|must[ \t]++be"
     r"|would[ \t]++be|comes[ \t]++to))|I[ \t]++get|we[ \t]++get)\b)?[ \t,:;.!…—–*_-]*+"
-    r"(?=(?:\*\*|__|\\?\$|\\\(|\\boxed\{)?[ \t]*+(?:[-−]?(?:\d|\.\d)|\\[dt]?frac|\([A-Ja-j]\)"
-    r"|[A-J]\)|(?:option|choice)[ \t]++[A-J]\b|[A-J](?=[ \t*_]*+(?:[.!]|$))))",
+    + _VALUE_AHEAD,
     re.IGNORECASE | re.MULTILINE,
+)
+_RESTATEMENT_RE = re.compile(
+    r"(?=[cCrRuUaAsStT])\b(?:(?:corrected|revised|updated|amended)[ \t]*+(?::|to\b)"
+    r"|(?:chang|updat|revis|switch|correct|amend)\w*+[ \t]++(?:my|our)[ \t]++(?:final[ \t]++)?"
+    r"answer(?:[ \t]++from[ \t]++[^\n.;]{1,40}?)?[ \t]++to"
+    r"|the[ \t]++(?:correct|right|corrected|revised|actual|true|final)[ \t]++(?:total|value|result"
+    r"|number|count|amount|sum|figure|price|cost)[ \t]*+(?:is|should[ \t]++be|would[ \t]++be|[:=]))"
+    r"[ \t*_:]*+" + _VALUE_AHEAD,
+    re.IGNORECASE,
+)
+_VALUE_FIRST_RE = re.compile(
+    r"(?=[-−$\d(])(?<![\w.,/\\])(?:[-−]?\$?\d[\d,]*+(?:\.\d++)?|\([A-Ja-j]\))[ \t]++is[ \t]++"
+    r"(?:indeed[ \t]++|actually[ \t]++)?(?:the[ \t]++)?(?:correct|right)(?:[ \t]++answer)?"
+    r"(?=[ \t*_]*+(?:[.!]|\n|$))",
+    re.IGNORECASE,
+)
+_OPENING_WORD_RE = re.compile(
+    r"\b(?:so|thus|therefore|hence|then|now|indeed|clearly)[ \t,]*+$", re.IGNORECASE
 )
 _CORRECTION_END_RE = re.compile(
     r"\n|[.!?;](?=\s|$)|[,(]|\b(?:because|since|as|so|given|due|not|which)\b", re.IGNORECASE
@@ -131,16 +154,20 @@ CORRECTION_WORDS = 3
 """The most words a self-correction's value may span (``Actually no, it is 35 dollars.``);
 a longer sentence after ``Wait,`` is reasoning, not a corrected answer."""
 _CLAUSE_BOUNDARY_RE = re.compile(
-    r"(?s:.*)(?:[.!?;\n]|\b(?:but|however|though|yet|now|instead)\b)", re.IGNORECASE
+    r"[.!?;\n]|\b(?:but|however|though|yet|now|instead)\b", re.IGNORECASE
 )
 _RECAP_RE = re.compile(
     r"\b(?:my|our)[ \t]++(?:previous|earlier|original|initial|first|last|old|prior)[ \t]++"
     r"(?:answer|response|reply|guess|attempt|solution|turn|round)"
-    r"|(?=.*?\b(?:I|we)\b)(?:.*?)\b(?:previously|earlier|originally|initially|at[ \t]++first"
-    r"|last[ \t]++(?:round|time)|in[ \t]++round[ \t]++\d++)\b"
     r"|\b(?:I|we)[ \t]++(?:had[ \t]++)?(?:said|claimed|wrote|stated|concluded|answered|argued)\b",
     re.IGNORECASE,
 )
+_EARLIER_RE = re.compile(
+    r"\b(?:previously|earlier|originally|initially|at[ \t]++first|last[ \t]++(?:round|time)"
+    r"|in[ \t]++round[ \t]++\d++)\b",
+    re.IGNORECASE,
+)
+_SPEAKER_WORD_RE = re.compile(r"\b(?:I|we)\b", re.IGNORECASE)
 _REAFFIRM_RE = re.compile(r"\b(?:as|like)[ \t]++(?:I|we|my|our)\b", re.IGNORECASE)
 RECAP_WINDOW = 200
 """How far before a declaration its clause is read for a recap (``Earlier I said ...``)."""
@@ -291,7 +318,7 @@ def find_declarations(
     if answer_line >= 0:
         found += _last_markers("label", _LABEL_RE, text, answer_line)
         found += _last_markers("phrase", _PHRASE_RE, text, answer_line)
-    found += [d for d in _last_markers("phrase", _CORRECTION_RE, text) if _is_correction(text, d)]
+    found += _corrections(text)
     if choice:
         line_filter = confidence_line or _never
         found += _last_markers("choice", _CHOICE_RE, text)
@@ -305,6 +332,37 @@ def find_declarations(
     return found
 
 
+_CORRECTION_WORDS = (
+    "actually", "no", "wait", "scratch", "correction", "edit", "update", "oops", "sorry",
+    "meant", "make that", "rather", "thought", "reflection",
+)  # fmt: skip
+_RESTATEMENT_WORDS = ("correct", "revis", "updat", "amend", "chang", "switch", "right", "actual",
+                      "true", "final")  # fmt: skip
+
+
+def _corrections(text: str) -> list[Declaration]:
+    """Self-corrections: ``Actually no, it is 35``, ``changing my answer to 35``, ``35 is right``.
+
+    Each scan runs only when one of its words occurs in the text.
+    """
+    lowered = text.lower()
+    found: list[Declaration] = []
+    if any(word in lowered for word in _CORRECTION_WORDS):
+        markers = _last_markers("phrase", _CORRECTION_RE, text)
+        found += [d for d in markers if _is_correction(text, d)]
+    if any(word in lowered for word in _RESTATEMENT_WORDS):
+        markers = _last_markers("phrase", _RESTATEMENT_RE, text)
+        found += [d for d in markers if _short_value(text, d.end)]
+    if "correct" in lowered or "right" in lowered:
+        markers = _last_markers("phrase", _VALUE_FIRST_RE, text)
+        found += [
+            Declaration("phrase", d.start, d.start)
+            for d in markers
+            if _opens_sentence(text, d.start)
+        ]
+    return found
+
+
 def _is_correction(text: str, declaration: Declaration) -> bool:
     """Whether a self-correction cue (``Actually no, it is``, ``Wait,``) states a short value.
 
@@ -314,10 +372,21 @@ def _is_correction(text: str, declaration: Declaration) -> bool:
     before = text[max(0, declaration.start - 3) : declaration.start].rstrip(" \t")
     if before and before[-1] not in _CORRECTION_BEFORE:
         return False
-    rest = text[declaration.end : declaration.end + FRAGMENT_LIMIT]
+    return _short_value(text, declaration.end)
+
+
+def _short_value(text: str, start: int) -> bool:
+    """Whether the sentence from ``start`` is a value and at most a unit or two."""
+    rest = text[start : start + FRAGMENT_LIMIT]
     stop = _CORRECTION_END_RE.search(rest)
     sentence = rest[: stop.start()] if stop else rest
     return len(sentence.split()) <= CORRECTION_WORDS and not _NOT_A_VALUE_RE.search(sentence)
+
+
+def _opens_sentence(text: str, start: int) -> bool:
+    """Whether ``start`` opens a sentence or clause (``35 is correct``, ``So 35 is right``)."""
+    before = text[max(0, start - 40) : start].rstrip(" \t*_")
+    return not before or before[-1] in _CORRECTION_BEFORE or bool(_OPENING_WORD_RE.search(before))
 
 
 def is_recap(text: str, start: int) -> bool:
@@ -338,9 +407,12 @@ def is_recap(text: str, start: int) -> bool:
         True for a recap.
     """
     window = text[max(0, start - RECAP_WINDOW) : start]
-    boundary = _CLAUSE_BOUNDARY_RE.match(window)
-    clause = window[boundary.end() :] if boundary else window
-    return _RECAP_RE.search(clause) is not None and _REAFFIRM_RE.search(clause) is None
+    boundaries = deque(_CLAUSE_BOUNDARY_RE.finditer(window), maxlen=1)
+    clause = window[boundaries[0].end() :] if boundaries else window
+    recap = _RECAP_RE.search(clause) is not None or (
+        _EARLIER_RE.search(clause) is not None and _SPEAKER_WORD_RE.search(clause) is not None
+    )
+    return recap and _REAFFIRM_RE.search(clause) is None
 
 
 def _inside_earlier_sentence(text: str, found: list[Declaration], index: int) -> bool:
