@@ -74,10 +74,7 @@ with more is pathological, and reading stays linear)."""
 SKIP_LIMIT = 20
 """How many blank or confidence lines may follow a final choice (more: not final)."""
 
-_ADJECTIVE = (
-    r"(?:final|correct|right|best|true|actual|overall|only|updated|revised|new|corrected|amended"
-    r"|fixed)"
-)
+_ADJECTIVE = r"(?:final|corrected|correct|right|best|true|actual|overall|only|updated|revised|new)"
 _QUALIFIER = r"(?:final|corrected|revised|updated|amended|fixed|new|correct|actual|true)"
 _LABEL_NOTE = rf"(?:\([ \t]*+{_QUALIFIER}[ \t]*+\)[ \t*_]*+)?"
 _COPULA = r"(?:is|would[ \t]++be|will[ \t]++be|should[ \t]++be|must[ \t]++be|remains)\b|[:=]"
@@ -133,7 +130,7 @@ _RESTATEMENT_RE = re.compile(
     re.IGNORECASE,
 )
 _VALUE_FIRST_RE = re.compile(
-    r"(?=[-−$\d(])(?<![\w.,/\\])(?:[-−]?\$?\d[\d,]*+(?:\.\d++)?|\([A-Ja-j]\))[ \t]++is[ \t]++"
+    r"(?<![\w.,/\\])(?:[-−]?\$?\d[\d,]*+(?:\.\d++)?|\([A-Ja-j]\))[ \t]++is[ \t]++"
     r"(?:indeed[ \t]++|actually[ \t]++)?(?:the[ \t]++)?(?:correct|right)(?:[ \t]++answer)?"
     r"(?=[ \t*_]*+(?:[.!]|\n|$))",
     re.IGNORECASE,
