@@ -685,6 +685,14 @@ CASES = [
         "declared",
         id="hypothetical-change",
     ),
+    R(
+        "Subtract the insurance to find the final price: $1,300 - $130 = $1,170\nA: 1170",
+        "number",
+        None,
+        "1170",
+        "fallback",
+        id="final-price-expression-not-a-correction",
+    ),
 ]
 
 

@@ -139,7 +139,7 @@ _OPENING_WORD_RE = re.compile(
     r"\b(?:so|thus|therefore|hence|then|now|indeed|clearly)[ \t,]*+$", re.IGNORECASE
 )
 _CORRECTION_END_RE = re.compile(
-    r"\n|[.!?;](?=\s|$)|[,(]|\b(?:because|since|as|so|given|due|not|which)\b", re.IGNORECASE
+    r"\n|[.!?;](?=\s|$)|,(?=\s)|\(|\b(?:because|since|as|so|given|due|not|which)\b", re.IGNORECASE
 )
 _NOT_A_VALUE_RE = re.compile(
     r"\b(?:is|was|are|were|isn['’]t|wasn['’]t|seems|looks|would|should|can|could|might|must|has"
