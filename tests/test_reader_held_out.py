@@ -693,6 +693,42 @@ CASES = [
         "fallback",
         id="final-price-expression-not-a-correction",
     ),
+    R("Answer (in dollars): 35", "number", None, "35", "declared", id="label-with-unit-note"),
+    R(
+        "Answer: 30\nFinal answer (after correction): 35",
+        "number",
+        None,
+        "35",
+        "declared",
+        id="label-with-correction-note",
+    ),
+    R(
+        "Answer: 30\n\n---\n\n**Corrected Final Answer:** 35",
+        "number",
+        None,
+        "35",
+        "declared",
+        id="two-qualifiers-bold",
+    ),
+    R(
+        "The total is 5 1/2 + 2 = 7 1/2 hours.\nAnswer: 7 1/2",
+        "number",
+        None,
+        "7.5",
+        "declared",
+        id="mixed-numbers-in-working-and-answer",
+    ),
+    R("Answer: 12 3/4 inches", "number", None, "12.75", "declared", id="mixed-number-with-unit"),
+    R("Answer: 2 1/2 - 1/4", "number", None, None, "none", id="mixed-number-expression-abstains"),
+    R("Answer: 7 ½", "math", None, "\\frac{15}{2}", "declared", id="math-unicode-mixed-number"),
+    R(
+        "\\boxed{3\\tfrac{1}{4}}",
+        "math",
+        None,
+        "\\frac{13}{4}",
+        "declared",
+        id="math-tfrac-mixed-number",
+    ),
 ]
 
 

@@ -7,7 +7,8 @@ A declaration is one of:
 - ``label``: a line that starts with ``Answer:``, ``Final answer:``, ``Answer is`` or a
   heading ``**Final Answer**`` (Markdown ``#``, ``*``, ``_`` and list dashes allowed; the
   word "answer" may carry up to two qualifiers, ``Corrected answer:``, ``Revised final
-  answer:``, or a parenthesised one, ``Final answer (corrected):``), or
+  answer:``, and a short parenthesised note before the colon, ``Final answer
+  (corrected):``, ``Answer (in dollars):``), or
   ``Answer:`` opening a new sentence mid-line (``... so she earns $18. Answer: 18``); the
   fragment is the rest of the line, or the next non-empty line when the rest is empty;
 - ``phrase``: ``the answer is``, ``my final answer is``, ``our answer would be``,
@@ -76,7 +77,7 @@ SKIP_LIMIT = 20
 
 _ADJECTIVE = r"(?:final|corrected|correct|right|best|true|actual|overall|only|updated|revised|new)"
 _QUALIFIER = r"(?:final|corrected|revised|updated|amended|fixed|new|correct|actual|true)"
-_LABEL_NOTE = rf"(?:\([ \t]*+{_QUALIFIER}[ \t]*+\)[ \t*_]*+)?"
+_LABEL_NOTE = r"(?:\([^()\n]{1,40}+\)[ \t*_]*+(?=[:=]))?"
 _COPULA = r"(?:is|would[ \t]++be|will[ \t]++be|should[ \t]++be|must[ \t]++be|remains)\b|[:=]"
 _BOXED_RE = re.compile(r"\\(?:boxed|fbox)[ \t]*+\{")
 _BRACE_RE = re.compile(r"\\[{}]|[{}]")
