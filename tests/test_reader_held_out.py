@@ -729,6 +729,24 @@ CASES = [
         "declared",
         id="math-tfrac-mixed-number",
     ),
+    R("Answer: (C)\nNo. (B) is wrong.", "choice", 4, "C", "declared", id="no-then-rejected-letter"),
+    R("Answer: (C)\nWait, (B)?", "choice", 4, "C", "declared", id="wondering-is-not-correcting"),
+    R(
+        "Answer: 30\nWait, 35 (thirty-five).",
+        "number",
+        None,
+        "35",
+        "declared",
+        id="correction-with-spelled-value",
+    ),
+    R(
+        "Answer: (A)\nOn reflection, (C) Paris.",
+        "choice",
+        4,
+        "C",
+        "declared",
+        id="on-reflection-letter-and-text",
+    ),
 ]
 
 

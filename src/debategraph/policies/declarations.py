@@ -375,8 +375,10 @@ def _is_correction(text: str, declaration: Declaration) -> bool:
 
 def _short_value(text: str, start: int) -> bool:
     """Whether the sentence from ``start`` is a value and at most a unit or two."""
-    rest = text[start : start + FRAGMENT_LIMIT]
-    stop = _CORRECTION_END_RE.search(rest)
+    rest = text[start : start + FRAGMENT_LIMIT].lstrip(" \t*_$")
+    stop = _CORRECTION_END_RE.search(rest, 1)  # the value may open with "(": "(B) is wrong"
+    if stop and stop.group() == "?":
+        return False  # "Wait, (B)?" wonders; it does not correct
     sentence = rest[: stop.start()] if stop else rest
     return len(sentence.split()) <= CORRECTION_WORDS and not _NOT_A_VALUE_RE.search(sentence)
 
