@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from debategraph.policies.answers import AnswerSource, parse_answer
+from debategraph.policies.answers import AnswerSource, Extraction, parse_answer, parser_for
 from debategraph.policies.types import TaskKind
 
 
@@ -762,3 +762,14 @@ def test_the_table_is_large_and_covers_every_task_kind() -> None:
     assert len(CASES) >= 40
     kinds = {case.values[1] for case in CASES}  # type: ignore[attr-defined]
     assert kinds == {"number", "choice", "math"}
+
+
+def test_a_normaliser_parser_reads_the_corrected_and_unstruck_answer() -> None:
+    def city(fragment: str) -> str | None:
+        words = fragment.strip(" .*").lower().split()
+        return words[-1] if words else None
+
+    parse = parser_for("text", normalize=city)
+    assert parse("Answer: ~~Lyon~~ Paris", "text", None) == Extraction("paris", "declared")
+    corrected = "Answer: Lyon\n\nCorrected answer: Paris"
+    assert parse(corrected, "text", None) == Extraction("paris", "declared")

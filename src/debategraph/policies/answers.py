@@ -377,6 +377,7 @@ def parser_from_normalizer(
     """
 
     def parse(response: str, task: TaskKind, num_choices: int | None = None) -> Extraction:
+        response = unstruck(response)
         for declaration, text in own_declarations(response):
             value = normalize(_declared_text(declaration, text).strip())
             if value is not None:
