@@ -7,7 +7,12 @@ Extraction contract (:func:`parse_answer`)
    answer is`` or ``the correct answer:`` (whole words), and, for choice tasks, ``I choose
    (B)``, ``my final choice is (B)`` or a parenthesised letter with nothing but punctuation
    after it (see :mod:`debategraph.policies.declarations`). "answers", "answered" and
-   "answer choices" are not declarations.
+   "answer choices" are not declarations. **A correction is the last declaration**: a
+   label such as ``Corrected answer:``, ``Revised answer:`` or ``Final answer
+   (corrected):``, or a cue followed at once by a short value (``Actually no, it is 35``,
+   ``no wait, 35``, ``Correction: 35``); struck-out text (``~~30~~ 35``) is withdrawn
+   before reading. A recap of the speaker's own earlier answer (``Earlier I said the answer
+   is 30``, ``my previous answer is 30``) is not a declaration.
 2. **Peers' answers are not declarations, wherever they stand**: before or after the
    speaker's own declaration, in parentheses, in lists, in tables. Passed over are what the
    reply reports (``Agent 2's answer is 42``, ``they think the answer is (B)``, ``a1: the
@@ -183,6 +188,29 @@ _BOX_JOIN_LIMIT = 40
 _PAREN_LETTER_RE = re.compile(r"\(([A-Ja-j])\)")
 
 
+_STRUCK_RE = re.compile(
+    r"~~[^~\n]{1,200}+~~|<(del|s|strike)>[^<\n]{1,200}+</\1>|\\sout\{[^{}\n]{1,200}+\}"
+)
+STRUCK_MARKERS = ("~~", "<del>", "<s>", "<strike>", "\\sout{")
+"""Markup of struck-out text; an answer the speaker struck out (``~~30~~ 35``) is withdrawn."""
+
+
+def unstruck(response: str) -> str:
+    """The response with struck-out text (``~~30~~``, ``<del>30</del>``) blanked.
+
+    Blanks keep every offset, so positions in the result are positions in the response.
+
+    Args:
+        response: The model's whole response.
+
+    Returns:
+        The response, struck-out spans replaced by spaces.
+    """
+    if not any(marker in response for marker in STRUCK_MARKERS):
+        return response
+    return _STRUCK_RE.sub(lambda m: " " * len(m.group()), response)
+
+
 def _prior_box_conflicts(
     response: str, found: list[Declaration], index: int, read: _Reader, value: str
 ) -> bool:
@@ -238,6 +266,7 @@ def parse_number(
 
     ``task`` and ``num_choices`` are ignored.
     """
+    response = unstruck(response)
     return _declared(response, _read_number) or _fallback_number(response)
 
 
@@ -248,6 +277,7 @@ def parse_choice(
 
     Letters past ``num_choices`` (how many options exist) are invalid; ``task`` is ignored.
     """
+    response = unstruck(response)
 
     def read(declaration: Declaration, text: str) -> tuple[Answer, bool]:
         return read_choice(text, num_choices)
@@ -288,6 +318,7 @@ def parse_text(
 
     There is no fallback; ``task`` and ``num_choices`` are ignored.
     """
+    response = unstruck(response)
     return _declared(response, _read_text) or NO_ANSWER
 
 
@@ -310,6 +341,7 @@ def parse_math(
 
     The answer is a :func:`canonical_math` key; ``task`` and ``num_choices`` are ignored.
     """
+    response = unstruck(response)
     declared = _declared(response, _read_math)
     if declared is not None:
         return declared
@@ -345,6 +377,7 @@ def parser_from_normalizer(
     """
 
     def parse(response: str, task: TaskKind, num_choices: int | None = None) -> Extraction:
+        response = unstruck(response)
         for declaration, text in own_declarations(response):
             value = normalize(_declared_text(declaration, text).strip())
             if value is not None:

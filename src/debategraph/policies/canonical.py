@@ -72,7 +72,9 @@ _YES_NO_RE = re.compile(
 _ARTICLES_RE = re.compile(r"\b(?:a|an|the)\b")
 
 
-_MATH_DELIMITED_RE = re.compile(r"\$\$?([^$]{1,400}+)\$|\\\((.{1,400}?)\\\)|\\\[(.{1,400}?)\\\]")
+_MATH_DELIMITED_RE = re.compile(
+    r"\$\$?((?:[^$\\]|\\.){1,400}+)\$|\\\((.{1,400}?)\\\)|\\\[(.{1,400}?)\\\]"
+)
 
 
 _MATH_STOP_RE = re.compile(

@@ -5,7 +5,10 @@ A declaration is one of:
 - ``boxed``: ``\boxed{...}`` or ``\fbox{...}`` with balanced braces (its content is the
   fragment);
 - ``label``: a line that starts with ``Answer:``, ``Final answer:``, ``Answer is`` or a
-  heading ``**Final Answer**`` (Markdown ``#``, ``*``, ``_`` and list dashes allowed), or
+  heading ``**Final Answer**`` (Markdown ``#``, ``*``, ``_`` and list dashes allowed; the
+  word "answer" may carry up to two qualifiers, ``Corrected answer:``, ``Revised final
+  answer:``, and a short parenthesised note before the colon, ``Final answer
+  (corrected):``, ``Answer (in dollars):``), or
   ``Answer:`` opening a new sentence mid-line (``... so she earns $18. Answer: 18``); the
   fragment is the rest of the line, or the next non-empty line when the rest is empty;
 - ``phrase``: ``the answer is``, ``my final answer is``, ``our answer would be``,
@@ -13,7 +16,10 @@ A declaration is one of:
   ``final`` or ``correct``, then ``is``, ``would be``, ``will be``, ``should be``,
   ``must be``, ``remains``, ``:`` or ``=``), ``final answer is`` / ``final answer:``, and a
   reaffirmed earlier answer (``I confirm my earlier answer: 9``, ``I stand by my original
-  answer of 9``); the fragment is the rest of the line;
+  answer of 9``), and a self-correction cue (``Actually no, it is``, ``no wait,``,
+  ``Correction:``, ``On reflection,``) that opens a sentence and is followed at once by a
+  value whose sentence has at most :data:`CORRECTION_WORDS` words and no verb or operator;
+  the fragment is the rest of the line;
 - for ``choice`` tasks also ``choice``: ``I choose``, ``I'll go with``, ``we select``,
   ``my final choice is``, ``the correct option is``, a line ``Choice: B``; and ``final``: a
   parenthesised letter with nothing but punctuation (or a confidence line) after it, or a
@@ -27,7 +33,8 @@ declarations, and neither are candidates that
 :func:`~debategraph.policies.attribution.statement_owner` attributes to a peer (``Agent 2's
 answer is 42``, ``they think the answer is 40``) unless the speaker adopts them (``..., and
 I agree``), quotes and copied peer blocks, hypothetical clauses (``if the answer is 42``) or
-negations (``the answer is not 42``).
+negations (``the answer is not 42``), nor the speaker's recap of an earlier answer of its
+own (:func:`is_recap`: ``Earlier I said the answer is 30``).
 
 Finding markers is one linear scan per pattern; fragments and attributions are computed
 lazily, last marker first, and read bounded windows only.
@@ -68,13 +75,16 @@ with more is pathological, and reading stays linear)."""
 SKIP_LIMIT = 20
 """How many blank or confidence lines may follow a final choice (more: not final)."""
 
-_ADJECTIVE = r"(?:final|correct|right|best|true|actual|overall|only|updated|revised|new)"
+_ADJECTIVE = r"(?:final|corrected|correct|right|best|true|actual|overall|only|updated|revised|new)"
+_QUALIFIER = r"(?:final|corrected|revised|updated|amended|fixed|new|correct|actual|true)"
+_LABEL_NOTE = r"(?:\([^()\n]{1,40}+\)[ \t*_]*+(?=[:=]))?"
 _COPULA = r"(?:is|would[ \t]++be|will[ \t]++be|should[ \t]++be|must[ \t]++be|remains)\b|[:=]"
 _BOXED_RE = re.compile(r"\\(?:boxed|fbox)[ \t]*+\{")
 _BRACE_RE = re.compile(r"\\[{}]|[{}]")
 _LABEL_RE = re.compile(
-    r"^[ \t#*_-]*+(?:final[ \t]++)?answer[ \t*_]*+(?:[:=]|is\b|$)"
-    r"|(?<=[.!?)][ \t])[*_]*+(?:final[ \t]++)?answer[ \t*_]*+[:=]",
+    rf"^[ \t#*_-]*+(?=[aAfFcCrRuUnNtT])(?:{_QUALIFIER}[ \t]++){{0,2}}answer[ \t*_]*+"
+    rf"{_LABEL_NOTE}(?:[:=]|is\b|$)"
+    rf"|(?<=[.!?)][ \t])[*_]*+(?:{_QUALIFIER}[ \t]++){{0,2}}answer[ \t*_]*+{_LABEL_NOTE}[:=]",
     re.IGNORECASE | re.MULTILINE,
 )
 _ANSWER_WORD_RE = re.compile(r"answer", re.IGNORECASE)  # folds as the markers' "answer" does
@@ -97,13 +107,75 @@ _CHOICE_RE = re.compile(
 _CHOICE_LABEL_RE = re.compile(
     r"^[ \t#*_-]*+(?:final[ \t]++)?choice[ \t*_]*+[:=]", re.IGNORECASE | re.MULTILINE
 )
+_VALUE_AHEAD = (
+    r"(?=(?:\*\*|__|\\?\$|\\\(|\\boxed\{)?[ \t]*+(?:[-−]?(?:\d|\.\d)|\\[dt]?frac|\([A-Ja-j]\)"
+    r"|[A-J]\)|(?:option|choice)[ \t]++[A-J]\b|[A-J](?=[ \t*_]*+(?:[.!]|$))))"
+)
+_CORRECTION_RE = re.compile(
+    r"(?=[aAnNwWsScCeEuUoOiImMrR])\b(?:actually(?:[ \t,]++no)?|no(?:[ \t,.!…]++wait)?"
+    r"|wait(?:[ \t,.!…]++no)?"
+    r"|scratch[ \t]++that|correction|edit|update|oops|sorry|I[ \t]++meant|make[ \t]++that|rather"
+    r"|on[ \t]++(?:second[ \t]++thought|reflection))\b"
+    r"(?:[ \t,:;.!…—–*_-]++(?:(?:it|that|this)(?:['’]s|[ \t]++(?:is|should[ \t]++be|must[ \t]++be"
+    r"|would[ \t]++be|comes[ \t]++to))|I[ \t]++get|we[ \t]++get)\b)?[ \t,:;.!…—–*_-]*+"
+    + _VALUE_AHEAD,
+    re.IGNORECASE | re.MULTILINE,
+)
+_RESTATEMENT_RE = re.compile(
+    r"(?=[cCrRuUaAsStT])\b(?:(?:corrected|revised|updated|amended)[ \t]*+(?::|to\b)"
+    r"|(?:chang|updat|revis|switch|correct|amend)\w*+[ \t]++(?:my|our)[ \t]++(?:final[ \t]++)?"
+    r"answer(?:[ \t]++from[ \t]++[^\n.;]{1,40}?)?[ \t]++to"
+    r"|the[ \t]++(?:correct|right|corrected|revised|actual|true|final)[ \t]++(?:total|value|result"
+    r"|number|count|amount|sum|figure|price|cost)[ \t]*+(?:is|should[ \t]++be|would[ \t]++be|[:=]))"
+    r"[ \t*_:]*+" + _VALUE_AHEAD,
+    re.IGNORECASE,
+)
+_VALUE_FIRST_RE = re.compile(
+    r"(?<![\w.,/\\])(?:[-−]?\$?\d[\d,]*+(?:\.\d++)?|\([A-Ja-j]\))[ \t]++is[ \t]++"
+    r"(?:indeed[ \t]++|actually[ \t]++)?(?:the[ \t]++)?(?:correct|right)(?:[ \t]++answer)?"
+    r"(?=[ \t*_]*+(?:[.!]|\n|$))",
+    re.IGNORECASE,
+)
+_OPENING_WORD_RE = re.compile(
+    r"\b(?:so|thus|therefore|hence|then|now|indeed|clearly)[ \t,]*+$", re.IGNORECASE
+)
+_CORRECTION_END_RE = re.compile(
+    r"\n|[.!?;](?=\s|$)|,(?=\s)|\(|\b(?:because|since|as|so|given|due|not|which)\b", re.IGNORECASE
+)
+_NOT_A_VALUE_RE = re.compile(
+    r"\b(?:is|was|are|were|isn['’]t|wasn['’]t|seems|looks|would|should|can|could|might|must|has"
+    r"|had|have|does|did|do|of|plus|minus|times|divided)\b|[+*×÷=]",
+    re.IGNORECASE,
+)
+_CORRECTION_BEFORE = frozenset("\n.!?…,;:—–-(*_#")
+CORRECTION_WORDS = 3
+"""The most words a self-correction's value may span (``Actually no, it is 35 dollars.``);
+a longer sentence after ``Wait,`` is reasoning, not a corrected answer."""
+_CLAUSE_BOUNDARY_RE = re.compile(
+    r"[.!?;\n]|\b(?:but|however|though|yet|now|instead)\b", re.IGNORECASE
+)
+_RECAP_RE = re.compile(
+    r"\b(?:my|our)[ \t]++(?:previous|earlier|original|initial|first|last|old|prior)[ \t]++"
+    r"(?:answer|response|reply|guess|attempt|solution|turn|round)"
+    r"|\b(?:I|we)[ \t]++(?:had[ \t]++)?(?:said|claimed|wrote|stated|concluded|answered|argued)\b",
+    re.IGNORECASE,
+)
+_EARLIER_RE = re.compile(
+    r"\b(?:previously|earlier|originally|initially|at[ \t]++first|last[ \t]++(?:round|time)"
+    r"|in[ \t]++round[ \t]++\d++)\b",
+    re.IGNORECASE,
+)
+_SPEAKER_WORD_RE = re.compile(r"\b(?:I|we)\b", re.IGNORECASE)
+_REAFFIRM_RE = re.compile(r"\b(?:as|like)[ \t]++(?:I|we|my|our)\b", re.IGNORECASE)
+RECAP_WINDOW = 200
+"""How far before a declaration its clause is read for a recap (``Earlier I said ...``)."""
 _NEGATION_RE = re.compile(r"[ \t*_]*+(?:\w++ly[ \t]++)?(?:not|n['’]t|never)\b", re.IGNORECASE)
 _PAREN_LETTER_RE = re.compile(r"\(([A-Ja-j])\)")
 FINAL_LINE_LIMIT = 200
 """Longest last line read as a bare final choice (``(B)``, ``B.``, ``**C**``)."""
 
 _LAST_LINE_RE = re.compile(
-    r"[ \t#*_-]*+(?:(?:option|choice)[ \t]++)?\(?([A-Ja-j])\)?[ \t*_.]*+"
+    r"[ \t#*_-]*+(?:(?:[oO]ption|[cC]hoice)[ \t]++)?\(?([A-Ja-j])\)?[ \t*_.]*+"
     r"|[ \t#*_-]*+([A-J])\)[ \t]++[^\s(][^\n(]{0,80}+",
 )
 _OPTION_LINE_RE = re.compile(r"[ \t#*_-]*+\(?[A-J]\)")
@@ -244,6 +316,7 @@ def find_declarations(
     if answer_line >= 0:
         found += _last_markers("label", _LABEL_RE, text, answer_line)
         found += _last_markers("phrase", _PHRASE_RE, text, answer_line)
+    found += _corrections(text)
     if choice:
         line_filter = confidence_line or _never
         found += _last_markers("choice", _CHOICE_RE, text)
@@ -255,6 +328,91 @@ def find_declarations(
     if choice:
         found = [d for i, d in enumerate(found) if not _inside_earlier_sentence(text, found, i)]
     return found
+
+
+_CORRECTION_WORDS = (
+    "actually", "no", "wait", "scratch", "correction", "edit", "update", "oops", "sorry",
+    "meant", "make that", "rather", "thought", "reflection",
+)  # fmt: skip
+_RESTATEMENT_WORDS = ("correct", "revis", "updat", "amend", "chang", "switch", "right", "actual",
+                      "true", "final")  # fmt: skip
+
+
+def _corrections(text: str) -> list[Declaration]:
+    """Self-corrections: ``Actually no, it is 35``, ``changing my answer to 35``, ``35 is right``.
+
+    Each scan runs only when one of its words occurs in the text.
+    """
+    lowered = text.lower()
+    found: list[Declaration] = []
+    if any(word in lowered for word in _CORRECTION_WORDS):
+        markers = _last_markers("phrase", _CORRECTION_RE, text)
+        found += [d for d in markers if _is_correction(text, d)]
+    if any(word in lowered for word in _RESTATEMENT_WORDS):
+        markers = _last_markers("phrase", _RESTATEMENT_RE, text)
+        found += [d for d in markers if _short_value(text, d.end)]
+    if "correct" in lowered or "right" in lowered:
+        markers = _last_markers("phrase", _VALUE_FIRST_RE, text)
+        found += [
+            Declaration("phrase", d.start, d.start)
+            for d in markers
+            if _opens_sentence(text, d.start)
+        ]
+    return found
+
+
+def _is_correction(text: str, declaration: Declaration) -> bool:
+    """Whether a self-correction cue (``Actually no, it is``, ``Wait,``) states a short value.
+
+    The cue opens a sentence or follows punctuation, and the rest of its sentence is at most
+    :data:`CORRECTION_WORDS` words (the value and perhaps a unit).
+    """
+    before = text[max(0, declaration.start - 3) : declaration.start].rstrip(" \t")
+    if before and before[-1] not in _CORRECTION_BEFORE:
+        return False
+    return _short_value(text, declaration.end)
+
+
+def _short_value(text: str, start: int) -> bool:
+    """Whether the sentence from ``start`` is a value and at most a unit or two."""
+    rest = text[start : start + FRAGMENT_LIMIT].lstrip(" \t*_$")
+    stop = _CORRECTION_END_RE.search(rest, 1)  # the value may open with "(": "(B) is wrong"
+    if stop and stop.group() == "?":
+        return False  # "Wait, (B)?" wonders; it does not correct
+    sentence = rest[: stop.start()] if stop else rest
+    return len(sentence.split()) <= CORRECTION_WORDS and not _NOT_A_VALUE_RE.search(sentence)
+
+
+def _opens_sentence(text: str, start: int) -> bool:
+    """Whether ``start`` opens a sentence or clause (``35 is correct``, ``So 35 is right``)."""
+    before = text[max(0, start - 40) : start].rstrip(" \t*_")
+    return not before or before[-1] in _CORRECTION_BEFORE or bool(_OPENING_WORD_RE.search(before))
+
+
+def is_recap(text: str, start: int) -> bool:
+    """Whether a declaration restates an earlier answer of the speaker's, not the current one.
+
+    ``Earlier I said the answer is 30`` and ``my previous answer is 30`` are recaps; ``As I
+    said earlier, the answer is 12`` reaffirms and is not.
+
+    The clause before the marker is read, from the last sentence end or contrast word
+    (``but``, ``now``, ``instead``) on: ``I previously said 30, but the answer is 35`` and
+    ``Before, I thought 30; now the answer is 35`` declare 35.
+
+    Args:
+        text: The whole response.
+        start: Where the declaration starts.
+
+    Returns:
+        True for a recap.
+    """
+    window = text[max(0, start - RECAP_WINDOW) : start]
+    boundaries = deque(_CLAUSE_BOUNDARY_RE.finditer(window), maxlen=1)
+    clause = window[boundaries[0].end() :] if boundaries else window
+    recap = _RECAP_RE.search(clause) is not None or (
+        _EARLIER_RE.search(clause) is not None and _SPEAKER_WORD_RE.search(clause) is not None
+    )
+    return recap and _REAFFIRM_RE.search(clause) is None
 
 
 def _inside_earlier_sentence(text: str, found: list[Declaration], index: int) -> bool:
@@ -290,6 +448,8 @@ def is_own(text: str, declaration: Declaration) -> bool:
         False for peers' statements, quotes, copied peer blocks, hypotheticals and negations.
     """
     if declaration.kind in ("phrase", "choice") and _NEGATION_RE.match(text, declaration.end):
+        return False
+    if is_recap(text, declaration.start):
         return False
     if declaration.kind == "label":
         return not is_reproduced(text, declaration.start)

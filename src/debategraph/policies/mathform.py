@@ -21,7 +21,9 @@ does not change the value:
    leading single-variable assignment ``x=`` is dropped when it is the only ``=`` or when
    every item of a bracket-free list has one (``x = -2 or x = 3`` -> ``-2,3``);
 6. thousands separators in a plain number (``1{,}000``, ``1,000`` without brackets);
-7. a plain rational (an integer, a decimal, ``a/b`` or ``\frac{a}{b}`` with integer parts,
+7. a mixed number written as one (``2 1/2``, ``2\frac{1}{2}``, ``2½``) is the rational it
+   denotes (``\frac{5}{2}``); ``2-1/2`` stays a subtraction;
+8. a plain rational (an integer, a decimal, ``a/b`` or ``\frac{a}{b}`` with integer parts,
    optionally signed) prints as an integer, as ``\frac{p}{q}`` in lowest terms (sign in
    front) when ``q`` is at most 1000, and as a plain decimal otherwise.
 
@@ -40,7 +42,7 @@ MAX_FRACTION_DENOMINATOR = 1000
 r"""Rationals with a denominator up to this print as ``\frac{p}{q}``, others as decimals."""
 
 _BOXED_RE = re.compile(r"\\(?:boxed|fbox)[ \t]*+\{")
-_DELIMITED_RE = re.compile(r"\$\$?([^$]*+)\$\$?|\\\((.*?)\\\)|\\\[(.*?)\\\]", re.DOTALL)
+_DELIMITED_RE = re.compile(r"\$\$?((?:[^$\\]|\\.)*+)\$\$?|\\\((.*?)\\\)|\\\[(.*?)\\\]", re.DOTALL)
 _SPACING_RE = re.compile(
     r"\\[,;:! ]|\\q?quad\b|\\displaystyle\b|\\left\b|\\right\b|\\middle\b|~|\\\$|\\?%"
     r"|\^\{?\\circ\}?|°|\s++"
@@ -83,6 +85,37 @@ _RATIONAL_RE = re.compile(
     r"(?P<sign>-?)(?:\\frac\{(?P<fn>-?\d++)\}\{(?P<fd>-?\d++)\}"
     r"|(?P<n>\d++(?:\.\d++)?|\.\d++)(?:/(?P<d>\d++))?)"
 )
+_VULGAR_FRACTIONS = {
+    "½": "1/2", "⅓": "1/3", "⅔": "2/3", "¼": "1/4", "¾": "3/4", "⅕": "1/5", "⅖": "2/5",
+    "⅗": "3/5", "⅘": "4/5", "⅙": "1/6", "⅚": "5/6", "⅛": "1/8", "⅜": "3/8", "⅝": "5/8",
+    "⅞": "7/8",
+}  # fmt: skip
+_MIXED_RE = re.compile(
+    r"[ \t]*+(?P<sign>-?)[ \t]*+(?P<whole>\d{1,3}+)(?:[ \t]++(?P<n>\d++)[ \t]*+/[ \t]*+(?P<d>\d++)"
+    r"|[ \t]*+\\[dt]?frac[ \t]*+(?:\{[ \t]*+(?P<fn>\d++)[ \t]*+\}|(?P<fn1>\d))"
+    r"[ \t]*+(?:\{[ \t]*+(?P<fd>\d++)[ \t]*+\}|(?P<fd1>\d))"
+    r"|[ \t]*+(?P<vf>[" + "".join(_VULGAR_FRACTIONS) + r"]))[ \t.]*+"
+)
+
+
+def _mixed_number(text: str) -> str | None:
+    r"""The key of a fragment that is one mixed number (``2 1/2``, ``2\frac{1}{2}``, ``2½``).
+
+    Written with a space or as LaTeX's juxtaposition, the whole part adds to a proper
+    fraction; ``2-1/2`` and improper parts (``2\frac{3}{2}``) are left as expressions.
+    """
+    m = _MIXED_RE.fullmatch(text)
+    if m is None:
+        return None
+    if m.group("vf"):
+        numerator, denominator = (int(part) for part in _VULGAR_FRACTIONS[m.group("vf")].split("/"))
+    else:
+        numerator = int(m.group("n") or m.group("fn") or m.group("fn1"))
+        denominator = int(m.group("d") or m.group("fd") or m.group("fd1"))
+    if denominator == 0 or not 0 < numerator < denominator:
+        return None
+    value = int(m.group("whole")) + Fraction(numerator, denominator)
+    return _format_rational(-value if m.group("sign") else value)
 
 
 def _last_boxed(text: str) -> str | None:
@@ -157,6 +190,9 @@ def canonical_math(fragment: str) -> str | None:
     """
     if len(fragment) > MAX_LENGTH:
         return None
+    mixed = _mixed_number(_unwrap(fragment).replace("−", "-"))
+    if mixed is not None:
+        return mixed
     text = _CONNECTOR_RE.sub(",", _unwrap(fragment).translate(_UNICODE))
     text = _COMMAND_SPACE_RE.sub(rf"\1{_KEPT_SPACE}", text)
     text = _UNITS_RE.sub("", _SPACING_RE.sub("", text))

@@ -11,6 +11,8 @@ What is read (each is one number token):
   has no exact value to compare and reads as nothing;
 - scientific notation ``1.5e3``, powers ``10^6``, ``10^{-3}``, ``2^{10}`` and
   ``2.5 \times 10^3`` (also ``x``, ``×``, ``*``, ``\cdot``);
+- mixed numbers with a proper fraction: ``2 1/2``, ``2-1/2``, ``2\frac{1}{2}`` and the
+  unicode fractions ``½``, ``2½``, ``2 ½`` are 2.5 (``2 3/2`` is ambiguous);
 - ``thousand``, ``million``, ``billion`` and ``trillion`` after a number;
 - currency signs (``$``, ``\$``, ``€``, ``£``, ``¥``), percent signs and units are dropped:
   ``$1,250.00`` is 1250, ``45%`` is 45 (the number the answer states, as GSM8K references
@@ -19,8 +21,8 @@ What is read (each is one number token):
 A minus is a sign only when it touches the digits and does not follow a number or a closing
 bracket: in ``100 - 25`` and ``100 -25`` it is an operator. Forms that could mean more than
 one value are ambiguous and read as nothing: times and ratios (``3:45``), dates
-(``3/4/2020``), malformed or European separators (``1,25``, ``1.234,5``), mixed numbers
-(``3 1/2``, ``2\frac{1}{2}``, ``2\sqrt{4}``) and a zero denominator.
+(``3/4/2020``), malformed or European separators (``1,25``, ``1.234,5``), a whole number
+before an improper fraction or a root (``3 3/2``, ``2\sqrt{4}``) and a zero denominator.
 
 Canonical strings: an integral value prints without a decimal point (``"18.00"`` -> ``"18"``),
 any other with up to ten significant digits (``"0.3333333333"``).
@@ -41,6 +43,13 @@ MAX_EXPONENT = 300
 """Largest power of ten (or power) read; larger ones are ambiguous rather than computed."""
 
 _SEP = r"(?:,|\{,\}|\\,|[\u2009\u202f\u00a0])"
+VULGAR_FRACTIONS = {
+    "½": (1, 2), "⅓": (1, 3), "⅔": (2, 3), "¼": (1, 4), "¾": (3, 4), "⅕": (1, 5), "⅖": (2, 5),
+    "⅗": (3, 5), "⅘": (4, 5), "⅙": (1, 6), "⅚": (5, 6), "⅛": (1, 8), "⅜": (3, 8), "⅝": (5, 8),
+    "⅞": (7, 8),
+}  # fmt: skip
+"""Unicode fractions read as numbers (``½`` is 0.5, ``2½`` and ``2 ½`` are 2.5)."""
+_VULGAR = "[" + "".join(VULGAR_FRACTIONS) + "]"
 _NUM = r"[-−]?(?:\d++(?:\.\d++)?|\.\d++)"
 _ROOT_ARG = r"(?:\d++(?:\.\d++)?|\.\d++)"
 
@@ -52,8 +61,8 @@ def _root(name: str) -> str:
 
 _NUMBER_RE = re.compile(
     rf"""
-    (?=[-−–$€£¥\\.\d])              # cheap first-character filter (a large speed-up)
-    (?=[-−–]?+(?:\\?\$|[€£¥])?+[ \t]?+[-−–]?+(?:\d|\.\d|\\[dt]?frac|\\sqrt))
+    (?=[-−–$€£¥\\.\d{_VULGAR[1:-1]}])    # cheap first-character filter (a large speed-up)
+    (?=[-−–]?+(?:\\?\$|[€£¥])?+[ \t]?+[-−–]?+(?:\d|\.\d|\\[dt]?frac|\\sqrt|{_VULGAR}))
     (?<![A-Za-z\d.^_\\])
     (?P<neg0>[-−–](?=\\?[$€£¥\\]))?
     (?:(?P<cur>\\?\$|[€£¥])[ \t]?+)?
@@ -63,6 +72,12 @@ _NUMBER_RE = re.compile(
             (?:\{{[ \t]*+(?:(?P<fn>{_NUM})|{_root("fns")})[ \t]*+\}}|(?P<fn1>\d))[ \t]*+
             (?:\{{[ \t]*+(?:(?P<fd>{_NUM})|{_root("fds")})[ \t]*+\}}|(?P<fd1>\d))
       | {_root("sq")}
+      | (?P<whole>\d{{1,3}}+)(?:[ \t]++(?:and[ \t]++)?|-)
+            (?P<mn>\d{{1,4}}+)[ \t]*+/[ \t]*+(?P<md>\d{{1,4}}+)(?![\d/]|[.,:]\d)
+      | (?P<lwhole>\d{{1,3}}+)[ \t]*+\\[dt]?frac[ \t]*+
+            (?:\{{[ \t]*+(?P<lmn>\d++)[ \t]*+\}}|(?P<lmn1>\d))[ \t]*+
+            (?:\{{[ \t]*+(?P<lmd>\d++)[ \t]*+\}}|(?P<lmd1>\d))
+      | (?P<vwhole>\d{{1,3}}+)?[ \t]?+(?P<vf>{_VULGAR})
       | (?P<int>\d{{1,3}}+(?:{_SEP}\d{{3}})++(?!\d)|\d++)(?:\.(?P<dec>\d++))?
       | \.(?P<lead>\d++)
     )
@@ -128,7 +143,8 @@ _WORDS = {word: n for n, word in enumerate(_UNITS)} | {w: 20 + 10 * i for i, w i
 _WORD_RE = re.compile(
     rf"(?:(?P<tens>{'|'.join(_TENS)})(?:[- ](?P<unit>{'|'.join(_UNITS[1:10])}))?"
     rf"|(?P<word>{'|'.join(_UNITS)}))\b"
-    r"(?![ \t]++(?:of|that|which|who|whom|whose|or|and|more|less|another|other|thing)\b)",
+    r"(?![ \t]++(?:of|that|which|who|whom|whose|or|and|more|less|another|other|thing|hundred"
+    r"|thousand|million|billion|dozen|half|quarter)\b|-)",
     re.IGNORECASE,
 )
 
@@ -185,6 +201,13 @@ def _mantissa(m: re.Match[str]) -> Fraction | None:
         return _fraction(f"{digits}.{m.group('dec')}") if m.group("dec") else Fraction(int(digits))
     if m.group("lead") is not None:
         return _fraction("0." + m.group("lead"))
+    if m.group("whole") is not None:
+        return _mixed(m.group("whole"), m.group("mn"), m.group("md"))
+    if m.group("lwhole") is not None:
+        top = m.group("lmn") or m.group("lmn1")
+        return _mixed(m.group("lwhole"), top, m.group("lmd") or m.group("lmd1"))
+    if m.group("vf") is not None:
+        return int(m.group("vwhole") or 0) + Fraction(*VULGAR_FRACTIONS[m.group("vf")])
     if m.group("sq") or m.group("sq1"):
         return _exact_root(m.group("sq") or m.group("sq1"))
     numerator = _part(m, "fn")
@@ -192,6 +215,14 @@ def _mantissa(m: re.Match[str]) -> Fraction | None:
     if numerator is None or not denominator:
         return None
     return numerator / denominator
+
+
+def _mixed(whole: str, numerator: str, denominator: str) -> Fraction | None:
+    """A mixed number (``2 1/2`` is 5/2); ``None`` unless the fraction is proper."""
+    part = Fraction(int(numerator), int(denominator)) if int(denominator) else None
+    if part is None or not 0 < part < 1:
+        return None
+    return int(whole) + part
 
 
 def _part(m: re.Match[str], name: str) -> Fraction | None:
@@ -241,7 +272,12 @@ def _token(text: str, m: re.Match[str]) -> NumberToken:
     if m.group("pct"):
         end = m.start("pct")
     before = text[max(0, start - 2) : start]
-    fraction = m.group("den") is not None or (m.group("int") is None and m.group("lead") is None)
+    fraction = m.group("den") is not None or (
+        m.group("int") is None
+        and m.group("lead") is None
+        and m.group("whole") is None
+        and m.group("lwhole") is None
+    )
     ambiguous = bool(
         _AFTER_AMBIGUOUS_RE.match(text, m.end())
         or _BEFORE_AMBIGUOUS_RE.search(before)
