@@ -49,7 +49,7 @@ def result_html(result: DebateResult) -> str:
         + (f" · cut off {escape(', '.join(result.cut_off))}" if result.cut_off else "")
         + "</small>",
     ]
-    for r in range(result.rounds + 1):
+    for r in sorted({0, *(t["round"] for t in result.turns)}):
         rows = []
         for t in (t for t in result.turns if t["round"] == r):
             shown = t.get("label") if t["kind"] == "evaluation" else t["answer"]
