@@ -3,6 +3,7 @@ counted where a call was made (simulated model, seeded, three items per method).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -10,7 +11,7 @@ from typing import Any
 import pytest
 
 from debategraph.eval.analysis.dynamics import vote_at_round
-from debategraph.eval.analysis.pareto import arm_points, is_voting_arm
+from debategraph.eval.analysis.pareto import arm_points, is_voting_arm, point_label
 from debategraph.eval.datasets import load_dataset
 from debategraph.eval.run.runner import arms_for, evaluate
 from debategraph.methods.registry import method_names
@@ -88,6 +89,12 @@ def test_every_point_is_priced_at_the_calls_behind_it(
         assert point["tokens_exact"]
     spend_order = [p["tokens_per_item"] for p in points]
     assert spend_order == sorted(spend_order)
+    repeats = [
+        (point_label(a), point_label(b))
+        for a, b in itertools.pairwise(points)
+        if (a["correct"], a["tokens_per_item"]) == (b["correct"], b["tokens_per_item"])
+    ]
+    assert not repeats, f"{method} draws the same point twice: {repeats}"
     # nothing is lost: the last point (a round, k or the decision) costs the whole spend
     assert points[-1]["tokens_per_item"] == pytest.approx(
         sum(total(row) for row in rows) / len(rows)

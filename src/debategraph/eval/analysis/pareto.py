@@ -266,8 +266,10 @@ def arm_points(arm: str, rows: Sequence[Row]) -> list[ParetoPoint]:
     """Every point of one arm, in order of spend: rounds or ``k``, then its decision.
 
     Failed rows are left out; so are rows without ``round_answers``, unless no row has them
-    (then the arm is its decision point alone). The decision point is left out where it is
-    the last point already (same right answers, same tokens).
+    (then the arm is its decision point alone). A point that repeats the one before it (same
+    right answers, same tokens: a round in which no agent answered, as MoA's aggregator
+    round or the council's ranking round) is left out, and so is the decision point where it
+    is the last point already.
 
     Args:
         arm: The arm's label.
@@ -280,15 +282,23 @@ def arm_points(arm: str, rows: Sequence[Row]) -> list[ParetoPoint]:
     traced = [row for row in scored if row.get("round_answers")]
     if not traced:
         return [decision_point(arm, scored)] if scored else []
-    steps = vote_points(arm, traced) if is_voting_arm(traced) else round_points(arm, traced)
+    found = vote_points(arm, traced) if is_voting_arm(traced) else round_points(arm, traced)
+    steps: list[ParetoPoint] = []
+    for point in found:  # a round no agent answered in repeats the round before it
+        if not steps or not _same(point, steps[-1]):
+            steps.append(point)
     final = decision_point(arm, traced)
     if not steps:  # rows that record a round without answers
         return [final]
-    last = steps[-1]
-    same = final["correct"] == last["correct"] and abs(
-        final["tokens_per_item"] - last["tokens_per_item"]
-    ) <= 1e-9 * max(1.0, final["tokens_per_item"])
-    return steps if same else [*steps, final]
+    return steps if _same(final, steps[-1]) else [*steps, final]
+
+
+def _same(a: ParetoPoint, b: ParetoPoint) -> bool:
+    """Whether two points of one arm are the same configuration: same answers right, same spend."""
+    spend = a["tokens_per_item"]
+    return a["correct"] == b["correct"] and abs(spend - b["tokens_per_item"]) <= 1e-9 * max(
+        1.0, spend
+    )
 
 
 def dominates(a: ParetoPoint, b: ParetoPoint) -> bool:
