@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 
 from debategraph.cli import app
 from debategraph.eval.datasets import load_dataset
+from debategraph.eval.log.bill import bill_of
 from debategraph.eval.run.budget import budget_samples, budget_settings
 from debategraph.eval.run.runner import arms_for, evaluate
 
@@ -153,3 +154,13 @@ def test_equal_tokens_give_the_vote_the_debates_tokens_within_5_percent(method, 
     assert 0.95 <= ratio <= 1.05, f"sc@{method}~tokens spent {ratio:.3f}x {method}'s tokens"
     probes = [r["wasted_input_tokens"] for r in outcome.rows if r["method"] != method]
     assert all(p > 0 for p in probes)  # the pricing sample is spent, and said so
+    # On the bill too: the pricing sample is the arm's first sample, replayed, not paid twice.
+    bills = {label: bill_of(r for r in outcome.rows if r["method"] == label) for label in spent}
+    paid = {
+        label: b["input_tokens"] + b["output_tokens"] + b["unkept_input_tokens"]
+        + b["unkept_output_tokens"]
+        for label, b in bills.items()
+    }  # fmt: skip
+    billed = paid[f"sc@{method}~tokens"] / paid[method]
+    assert 0.95 <= billed <= 1.05, f"sc@{method}~tokens billed {billed:.3f}x {method}'s bill"
+    assert bills[f"sc@{method}~tokens"]["cached_calls"] == len(items)

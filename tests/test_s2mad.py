@@ -237,10 +237,10 @@ def team(*models: ScriptedChatModel) -> list[Agent]:
 
 def test_a_unanimous_start_ends_after_round_one_or_at_round_zero_if_asked():
     # SVR-MAD's protocol: stop "after round one" at consensus. Round one makes no call here
-    # (nobody's view differs), so it costs nothing.
+    # (nobody's view differs), so it costs nothing and is no round of debate: rounds is 0.
     models = [debater("4") for _ in range(4)]
     r = dg.run(Q, method="s2mad", agents=team(*models), options={"shuffle": False})
-    assert (r.answer, r.usage["calls"], r.rounds) == ("4", 4, 1)
+    assert (r.answer, r.usage["calls"], r.rounds) == ("4", 4, 0)
     assert r.method_state["consensus"] == {"round": 0, "largest": 4, "reached": True}
     assert r.method_state["decisions"][0]["participants"] == []
     options = {"shuffle": False, "consensus_from": 0}

@@ -26,6 +26,7 @@ from debategraph.nodes.decision_calls import needs_in_force
 from debategraph.nodes.retry import DEFAULT_ATTEMPTS, DEFAULT_BACKOFF_S, MODEL_RETRY, model_retry
 from debategraph.nodes.runnable import run_sync
 from debategraph.nodes.start import check_question, check_settings
+from debategraph.policies.accounting import rounds_with_calls
 from debategraph.policies.answers import AnswerParser, Normalizer, parser_for
 from debategraph.policies.secrets import remember_secrets
 from debategraph.policies.types import TaskKind
@@ -382,7 +383,7 @@ def _result(
         question=question,
         answer=decision["answer"],
         decision={"rule": decision["rule"], "evidence": decision["evidence"]},
-        rounds=state["round"],
+        rounds=rounds_with_calls(state["turns"]),
         agents=[{"name": a, "model": model_label(books.model(a))} for a in p.names],
         turns=state["turns"],
         cut_off=list(state.get("cut_off", [])),

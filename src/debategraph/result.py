@@ -61,7 +61,8 @@ class DebateResult:
         question: The question asked.
         answer: The decided canonical answer, or ``None`` for "no answer".
         decision: ``rule`` and ``evidence`` (votes or scores, ties, abstentions).
-        rounds: Debate rounds run after the initial round.
+        rounds: Debate rounds after the initial round in which a call was made
+            (:func:`~debategraph.policies.accounting.rounds_with_calls`).
         agents: Each agent's name and model label.
         turns: Every turn record, in order.
         cut_off: Agents that received no peer turns (communication attack).

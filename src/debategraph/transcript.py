@@ -70,7 +70,7 @@ def print_transcript(
         console.print(f"[dim]groups:[/] {escape(listed)}\n")
     labels = result.method_state.get("round_labels") or {}
     judgements = result.method_state.get("judgements") or {}  # mad-judge: the side preferred
-    for r in range(result.rounds + 1):
+    for r in sorted({0, *(t["round"] for t in result.turns)}):
         title = f"round {r}" + (" (initial)" if r == 0 else "")
         if str(r) in labels:
             title += f" · {escape(str(labels[str(r)]))}"

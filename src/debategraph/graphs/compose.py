@@ -22,7 +22,7 @@ from langchain_core.tools import BaseTool, StructuredTool
 from debategraph.methods.contract import Method
 from debategraph.models.roster import AgentsSpec
 from debategraph.nodes.runnable import DualNode
-from debategraph.policies.accounting import ncomm, usage_totals
+from debategraph.policies.accounting import ncomm, rounds_with_calls, usage_totals
 from debategraph.state.context import DebateConfigError, DebateContext
 
 
@@ -65,7 +65,7 @@ def outcome(method: str, final: Mapping[str, Any]) -> dict[str, Any]:
         "decision": {"rule": decision["rule"], "evidence": decision["evidence"]},
         "usage": usage_totals(final["turns"]),
         "ncomm": ncomm(final["turns"]),
-        "rounds": final["round"],
+        "rounds": rounds_with_calls(final["turns"]),
     }
 
 

@@ -69,6 +69,16 @@ def usage_by_kind(turns: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, int
     return {k: usage_totals([t for t in turns if t["kind"] == k]) for k in kinds}
 
 
+def rounds_with_calls(turns: Sequence[Mapping[str, Any]]) -> int:
+    """The debate rounds that count: rounds after round 0 in which at least one call was made.
+
+    A round the engine entered but in which nobody spoke (S²-MAD after a unanimous round 0,
+    a gate that stops the debate) is not a round of debate; a replayed call counts, as it
+    did when it was paid.
+    """
+    return len({int(t.get("round") or 0) for t in turns} - {0})
+
+
 def ncomm(turns: Sequence[Mapping[str, Any]]) -> int:
     """Pairwise communications: turns of other speakers delivered to a call, summed over calls.
 

@@ -13,7 +13,7 @@ final answers (:func:`debategraph.policies.answers.answers_match`, with the row'
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from typing import Any, TypedDict
 
 from debategraph.policies.answers import answers_match
@@ -63,9 +63,9 @@ class RoundZeroVote(TypedDict):
         correct: Of those, rows whose round-0 majority is right.
         accuracy: ``correct / n``.
         final_accuracy: The debate's own accuracy on the same rows.
-        tokens_per_item: Tokens of the round-0 calls per item, when the rows keep their
-            turns; ``None`` otherwise.
-        calls_per_item: Round-0 calls per item, when the rows keep their turns.
+        tokens_per_item: Tokens per item of the calls that produced the round-0 answers
+            (:func:`round_turns`), when the rows keep their turns; ``None`` otherwise.
+        calls_per_item: Those calls per item, when the rows keep their turns.
     """
 
     n: int
@@ -90,6 +90,59 @@ def grade(answer: Answer, row: Row) -> bool:
 def majority_right(answers: Sequence[Answer], row: Row) -> bool:
     """Whether the majority of ``answers`` (first-seen tie-break) is right for ``row``."""
     return grade(majority_vote(answers, tie_policy="first").answer, row)
+
+
+def _answer_call(turn: Mapping[str, Any], agents: Container[Any] | None) -> bool:
+    return (turn.get("kind") or "answer") == "answer" and (
+        agents is None or turn.get("agent") in agents
+    )
+
+
+def round_turns(row: Row) -> list[list[Mapping[str, Any]]] | None:
+    """Per entry of ``round_answers``, the calls that produced its answers, in call order.
+
+    A round of answers (round ``r`` of the answer turns) is produced by every call made up to
+    its last answer call: the calls of the rounds before it (they decided what round ``r``
+    does and what its speakers read) and those of round ``r`` made before its answers
+    (summaries, evaluations that feed it), never a call made after them (a judge's per-round
+    verdict, a decision call, a summary for the next round). A round in which no agent
+    answered (its answers carried) costs what the round before it did. Stances recorded after
+    the answer rounds (SVR-MAD's votes after its pairwise debates, ``method_state["stances"]``)
+    are produced by every call but a ``decision`` call. Calls are read in the order the row
+    keeps them, which is the order of the debate's phases.
+
+    Args:
+        row: A scored row with ``round_answers``.
+
+    Returns:
+        One list of turns per entry of ``round_answers``; ``None`` without stored turns.
+    """
+    turns = row.get("turns")
+    if not isinstance(turns, list):
+        return None
+    names = row.get("agent_names")
+    agents = set(names) if isinstance(names, list) else None
+    entries = len(row.get("round_answers") or [])
+    answer_rounds = 1 + max(
+        (int(t.get("round") or 0) for t in turns if (t.get("kind") or "answer") == "answer"),
+        default=0,
+    )
+    out: list[list[Mapping[str, Any]]] = []
+    cut = 0
+    for r in range(entries):
+        if r >= answer_rounds:
+            out.append([t for t in turns if t.get("kind") != "decision"])
+            continue
+        for i, turn in enumerate(turns):
+            if int(turn.get("round") or 0) == r and _answer_call(turn, agents):
+                cut = max(cut, i + 1)
+        out.append(turns[:cut])
+    return out
+
+
+def turn_tokens(turns: Sequence[Mapping[str, Any]]) -> int:
+    """Input + output tokens of some stored turns."""
+    return sum(int(t.get("input_tokens") or 0) + int(t.get("output_tokens") or 0) for t in turns)
 
 
 def _rounds(row: Row) -> list[list[Answer]]:
@@ -196,15 +249,8 @@ def round_zero_vote(rows: Sequence[Row]) -> RoundZeroVote:
     with_turns = [r for r in kept if isinstance(r.get("turns"), list)]
     tokens = calls = None
     if with_turns and len(with_turns) == n:
-        first = [[t for t in r["turns"] if t.get("round") == 0] for r in with_turns]
-        tokens = (
-            sum(
-                (t.get("input_tokens") or 0) + (t.get("output_tokens") or 0)
-                for ts in first
-                for t in ts
-            )
-            / n
-        )
+        first = [(round_turns(r) or [[]])[0] for r in with_turns]
+        tokens = sum(turn_tokens(ts) for ts in first) / n
         calls = sum(len(ts) for ts in first) / n
     return RoundZeroVote(
         n=n,
@@ -238,7 +284,8 @@ def vote_at_round(
     Each new row's answer is the majority of the agents' round-``k`` answers (first-seen
     tie-break) and its trajectory ends at round ``k``. With the rows' turns kept, its tokens,
     calls and turns are those of rounds up to ``k``, so the rows read as an arm of their own
-    in a report; without them the tokens stay the whole debate's (an upper bound).
+    in a report (the calls that produced round ``k``'s answers: :func:`round_turns`); without
+    them the tokens stay the whole debate's (an upper bound).
 
     Args:
         rows: Result rows; failed rows and rows without ``round_answers`` are left out.
@@ -268,9 +315,9 @@ def vote_at_round(
             new["round_confidences"] = row["round_confidences"][: k + 1]
         if k == 0:
             new["ncomm"] = 0  # initial answers read nobody
-        turns = row.get("turns")
-        if isinstance(turns, list):
-            early = [t for t in turns if (t.get("round") or 0) <= k]
+        produced = round_turns(row)
+        if produced is not None:
+            early = produced[min(k, len(produced) - 1)]
             by_kind: dict[str, dict[str, int]] = {}
             for t in early:
                 slot = by_kind.setdefault(t.get("kind") or "answer", dict.fromkeys(_TOKENS, 0))

@@ -3,15 +3,18 @@
 Every arm gives several points of (tokens per item, accuracy), each a cheaper configuration
 read off the run it already made:
 
-- a **debating arm** one point per round ``r``: the accuracy of the majority of the agents'
-  round-``r`` answers, against the tokens its calls spent through round ``r`` (summaries and
-  evaluations count in the round they feed);
+- a **debating arm** one point per entry ``r`` of ``round_answers``: the accuracy of the
+  majority of the agents' round-``r`` answers, against the tokens of the calls that produced
+  them (:func:`debategraph.eval.analysis.dynamics.round_turns`): every call up to the round's
+  last answer call (summaries and evaluations that feed the round included, a judge's verdict
+  on it or a decision call after it not), and for stances taken after the answer rounds
+  (SVR-MAD's votes after all its pairwise debates) every call of the debate;
 - a **voting arm** (every call a lone round-0 answer: ``cot``, ``sc``, ``mav``, budget-matched
   ``sc@M``, ``sc@M~tokens``, the ``vote@r0`` screen) one point per ``k = 1..K``: the accuracy
   of the majority of its first ``k`` answers, against the tokens of those ``k`` calls;
 - the arm's **decision** (its own final answers at its whole spend), where that is not
   already its last point: a decision rule other than the majority (Free-MAD, RECONCILE,
-  SVR-MAD's acceptance) or calls after the last answering round (SVR-MAD's pairwise rounds).
+  SVR-MAD's acceptance) or calls after the last round's answers (a judge's).
 
 An item that stopped before round ``r`` (or has fewer than ``k`` answers, as budget-matched
 arms do) carries its last round (all its answers) and its whole spend. The majority is
@@ -35,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypedDict
 
-from debategraph.eval.analysis.dynamics import grade, majority_right
+from debategraph.eval.analysis.dynamics import grade, majority_right, round_turns, turn_tokens
 from debategraph.eval.analysis.metrics import (
     Row,
     distinct_items,
@@ -182,23 +185,33 @@ def round_points(arm: str, rows: Sequence[Row]) -> list[ParetoPoint]:
     tallies = [_Tally() for _ in range(longest)]
     for row in rows:
         rounds: list[list[Answer]] = [list(r) for r in row["round_answers"]]
-        turns, total = _turns(row), _total(row)
-        spent = [0] * longest
-        if turns is not None:
-            for turn in turns:  # calls after the last round of answers: the decision's
-                if _round_of(turn) < longest:
-                    spent[_round_of(turn)] += _spend(turn)
-        through = 0
+        produced, total = round_turns(row), _total(row)
         for r, tally in enumerate(tallies):
             right = majority_right(rounds[min(r, len(rounds) - 1)], row)
-            if turns is not None:
-                through += spent[r]
-                tally.add(right, through, True)
+            if produced is not None:  # past its last round: its whole spend
+                cost = turn_tokens(produced[r]) if r < len(rounds) else total
+                tally.add(right, cost, True)
             else:  # the whole debate's tokens: exact once nothing is left to spend
                 done = r >= len(rounds) - 1 and r >= int(row.get("rounds") or 0)
                 tally.add(right, total, done)
     items = distinct_items(rows)
     return [_point(arm, t, len(rows), items, at_round=r) for r, t in enumerate(tallies)]
+
+
+def _samples(row: Row) -> tuple[list[Answer], list[int] | None]:
+    """A voting row's answers, one per agent that made a call, and each one's tokens.
+
+    Without turns (or agent names that match the answers), every answer and no prices.
+    """
+    answers: list[Answer] = list(row["round_answers"][0])
+    turns, names = _turns(row), row.get("agent_names")
+    if turns is None or not isinstance(names, list) or len(names) != len(answers):
+        return answers, None
+    by_agent: dict[Any, int] = {}
+    for turn in turns:
+        by_agent[turn.get("agent")] = by_agent.get(turn.get("agent"), 0) + _spend(turn)
+    drawn = [i for i, name in enumerate(names) if name in by_agent]
+    return [answers[i] for i in drawn], [by_agent[names[i]] for i in drawn]
 
 
 def vote_points(arm: str, rows: Sequence[Row]) -> list[ParetoPoint]:
@@ -208,21 +221,18 @@ def vote_points(arm: str, rows: Sequence[Row]) -> list[ParetoPoint]:
         arm: The arm's label.
         rows: Its scored rows that record ``round_answers`` (one round each).
 
+    An agent that made no call (SID-ET's other agents, when its first agent is confident)
+    drew no sample: it is left out of its item's answers, so an arm whose items all stopped
+    after one call has one point, not one per agent.
+
     Returns:
-        One point per ``k = 1..K``, ``K`` the most answers any item has.
+        One point per ``k = 1..K``, ``K`` the most answers any item drew.
     """
-    widest = max(len(row["round_answers"][0]) for row in rows)
+    samples = [_samples(row) for row in rows]
+    widest = max(len(answers) for answers, _ in samples)
     tallies = [_Tally() for _ in range(widest)]
-    for row in rows:
-        answers: list[Answer] = list(row["round_answers"][0])
-        turns, total = _turns(row), _total(row)
-        names = row.get("agent_names")
-        costs: list[int] | None = None
-        if turns is not None and isinstance(names, list) and len(names) == len(answers):
-            by_agent = dict.fromkeys(names, 0)
-            for turn in turns:
-                by_agent[turn.get("agent")] = by_agent.get(turn.get("agent"), 0) + _spend(turn)
-            costs = [by_agent[name] for name in names]
+    for row, (answers, costs) in zip(rows, samples, strict=True):
+        total = _total(row)
         decided = prefix_majorities(answers)
         through = 0
         for k, tally in enumerate(tallies, start=1):
@@ -256,8 +266,10 @@ def arm_points(arm: str, rows: Sequence[Row]) -> list[ParetoPoint]:
     """Every point of one arm, in order of spend: rounds or ``k``, then its decision.
 
     Failed rows are left out; so are rows without ``round_answers``, unless no row has them
-    (then the arm is its decision point alone). The decision point is left out where it is
-    the last point already (same right answers, same tokens).
+    (then the arm is its decision point alone). A point that repeats the one before it (same
+    right answers, same tokens: a round in which no agent answered, as MoA's aggregator
+    round or the council's ranking round) is left out, and so is the decision point where it
+    is the last point already.
 
     Args:
         arm: The arm's label.
@@ -270,15 +282,23 @@ def arm_points(arm: str, rows: Sequence[Row]) -> list[ParetoPoint]:
     traced = [row for row in scored if row.get("round_answers")]
     if not traced:
         return [decision_point(arm, scored)] if scored else []
-    steps = vote_points(arm, traced) if is_voting_arm(traced) else round_points(arm, traced)
+    found = vote_points(arm, traced) if is_voting_arm(traced) else round_points(arm, traced)
+    steps: list[ParetoPoint] = []
+    for point in found:  # a round no agent answered in repeats the round before it
+        if not steps or not _same(point, steps[-1]):
+            steps.append(point)
     final = decision_point(arm, traced)
     if not steps:  # rows that record a round without answers
         return [final]
-    last = steps[-1]
-    same = final["correct"] == last["correct"] and abs(
-        final["tokens_per_item"] - last["tokens_per_item"]
-    ) <= 1e-9 * max(1.0, final["tokens_per_item"])
-    return steps if same else [*steps, final]
+    return steps if _same(final, steps[-1]) else [*steps, final]
+
+
+def _same(a: ParetoPoint, b: ParetoPoint) -> bool:
+    """Whether two points of one arm are the same configuration: same answers right, same spend."""
+    spend = a["tokens_per_item"]
+    return a["correct"] == b["correct"] and abs(spend - b["tokens_per_item"]) <= 1e-9 * max(
+        1.0, spend
+    )
 
 
 def dominates(a: ParetoPoint, b: ParetoPoint) -> bool:

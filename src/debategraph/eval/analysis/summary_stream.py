@@ -26,6 +26,7 @@ from debategraph.eval.analysis.dynamics import (
     flip_kind,
     grade,
     majority_right,
+    round_turns,
     total_flips,
 )
 from debategraph.eval.analysis.seeds import accuracies_of, count_seed, spread_of
@@ -139,9 +140,9 @@ class MethodTally:
         self._count_round(tail, rounds[-1], graded_before, vote_right, compared=True)
         zero = self.zero  # its n and right votes are round 0's direct tally
         zero["final"] += bool(row.get("correct"))
-        turns = row.get("turns")
-        if isinstance(turns, list):
-            first = [t for t in turns if t.get("round") == 0]
+        produced = round_turns(row)
+        if produced is not None:
+            first = produced[0]
             zero["with_turns"] += 1
             zero["tokens"] += sum(
                 (t.get("input_tokens") or 0) + (t.get("output_tokens") or 0) for t in first

@@ -15,8 +15,9 @@ BILL_NOTE = (
     "tokens include those the provider served from its prompt cache, which --prices "
     "IN,OUT,CACHED prices at CACHED; output tokens include reasoning tokens. Paid, not kept: "
     "tokens of retried or rejected replies, of the sample a --match-budget tokens arm draws "
-    "to price its samples, and of failed items; the cost counts them (unkept input at the "
-    "input price). — = the provider did not say."
+    "to price its samples (its first sample replays it: one cached call per item, paid "
+    "once), and of failed items; the cost counts them (unkept input at the input price). "
+    "— = the provider did not say."
 )
 
 

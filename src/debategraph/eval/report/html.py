@@ -50,7 +50,7 @@ def result_html(result: DebateResult) -> str:
         + "</small>",
     ]
     judgements = result.method_state.get("judgements") or {}  # mad-judge: the side preferred
-    for r in range(result.rounds + 1):
+    for r in sorted({0, *(t["round"] for t in result.turns)}):
         rows = []
         for t in (t for t in result.turns if t["round"] == r):
             label = judgements.get(t["id"], t.get("label"))

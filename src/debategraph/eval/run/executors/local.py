@@ -17,6 +17,8 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.rate_limiters import InMemoryRateLimiter
 from langchain_core.runnables import RunnableConfig
+from langgraph.cache.base import BaseCache
+from langgraph.cache.memory import InMemoryCache
 
 from debategraph.api import DebateConfigError, arun, call_cache
 from debategraph.eval.analysis.dynamics import settled_at_round0
@@ -140,8 +142,12 @@ class ItemRunner:
         *,
         reference: str | None = None,
         traced: RunnableConfig | None = None,
+        cache: BaseCache[Any] | None = None,
     ) -> DebateResult:
-        """``arm`` on ``item`` with this executor's limiter, cache and concurrency, metered."""
+        """``arm`` on ``item`` with this executor's limiter, cache and concurrency, metered.
+
+        ``cache`` replaces the executor's call cache (which is ``None`` without ``--cache``).
+        """
         return await arun(
             item.question,
             method=arm.method,
@@ -155,25 +161,32 @@ class ItemRunner:
                 **(traced or RunnableConfig()),
             },
             call_limiter=self.limiter,
-            cache=self.cache,
+            cache=cache if cache is not None else self.cache,
             **settings,
         )
 
     async def sample_price(
-        self, arm: Arm, item: Item, settings: Mapping[str, Any], meter: SpendMeter
+        self,
+        arm: Arm,
+        item: Item,
+        settings: Mapping[str, Any],
+        meter: SpendMeter,
+        cache: BaseCache[Any] | None = None,
     ) -> float:
         """What one of ``arm``'s samples costs on ``item``, in tokens: one drawn to see.
 
         A debate's own round-0 calls are no price for a sample (a system prompt or a request
         for a confidence makes them dearer, a short framing cheaper), so an arm that matches
-        tokens draws one sample first (its first, with the call cache on). Its requests are
-        in the row's spend, beside the samples the row keeps.
+        tokens draws one sample first: its first, through ``cache`` (the call cache, else
+        one kept for this item), so the arm's run replays it instead of paying for it again.
+        Its requests are in the row's spend (unkept), and the replayed sample costs nothing:
+        on the bill the arm pays for the samples it keeps, as the debate it matches does.
         """
         probe = {**settings, "agents": 1}
         models = probe.get("models")
         if isinstance(models, list):
             probe["models"] = models[:1]
-        result = await self._arun(arm, item, meter, probe)
+        result = await self._arun(arm, item, meter, probe, cache=cache)
         return float(result.usage["input_tokens"] + result.usage["output_tokens"])
 
     async def debate(
@@ -206,6 +219,7 @@ class ItemRunner:
             settings["seed"] = seed
         start = time.perf_counter()
         meter = SpendMeter()
+        item_cache: BaseCache[Any] | None = None
         if arm.budget_of is not None:
             base = budgets.get(arm.budget_of)
             if base is None:
@@ -213,8 +227,10 @@ class ItemRunner:
                 return error_row(arm, item, error, wall_s=0.0, dataset=dataset, seed=seed)
             price = None
             if arm.budget == "tokens":
+                if self.cache is None:  # the probe is the run's first sample, paid once
+                    item_cache = InMemoryCache()
                 try:
-                    price = await self.sample_price(arm, item, settings, meter)
+                    price = await self.sample_price(arm, item, settings, meter, item_cache)
                 except Exception as exc:
                     wall = time.perf_counter() - start
                     error = describe_error(exc, self.redact)
@@ -230,7 +246,13 @@ class ItemRunner:
         traced = item_run_config(arm.label, item.id, dataset)
         try:
             result = await self._arun(
-                arm, item, meter, settings, reference=item.reference, traced=traced
+                arm,
+                item,
+                meter,
+                settings,
+                reference=item.reference,
+                traced=traced,
+                cache=item_cache,
             )
         except DebateConfigError:
             raise
