@@ -176,5 +176,8 @@ def test_the_replay_command(tmp_path):
     assert "| du | 5 (5) | 5 | 60.0% | 60.0% |" in done.output
     done = runner.invoke(app, ["replay", str(tmp_path), "--policy", "freeze:a1", "--json"])
     assert json.loads(done.output)["freeze:a1"]["du"]["exact_items"] == 3
+    from debategraph.eval import replay as from_the_package
+
+    assert from_the_package(tmp_path, "stop-at-round:0") == replay(ROWS, "stop-at-round:0")
     done = runner.invoke(app, ["replay", str(tmp_path), "--policy", "freeze:a7"])
     assert done.exit_code == 2 and "error: freeze:a7: no such agent" in done.output

@@ -37,6 +37,7 @@ a bad argument raises :class:`ValueError` with one line naming what to fix.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
@@ -349,13 +350,16 @@ class ReplayTally:
 
 
 def replay(
-    rows: Iterable[Row], policy: str | ReplayFn, *, arms: Iterable[str] = ()
+    rows: str | os.PathLike[str] | Iterable[Row],
+    policy: str | ReplayFn,
+    *,
+    arms: Iterable[str] = (),
 ) -> dict[str, dict[str, Any]]:
     """Replay ``policy`` on the stored debates, per debating arm, with no model call.
 
     Args:
-        rows: Result rows (e.g. ``load_rows(dir).rows``), read once. Failed rows, rows
-            without ``round_answers`` and arms that never went past round 0 are left out.
+        rows: A results directory, or result rows read once. Failed rows, rows without
+            ``round_answers`` and arms that never went past round 0 are left out.
         policy: ``NAME[:ARGUMENT]`` of a registered policy, or a replay function.
         arms: Only these arms (their labels); all debating arms when empty.
 
@@ -367,6 +371,10 @@ def replay(
             rows.
     """
     fn = parse_policy(policy) if isinstance(policy, str) else policy
+    if isinstance(rows, str | os.PathLike):
+        from debategraph.eval.analysis.results import load_rows
+
+        rows = load_rows(rows).rows
     wanted = set(arms)
     tallies: dict[str, ReplayTally] = {}
     debated: set[str] = set()
