@@ -1,8 +1,9 @@
 """Print docs/evaluation.md's table of differences the exact McNemar test finds (80% power).
 
 Usage: python scripts/mcnemar_power_table.py
-Exact power of the test the report runs (``debategraph.eval.analysis.stats.mcnemar_power``), two-sided
-at the 5% level; also how many items a 3- and a 5-point difference need at d = 0.2.
+Exact power of the test the report runs
+(``debategraph.eval.analysis.stats.mcnemar_power``), two-sided at the 5% level; also how
+many items a 3- and a 5-point difference need at d = 0.2.
 """
 
 from __future__ import annotations

@@ -10,11 +10,11 @@ from typer.testing import CliRunner
 
 from debategraph.cli import app
 from debategraph.eval import compare_arms, paired_comparisons
-from debategraph.eval.report.comparison_table import comparison_table
 from debategraph.eval.analysis.comparisons import default_pairs, split_pair
 from debategraph.eval.analysis.dynamics import vote_at_round, vote_is_right
-from debategraph.eval.report.writer import write_report
 from debategraph.eval.analysis.stats import paired_bootstrap, paired_score_interval
+from debategraph.eval.report.comparison_table import comparison_table
+from debategraph.eval.report.writer import write_report
 
 
 def row(method: str, item: str, correct: bool, **fields: Any) -> dict[str, Any]:
