@@ -1,4 +1,4 @@
-"""Command line: ``debategraph run|eval|report``.
+"""Command line: ``debategraph run|eval|report|replay|show|export``.
 
 Only what ``--help`` needs is imported here; a command imports its own machinery (LangGraph
 for ``run``, the evaluation harness for ``eval`` and ``report``) when it runs.
@@ -36,7 +36,12 @@ from debategraph.cli_options import (
     warn,
 )
 from debategraph.cli_settings import GivenSettings, with_settings
-from debategraph.eval.commands import eval_command, report_command, show_command
+from debategraph.eval.commands import (
+    eval_command,
+    replay_command,
+    report_command,
+    show_command,
+)
 from debategraph.eval.export.command import export_command
 from debategraph.methods.registry import PluginError, get_method, method_plugins
 from debategraph.policies.secrets import Redactor
@@ -254,6 +259,7 @@ def _list_plugins(
 
 app.command("eval")(interruptible(eval_command))
 app.command("report")(interruptible(report_command))
+app.command("replay")(interruptible(replay_command))
 app.command("show")(interruptible(show_command))
 app.command("export")(interruptible(export_command))
 

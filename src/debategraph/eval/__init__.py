@@ -8,7 +8,9 @@ paired statistics, comparisons, seeds, Pareto points, round dynamics, rescoring)
 writes a finished run out for Inspect or LangSmith. ``datasets`` loads and samples question
 sets and ``commands`` holds ``debategraph eval``, ``report`` and ``export``.
 ``compare_arms`` and ``paired_comparisons`` (from ``analysis.comparisons``) compare two arms
-on the items both finished.
+on the items both finished; ``transitions_by_arm`` (``analysis.transitions``) gives each
+debating arm's transition ledger, and ``replay`` (``analysis.replay``) an intervention
+replayed on stored debates.
 """
 
 from __future__ import annotations
@@ -17,13 +19,22 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from debategraph.eval.analysis.comparisons import Comparison, compare_arms, paired_comparisons
+    from debategraph.eval.analysis.replay import replay
+    from debategraph.eval.analysis.transitions import transitions_by_arm
 
-__all__ = ["Comparison", "compare_arms", "paired_comparisons"]
+_HOMES = {
+    "Comparison": "comparisons",
+    "compare_arms": "comparisons",
+    "paired_comparisons": "comparisons",
+    "replay": "replay",
+    "transitions_by_arm": "transitions",
+}
+__all__ = ["Comparison", "compare_arms", "paired_comparisons", "replay", "transitions_by_arm"]
 
 
 def __getattr__(name: str) -> Any:  # loaded on first use: numpy stays out of plain imports
-    if name in __all__:
+    if name in _HOMES:
         from importlib import import_module
 
-        return getattr(import_module("debategraph.eval.analysis.comparisons"), name)
+        return getattr(import_module(f"debategraph.eval.analysis.{_HOMES[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -562,6 +562,50 @@ def report_command(
     typer.echo(f"wrote {report}")
 
 
+def replay_command(
+    results_dir: Annotated[Path, typer.Argument(help="Directory of *.jsonl result files.")],
+    policy: Annotated[
+        list[str],
+        typer.Option(
+            help="The intervention to replay, no model call: stop-at-round:R, "
+            "stop-at-unanimity, gate:RULE (unanimous, entropy<H, confidence>C), "
+            "freeze:AGENT (a name or a number from 1), or a plugin's NAME[:ARG]; repeat "
+            "for several."
+        ),
+    ],
+    arm: Annotated[
+        list[str] | None, typer.Option(help="Only this arm (its label); repeat.")
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the figures as JSON, one object.")
+    ] = False,
+) -> None:
+    """Replay an intervention on stored debates: accuracy and tokens had it been in force."""
+    import json
+
+    from debategraph.eval.analysis.replay import replay
+    from debategraph.eval.analysis.results import load_rows
+    from debategraph.eval.report.replay_table import replay_table
+    from debategraph.policies.secrets import Redactor
+
+    if not results_dir.is_dir():
+        fail(f"{results_dir} is not a directory: give a results directory written by eval")
+    loaded = load_rows(results_dir)
+    if not loaded.rows:
+        fail(f"no readable result rows in {results_dir}")
+    out: dict[str, Any] = {}
+    for spec in policy:
+        try:
+            out[spec] = replay(loaded.rows, spec, arms=arm or ())
+        except ValueError as exc:
+            fail(str(exc))
+    redact = Redactor.from_environment()
+    if as_json:
+        typer.echo(redact(json.dumps(out, indent=2, default=str)))
+        return
+    typer.echo(redact("\n".join(replay_table(spec, arms) for spec, arms in out.items())))
+
+
 def show_command(
     results_dir: Annotated[Path, typer.Argument(help="A results directory (debategraph eval).")],
     item: Annotated[str, typer.Argument(help="The item's id, e.g. gsm8k-test-0007.")],

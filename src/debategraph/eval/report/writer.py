@@ -43,6 +43,7 @@ from debategraph.eval.analysis.results import (
     result_files,
 )
 from debategraph.eval.analysis.stats import DEFAULT_RESAMPLES
+from debategraph.eval.analysis.transitions import transitions_by_arm
 from debategraph.eval.log.ledger import read_ledger
 from debategraph.eval.report.comparison_table import comparison_section
 from debategraph.eval.report.pareto_plot import plot_pareto
@@ -54,6 +55,7 @@ from debategraph.eval.report.plots import (
     plot_token_breakdown,
 )
 from debategraph.eval.report.tables import render_markdown, results_table
+from debategraph.eval.report.transitions_table import transitions_section
 
 __all__ = ["PLOT_NAMES", "REPORT_NAME", "Group", "build_groups", "read_results", "results_table",
            "write_report"]  # fmt: skip
@@ -178,6 +180,7 @@ def write_report(
         ],
         "comparisons": paired,
         "beside_rows": folded,
+        "transitions": transitions_by_arm(rows),
     }
     for entry, points in zip(summary["groups"], pareto, strict=True):
         entry["pareto"] = points
@@ -193,6 +196,7 @@ def write_report(
         comparisons=comparison_section(paired, holm=holm),
         pareto=pareto_section(groups, pareto),
     )
+    text += "\n" + transitions_section(summary["transitions"])
     report = target / REPORT_NAME
     report.write_text(redact(text), encoding="utf-8")
     return report
