@@ -8,3 +8,6 @@ MANIFEST_FILE = "run.json"
 
 INTERRUPTED_FILE = "interrupted.jsonl"
 """The ledger of spend kept beside the rows (:mod:`debategraph.eval.ledger`)."""
+
+SPEND_NOTES_FILE = "spend.jsonl"
+"""The spend notes written ahead as each request and reply happens (:mod:`debategraph.eval.ledger`)."""

@@ -48,12 +48,13 @@ from typing import Any, Protocol
 from debategraph.eval.arms import Arm, arms_for, budget_arms, check_arms, screen_arm
 from debategraph.eval.breaker import Breaker, ServerDownError
 from debategraph.eval.budget import TURN_FIELDS, budget_digest
-from debategraph.eval.cut_short import CUT_SHORT, log_cut_short, note_spend
+from debategraph.eval.cut_short import CUT_SHORT, SPEND_NOTES, log_cut_short, note_row
 from debategraph.eval.datasets import Item
 from debategraph.eval.executors import Executor, Job, LocalExecutor, Work
 from debategraph.eval.executors.local import with_rate_limiter
-from debategraph.eval.ledger import log_retried, row_spend
+from debategraph.eval.ledger import NoteFile, log_retried
 from debategraph.eval.redaction import run_redactor
+from debategraph.eval.spend import COVERS_KEY
 from debategraph.eval.rows import describe_error, error_row, result_row, row_source
 from debategraph.eval.store import (
     RESULTS_FILE,
@@ -342,23 +343,32 @@ class _Writer:
         progress: Progress | None,
         arms: Sequence[Arm],
         cut_short: list[dict[str, Any]] | None = None,
+        notes: NoteFile | None = None,
     ):
         self.results = results
         self.progress = progress
         self.arms = arms
         self.cut_short = cut_short
+        self.notes = notes
         self.written: set[Key] = set()
         self.repeated = 0
         self.settled = 0
 
     def __call__(self, row: dict[str, Any]) -> None:
         key = row_key(row)
+        if self.notes is not None and self.notes.failure is not None:
+            raise self.notes.failure  # the notes cannot be written: stop, as for rows
         if key in self.written:  # work an executor ran again (a worker died): written once
             self.repeated += 1
-            note_spend(self.cut_short, row["method"], row["id"], row_spend(row), seed=key[2])
+            note_row(self.cut_short, row)
             return
         self.written.add(key)
-        self.results.append(row)
+        covers = row.pop(COVERS_KEY, None)
+        notes = self.notes
+        if notes is not None and isinstance(covers, Mapping):
+            self.results.append(row, before=partial(notes.cover, covers))
+        else:
+            self.results.append(row)
         settled = _settled(row)
         self.settled += settled
         if self.progress is not None:
@@ -525,7 +535,9 @@ async def run_eval(
         cut_short = CUT_SHORT.get()
         token = CUT_SHORT.set([]) if cut_short is None else None
         noted = len(cut_short or ())
-        writer = _Writer(results, progress, arms, cut_short=CUT_SHORT.get())
+        notes = NoteFile(out, fsync=fsync)
+        noting = SPEND_NOTES.set(notes.write)
+        writer = _Writer(results, progress, arms, cut_short=CUT_SHORT.get(), notes=notes)
         breaker = Breaker(writer, cut_short=CUT_SHORT.get())
         try:
             if first is not None:
@@ -536,6 +548,8 @@ async def run_eval(
             raise
         finally:
             wall = time.perf_counter() - start
+            SPEND_NOTES.reset(noting)
+            notes.close()
             results.close()
             if progress is not None:
                 progress.stop()

@@ -264,12 +264,20 @@ class ResultsFile:
         """A stored line passed through the redactor again (a key configured since)."""
         return self.redact(line.decode(errors="replace").rstrip("\n")).encode() + b"\n"
 
-    def append(self, row: Mapping[str, Any]) -> None:
-        """Append one row as one line: a single write, then flush (and fsync if asked)."""
+    def append(
+        self, row: Mapping[str, Any], before: Callable[[bytes], None] | None = None
+    ) -> None:
+        """Append one row as one line: a single write, then flush (and fsync if asked).
+
+        ``before`` is called with the line (its newline included) before it is written.
+        """
         if self._handle is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._handle = self.path.open("ab")
-        self._handle.write(encode_row(row, self.redact))
+        line = encode_row(row, self.redact)
+        if before is not None:
+            before(line)
+        self._handle.write(line)
         self._handle.flush()
         if self.fsync:
             os.fsync(self._handle.fileno())

@@ -22,7 +22,7 @@ from debategraph.api import DebateConfigError, arun, call_cache
 from debategraph.eval.arms import Arm
 from debategraph.eval.breaker import UNREACHABLE_FIELD, mark_dependent, mark_unreachable
 from debategraph.eval.budget import budget_digest, budget_settings
-from debategraph.eval.cut_short import note_cut_short
+from debategraph.eval.cut_short import debate_notes, note_cut_short
 from debategraph.eval.datasets import Item
 from debategraph.eval.dynamics import settled_at_round0
 from debategraph.eval.executors.admission import Admission, Turn
@@ -205,7 +205,7 @@ class ItemRunner:
         if seed is not None:
             settings["seed"] = seed
         start = time.perf_counter()
-        meter = SpendMeter()
+        meter = SpendMeter(debate_notes(arm.label, item.id, seed))
         if arm.budget_of is not None:
             base = budgets.get(arm.budget_of)
             if base is None:
