@@ -192,3 +192,39 @@ def test_a_sigkill_storm_loses_no_token_from_the_bill(server, tmp_path):
     assert len(rows) == len({r["id"] for r in rows}) == 16
     assert billed(out)[:2] == served(server)
     assert "spend.jsonl keep the spend of" in done.stdout
+
+
+def test_a_meter_notes_each_request_and_reply_and_knows_what_is_in_flight() -> None:
+    from uuid import uuid4
+
+    from langchain_core.messages import AIMessage, HumanMessage
+    from langchain_core.outputs import ChatGeneration, LLMResult
+
+    from debategraph.eval.spend import COVERS_KEY, SpendMeter
+    from debategraph.policies.tokens import estimate_tokens
+
+    noted: list[dict[str, object]] = []
+    meter = SpendMeter(noted.append)
+    first, second, third = uuid4(), uuid4(), uuid4()
+    prompt = "What is 12 plus 30?"
+    for run in (first, second, third):
+        meter.on_chat_model_start({}, [[HumanMessage(prompt)]], run_id=run)
+    reply = AIMessage("42", usage_metadata={"input_tokens": 9, "output_tokens": 4,
+                                            "total_tokens": 13})  # fmt: skip
+    meter.on_llm_end(LLMResult(generations=[[ChatGeneration(message=reply)]]), run_id=first)
+    meter.on_llm_error(RuntimeError("boom"), run_id=second)
+    assert [{k: v for k, v in n.items() if k != "attempt"} for n in noted] == [
+        {"n": 1, "requests": 1}, {"n": 2, "requests": 1}, {"n": 3, "requests": 1},
+        {"n": 4, "input_tokens": 9, "output_tokens": 4}, {"n": 5, "failed_requests": 1},
+    ]  # fmt: skip
+    assert {n["attempt"] for n in noted} == {meter.attempt}
+    assert meter.cut_off() == {
+        "cut_off_requests": 1,
+        "estimated_input_tokens": estimate_tokens(prompt),
+    }
+    fields = meter.record(used_input=9, used_output=4)
+    assert fields[COVERS_KEY] == {"attempt": meter.attempt, "notes": 5}
+    assert (fields["requests"], fields["failed_requests"], fields["wasted_input_tokens"]) == (
+        3, 1, 0,
+    )  # fmt: skip
+    assert COVERS_KEY not in SpendMeter().record()  # no notes kept: no cover

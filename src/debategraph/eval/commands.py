@@ -244,10 +244,18 @@ def _cut_short_words(debates: list[dict[str, Any]], out_dir: Path) -> str:
     if not debates:
         return ""
     spent = totals(debates)
+    cut_off = sum(int(d.get("cut_off_requests") or 0) for d in debates)
+    estimate = sum(int(d.get("estimated_input_tokens") or 0) for d in debates)
+    in_flight = (
+        f", {cut_off} of them cut off in flight (their prompts were about {estimate} input "
+        "tokens, an estimate; what the provider bills for them is not known here)"
+        if cut_off
+        else ""
+    )
     return (
         f"{spent['debates']} debate(s) cut short had spent {spent['input_tokens']} input and "
-        f"{spent['output_tokens']} output tokens in {spent['requests']} requests (logged in "
-        f"{out_dir / INTERRUPTED_FILE}); "
+        f"{spent['output_tokens']} output tokens in {spent['requests']} requests{in_flight} "
+        f"(logged in {out_dir / INTERRUPTED_FILE}); "
     )
 
 
