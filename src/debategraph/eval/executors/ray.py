@@ -24,6 +24,11 @@ worker writes a file.
   notes, and the rows of units that finished unread, into the run's cut-short spend
   (:mod:`debategraph.eval.cut_short`). A worker that does not answer within
   :data:`SETTLE_S` (killed, its node lost) takes its notes with it.
+* Each worker keeps its debates' spend notes (:data:`~debategraph.eval.cut_short.SPEND_NOTES`)
+  until the driver takes them, every :data:`NOTES_EVERY_S` and once more before it lets the
+  workers go; the driver appends them to the run's note file (one writer per directory). A
+  driver killed with its workers loses the notes of at most that last interval (the rows
+  and entries hold the rest).
 * With LangSmith tracing on, each worker traces its own debates, and LangSmith's client
   sends them in batches from a background thread. Before the workers are let go (at the
   end, or cut short), the driver asks each worker that traces to send what it still holds,
@@ -50,12 +55,12 @@ from types import ModuleType
 from typing import Any
 
 from debategraph.api import DebateConfigError
-from debategraph.eval.cut_short import CUT_SHORT, note_spend
+from debategraph.eval.cut_short import CUT_SHORT, SPEND_NOTES, note_row
 from debategraph.eval.executors.base import Deliver, Job, Work
 from debategraph.eval.executors.local import ItemRunner
 from debategraph.eval.executors.ray_connect import join, join_error, start_local
 from debategraph.eval.executors.reaper import Watcher, children
-from debategraph.eval.ledger import row_spend
+from debategraph.eval.spend import Note
 from debategraph.eval.redaction import run_redactor
 from debategraph.eval.rows import error_row
 from debategraph.policies.secrets import Redactor, url_secrets
@@ -70,6 +75,9 @@ HEADROOM = 2
 SETTLE_S = 5.0
 """How long, at most and in all, a run cut short waits for its cancelled units to end and
 for its workers' notes of their spend before it disconnects."""
+
+NOTES_EVERY_S = 0.1
+"""How often the driver takes the workers' spend notes."""
 
 FLUSH_S = 10.0
 """How long, at most and in all, the driver waits for its tracing workers to send their last
@@ -197,7 +205,15 @@ class RayExecutor:
                 for share in shares
             ]
             self.started = await self._hello(actors)
-            return await self._dispatch(ray, actors, shares, work, deliver)
+            sink = SPEND_NOTES.get()
+            taking = asyncio.ensure_future(_take_notes(actors, sink)) if sink else None
+            try:
+                return await self._dispatch(ray, actors, shares, work, deliver)
+            finally:
+                if taking is not None:
+                    taking.cancel()
+                    with contextlib.suppress(BaseException):
+                        await taking
         finally:
             self._settle(ray, actors)
             self._flush_traces(ray, actors)
@@ -223,21 +239,24 @@ class RayExecutor:
         for future in self._in_flight:
             future.cancel()  # nobody reads it now: no "exception never retrieved" at exit
         self._in_flight.clear()
-        if not refs:
-            return
         for ref in refs:
             with contextlib.suppress(Exception):
                 ray.cancel(ref)
         deadline = time.monotonic() + SETTLE_S  # one wait in all, for units and notes
-        for ref in _answered(ray, refs, deadline):
+        for ref in _answered(ray, refs, deadline) if refs else ():
             with contextlib.suppress(Exception):  # a cancelled unit's rows are the worker's
                 note_rows(ray.get(ref, timeout=0)[0])
+        notes = SPEND_NOTES.get()
         sink = CUT_SHORT.get()
-        if sink is None:
+        if sink is None and notes is None:
             return
         for ask in _answered(ray, _ask_each(actors, "spent"), deadline):
             with contextlib.suppress(Exception):
-                sink.extend(ray.get(ask, timeout=0))
+                spent, noted = ray.get(ask, timeout=0)
+                if sink is not None:
+                    sink.extend(spent)
+                for line in noted if notes is not None else ():
+                    notes(line)
 
     def _flush_traces(self, ray: ModuleType, actors: list[Any]) -> None:
         """Ask each worker that traces to send its last traces; wait :data:`FLUSH_S` in all.
@@ -380,8 +399,19 @@ def note_rows(rows: list[dict[str, Any]]) -> None:
     """Note the spend of rows that will not be written (the run was cut short) as cut short."""
     sink = CUT_SHORT.get()
     for row in rows:
-        spend = row_spend(row)
-        note_spend(sink, row.get("method"), row.get("id"), spend, seed=row.get("seed"))
+        note_row(sink, row)
+
+
+async def _take_notes(actors: list[Any], sink: Note) -> None:
+    """Take the workers' spend notes every :data:`NOTES_EVERY_S` and append them (until
+    cancelled); a worker that does not answer is asked again next time."""
+    while True:
+        await asyncio.sleep(NOTES_EVERY_S)
+        asks = [asyncio.wrap_future(ref.future()) for ref in _ask_each(actors, "take_notes")]
+        for ask in asks:
+            with contextlib.suppress(Exception):
+                for line in await ask:
+                    sink(line)
 
 
 def _ask_each(actors: list[Any], method: str, *args: Any) -> list[Any]:
@@ -414,6 +444,7 @@ class _Worker:
         self.job = job
         self._runner: ItemRunner | None = None
         self.cut_short: list[dict[str, Any]] = []
+        self.notes: list[dict[str, Any]] = []
         # a worker traces on its own: LangSmith's complaints in one line
         self.traces = quiet_tracing_logs()
 
@@ -449,12 +480,14 @@ class _Worker:
         rows: list[dict[str, Any]] = []
         runner = self._items()
         noting = CUT_SHORT.set(self.cut_short)
+        taking = SPEND_NOTES.set(self.notes.append)
         try:
             await runner.run(work, rows.append)
         except asyncio.CancelledError:
             note_rows(rows)
             raise
         finally:
+            SPEND_NOTES.reset(taking)
             CUT_SHORT.reset(noting)
         return rows, runner.limiter.peak, os.getpid()
 
@@ -468,8 +501,15 @@ class _Worker:
             return False
         return await asyncio.to_thread(flush_traces, timeout)
 
-    async def spent(self) -> list[dict[str, Any]]:
-        """What the units cancelled here had spent, since the last call (then forgotten)."""
+    async def spent(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """What the units cancelled here had spent, and the spend notes not yet taken, since
+        the last call (then forgotten)."""
         noted = list(self.cut_short)
         self.cut_short.clear()  # the same list: a unit still ending notes into it
-        return noted
+        return noted, await self.take_notes()
+
+    async def take_notes(self) -> list[dict[str, Any]]:
+        """The spend notes made here since they were last taken (then forgotten)."""
+        taken = self.notes[: len(self.notes)]
+        del self.notes[: len(taken)]  # the same list: debates still running note into it
+        return taken
