@@ -40,7 +40,9 @@ def billed(out: Path) -> tuple[int, int, int]:
     return (
         sum(r.get("input_tokens", 0) * ("error" not in r) + r["wasted_input_tokens"] for r in rows)
         + ledger["input_tokens"],
-        sum(r.get("output_tokens", 0) * ("error" not in r) + r["wasted_output_tokens"] for r in rows)
+        sum(
+            r.get("output_tokens", 0) * ("error" not in r) + r["wasted_output_tokens"] for r in rows
+        )
         + ledger["output_tokens"],
         sum(r["requests"] for r in rows) + ledger["requests"],
     )

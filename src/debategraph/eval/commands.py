@@ -130,8 +130,29 @@ def eval_command(*, given: GivenSettings) -> None:
         prompts=opts.prompts,
         executor=_executor(opts, {}),
         seeds=seed_list,
+        spend_limit=_spend_limit(opts, {}, price),
     )
     _run_arms(arms, plan)
+
+
+def _spend_limit(opts: EvalOptions, sweep: dict[str, Any], price: dict[str, float] | None) -> Any:
+    """The spend limit of --max-usd and --max-tokens-total (over a sweep file's), or ``None``."""
+    from debategraph.eval.spend import SpendLimit
+
+    usd = opts.max_usd if opts.max_usd is not None else sweep.get("max_usd")
+    tokens = (
+        opts.max_tokens_total
+        if opts.max_tokens_total is not None
+        else sweep.get("max_tokens_total")
+    )
+    if usd is None and tokens is None:
+        return None
+    limit = SpendLimit(max_usd=usd, max_tokens=tokens, prices=price)
+    try:
+        limit.check()
+    except ValueError as exc:
+        fail(str(exc))
+    return limit
 
 
 def _refuse_beside_config(opts: EvalOptions, given: GivenSettings) -> None:
@@ -175,6 +196,7 @@ def _run_sweep(config: Path, opts: EvalOptions, price: dict[str, float] | None) 
         prompts=opts.prompts or bool(run.get("prompts", False)),
         executor=_executor(opts, run),
         seeds=run.get("seeds"),
+        spend_limit=_spend_limit(opts, run, price),
     )
     _run_arms(sweep.arms, plan)
 
@@ -419,7 +441,7 @@ def _execute(items: list[Any], arms: list[Arm], plan: EvalPlan) -> Any:
     """Run the evaluation; exits with one line on a fault, 130 on Ctrl-C (rows kept)."""
     from debategraph.api import DebateConfigError
     from debategraph.eval.cut_short import CUT_SHORT
-    from debategraph.eval.runner import ServerDownError, run_eval
+    from debategraph.eval.runner import ServerDownError, SpendLimitReached, run_eval
     from debategraph.eval.store import RESULTS_FILE, OutputBusyError, SettingsMismatchError
     from debategraph.nodes.cache_guard import CacheError
     from debategraph.nodes.runnable import run_sync
@@ -438,6 +460,8 @@ def _execute(items: list[Any], arms: list[Arm], plan: EvalPlan) -> Any:
     except (DebateConfigError, SettingsMismatchError, OutputBusyError, ValueError) as exc:
         fail(str(exc))
     except ServerDownError as exc:  # a server that is down: one line, not a failed row per item
+        fail(str(exc), code=1)
+    except SpendLimitReached as exc:
         fail(str(exc), code=1)
     except OSError as exc:
         if exc.errno == errno.EMFILE:

@@ -91,8 +91,10 @@ def note_row(sink: list[dict[str, Any]] | None, row: Mapping[str, Any]) -> None:
 
 
 def debate_notes(method: str, item_id: str, seed: int | None) -> Note | None:
-    """A note-taker for one debate's meter: its notes with the debate's key, to
-    :data:`SPEND_NOTES` (``None`` when the run keeps no notes)."""
+    """A note-taker for one debate's meter (``None`` when the run keeps no notes).
+
+    It hands each note, with the debate's key, to :data:`SPEND_NOTES`.
+    """
     sink = SPEND_NOTES.get()
     if sink is None:
         return None

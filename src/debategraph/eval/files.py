@@ -10,4 +10,4 @@ INTERRUPTED_FILE = "interrupted.jsonl"
 """The ledger of spend kept beside the rows (:mod:`debategraph.eval.ledger`)."""
 
 SPEND_NOTES_FILE = "spend.jsonl"
-"""The spend notes written ahead as each request and reply happens (:mod:`debategraph.eval.ledger`)."""
+"""The spend notes written ahead, as requests and replies happen (see the ledger)."""

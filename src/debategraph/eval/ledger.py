@@ -264,8 +264,8 @@ def read_ledger(
     """Every well-formed entry of the ledger of ``out_dir``, by kind (:data:`BILLED_KINDS`).
 
     Under ``noted``, one entry per debate attempt whose spend notes no row or entry holds
-    (:func:`uncovered_notes`). A ``retried`` entry whose failed row is still a line of ``results.jsonl`` is left out:
-    the row counts it.
+    (:func:`uncovered_notes`). A ``retried`` entry whose failed row is still a line of
+    ``results.jsonl`` is left out: the row counts it.
 
     Args:
         out_dir: The results directory.
@@ -413,12 +413,36 @@ def uncovered_notes(
         attempt = line["attempt"]
         if _count(line["n"]) <= held.get(attempt, 0):
             continue
-        debate = spent.get(attempt)
-        if debate is None:
-            debate = entry(line.get("method"), line.get("id"), dict.fromkeys(TOTALS, 0),
-                           seed=line.get("seed"))  # fmt: skip
-            debate["attempt"] = attempt
-            spent[attempt] = debate
+        if attempt not in spent:
+            key = (line.get("method"), line.get("id"))
+            spent[attempt] = {**entry(*key, dict.fromkeys(TOTALS, 0), seed=line.get("seed")),
+                              "attempt": attempt}  # fmt: skip
+        debate = spent[attempt]
         for name in NOTE_FIGURES:
             debate[name] += _count(line.get(name))
     return [d for d in spent.values() if any(d[name] for name in TOTALS)]
+
+
+def spend_on_record(out_dir: Path) -> dict[str, int]:
+    """Every token ``out_dir``'s runs spent, as :data:`TOTALS`.
+
+    Its rows' (used and wasted) plus the ledger's (every kind of :data:`BILLED_KINDS`).
+    """
+    sums = dict.fromkeys(TOTALS, 0)
+    try:
+        file = (out_dir / RESULTS_FILE).open("rb")
+    except FileNotFoundError:
+        file = None
+    if file is not None:
+        with file:
+            for line in file:
+                try:
+                    row = json.loads(line)
+                except (ValueError, RecursionError):
+                    continue
+                if isinstance(row, dict):
+                    for name, value in row_spend(row).items():
+                        sums[name] += value
+    found = read_ledger(out_dir)
+    ledger = totals(e for kind in BILLED_KINDS for e in found[kind])
+    return {name: sums[name] + ledger[name] for name in TOTALS}

@@ -14,20 +14,23 @@ as it happens (a request sent, a reply's tokens, a failed request), numbered wit
 debate's attempt, so that the run's note file (:mod:`debategraph.eval.ledger`) holds every
 token whatever stops the run. The row it fills says how many of those notes it covers
 (:data:`COVERS_KEY`).
+
+A :class:`SpendGuard` reads the same notes as they come and says when a directory's
+:class:`SpendLimit` (``--max-usd``, ``--max-tokens-total``) is reached: the runner then stops
+the run as Ctrl-C would, within one window of calls in flight.
 """
 
 from __future__ import annotations
 
+import math
 import secrets
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from debategraph.nodes.call import (
-    REJECTED_USAGE_EVENT,
-    UNUSABLE_REPLY_EVENT,
-    UsageTotal,
-    usage_details,
-)
+from debategraph.models.usage_details import usage_details
+from debategraph.nodes.call import REJECTED_USAGE_EVENT, UNUSABLE_REPLY_EVENT, UsageTotal
 from debategraph.nodes.patience import THROTTLED_EVENT
 from debategraph.policies.tokens import estimate_tokens
 
@@ -122,9 +125,11 @@ class SpendMeter(UsageTotal):
             self._note(failed_requests=1)
 
     def cut_off(self) -> dict[str, int]:
-        """The requests sent and never answered (in flight when cut short), and an estimate
-        of the input tokens they sent (what a provider may bill for them; no reply, no
-        output known)."""
+        """The requests sent and never answered (in flight when cut short).
+
+        With an estimate of the input tokens they sent (what a provider may bill for them;
+        no reply came, so no output is known).
+        """
         with self._lock:
             return {
                 "cut_off_requests": len(self.open),
@@ -132,8 +137,10 @@ class SpendMeter(UsageTotal):
             }
 
     def snapshot(self) -> tuple[dict[str, int], dict[str, Any]]:
-        """The spend so far (the ledger's totals) and the notes it holds
-        (``{"attempt", "notes"}``), read together."""
+        """The spend so far (the ledger's totals) and the notes it holds, read together.
+
+        The notes as ``{"attempt", "notes"}``.
+        """
         with self._lock:
             spend = {
                 "input_tokens": self.input_tokens,
@@ -187,3 +194,103 @@ class SpendMeter(UsageTotal):
         if self.throttled_s:
             fields["throttled_s"] = round(self.throttled_s, 3)
         return fields
+
+
+class SpendLimitReached(RuntimeError):
+    """An evaluation stopped at its spend limit (``--max-usd``, ``--max-tokens-total``).
+
+    The message is one line: what was spent, where it is kept, and how to continue.
+    """
+
+
+@dataclass(frozen=True)
+class SpendLimit:
+    """A hard stop on what a results directory may spend, over all its runs.
+
+    Attributes:
+        max_usd: Most dollars, priced with ``prices`` (every input token at the input price:
+            the notes do not say which the provider cached, so the guard never prices low).
+        max_tokens: Most input plus output tokens.
+        prices: ``{"input": $ per token, "output": $ per token}`` (needed with ``max_usd``).
+    """
+
+    max_usd: float | None = None
+    max_tokens: int | None = None
+    prices: Mapping[str, float] | None = None
+
+    def check(self) -> None:
+        """Refuse a limit that cannot be kept, before any request.
+
+        Raises:
+            ValueError: A limit not above 0, or ``max_usd`` without prices.
+        """
+        usd, tokens = self.max_usd, self.max_tokens
+        if usd is not None and (not math.isfinite(usd) or usd <= 0):
+            raise ValueError(f"--max-usd must be a number of dollars above 0, got {usd}")
+        if tokens is not None and (isinstance(tokens, bool) or tokens < 1):
+            raise ValueError(f"--max-tokens-total must be at least 1 token, got {tokens}")
+        if usd is not None and self.prices is None:
+            raise ValueError(
+                "--max-usd needs the prices of tokens: give --prices IN,OUT ($ per 1M input "
+                "and output tokens), or use --max-tokens-total"
+            )
+
+    def usd(self, input_tokens: int, output_tokens: int) -> float | None:
+        """What these tokens cost at the limit's prices (``None`` without prices)."""
+        if self.prices is None:
+            return None
+        return input_tokens * self.prices["input"] + output_tokens * self.prices["output"]
+
+
+class SpendGuard:
+    """Adds up a directory's spend, note by note, and says when its limit is reached.
+
+    Args:
+        limit: The limit.
+        input_tokens: Input tokens already on record in the directory (rows and ledger).
+        output_tokens: Output tokens already on record.
+    """
+
+    def __init__(self, limit: SpendLimit, input_tokens: int = 0, output_tokens: int = 0) -> None:
+        self.limit = limit
+        self.input_tokens = input_tokens
+        self.output_tokens = output_tokens
+        self._lock = threading.Lock()
+        self.tripped = False
+
+    def reached(self) -> bool:
+        """Whether the spend so far is at or over the limit."""
+        limit = self.limit
+        tokens = self.input_tokens + self.output_tokens
+        if limit.max_tokens is not None and tokens >= limit.max_tokens:
+            return True
+        cost = limit.usd(self.input_tokens, self.output_tokens)
+        return limit.max_usd is not None and cost is not None and cost >= limit.max_usd
+
+    def add(self, note: Mapping[str, Any]) -> bool:
+        """Add one spend note; whether the limit was reached by it (true once)."""
+        with self._lock:
+            self.input_tokens += int(note.get("input_tokens") or 0)
+            self.output_tokens += int(note.get("output_tokens") or 0)
+            if self.tripped or not self.reached():
+                return False
+            self.tripped = True
+            return True
+
+    def words(self, where: str) -> str:
+        """The one line of a run stopped at the limit (``where``: the results directory)."""
+        limit = self.limit
+        tokens = self.input_tokens + self.output_tokens
+        cost = limit.usd(self.input_tokens, self.output_tokens)
+        spent = f"{self.input_tokens:,} input and {self.output_tokens:,} output tokens"
+        if cost is not None:
+            spent += f" (${cost:.4f})"
+        if limit.max_tokens is not None and tokens >= limit.max_tokens:
+            which = f"--max-tokens-total {limit.max_tokens}"
+        else:
+            which = f"--max-usd {limit.max_usd:g}"
+        return (
+            f"stopped: the spend limit {which} is reached: {where} has spent {spent} (rows "
+            "and ledger; requests in flight when it stopped included); finished rows are "
+            f"kept: raise {which.split()[0]} and run the same command again to continue"
+        )

@@ -264,9 +264,7 @@ class ResultsFile:
         """A stored line passed through the redactor again (a key configured since)."""
         return self.redact(line.decode(errors="replace").rstrip("\n")).encode() + b"\n"
 
-    def append(
-        self, row: Mapping[str, Any], before: Callable[[bytes], None] | None = None
-    ) -> None:
+    def append(self, row: Mapping[str, Any], before: Callable[[bytes], None] | None = None) -> None:
         """Append one row as one line: a single write, then flush (and fsync if asked).
 
         ``before`` is called with the line (its newline included) before it is written.

@@ -60,9 +60,9 @@ from debategraph.eval.executors.base import Deliver, Job, Work
 from debategraph.eval.executors.local import ItemRunner
 from debategraph.eval.executors.ray_connect import join, join_error, start_local
 from debategraph.eval.executors.reaper import Watcher, children
-from debategraph.eval.spend import Note
 from debategraph.eval.redaction import run_redactor
 from debategraph.eval.rows import error_row
+from debategraph.eval.spend import Note
 from debategraph.policies.secrets import Redactor, url_secrets
 from debategraph.tracing_guard import flush_traces, quiet_tracing_logs
 
@@ -255,8 +255,9 @@ class RayExecutor:
                 spent, noted = ray.get(ask, timeout=0)
                 if sink is not None:
                     sink.extend(spent)
-                for line in noted if notes is not None else ():
-                    notes(line)
+                if notes is not None:
+                    for line in noted:
+                        notes(line)
 
     def _flush_traces(self, ray: ModuleType, actors: list[Any]) -> None:
         """Ask each worker that traces to send its last traces; wait :data:`FLUSH_S` in all.
@@ -403,8 +404,10 @@ def note_rows(rows: list[dict[str, Any]]) -> None:
 
 
 async def _take_notes(actors: list[Any], sink: Note) -> None:
-    """Take the workers' spend notes every :data:`NOTES_EVERY_S` and append them (until
-    cancelled); a worker that does not answer is asked again next time."""
+    """Take the workers' spend notes every :data:`NOTES_EVERY_S` and append them.
+
+    Runs until cancelled; a worker that does not answer is asked again next time.
+    """
     while True:
         await asyncio.sleep(NOTES_EVERY_S)
         asks = [asyncio.wrap_future(ref.future()) for ref in _ask_each(actors, "take_notes")]
@@ -502,8 +505,10 @@ class _Worker:
         return await asyncio.to_thread(flush_traces, timeout)
 
     async def spent(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        """What the units cancelled here had spent, and the spend notes not yet taken, since
-        the last call (then forgotten)."""
+        """What the units cancelled here spent, and the spend notes not yet taken.
+
+        Both since the last call, then forgotten.
+        """
         noted = list(self.cut_short)
         self.cut_short.clear()  # the same list: a unit still ending notes into it
         return noted, await self.take_notes()
