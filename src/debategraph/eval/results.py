@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from debategraph.eval.dynamics import RoundStats, round_dynamics
-from debategraph.eval.files import INTERRUPTED_FILE
+from debategraph.eval.files import INTERRUPTED_FILE, SPEND_NOTES_FILE
 from debategraph.eval.metrics import MethodSummary, Row, group_by, is_failed, summarize
 from debategraph.models.resolve import SIMULATED
 
@@ -89,8 +89,9 @@ class LoadedRows:
 
 
 def result_files(folder: Path) -> list[Path]:
-    """The row files of a results directory: its ``*.jsonl`` files but the spend ledger."""
-    return [f for f in sorted(folder.glob("*.jsonl")) if f.name != INTERRUPTED_FILE]
+    """The row files of a results directory: its ``*.jsonl`` but the ledger and the notes."""
+    beside = (INTERRUPTED_FILE, SPEND_NOTES_FILE)
+    return [f for f in sorted(folder.glob("*.jsonl")) if f.name not in beside]
 
 
 def load_rows(results_dir: str | os.PathLike[str]) -> LoadedRows:

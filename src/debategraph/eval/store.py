@@ -30,7 +30,7 @@ from typing import Any, BinaryIO, NamedTuple
 from filelock import FileLock, Timeout
 
 from debategraph.errors import DataError
-from debategraph.eval.files import INTERRUPTED_FILE
+from debategraph.eval.files import INTERRUPTED_FILE, SPEND_NOTES_FILE
 from debategraph.eval.files import MANIFEST_FILE as MANIFEST_FILE
 from debategraph.eval.files import RESULTS_FILE as RESULTS_FILE
 from debategraph.eval.ledger import fingerprint
@@ -428,10 +428,12 @@ def check_manifest(
     out_dir.mkdir(parents=True, exist_ok=True)
     manifest, results = out_dir / MANIFEST_FILE, out_dir / RESULTS_FILE
     wanted = json.loads(redact(json.dumps(settings)))
+    beside = (out_dir / INTERRUPTED_FILE, out_dir / SPEND_NOTES_FILE)
     if force:  # the spend kept beside the discarded rows goes with them
         results.unlink(missing_ok=True)
-        (out_dir / INTERRUPTED_FILE).unlink(missing_ok=True)
-    elif held := [f.name for f in (results, out_dir / INTERRUPTED_FILE) if _nonempty(f)]:
+        for path in beside:
+            path.unlink(missing_ok=True)
+    elif held := [f.name for f in (results, *beside) if _nonempty(f)]:
         if not manifest.exists():
             raise SettingsMismatchError(
                 f"{out_dir} holds {' and '.join(held)} but no {MANIFEST_FILE}, so its "

@@ -28,7 +28,9 @@ worker writes a file.
   until the driver takes them, every :data:`NOTES_EVERY_S` and once more before it lets the
   workers go; the driver appends them to the run's note file (one writer per directory). A
   driver killed with its workers loses the notes of at most that last interval (the rows
-  and entries hold the rest).
+  and entries hold the rest). A worker whose driver is gone (its process ended, on the
+  driver's machine; or no take for :data:`ORPHAN_S` elsewhere) cancels its units at once,
+  so that it makes no request that nobody could put on the bill.
 * With LangSmith tracing on, each worker traces its own debates, and LangSmith's client
   sends them in batches from a background thread. Before the workers are let go (at the
   end, or cut short), the driver asks each worker that traces to send what it still holds,
@@ -76,8 +78,12 @@ SETTLE_S = 5.0
 """How long, at most and in all, a run cut short waits for its cancelled units to end and
 for its workers' notes of their spend before it disconnects."""
 
-NOTES_EVERY_S = 0.1
+NOTES_EVERY_S = 0.05
 """How often the driver takes the workers' spend notes."""
+
+ORPHAN_S = 5.0
+"""How long a worker on another machine than its driver's waits, with no take of its notes,
+before it takes the driver for gone and stops."""
 
 FLUSH_S = 10.0
 """How long, at most and in all, the driver waits for its tracing workers to send their last
@@ -193,6 +199,7 @@ class RayExecutor:
             count = self.workers or int(ray.cluster_resources().get("CPU", 1))
             shares = job.shares(count)
             worker = ray.remote(_Worker)
+            driver = {"node": ray.util.get_node_ip_address(), "pid": os.getpid()}
             actors = [
                 worker.options(
                     num_cpus=1,
@@ -201,19 +208,17 @@ class RayExecutor:
                     max_concurrency=share.concurrency + HEADROOM + 8,
                     runtime_env={"env_vars": WORKER_ENV},
                     scheduling_strategy="SPREAD",
-                ).remote(share)
+                ).remote(share, driver)
                 for share in shares
             ]
             self.started = await self._hello(actors)
-            sink = SPEND_NOTES.get()
-            taking = asyncio.ensure_future(_take_notes(actors, sink)) if sink else None
+            taking = asyncio.ensure_future(_take_notes(actors, SPEND_NOTES.get()))
             try:
                 return await self._dispatch(ray, actors, shares, work, deliver)
             finally:
-                if taking is not None:
-                    taking.cancel()
-                    with contextlib.suppress(BaseException):
-                        await taking
+                taking.cancel()
+                with contextlib.suppress(BaseException):
+                    await taking
         finally:
             self._settle(ray, actors)
             self._flush_traces(ray, actors)
@@ -403,10 +408,12 @@ def note_rows(rows: list[dict[str, Any]]) -> None:
         note_row(sink, row)
 
 
-async def _take_notes(actors: list[Any], sink: Note) -> None:
+async def _take_notes(actors: list[Any], sink: Note | None) -> None:
     """Take the workers' spend notes every :data:`NOTES_EVERY_S` and append them.
 
-    Runs until cancelled; a worker that does not answer is asked again next time.
+    Runs until cancelled; a worker that does not answer is asked again next time. Without a
+    sink (no note file) the notes are dropped; the takes still tell the workers that their
+    driver lives.
     """
     while True:
         await asyncio.sleep(NOTES_EVERY_S)
@@ -414,7 +421,8 @@ async def _take_notes(actors: list[Any], sink: Note) -> None:
         for ask in asks:
             with contextlib.suppress(Exception):
                 for line in await ask:
-                    sink(line)
+                    if sink is not None:
+                        sink(line)
 
 
 def _ask_each(actors: list[Any], method: str, *args: Any) -> list[Any]:
@@ -443,9 +451,14 @@ class _Worker:
             (:meth:`spent`).
     """
 
-    def __init__(self, job: Job) -> None:
+    def __init__(self, job: Job, driver: dict[str, Any] | None = None) -> None:
         self.job = job
+        self.driver = driver
         self._runner: ItemRunner | None = None
+        self._units: set[asyncio.Task[Any]] = set()
+        self._watch: asyncio.Task[None] | None = None
+        self.taken_at = time.monotonic()
+        self.orphaned = False
         self.cut_short: list[dict[str, Any]] = []
         self.notes: list[dict[str, Any]] = []
         # a worker traces on its own: LangSmith's complaints in one line
@@ -482,6 +495,13 @@ class _Worker:
         """
         rows: list[dict[str, Any]] = []
         runner = self._items()
+        if self._watch is None and self.driver is not None:
+            self._watch = asyncio.ensure_future(self._watch_driver())
+        if self.orphaned:
+            raise asyncio.CancelledError
+        unit = asyncio.current_task()
+        assert unit is not None  # an actor method runs in a task
+        self._units.add(unit)
         noting = CUT_SHORT.set(self.cut_short)
         taking = SPEND_NOTES.set(self.notes.append)
         try:
@@ -490,6 +510,7 @@ class _Worker:
             note_rows(rows)
             raise
         finally:
+            self._units.discard(unit)
             SPEND_NOTES.reset(taking)
             CUT_SHORT.reset(noting)
         return rows, runner.limiter.peak, os.getpid()
@@ -513,8 +534,34 @@ class _Worker:
         self.cut_short.clear()  # the same list: a unit still ending notes into it
         return noted, await self.take_notes()
 
+    def _driver_gone(self, here: str) -> bool:
+        """Whether the driver ended: its process, on this machine (``here``).
+
+        A driver on another machine is taken for gone after :data:`ORPHAN_S` with no take.
+        """
+        driver = self.driver or {}
+        if driver.get("node") == here:
+            try:
+                os.kill(int(driver["pid"]), 0)
+            except ProcessLookupError:
+                return True
+            except PermissionError:
+                return False
+            return False
+        return time.monotonic() - self.taken_at > ORPHAN_S
+
+    async def _watch_driver(self) -> None:
+        """Cancel this worker's units once its driver is gone (nobody would bill them)."""
+        here = _ray().util.get_node_ip_address()
+        while not self._driver_gone(here):
+            await asyncio.sleep(NOTES_EVERY_S / 2)
+        self.orphaned = True
+        for unit in list(self._units):
+            unit.cancel()
+
     async def take_notes(self) -> list[dict[str, Any]]:
         """The spend notes made here since they were last taken (then forgotten)."""
+        self.taken_at = time.monotonic()
         taken = self.notes[: len(self.notes)]
         del self.notes[: len(taken)]  # the same list: debates still running note into it
         return taken
