@@ -241,7 +241,7 @@ def test_the_notes_are_no_rows_and_go_with_force(tmp_path: Path) -> None:
     (tmp_path / INTERRUPTED_FILE).write_text("")
     (tmp_path / SPEND_NOTES_FILE).write_text('{"attempt": "a", "n": 1, "requests": 1}\n')
     assert result_files(tmp_path) == [tmp_path / RESULTS_FILE]
-    with pytest.raises(SettingsMismatchError, match="holds spend.jsonl but no run.json"):
+    with pytest.raises(SettingsMismatchError, match=r"holds spend\.jsonl but no run\.json"):
         check_manifest(tmp_path, {"dataset": "x"})  # a run killed before its first row
     check_manifest(tmp_path, {"dataset": "x"}, force=True)
     assert not (tmp_path / SPEND_NOTES_FILE).exists()
