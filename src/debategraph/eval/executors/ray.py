@@ -418,11 +418,10 @@ async def _take_notes(actors: list[Any], sink: Note | None) -> None:
     while True:
         await asyncio.sleep(NOTES_EVERY_S)
         asks = [asyncio.wrap_future(ref.future()) for ref in _ask_each(actors, "take_notes")]
-        for ask in asks:
-            with contextlib.suppress(Exception):
-                for line in await ask:
-                    if sink is not None:
-                        sink(line)
+        for answer in await asyncio.gather(*asks, return_exceptions=True):
+            if sink is not None and isinstance(answer, list):
+                for line in answer:
+                    sink(line)
 
 
 def _ask_each(actors: list[Any], method: str, *args: Any) -> list[Any]:
