@@ -15,7 +15,8 @@ from debategraph.eval.ledger import read_ledger
 
 from .openai_server import serve
 from .test_ray import quiet_env
-from .test_spend_notes import billed, served
+from .test_spend_guard import window
+from .test_spend_notes import billed, served, settle
 
 pytest.importorskip("ray")
 pytestmark = [pytest.mark.ray, pytest.mark.slow]
@@ -52,6 +53,27 @@ def test_a_killed_ray_driver_leaves_every_token_on_the_bill(server, tmp_path):
     done = subprocess.run(command(server, out), capture_output=True, text=True, env=env,
                           timeout=300)  # fmt: skip
     assert done.returncode == 0, done.stderr
+    rows = [json.loads(x) for x in (out / RESULTS_FILE).read_text().splitlines()]
+    assert len(rows) == len({r["id"] for r in rows}) == 12
+    assert billed(out)[:2] == served(server)
+
+
+def test_a_spend_limit_stops_a_ray_run_and_a_higher_one_resumes(server, tmp_path):
+    env = {**quiet_env(), "OPENAI_API_KEY": "sk-test"}
+    out = tmp_path / "run"
+    limited = [*command(server, out), "--max-tokens-total", "15000"]
+    stopped = subprocess.run(limited, capture_output=True, text=True, env=env, timeout=300)
+    assert stopped.returncode == 1, stopped.stderr
+    assert "stopped: the spend limit --max-tokens-total 15000 is reached" in stopped.stderr
+    settle(server)
+    spent = billed(out)
+    assert spent[:2] == served(server)
+    # Within two windows of 4 calls: the workers' notes reach the driver a little late.
+    assert 15000 <= spent[0] + spent[1] <= 15000 + window(server, 2 * 4)
+    done = subprocess.run([*command(server, out), "--max-tokens-total", "1000000"],
+                          capture_output=True, text=True, env=env, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    settle(server)
     rows = [json.loads(x) for x in (out / RESULTS_FILE).read_text().splitlines()]
     assert len(rows) == len({r["id"] for r in rows}) == 12
     assert billed(out)[:2] == served(server)
