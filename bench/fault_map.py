@@ -216,6 +216,34 @@ FAULTS = (
             (ANY_FILE, r"(ctrl_c|interrupt|sigint)\w*import|import\w*(ctrl_c|interrupt|sigint)"),
         ),
     ),
+    Fault(
+        "40.3 kill",
+        "SIGKILL storm, local and Ray: rows + ledger = the server's tokens (notes written ahead)",
+        ((r"test_(ray_)?spend_notes\.py$", r"sigkill|killed|notes_count|retried_entry"),),
+    ),
+    Fault(
+        "40.3 disk",
+        "a full cache disk leaves every token on the bill",
+        ((r"test_spend_notes\.py$", r"full_cache_disk"),),
+    ),
+    Fault(
+        "40.3 siblings",
+        "replies to a failing debate's other calls are billed",
+        ((r"test_spend_notes\.py$", r"failing_debate"),),
+    ),
+    Fault(
+        "40.3 ctrl-c",
+        "Ctrl-C: rows + ledger = the server's; `interrupted:` gives the cut-off calls' estimate",
+        (
+            (r"test_interrupted_spend\.py$", r"."),
+            (r"test_spend_notes\.py$", r"in_flight"),
+        ),
+    ),
+    Fault(
+        "40.5 guard",
+        "--max-usd / --max-tokens-total stop within one window and resume; bad limits refused",
+        ((r"test_spend_guard\.py$", r"."),),
+    ),
 )
 
 

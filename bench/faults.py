@@ -24,6 +24,12 @@ The fault map (``bench/fault_map.py``): each fault of issue 30 and the tests tha
 run, with their pass counts (tests not written yet are reported as missing):
 
        PYTHONPATH=src python bench/faults.py --tests [--list] [--out FILE]
+
+Every token on the bill (``bench/spend_faults.py``): the server's requests and tokens
+against rows plus ledger after a SIGKILL storm (local and Ray), a full cache disk, failing
+debates' other calls, Ctrl-C and the spend guard:
+
+       PYTHONPATH=src python bench/faults.py --spend [--no-ray] [--out FILE]
 """
 
 from __future__ import annotations
@@ -614,6 +620,11 @@ def main() -> None:
         from fault_map import main as fault_map
 
         fault_map([a for a in sys.argv[1:] if a != "--tests"])
+        return
+    if "--spend" in sys.argv[1:]:
+        from spend_faults import main as spend_faults
+
+        spend_faults([a for a in sys.argv[1:] if a != "--spend"])
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--items", type=int, default=500)

@@ -10,6 +10,7 @@ import time
 import pytest
 
 from debategraph.eval.log.files import INTERRUPTED_FILE
+from debategraph.eval.log.ledger import read_ledger
 from debategraph.eval.run.cut_short import read_cut_short
 
 from .openai_server import serve
@@ -67,6 +68,11 @@ def test_tokens_of_rows_and_cut_short_debates_equal_the_servers(server, tmp_path
     assert (tokens[0] + cut["input_tokens"], tokens[1] + cut["output_tokens"]) == served(server)
     assert f"{cut['debates']} debate(s) cut short had spent {cut['input_tokens']} input" in err
     assert len(err.strip().splitlines()) == 1 and err.startswith("interrupted")
+    debates = read_ledger(out)["cut_short"]
+    cut_off = sum(d.get("cut_off_requests", 0) for d in debates)
+    estimate = sum(d.get("estimated_input_tokens", 0) for d in debates)
+    if cut_off:  # requests in flight at the interrupt: their prompts, as an estimate
+        assert f", {cut_off} of them cut off in flight (their prompts were about {estimate}" in err
 
     done = subprocess.run(command(server, out), capture_output=True, text=True, env=env,
                           timeout=300)  # fmt: skip

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from debategraph.eval.datasets.items import Item
-from debategraph.eval.run.cut_short import CUT_SHORT
+from debategraph.eval.run.cut_short import CUT_SHORT, SPEND_NOTES
 from debategraph.eval.run.executors import ray as ray_executor
 from debategraph.eval.run.executors.base import Job, Work
 from debategraph.eval.run.executors.ray import SETTLE_S, RayExecutor
@@ -94,12 +94,22 @@ def test_settle_notes_a_unit_that_finished_unread_and_the_workers_notes(sink, mo
     monkeypatch.setattr(ray_executor, "time", clock)
     noted_on_worker = {"method": "du", "id": "q9", "input_tokens": 11, "output_tokens": 1,
                        "requests": 1, "failed_requests": 0}  # fmt: skip
-    results = {"unit-a": ([finished("q1"), failed("q2", 40, 5)], 3, 77), "ask-0": [noted_on_worker]}
+    untaken = {"method": "du", "id": "q3", "attempt": "a1", "n": 4, "input_tokens": 7}
+    results = {
+        "unit-a": ([finished("q1"), failed("q2", 40, 5)], 3, 77),
+        "ask-0": ([noted_on_worker], [untaken]),
+    }
     ray = FakeRay(clock, results, ready={"unit-a", "ask-0"}, took=3.0)
     executor = RayExecutor()
     futures = [concurrent.futures.Future(), concurrent.futures.Future()]
     executor._in_flight = dict(zip(futures, ["unit-a", "unit-b"], strict=True))
-    executor._settle(ray, [SimpleNamespace(spent=Asks("ask-0"))])
+    notes: list[dict[str, Any]] = []
+    token = SPEND_NOTES.set(notes.append)
+    try:
+        executor._settle(ray, [SimpleNamespace(spent=Asks("ask-0"))])
+    finally:
+        SPEND_NOTES.reset(token)
+    assert notes == [untaken]  # the worker's notes not yet taken reach the note file
     assert ray.cancelled == ["unit-a", "unit-b"]
     assert all(f.cancelled() for f in futures) and executor._in_flight == {}
     assert sink == [

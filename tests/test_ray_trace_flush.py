@@ -98,12 +98,14 @@ class FakeRay:
         self.events = events
         self.actors = iter(actors)
 
+    util = SimpleNamespace(get_node_ip_address=lambda: "127.0.0.1")
+
     def is_initialized(self) -> bool:
         return True  # connected already: the driver kills its actors rather than disconnect
 
     def remote(self, cls: type) -> Any:
         def options(**_: Any) -> Any:
-            return SimpleNamespace(remote=lambda share: next(self.actors))
+            return SimpleNamespace(remote=lambda share, driver: next(self.actors))
 
         return SimpleNamespace(options=options)
 

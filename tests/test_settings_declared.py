@@ -46,7 +46,8 @@ EVAL_FLAGS = [
     "--peer-reasoning", "--decision", "--decision-option", "--option", "--settings",
     "--temperature", "--top-p", "--top-k", "--max-tokens", "--stop", "--frequency-penalty",
     "--reasoning-effort", "--thinking",
-    "--timeout", "--logprobs", "--allow-large", "--max-attempts", "--retry-backoff", "--gate"
+    "--timeout", "--logprobs", "--allow-large", "--max-attempts", "--retry-backoff", "--gate",
+    "--max-usd", "--max-tokens-total",
 ]  # fmt: skip
 
 
@@ -73,7 +74,7 @@ def test_every_context_field_is_declared_and_the_commands_keep_their_flags():
     assert set(RUN_KEYS) == {
         "dataset", "limit", "seed", "seeds", "ids", "path", "concurrency", "rps", "out",
         "cache", "match_budget", "texts", "only_contested", "engine", "address", "workers",
-        "prompts",
+        "prompts", "max_usd", "max_tokens_total",
     }  # fmt: skip
 
 

@@ -136,8 +136,29 @@ def eval_command(*, given: GivenSettings) -> None:
         prompts=opts.prompts,
         executor=_executor(opts, {}),
         seeds=seed_list,
+        spend_limit=_spend_limit(opts, {}, price),
     )
     _run_arms(arms, plan)
+
+
+def _spend_limit(opts: EvalOptions, sweep: dict[str, Any], price: dict[str, float] | None) -> Any:
+    """The spend limit of --max-usd and --max-tokens-total (over a sweep file's), or ``None``."""
+    from debategraph.eval.log.spend import SpendLimit
+
+    usd = opts.max_usd if opts.max_usd is not None else sweep.get("max_usd")
+    tokens = (
+        opts.max_tokens_total
+        if opts.max_tokens_total is not None
+        else sweep.get("max_tokens_total")
+    )
+    if usd is None and tokens is None:
+        return None
+    limit = SpendLimit(max_usd=usd, max_tokens=tokens, prices=price)
+    try:
+        limit.check()
+    except ValueError as exc:
+        fail(str(exc))
+    return limit
 
 
 def _refuse_beside_config(opts: EvalOptions, given: GivenSettings) -> None:
@@ -181,6 +202,7 @@ def _run_sweep(config: Path, opts: EvalOptions, price: dict[str, float] | None) 
         prompts=opts.prompts or bool(run.get("prompts", False)),
         executor=_executor(opts, run),
         seeds=run.get("seeds"),
+        spend_limit=_spend_limit(opts, run, price),
     )
     _run_arms(sweep.arms, plan)
 
@@ -250,10 +272,18 @@ def _cut_short_words(debates: list[dict[str, Any]], out_dir: Path) -> str:
     if not debates:
         return ""
     spent = totals(debates)
+    cut_off = sum(int(d.get("cut_off_requests") or 0) for d in debates)
+    estimate = sum(int(d.get("estimated_input_tokens") or 0) for d in debates)
+    in_flight = (
+        f", {cut_off} of them cut off in flight (their prompts were about {estimate} input "
+        "tokens, an estimate; what the provider bills for them is not known here)"
+        if cut_off
+        else ""
+    )
     return (
         f"{spent['debates']} debate(s) cut short had spent {spent['input_tokens']} input and "
-        f"{spent['output_tokens']} output tokens in {spent['requests']} requests (logged in "
-        f"{out_dir / INTERRUPTED_FILE}); "
+        f"{spent['output_tokens']} output tokens in {spent['requests']} requests{in_flight} "
+        f"(logged in {out_dir / INTERRUPTED_FILE}); "
     )
 
 
@@ -418,7 +448,7 @@ def _execute(items: list[Any], arms: list[Arm], plan: EvalPlan) -> Any:
     from debategraph.api import DebateConfigError
     from debategraph.eval.log.store import RESULTS_FILE, OutputBusyError, SettingsMismatchError
     from debategraph.eval.run.cut_short import CUT_SHORT
-    from debategraph.eval.run.runner import ServerDownError, run_eval
+    from debategraph.eval.run.runner import ServerDownError, SpendLimitReached, run_eval
     from debategraph.nodes.cache_guard import CacheError
     from debategraph.nodes.runnable import run_sync
 
@@ -436,6 +466,8 @@ def _execute(items: list[Any], arms: list[Arm], plan: EvalPlan) -> Any:
     except (DebateConfigError, SettingsMismatchError, OutputBusyError, ValueError) as exc:
         fail(str(exc))
     except ServerDownError as exc:  # a server that is down: one line, not a failed row per item
+        fail(str(exc), code=1)
+    except SpendLimitReached as exc:
         fail(str(exc), code=1)
     except OSError as exc:
         if exc.errno == errno.EMFILE:

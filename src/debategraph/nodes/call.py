@@ -388,10 +388,10 @@ async def ainvoke_model(
         return await asyncio.shield(call)
     except asyncio.CancelledError:
         # Cancelled from outside (Ctrl-C, a failing sibling): a request in flight may already
-        # be answered and billed; waiting briefly lets its usage reach the spend meters.
+        # be answered and billed; waiting briefly lets its usage reach the spend meters. A
+        # failing graph cancels its other tasks more than once: the grace holds throughout.
         try:
-            if not call.done():
-                await asyncio.wait({call}, timeout=CANCEL_GRACE_S)
+            await _grace(call)
         finally:
             call.cancel()
             if call.done() and not call.cancelled():
@@ -401,6 +401,15 @@ async def ainvoke_model(
 
 CANCEL_GRACE_S = 1.0
 """Seconds a model call in flight may still take to finish when its debate is cancelled."""
+
+
+async def _grace(call: asyncio.Future[Any]) -> None:
+    """Wait up to :data:`CANCEL_GRACE_S` for ``call``, through further cancellations."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + CANCEL_GRACE_S
+    while not call.done() and (left := end - loop.time()) > 0:
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.wait({call}, timeout=left)
 
 
 async def _ainvoke_model(

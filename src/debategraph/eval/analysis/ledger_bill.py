@@ -1,7 +1,9 @@
 """The ledger's spend on the methods' bills: tokens that left the rows, paid but not kept.
 
 The debates an interruption cut short and the failed rows a resume ran again left their
-spend in the ledger (:mod:`debategraph.eval.log.ledger`), not in ``results.jsonl``. Their
+spend in the ledger (:mod:`debategraph.eval.log.ledger`), not in ``results.jsonl``, and the
+spend notes written ahead hold what no row or entry does (a run killed, replies that came
+after their debate's row). Their
 tokens were paid all the same, so ``debategraph report`` and ``eval``'s closing table add
 them to their method's bill as paid, not kept (and to its cost, requests and wasted
 tokens); the tokens of the rows plus those added are every token the provider reported.
@@ -15,8 +17,8 @@ from typing import Any
 from debategraph.eval.analysis.metrics import MethodSummary
 from debategraph.eval.analysis.summary_fields import ratio
 from debategraph.eval.log.bill import bill_cost
-from debategraph.eval.log.files import INTERRUPTED_FILE
-from debategraph.eval.log.ledger import KINDS, totals
+from debategraph.eval.log.files import INTERRUPTED_FILE, SPEND_NOTES_FILE
+from debategraph.eval.log.ledger import BILLED_KINDS, totals
 
 Ledger = Mapping[str, Sequence[Mapping[str, Any]]]
 """The ledger's entries by kind, as :func:`~debategraph.eval.log.ledger.read_ledger` reads them."""
@@ -62,13 +64,13 @@ def fold_ledger(
         prices: As for :func:`~debategraph.eval.log.bill.bill_cost` (the cost is recomputed).
 
     Returns:
-        The totals of each kind (``cut_short``, ``retried``) and of the entries counted in
-        no table (``unplaced``).
+        The totals of each kind (``cut_short``, ``retried``, ``noted``) and of the entries
+        counted in no table (``unplaced``).
     """
     tables = list(tables)
     touched: dict[int, MutableMapping[str, Any]] = {}
     unplaced: list[Mapping[str, Any]] = []
-    for kind in KINDS:
+    for kind in BILLED_KINDS:
         for debate in ledger.get(kind, ()):
             table = next((t for t in tables if debate.get("method") in t), None)
             if table is None:
@@ -79,7 +81,7 @@ def fold_ledger(
             touched[id(summary)] = summary
     for summary in touched.values():
         reprice(summary, prices)
-    folded: dict[str, Any] = {kind: totals(ledger.get(kind, ())) for kind in KINDS}
+    folded: dict[str, Any] = {kind: totals(ledger.get(kind, ())) for kind in BILLED_KINDS}
     folded["unplaced"] = totals(unplaced)
     return folded
 
@@ -91,16 +93,26 @@ def ledger_words(folded: Mapping[str, Any]) -> str:
         folded: What :func:`fold_ledger` returned.
     """
     cut, retried = folded["cut_short"], folded["retried"]
-    if not cut["debates"] and not retried["debates"]:
+    noted = folded.get("noted") or totals(())
+    if not cut["debates"] and not retried["debates"] and not noted["debates"]:
         return ""
     parts = []
     if retried["debates"]:
         parts.append(f"{retried['debates']} failed row(s) run again")
     if cut["debates"]:
         parts.append(f"{cut['debates']} debate(s) cut short")
-    both = {k: cut[k] + retried[k] for k in ("input_tokens", "output_tokens", "requests")}
+    if noted["debates"]:
+        parts.append(f"{noted['debates']} debate(s) whose spend no row holds")
+    both = {
+        k: cut[k] + retried[k] + noted[k] for k in ("input_tokens", "output_tokens", "requests")
+    }
+    files = (
+        f"{INTERRUPTED_FILE} keeps"
+        if not noted["debates"]
+        else f"{INTERRUPTED_FILE} and {SPEND_NOTES_FILE} keep"
+    )
     text = (
-        f"{INTERRUPTED_FILE} keeps the spend of {' and '.join(parts)}: {both['input_tokens']:,} "
+        f"{files} the spend of {' and '.join(parts)}: {both['input_tokens']:,} "
         f"input and {both['output_tokens']:,} output tokens in {both['requests']:,} requests, "
         "counted in the bill as paid, not kept"
     )

@@ -11,7 +11,7 @@ from typing import Any
 
 from debategraph.eval.analysis.dynamics import RoundStats, round_dynamics
 from debategraph.eval.analysis.metrics import MethodSummary, Row, group_by, is_failed, summarize
-from debategraph.eval.log.files import INTERRUPTED_FILE
+from debategraph.eval.log.files import INTERRUPTED_FILE, SPEND_NOTES_FILE
 from debategraph.models.resolve import SIMULATED
 
 SOURCE_TITLES = {
@@ -89,8 +89,9 @@ class LoadedRows:
 
 
 def result_files(folder: Path) -> list[Path]:
-    """The row files of a results directory: its ``*.jsonl`` files but the spend ledger."""
-    return [f for f in sorted(folder.glob("*.jsonl")) if f.name != INTERRUPTED_FILE]
+    """The row files of a results directory: its ``*.jsonl`` but the ledger and the notes."""
+    beside = (INTERRUPTED_FILE, SPEND_NOTES_FILE)
+    return [f for f in sorted(folder.glob("*.jsonl")) if f.name not in beside]
 
 
 def load_rows(results_dir: str | os.PathLike[str]) -> LoadedRows:

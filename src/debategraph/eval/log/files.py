@@ -8,3 +8,6 @@ MANIFEST_FILE = "run.json"
 
 INTERRUPTED_FILE = "interrupted.jsonl"
 """The ledger of spend kept beside the rows (:mod:`debategraph.eval.log.ledger`)."""
+
+SPEND_NOTES_FILE = "spend.jsonl"
+"""The spend notes written ahead, as requests and replies happen (see the ledger)."""

@@ -22,10 +22,28 @@ still in ``results.jsonl``, so nothing is counted twice.
 
 A damaged line or entry (hand-edited: wrong types, missing keys) is left out and reported as
 one problem line naming ``interrupted.jsonl`` and its line number, never a traceback.
+
+Written ahead: ``OUT/spend.jsonl`` (:class:`NoteFile`) gets one line per spend note as it
+happens (a request sent, a reply's tokens, a failed request: see
+:class:`~debategraph.eval.log.spend.SpendMeter`), keyed by the debate's ``method``, ``id``,
+``seed``, its ``attempt`` and the note's number ``n`` within it. Before a row is appended
+the file gets a cover line (``attempt``, ``notes``, ``row_sha256``): the row holds that
+attempt's first ``notes`` notes. A cut-short entry names the notes it holds the same way.
+:func:`read_ledger` counts, as kind ``noted``, every note that no row of ``results.jsonl``,
+retried entry or cut-short entry holds: the spend of a run killed (SIGKILL, power loss,
+out of memory), of a debate that a fault outside it ended, and of replies that arrived
+after their debate's row was made. A cover line whose row never reached the file (a crash
+between the two writes) covers nothing.
+
+Each note is one ``write`` to the file, which the kernel keeps once the call returns: a
+killed process loses no note it made. Without ``--fsync`` the notes reach the disk when the
+kernel writes them (a power loss can lose what it still buffers, at most those seconds);
+with it every note is synced, as every row is.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -36,13 +54,16 @@ from pathlib import Path
 from typing import Any
 
 from debategraph.eval.log.bill import row_parts
-from debategraph.eval.log.files import INTERRUPTED_FILE, RESULTS_FILE
+from debategraph.eval.log.files import INTERRUPTED_FILE, RESULTS_FILE, SPEND_NOTES_FILE
 
 TOTALS = ("input_tokens", "output_tokens", "requests", "failed_requests")
 """The figures of an entry, summed over entries."""
 
 KINDS = ("cut_short", "retried")
 """The kinds of ledger lines: the key under which each lists its entries."""
+
+BILLED_KINDS = (*KINDS, "noted")
+"""What :func:`read_ledger` returns: the ledger's kinds and the spend notes no row holds."""
 
 
 def fingerprint(line: bytes) -> str:
@@ -240,10 +261,11 @@ def _failed_lines(results: Path) -> Counter[str]:
 def read_ledger(
     out_dir: Path, problems: list[str] | None = None
 ) -> dict[str, list[dict[str, Any]]]:
-    """Every well-formed entry of the ledger of ``out_dir``, by kind (:data:`KINDS`).
+    """Every well-formed entry of the ledger of ``out_dir``, by kind (:data:`BILLED_KINDS`).
 
-    A ``retried`` entry whose failed row is still a line of ``results.jsonl`` is left out:
-    the row counts it.
+    Under ``noted``, one entry per debate attempt whose spend notes no row or entry holds
+    (:func:`uncovered_notes`). A ``retried`` entry whose failed row is still a line of
+    ``results.jsonl`` is left out: the row counts it.
 
     Args:
         out_dir: The results directory.
@@ -252,6 +274,7 @@ def read_ledger(
     """
     lines = _lines(out_dir, problems)
     found = {kind: [e for line in lines for e in _entries(line, kind)] for kind in KINDS}
+    found["noted"] = uncovered_notes(out_dir, found)
     if found["retried"]:
         present = _failed_lines(out_dir / RESULTS_FILE)
         kept = []
@@ -263,3 +286,163 @@ def read_ledger(
             kept.append(debate)
         found["retried"] = kept
     return found
+
+
+NOTE_FIGURES = TOTALS
+"""The figures a spend note may carry (each 0 when absent)."""
+
+
+class NoteFile:
+    """The write-ahead spend notes of a run: one writer, one ``write`` per line.
+
+    Args:
+        out_dir: The results directory.
+        fsync: Sync every line to disk (as ``--fsync`` does for rows).
+
+    Attributes:
+        failure: The first error met writing a note (a full disk); the runner stops with it.
+    """
+
+    def __init__(self, out_dir: Path, *, fsync: bool = False) -> None:
+        self.path = out_dir / SPEND_NOTES_FILE
+        self.fsync = fsync
+        self.failure: OSError | None = None
+        self._fd: int | None = None
+        self._torn = False
+
+    def _open(self) -> int:
+        if self._fd is None:
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            self._torn = os.fstat(self._fd).st_size > 0 and not _ends_a_line(self.path)
+        return self._fd
+
+    def write(self, line: Mapping[str, Any]) -> None:
+        """Append one line (a note or a cover line); an error is kept in :attr:`failure`."""
+        data = (json.dumps(line, separators=(",", ":")) + "\n").encode()
+        try:
+            fd = self._open()
+            if self._torn:  # a line torn by a crash: the next one starts on a line of its own
+                data, self._torn = b"\n" + data, False
+            os.write(fd, data)
+            if self.fsync:
+                os.fsync(fd)
+        except OSError as exc:
+            if self.failure is None:
+                self.failure = exc
+
+    def cover(self, covers: Mapping[str, Any], line: bytes) -> None:
+        """Say that the results line ``line`` holds ``covers``' notes (before writing it)."""
+        self.write({"attempt": covers["attempt"], "notes": covers["notes"],
+                    "row_sha256": fingerprint(line)})  # fmt: skip
+
+    def close(self) -> None:
+        """Sync what was written and close the file."""
+        if self._fd is not None:
+            with contextlib.suppress(OSError):
+                os.fsync(self._fd)
+            os.close(self._fd)
+            self._fd = None
+
+
+def _note_lines(out_dir: Path) -> list[dict[str, Any]]:
+    """The whole JSON-object lines of ``spend.jsonl`` (a torn or damaged line is skipped)."""
+    try:
+        text = (out_dir / SPEND_NOTES_FILE).read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return []
+    lines = []
+    for raw in text.split("\n")[:-1]:
+        try:
+            line = json.loads(raw)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(line, dict) and isinstance(line.get("attempt"), str):
+            lines.append(line)
+    return lines
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def _result_lines(results: Path) -> set[str]:
+    """The fingerprints of every whole line of a results file."""
+    try:
+        file = results.open("rb")
+    except FileNotFoundError:
+        return set()
+    with file:
+        return {fingerprint(line) for line in file if line.endswith(b"\n")}
+
+
+def uncovered_notes(
+    out_dir: Path, ledger: Mapping[str, Sequence[Mapping[str, Any]]]
+) -> list[dict[str, Any]]:
+    """The spend of the notes that no row, retried entry or cut-short entry holds.
+
+    A cut-short entry holds its attempt's first ``notes`` notes; a cover line does when its
+    row is a line of ``results.jsonl`` or a retried entry (the row was dropped to run again).
+
+    Args:
+        out_dir: The results directory.
+        ledger: The ledger's entries by kind (:data:`KINDS`), read from ``interrupted.jsonl``.
+
+    Returns:
+        One entry per attempt with uncovered notes (its ``attempt`` named), in file order.
+    """
+    lines = _note_lines(out_dir)
+    if not lines:
+        return []
+    held: dict[str, int] = {}
+    for debate in ledger.get("cut_short", ()):
+        attempt, notes = debate.get("attempt"), _count(debate.get("notes"))
+        if isinstance(attempt, str):
+            held[attempt] = max(held.get(attempt, 0), notes)
+    covers = [line for line in lines if isinstance(line.get("row_sha256"), str)]
+    if covers:
+        rows = _result_lines(out_dir / RESULTS_FILE)
+        rows |= {str(e.get("row_sha256")) for e in ledger.get("retried", ())}
+        for line in covers:
+            if line["row_sha256"] in rows:
+                attempt = line["attempt"]
+                held[attempt] = max(held.get(attempt, 0), _count(line.get("notes")))
+    spent: dict[str, dict[str, Any]] = {}
+    for line in lines:
+        if "row_sha256" in line or "n" not in line:
+            continue
+        attempt = line["attempt"]
+        if _count(line["n"]) <= held.get(attempt, 0):
+            continue
+        if attempt not in spent:
+            key = (line.get("method"), line.get("id"))
+            spent[attempt] = {**entry(*key, dict.fromkeys(TOTALS, 0), seed=line.get("seed")),
+                              "attempt": attempt}  # fmt: skip
+        debate = spent[attempt]
+        for name in NOTE_FIGURES:
+            debate[name] += _count(line.get(name))
+    return [d for d in spent.values() if any(d[name] for name in TOTALS)]
+
+
+def spend_on_record(out_dir: Path) -> dict[str, int]:
+    """Every token ``out_dir``'s runs spent, as :data:`TOTALS`.
+
+    Its rows' (used and wasted) plus the ledger's (every kind of :data:`BILLED_KINDS`).
+    """
+    sums = dict.fromkeys(TOTALS, 0)
+    try:
+        file = (out_dir / RESULTS_FILE).open("rb")
+    except FileNotFoundError:
+        file = None
+    if file is not None:
+        with file:
+            for line in file:
+                try:
+                    row = json.loads(line)
+                except (ValueError, RecursionError):
+                    continue
+                if isinstance(row, dict):
+                    for name, value in row_spend(row).items():
+                        sums[name] += value
+    found = read_ledger(out_dir)
+    ledger = totals(e for kind in BILLED_KINDS for e in found[kind])
+    return {name: sums[name] + ledger[name] for name in TOTALS}

@@ -30,7 +30,7 @@ from typing import Any, BinaryIO, NamedTuple
 from filelock import FileLock, Timeout
 
 from debategraph.errors import DataError
-from debategraph.eval.log.files import INTERRUPTED_FILE
+from debategraph.eval.log.files import INTERRUPTED_FILE, SPEND_NOTES_FILE
 from debategraph.eval.log.files import MANIFEST_FILE as MANIFEST_FILE
 from debategraph.eval.log.files import RESULTS_FILE as RESULTS_FILE
 from debategraph.eval.log.ledger import fingerprint
@@ -264,12 +264,18 @@ class ResultsFile:
         """A stored line passed through the redactor again (a key configured since)."""
         return self.redact(line.decode(errors="replace").rstrip("\n")).encode() + b"\n"
 
-    def append(self, row: Mapping[str, Any]) -> None:
-        """Append one row as one line: a single write, then flush (and fsync if asked)."""
+    def append(self, row: Mapping[str, Any], before: Callable[[bytes], None] | None = None) -> None:
+        """Append one row as one line: a single write, then flush (and fsync if asked).
+
+        ``before`` is called with the line (its newline included) before it is written.
+        """
         if self._handle is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._handle = self.path.open("ab")
-        self._handle.write(encode_row(row, self.redact))
+        line = encode_row(row, self.redact)
+        if before is not None:
+            before(line)
+        self._handle.write(line)
         self._handle.flush()
         if self.fsync:
             os.fsync(self._handle.fileno())
@@ -422,10 +428,12 @@ def check_manifest(
     out_dir.mkdir(parents=True, exist_ok=True)
     manifest, results = out_dir / MANIFEST_FILE, out_dir / RESULTS_FILE
     wanted = json.loads(redact(json.dumps(settings)))
+    beside = (out_dir / INTERRUPTED_FILE, out_dir / SPEND_NOTES_FILE)
     if force:  # the spend kept beside the discarded rows goes with them
         results.unlink(missing_ok=True)
-        (out_dir / INTERRUPTED_FILE).unlink(missing_ok=True)
-    elif held := [f.name for f in (results, out_dir / INTERRUPTED_FILE) if _nonempty(f)]:
+        for path in beside:
+            path.unlink(missing_ok=True)
+    elif held := [f.name for f in (results, *beside) if _nonempty(f)]:
         if not manifest.exists():
             raise SettingsMismatchError(
                 f"{out_dir} holds {' and '.join(held)} but no {MANIFEST_FILE}, so its "

@@ -24,8 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from debategraph.errors import ModelError, NoConnectionError
-from debategraph.eval.log.ledger import row_spend
-from debategraph.eval.run.cut_short import note_spend
+from debategraph.eval.run.cut_short import note_row
 from debategraph.policies.retry import exception_chain, status_of
 from debategraph.policies.secrets import redact_url
 
@@ -200,5 +199,4 @@ class Breaker:
 
     def _drop(self, row: dict[str, Any]) -> None:
         """Leave ``row`` unwritten (resume runs it again), noting what its debate spent."""
-        spend = row_spend(row)
-        note_spend(self.cut_short, row.get("method"), row.get("id"), spend, seed=row.get("seed"))
+        note_row(self.cut_short, row)

@@ -15,10 +15,16 @@ unit cancelled after some of its debates finished notes their rows' spend too (t
 reached the driver); the driver collects these lists from the workers before it lets them go
 (:mod:`debategraph.eval.run.executors.ray`).
 
-Not counted: a request still in flight when the debate was cancelled (the provider may bill
-it; the client never sees its usage), and a Ray worker that did not answer within
-:data:`~debategraph.eval.run.executors.ray.SETTLE_S` once the run was cut short (killed, or its
-node lost: its process, and the meters in it, are gone).
+A request still in flight when the debate was cancelled is counted as a request; the
+provider may bill it, but the client never sees its usage: the entry states how many such
+requests were cut off (``cut_off_requests``) and an estimate of the input tokens they sent
+(``estimated_input_tokens``), which the ``interrupted:`` line gives as an estimate and the
+bill leaves out.
+
+Each entry also names the debate's attempt and how many of its spend notes it holds
+(``attempt``, ``notes``): the notes written ahead as the replies arrived
+(:data:`SPEND_NOTES`, kept in ``OUT/spend.jsonl``) count only where no row or entry holds
+them, so nothing is counted twice.
 """
 
 from __future__ import annotations
@@ -28,8 +34,12 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-from debategraph.eval.log.ledger import TOTALS, append_line, entry, read_ledger, totals
-from debategraph.eval.log.spend import SpendMeter
+from debategraph.eval.log.ledger import TOTALS, append_line, entry, read_ledger, row_spend, totals
+from debategraph.eval.log.spend import COVERS_KEY, Note, SpendMeter
+
+SPEND_NOTES: ContextVar[Note | None] = ContextVar("debategraph_spend_notes", default=None)
+"""Where the current run's meters hand their spend notes (``None``: no notes kept); each note
+carries its debate's ``method``, ``id`` and ``seed`` (see :func:`debate_notes`)."""
 
 CUT_SHORT: ContextVar[list[dict[str, Any]] | None] = ContextVar(
     "debategraph_cut_short", default=None
@@ -44,6 +54,8 @@ def note_spend(
     spend: Mapping[str, int],
     *,
     seed: int | None = None,
+    covers: Mapping[str, Any] | None = None,
+    extra: Mapping[str, int] | None = None,
 ) -> None:
     """Add a debate that wrote no row to ``sink``, if it spent anything.
 
@@ -53,10 +65,47 @@ def note_spend(
         item_id: The item's id.
         spend: Its :data:`TOTALS`.
         seed: The debate's seed under ``--seeds`` (recorded when given).
+        covers: The attempt and the count of its spend notes that ``spend`` holds.
+        extra: Figures kept beside the totals (the cut-off requests and their estimate).
     """
     if sink is None or not any(spend[key] for key in TOTALS):
         return
-    sink.append(entry(method, item_id, spend, seed=seed))
+    debate = entry(method, item_id, spend, seed=seed)
+    if covers is not None:
+        debate["attempt"], debate["notes"] = str(covers["attempt"]), int(covers["notes"])
+    debate.update({k: int(v) for k, v in (extra or {}).items() if v})
+    sink.append(debate)
+
+
+def note_row(sink: list[dict[str, Any]] | None, row: Mapping[str, Any]) -> None:
+    """Note the spend of a row that will not be written (and the notes it covers)."""
+    covers = row.get(COVERS_KEY)
+    note_spend(
+        sink,
+        row.get("method"),
+        row.get("id"),
+        row_spend(row),
+        seed=row.get("seed"),
+        covers=covers if isinstance(covers, Mapping) else None,
+    )
+
+
+def debate_notes(method: str, item_id: str, seed: int | None) -> Note | None:
+    """A note-taker for one debate's meter (``None`` when the run keeps no notes).
+
+    It hands each note, with the debate's key, to :data:`SPEND_NOTES`.
+    """
+    sink = SPEND_NOTES.get()
+    if sink is None:
+        return None
+    key: dict[str, Any] = {"method": method, "id": item_id}
+    if seed is not None:
+        key["seed"] = seed
+
+    def note(spend: dict[str, Any]) -> None:
+        sink({**key, **spend})
+
+    return note
 
 
 def note_cut_short(
@@ -70,13 +119,16 @@ def note_cut_short(
         meter: The debate's spend meter.
         seed: The debate's seed under ``--seeds`` (recorded when given).
     """
-    spend = {
-        "input_tokens": meter.input_tokens,
-        "output_tokens": meter.output_tokens,
-        "requests": meter.requests,
-        "failed_requests": meter.failed,
-    }
-    note_spend(CUT_SHORT.get(), method, item_id, spend, seed=seed)
+    spend, covers = meter.snapshot()
+    note_spend(
+        CUT_SHORT.get(),
+        method,
+        item_id,
+        spend,
+        seed=seed,
+        covers=covers if meter.note is not None else None,
+        extra=meter.cut_off(),
+    )
 
 
 def log_cut_short(out_dir: Path, debates: list[dict[str, Any]]) -> dict[str, Any]:

@@ -132,6 +132,19 @@ class EvalOptions:
         "evaluation", default=False, help="fsync every result line.", cli_default=False
     )
     prices: str | None = setting("evaluation", help=PRICES_HELP)
+    max_usd: float | None = setting(
+        "evaluation",
+        help="Stop the run cleanly once --out has spent this many dollars over all its runs "
+        "(needs --prices; every input token at the input price); resume with a higher "
+        "limit to continue.",
+        toml=float,
+    )
+    max_tokens_total: int | None = setting(
+        "evaluation",
+        help="Stop the run cleanly once --out has spent this many input plus output tokens "
+        "over all its runs; resume with a higher limit to continue.",
+        toml=int,
+    )
     quiet: bool = setting("evaluation", default=False, help="No progress bar.")
     texts: bool = setting(
         "evaluation",

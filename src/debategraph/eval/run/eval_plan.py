@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING, Any
 from debategraph.eval.run.budget import Budget
 
 if TYPE_CHECKING:
+    from debategraph.eval.log.spend import SpendLimit
     from debategraph.eval.run.executors import Executor
 
 _RUN_EVAL_KEYWORDS = (
     "dataset", "selection", "concurrency", "rps", "force", "fsync", "cache", "texts", "executor",
-    "seeds", "prompts",
+    "seeds", "prompts", "spend_limit",
 )  # fmt: skip
 
 
@@ -38,6 +39,8 @@ class EvalPlan:
         prompts: Keep every call's prompt in the rows.
         executor: Where the debates run (``None``: this process).
         seeds: The debates' seeds, each arm run once per seed.
+        spend_limit: Stop once the results directory has spent this much (``None``: no
+            limit).
     """
 
     dataset: str
@@ -56,6 +59,7 @@ class EvalPlan:
     prompts: bool = False
     executor: Executor | None = None
     seeds: list[int] | None = None
+    spend_limit: SpendLimit | None = None
 
     def run_options(self) -> dict[str, Any]:
         """The keywords of :func:`~debategraph.eval.run.runner.run_eval` this plan sets."""

@@ -32,6 +32,7 @@ labelled ``sc@du``.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import itertools
 import json
@@ -39,15 +40,16 @@ import math
 import os
 import sys
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
 from debategraph.eval.datasets import Item
-from debategraph.eval.log.ledger import log_retried, row_spend
+from debategraph.eval.log.ledger import NoteFile, log_retried, spend_on_record
 from debategraph.eval.log.rows import describe_error, error_row, result_row, row_source
+from debategraph.eval.log.spend import COVERS_KEY, SpendGuard, SpendLimit, SpendLimitReached
 from debategraph.eval.log.store import (
     RESULTS_FILE,
     Key,
@@ -61,7 +63,12 @@ from debategraph.eval.log.store import (
 from debategraph.eval.run.arms import Arm, arms_for, budget_arms, check_arms, screen_arm
 from debategraph.eval.run.breaker import Breaker, ServerDownError
 from debategraph.eval.run.budget import TURN_FIELDS, budget_digest
-from debategraph.eval.run.cut_short import CUT_SHORT, log_cut_short, note_spend
+from debategraph.eval.run.cut_short import (
+    CUT_SHORT,
+    SPEND_NOTES,
+    log_cut_short,
+    note_row,
+)
 from debategraph.eval.run.executors import Executor, Job, LocalExecutor, Work
 from debategraph.eval.run.executors.local import with_rate_limiter
 from debategraph.eval.run.redaction import run_redactor
@@ -73,6 +80,8 @@ __all__ = [
     "Plan",
     "Progress",
     "ServerDownError",
+    "SpendLimit",
+    "SpendLimitReached",
     "arms_for",
     "budget_arms",
     "check_arms",
@@ -342,23 +351,32 @@ class _Writer:
         progress: Progress | None,
         arms: Sequence[Arm],
         cut_short: list[dict[str, Any]] | None = None,
+        notes: NoteFile | None = None,
     ):
         self.results = results
         self.progress = progress
         self.arms = arms
         self.cut_short = cut_short
+        self.notes = notes
         self.written: set[Key] = set()
         self.repeated = 0
         self.settled = 0
 
     def __call__(self, row: dict[str, Any]) -> None:
         key = row_key(row)
+        if self.notes is not None and self.notes.failure is not None:
+            raise self.notes.failure  # the notes cannot be written: stop, as for rows
         if key in self.written:  # work an executor ran again (a worker died): written once
             self.repeated += 1
-            note_spend(self.cut_short, row["method"], row["id"], row_spend(row), seed=key[2])
+            note_row(self.cut_short, row)
             return
         self.written.add(key)
-        self.results.append(row)
+        covers = row.pop(COVERS_KEY, None)
+        notes = self.notes
+        if notes is not None and isinstance(covers, Mapping):
+            self.results.append(row, before=partial(notes.cover, covers))
+        else:
+            self.results.append(row)
         settled = _settled(row)
         self.settled += settled
         if self.progress is not None:
@@ -426,6 +444,7 @@ async def run_eval(
     executor: Executor | None = None,
     seeds: Sequence[int] | None = None,
     prompts: bool = False,
+    spend_limit: SpendLimit | None = None,
 ) -> EvalOutcome:
     """Run every arm on every item, appending rows to ``out_dir/results.jsonl``; resumable.
 
@@ -465,6 +484,11 @@ async def run_eval(
         prompts: Also keep every turn's prompt (the last user message its model was sent)
             in the rows, for ``debategraph show`` and ``export --to inspect``. Like
             ``texts``, not part of the settings a resumed run must share.
+        spend_limit: Stop when what ``out_dir`` has spent, over all its runs (rows and
+            ledger), reaches this limit: no debate starts after that, and the debates in
+            progress are cut short as by Ctrl-C (their spend is logged), so the spend ends
+            within one window of calls in flight of the limit. A later run with a higher
+            limit continues. Not part of the settings a resumed run must share.
 
     Returns:
         The outcome.
@@ -479,6 +503,8 @@ async def run_eval(
         ServerDownError: :data:`~debategraph.eval.run.breaker.DOWN_STREAK` debates in a row
             could not connect to their model server: the run stopped, the debates in
             progress were cancelled, and none of them left a row (resume runs them).
+        SpendLimitReached: ``spend_limit`` was reached (before the run, with no request,
+            or during it): the rows finished are kept, the spend is on record.
     """
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
@@ -487,6 +513,8 @@ async def run_eval(
     if rps is not None and (not math.isfinite(rps) or rps <= 0):
         raise ValueError(f"rps must be a number above 0 (requests per second), got {rps}")
     seeds = check_seeds(seeds)
+    if spend_limit is not None:
+        spend_limit.check()
     check_arms(arms)
     executor = executor or LocalExecutor()
     job = Job(tuple(arms), dataset, concurrency, rps, cache, texts, prompts)
@@ -518,24 +546,43 @@ async def run_eval(
             per_arm = len(items) * len(plan.seeds)
             progress.start({arm.label: per_arm for arm in arms}, resumed.progress or [])
             resumed.progress = None
+        guard = None
+        if spend_limit is not None:
+            on_record = spend_on_record(out)
+            guard = SpendGuard(spend_limit, on_record["input_tokens"], on_record["output_tokens"])
+            if guard.reached():
+                results.close()
+                raise SpendLimitReached(guard.words(str(out)))
         work = resumed.work(items, arms, list(plan.seeds))
+        if guard is not None:
+            work = itertools.takewhile(lambda _: not guard.tripped, work)
         first = next(work, None)  # nothing pending: no executor started (no Ray cluster)
         start = time.perf_counter()
         peak = 0
         cut_short = CUT_SHORT.get()
         token = CUT_SHORT.set([]) if cut_short is None else None
         noted = len(cut_short or ())
-        writer = _Writer(results, progress, arms, cut_short=CUT_SHORT.get())
+        notes = NoteFile(out, fsync=fsync)
+        noting = SPEND_NOTES.set(notes.write if guard is None else _guarded(notes, guard))
+        stopped = False
+        writer = _Writer(results, progress, arms, cut_short=CUT_SHORT.get(), notes=notes)
         breaker = Breaker(writer, cut_short=CUT_SHORT.get())
         try:
             if first is not None:
                 peak = await executor.run(job, itertools.chain([first], work), breaker)
                 breaker.flush()
-        except BaseException:
+        except BaseException as exc:
             breaker.drop_held()  # rows held back when the run stopped: unwritten, spend noted
-            raise
+            if not (guard and guard.tripped and isinstance(exc, asyncio.CancelledError)):
+                raise
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
+            stopped = True
         finally:
             wall = time.perf_counter() - start
+            SPEND_NOTES.reset(noting)
+            notes.close()
             results.close()
             if progress is not None:
                 progress.stop()
@@ -545,6 +592,8 @@ async def run_eval(
             if spent:
                 log_cut_short(out, spent)
         kept = results.finalize(plan.order)
+        if stopped and guard is not None:
+            raise SpendLimitReached(guard.words(str(out)))
     failed_flags = [failed for key, failed in kept if key in plan]
     problems = list(results.problems)
     if len(failed_flags) < len(kept):
@@ -566,6 +615,22 @@ async def run_eval(
         wall_s=wall,
         plan=plan,
     )
+
+
+def _guarded(notes: NoteFile, guard: SpendGuard) -> Callable[[dict[str, Any]], None]:
+    """The note-taker of a run with a spend limit.
+
+    It writes each note, then cancels the run (this task) once the notes reach the limit.
+    """
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+
+    def take(note: dict[str, Any]) -> None:
+        notes.write(note)
+        if guard.add(note) and task is not None:
+            loop.call_soon_threadsafe(task.cancel)
+
+    return take
 
 
 def evaluate(

@@ -28,7 +28,7 @@ from debategraph.eval.log.spend import SpendMeter
 from debategraph.eval.run.arms import Arm
 from debategraph.eval.run.breaker import UNREACHABLE_FIELD, mark_dependent, mark_unreachable
 from debategraph.eval.run.budget import budget_digest, budget_settings
-from debategraph.eval.run.cut_short import note_cut_short
+from debategraph.eval.run.cut_short import debate_notes, note_cut_short
 from debategraph.eval.run.executors.admission import Admission, Turn
 from debategraph.eval.run.executors.base import Deliver, Job, Work
 from debategraph.eval.run.redaction import run_redactor
@@ -218,7 +218,7 @@ class ItemRunner:
         if seed is not None:
             settings["seed"] = seed
         start = time.perf_counter()
-        meter = SpendMeter()
+        meter = SpendMeter(debate_notes(arm.label, item.id, seed))
         item_cache: BaseCache[Any] | None = None
         if arm.budget_of is not None:
             base = budgets.get(arm.budget_of)

@@ -24,6 +24,13 @@ worker writes a file.
   notes, and the rows of units that finished unread, into the run's cut-short spend
   (:mod:`debategraph.eval.run.cut_short`). A worker that does not answer within
   :data:`SETTLE_S` (killed, its node lost) takes its notes with it.
+* Each worker keeps its debates' spend notes (:data:`~debategraph.eval.run.cut_short.SPEND_NOTES`)
+  until the driver takes them, every :data:`NOTES_EVERY_S` and once more before it lets the
+  workers go; the driver appends them to the run's note file (one writer per directory). A
+  driver killed with its workers loses the notes of at most that last interval (the rows
+  and entries hold the rest). A worker whose driver is gone (its process ended, on the
+  driver's machine; or no take for :data:`ORPHAN_S` elsewhere) cancels its units at once,
+  so that it makes no request that nobody could put on the bill.
 * With LangSmith tracing on, each worker traces its own debates, and LangSmith's client
   sends them in batches from a background thread. Before the workers are let go (at the
   end, or cut short), the driver asks each worker that traces to send what it still holds,
@@ -50,9 +57,9 @@ from types import ModuleType
 from typing import Any
 
 from debategraph.api import DebateConfigError
-from debategraph.eval.log.ledger import row_spend
 from debategraph.eval.log.rows import error_row
-from debategraph.eval.run.cut_short import CUT_SHORT, note_spend
+from debategraph.eval.log.spend import Note
+from debategraph.eval.run.cut_short import CUT_SHORT, SPEND_NOTES, note_row
 from debategraph.eval.run.executors.base import Deliver, Job, Work
 from debategraph.eval.run.executors.local import ItemRunner
 from debategraph.eval.run.executors.ray_connect import join, join_error, start_local
@@ -71,6 +78,13 @@ HEADROOM = 2
 SETTLE_S = 5.0
 """How long, at most and in all, a run cut short waits for its cancelled units to end and
 for its workers' notes of their spend before it disconnects."""
+
+NOTES_EVERY_S = 0.05
+"""How often the driver takes the workers' spend notes."""
+
+ORPHAN_S = 5.0
+"""How long a worker on another machine than its driver's waits, with no take of its notes,
+before it takes the driver for gone and stops."""
 
 FLUSH_S = 10.0
 """How long, at most and in all, the driver waits for its tracing workers to send their last
@@ -186,6 +200,7 @@ class RayExecutor:
             count = self.workers or int(ray.cluster_resources().get("CPU", 1))
             shares = job.shares(count)
             worker = ray.remote(_Worker)
+            driver = {"node": ray.util.get_node_ip_address(), "pid": os.getpid()}
             actors = [
                 worker.options(
                     num_cpus=1,
@@ -194,11 +209,17 @@ class RayExecutor:
                     max_concurrency=share.concurrency + HEADROOM + 8,
                     runtime_env={"env_vars": WORKER_ENV},
                     scheduling_strategy="SPREAD",
-                ).remote(share)
+                ).remote(share, driver)
                 for share in shares
             ]
             self.started = await self._hello(actors)
-            return await self._dispatch(ray, actors, shares, work, deliver)
+            taking = asyncio.ensure_future(_take_notes(actors, SPEND_NOTES.get()))
+            try:
+                return await self._dispatch(ray, actors, shares, work, deliver)
+            finally:
+                taking.cancel()
+                with contextlib.suppress(BaseException):
+                    await taking
         finally:
             self._settle(ray, actors)
             self._flush_traces(ray, actors)
@@ -224,21 +245,25 @@ class RayExecutor:
         for future in self._in_flight:
             future.cancel()  # nobody reads it now: no "exception never retrieved" at exit
         self._in_flight.clear()
-        if not refs:
-            return
         for ref in refs:
             with contextlib.suppress(Exception):
                 ray.cancel(ref)
         deadline = time.monotonic() + SETTLE_S  # one wait in all, for units and notes
-        for ref in _answered(ray, refs, deadline):
+        for ref in _answered(ray, refs, deadline) if refs else ():
             with contextlib.suppress(Exception):  # a cancelled unit's rows are the worker's
                 note_rows(ray.get(ref, timeout=0)[0])
+        notes = SPEND_NOTES.get()
         sink = CUT_SHORT.get()
-        if sink is None:
+        if sink is None and notes is None:
             return
         for ask in _answered(ray, _ask_each(actors, "spent"), deadline):
             with contextlib.suppress(Exception):
-                sink.extend(ray.get(ask, timeout=0))
+                spent, noted = ray.get(ask, timeout=0)
+                if sink is not None:
+                    sink.extend(spent)
+                if notes is not None:
+                    for line in noted:
+                        notes(line)
 
     def _flush_traces(self, ray: ModuleType, actors: list[Any]) -> None:
         """Ask each worker that traces to send its last traces; wait :data:`FLUSH_S` in all.
@@ -381,8 +406,23 @@ def note_rows(rows: list[dict[str, Any]]) -> None:
     """Note the spend of rows that will not be written (the run was cut short) as cut short."""
     sink = CUT_SHORT.get()
     for row in rows:
-        spend = row_spend(row)
-        note_spend(sink, row.get("method"), row.get("id"), spend, seed=row.get("seed"))
+        note_row(sink, row)
+
+
+async def _take_notes(actors: list[Any], sink: Note | None) -> None:
+    """Take the workers' spend notes every :data:`NOTES_EVERY_S` and append them.
+
+    Runs until cancelled; a worker that does not answer is asked again next time. Without a
+    sink (no note file) the notes are dropped; the takes still tell the workers that their
+    driver lives.
+    """
+    while True:
+        await asyncio.sleep(NOTES_EVERY_S)
+        asks = [asyncio.wrap_future(ref.future()) for ref in _ask_each(actors, "take_notes")]
+        for answer in await asyncio.gather(*asks, return_exceptions=True):
+            if sink is not None and isinstance(answer, list):
+                for line in answer:
+                    sink(line)
 
 
 def _ask_each(actors: list[Any], method: str, *args: Any) -> list[Any]:
@@ -411,10 +451,16 @@ class _Worker:
             (:meth:`spent`).
     """
 
-    def __init__(self, job: Job) -> None:
+    def __init__(self, job: Job, driver: dict[str, Any] | None = None) -> None:
         self.job = job
+        self.driver = driver
         self._runner: ItemRunner | None = None
+        self._units: set[asyncio.Task[Any]] = set()
+        self._watch: asyncio.Task[None] | None = None
+        self.taken_at = time.monotonic()
+        self.orphaned = False
         self.cut_short: list[dict[str, Any]] = []
+        self.notes: list[dict[str, Any]] = []
         # a worker traces on its own: LangSmith's complaints in one line
         self.traces = quiet_tracing_logs()
         quiet_unawaited_tasks()  # calls cancelled on Ctrl-C or the breaker: no raw warnings
@@ -450,13 +496,23 @@ class _Worker:
         """
         rows: list[dict[str, Any]] = []
         runner = self._items()
+        if self._watch is None and self.driver is not None:
+            self._watch = asyncio.ensure_future(self._watch_driver())
+        if self.orphaned:
+            raise asyncio.CancelledError
+        unit = asyncio.current_task()
+        assert unit is not None  # an actor method runs in a task
+        self._units.add(unit)
         noting = CUT_SHORT.set(self.cut_short)
+        taking = SPEND_NOTES.set(self.notes.append)
         try:
             await runner.run(work, rows.append)
         except asyncio.CancelledError:
             note_rows(rows)
             raise
         finally:
+            self._units.discard(unit)
+            SPEND_NOTES.reset(taking)
             CUT_SHORT.reset(noting)
         return rows, runner.limiter.peak, os.getpid()
 
@@ -470,8 +526,43 @@ class _Worker:
             return False
         return await asyncio.to_thread(flush_traces, timeout)
 
-    async def spent(self) -> list[dict[str, Any]]:
-        """What the units cancelled here had spent, since the last call (then forgotten)."""
+    async def spent(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """What the units cancelled here spent, and the spend notes not yet taken.
+
+        Both since the last call, then forgotten.
+        """
         noted = list(self.cut_short)
         self.cut_short.clear()  # the same list: a unit still ending notes into it
-        return noted
+        return noted, await self.take_notes()
+
+    def _driver_gone(self, here: str) -> bool:
+        """Whether the driver ended: its process, on this machine (``here``).
+
+        A driver on another machine is taken for gone after :data:`ORPHAN_S` with no take.
+        """
+        driver = self.driver or {}
+        if driver.get("node") == here:
+            try:
+                os.kill(int(driver["pid"]), 0)
+            except ProcessLookupError:
+                return True
+            except PermissionError:
+                return False
+            return False
+        return time.monotonic() - self.taken_at > ORPHAN_S
+
+    async def _watch_driver(self) -> None:
+        """Cancel this worker's units once its driver is gone (nobody would bill them)."""
+        here = _ray().util.get_node_ip_address()
+        while not self._driver_gone(here):
+            await asyncio.sleep(NOTES_EVERY_S / 2)
+        self.orphaned = True
+        for unit in list(self._units):
+            unit.cancel()
+
+    async def take_notes(self) -> list[dict[str, Any]]:
+        """The spend notes made here since they were last taken (then forgotten)."""
+        self.taken_at = time.monotonic()
+        taken = self.notes[: len(self.notes)]
+        del self.notes[: len(taken)]  # the same list: debates still running note into it
+        return taken
