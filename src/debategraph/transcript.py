@@ -12,6 +12,8 @@ from rich.markup import escape as rich_escape
 from debategraph.policies.terminal import cut_text, visible
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from debategraph.result import DebateResult
 
 QUESTION_CHARS = 2_000
@@ -43,79 +45,115 @@ def print_transcript(
     so a hostile 20 MB question prints as fast as a short one. With ``show_text`` and
     ``show_prompts``, a turn that kept its prompt (``eval --prompts``) prints it above its reply.
     """
-    from rich.table import Table
-
-    def escape(text: str, limit: int = LINE_CHARS) -> str:
-        return rich_escape(visible(cut_text(text, limit, redact)))
-
-    def cell(text: str) -> str:
-        return escape(text, CELL_CHARS)
-
-    console.print(
-        f"[bold]{escape(result.method)}[/] · {len(result.agents)} agents · "
-        f"{result.rounds} debate rounds"
-    )
-    console.print(f"[dim]Q:[/] {escape(result.question, QUESTION_CHARS)}\n")
-    groups = result.method_state.get("groups")
-    if groups:
-        listed = " · ".join(f"g{j} = {', '.join(g)}" for j, g in enumerate(groups, 1))
-        console.print(f"[dim]groups:[/] {escape(listed)}\n")
+    shown = _Shown(redact)
+    _print_heading(result, console, shown)
     labels = result.method_state.get("round_labels") or {}
     for r in range(result.rounds + 1):
         title = f"round {r}" + (" (initial)" if r == 0 else "")
         if str(r) in labels:
-            title += f" · {escape(str(labels[str(r)]))}"
-        table = Table(title=title, title_justify="left")
-        for col in ("turn", "kind", "model", "read", "answer", "conf", "tokens in/out"):
-            table.add_column(col)
+            title += f" · {shown.line(str(labels[str(r)]))}"
         turns = [t for t in result.turns if t["round"] == r]
-        for t in turns:
-            read = ", ".join(i.split(":", 1)[-1] for i in t["reads"]) or "-"
-            conf = "-" if t["confidence"] is None else f"{t['confidence']:.2f}"
-            if t["kind"] == "evaluation":
-                answer = cell(str(t.get("label")))
-            elif t["answer"] is None:
-                answer = "[red]abstained[/]" if t["kind"] == "answer" else "-"
-            else:
-                answer = cell(t["answer"])
-                if t.get("answer_source") == "fallback":
-                    answer += " [dim](fallback)[/]"
-            est = "~" if t["usage_estimated"] else ""
-            replayed = " [dim](cached)[/]" if t.get("cached") else ""
-            table.add_row(
-                cell(t["id"]),
-                cell(str(t["kind"])),
-                cell(t["model"]),
-                cell(read),
-                answer,
-                conf,
-                f"{est}{t['input_tokens']}/{t['output_tokens']}{replayed}",
-            )
-        console.print(table)
+        console.print(_round_table(title, turns, shown))
         for mask in result.method_state.get("masks") or ():  # memory masks (MAD-M²)
             if mask.get("round") == r and mask.get("summary"):
-                console.print(escape(mask["summary"]), highlight=False)
+                console.print(shown.line(mask["summary"]), highlight=False)
         if show_text:
             for t in turns:
-                console.print(f"[bold]{cell(t['id'])}[/]")
-                prompt = t.get("prompt") if show_prompts else None
-                if isinstance(prompt, str):
-                    console.print("[dim]prompt:[/]")
-                    console.print(escape(prompt, TEXT_CHARS), highlight=False)
-                    console.print("[dim]reply:[/]")
-                text = t.get("text")
-                shown = (
-                    escape(text, TEXT_CHARS)
-                    if text is not None
-                    else "[dim](reply text not kept)[/]"
-                )
-                console.print(shown, highlight=False)
-                console.print()
+                _print_texts(t, console, shown, show_prompts=show_prompts)
+    _print_outcome(result, console, shown)
+
+
+class _Shown:
+    """Text made fit to print: redacted, cut with a note, control characters shown, escaped."""
+
+    def __init__(self, redact: Callable[[str], str]) -> None:
+        self.redact = redact
+
+    def line(self, text: str, limit: int = LINE_CHARS) -> str:
+        return rich_escape(visible(cut_text(text, limit, self.redact)))
+
+    def cell(self, text: str) -> str:
+        return self.line(text, CELL_CHARS)
+
+
+def _print_heading(result: DebateResult, console: Console, shown: _Shown) -> None:
+    console.print(
+        f"[bold]{shown.line(result.method)}[/] · {len(result.agents)} agents · "
+        f"{result.rounds} debate rounds"
+    )
+    console.print(f"[dim]Q:[/] {shown.line(result.question, QUESTION_CHARS)}\n")
+    groups = result.method_state.get("groups")
+    if groups:
+        listed = " · ".join(f"g{j} = {', '.join(g)}" for j, g in enumerate(groups, 1))
+        console.print(f"[dim]groups:[/] {shown.line(listed)}\n")
+
+
+def _round_table(title: str, turns: list[Any], shown: _Shown) -> Table:
+    """One round's turns: who read whom, the answer, confidence and tokens."""
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left")
+    for col in ("turn", "kind", "model", "read", "answer", "conf", "tokens in/out"):
+        table.add_column(col)
+    for t in turns:
+        read = ", ".join(i.split(":", 1)[-1] for i in t["reads"]) or "-"
+        conf = "-" if t["confidence"] is None else f"{t['confidence']:.2f}"
+        est = "~" if t["usage_estimated"] else ""
+        replayed = " [dim](cached)[/]" if t.get("cached") else ""
+        table.add_row(
+            shown.cell(t["id"]),
+            shown.cell(str(t["kind"])),
+            shown.cell(t["model"]),
+            shown.cell(read),
+            _answer_cell(t, shown),
+            conf,
+            f"{est}{t['input_tokens']}/{t['output_tokens']}{replayed}",
+        )
+    return table
+
+
+def _answer_cell(t: Mapping[str, Any], shown: _Shown) -> str:
+    if t["kind"] == "evaluation":
+        return shown.cell(str(t.get("label")))
+    if t["answer"] is None:
+        return "[red]abstained[/]" if t["kind"] == "answer" else "-"
+    answer = shown.cell(t["answer"])
+    if t.get("answer_source") == "fallback":
+        answer += " [dim](fallback)[/]"
+    return answer
+
+
+def _print_texts(
+    t: Mapping[str, Any], console: Console, shown: _Shown, *, show_prompts: bool
+) -> None:
+    """A turn's prompt (where kept and asked for), its thinking (folded) and its reply."""
+    console.print(f"[bold]{shown.cell(t['id'])}[/]")
+    prompt = t.get("prompt") if show_prompts else None
+    if isinstance(prompt, str):
+        console.print("[dim]prompt:[/]")
+        console.print(shown.line(prompt, TEXT_CHARS), highlight=False)
+        console.print("[dim]reply:[/]")
+    reasoning = t.get("reasoning")
+    if isinstance(reasoning, str) and reasoning:
+        console.print(
+            f"[dim]thinking ({len(reasoning):,} characters; show --json keeps it): "
+            f"{shown.line(reasoning, CELL_CHARS)}[/]",
+            highlight=False,
+        )
+    text = t.get("text")
+    body = shown.line(text, TEXT_CHARS) if text is not None else "[dim](reply text not kept)[/]"
+    console.print(body, highlight=False)
+    console.print()
+
+
+def _print_outcome(result: DebateResult, console: Console, shown: _Shown) -> None:
+    """The answer and how it was decided, the spend, and what the method stood in for."""
     usage = result.usage
     answer = result.answer if result.answer is not None else "no answer"
+    evidence = shown.line(json.dumps(result.decision["evidence"]))
     console.print(
-        f"\n[bold]answer:[/] {cell(answer)}"
-        f"  ({escape(result.decision['rule'])}: {escape(json.dumps(result.decision['evidence']))})"
+        f"\n[bold]answer:[/] {shown.cell(answer)}"
+        f"  ({shown.line(result.decision['rule'])}: {evidence})"
     )
     console.print(
         f"tokens: {usage['input_tokens']} in + {usage['output_tokens']} out"
@@ -123,7 +161,7 @@ def print_transcript(
         f" · calls: {usage['calls']}"
         + (f" ({usage['cached_calls']} from the cache)" if usage.get("cached_calls") else "")
         + f" · NComm: {result.ncomm}"
-        + (f" · cut off: {escape(', '.join(result.cut_off))}" if result.cut_off else "")
+        + (f" · cut off: {shown.line(', '.join(result.cut_off))}" if result.cut_off else "")
     )
     sources = result.answer_sources
     answered = sum(sources.values())
@@ -132,7 +170,7 @@ def print_transcript(
             f"answers: {sources['declared']} declared, {sources['fallback']} by fallback, "
             f"{sources['none']} abstained (of {answered} answer turns)"
         )
-    for note in _stand_ins(result.method_state, escape):
+    for note in _stand_ins(result.method_state, shown.line):
         console.print(note)
 
 
