@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -94,11 +94,15 @@ class RowIndex:
         return cls.made(path)
 
     @classmethod
-    def made(cls, path: Path) -> RowIndex:
-        """The index of ``path``, made in one pass and kept beside it where it can be."""
-        stamp = _stamp(path)
-        places, problems = _scan(path)
-        _write_index(_index_path(path), stamp, places, problems)
+    def made(cls, path: Path, keep: Callable[[RowPlace], bool] | None = None) -> RowIndex:
+        """The index of ``path``, made in one pass and kept beside it where it can be.
+
+        Args:
+            path: The results file.
+            keep: Which places the returned index holds (default all); the index file
+                holds every place whatever it keeps, so a lookup of one item holds only its.
+        """
+        places, problems = _build(path, keep or (lambda _: True))
         return cls(path, places, problems)
 
     def row_at(self, place: RowPlace, file: Any) -> dict[str, Any] | str:
@@ -149,8 +153,8 @@ def places_of_item(path: Path, item: str) -> tuple[RowIndex, list[RowPlace]]:
                 found.append(place)
             at = data.find(needle, at + 1)
         return RowIndex(path, [], []), found
-    index = RowIndex.made(path)
-    return index, [p for p in index.places if p.item == item]
+    index = RowIndex.made(path, keep=lambda place: place.item == item)
+    return index, index.places
 
 
 def decode_row(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
@@ -181,10 +185,8 @@ def _stamp(path: Path) -> dict[str, int]:
     return {"size": info.st_size, "mtime_ns": info.st_mtime_ns, "inode": info.st_ino}
 
 
-def _scan(path: Path) -> tuple[list[RowPlace], list[LineProblem]]:
+def _scan(path: Path) -> Iterator[RowPlace | LineProblem]:
     """Every line's key (or problem), in one streaming pass."""
-    places: list[RowPlace] = []
-    problems: list[LineProblem] = []
     offset = 0
     with path.open("rb") as file:
         for number, raw in enumerate(file, start=1):
@@ -195,13 +197,12 @@ def _scan(path: Path) -> tuple[list[RowPlace], list[LineProblem]]:
                 if key is None:
                     row, problem = decode_row(line)
                     if row is None:
-                        problems.append(LineProblem(number, problem or "not a row"))
+                        yield LineProblem(number, problem or "not a row")
                     else:
                         key = key_of(row)
                 if key is not None:
-                    places.append(RowPlace(*key, offset, len(line), number))
+                    yield RowPlace(*key, offset, len(line), number)
             offset += length
-    return places, problems
 
 
 def _prefix_key(line: bytes) -> tuple[str, str, int | None] | None:
@@ -264,28 +265,50 @@ def _place_line(line: bytes) -> RowPlace | None:
     return RowPlace(str(method), str(item), seed, offset, length, number)
 
 
-def _write_index(
-    index_path: Path,
-    stamp: dict[str, int],
-    places: list[RowPlace],
-    problems: list[LineProblem],
-) -> None:
-    """Keep the index beside the file; a directory that cannot be written keeps none."""
-    lines = [json.dumps({"format": INDEX_FORMAT, **stamp})]
-    for p in places:
-        seed = "" if p.seed is None else str(p.seed)
-        item, method = (
-            json.dumps(p.item, ensure_ascii=False),
-            json.dumps(p.method, ensure_ascii=False),
-        )
-        lines.append(f"{item}\t{method}\t{seed}\t{p.offset}\t{p.length}\t{p.line}")
-    lines.extend(f"!{q.line}\t{json.dumps(q.reason, ensure_ascii=False)}" for q in problems)
+def _build(
+    path: Path, keep: Callable[[RowPlace], bool]
+) -> tuple[list[RowPlace], list[LineProblem]]:
+    """Scan ``path``, writing its index beside it as it goes; the places kept and problems.
+
+    A directory that cannot be written keeps no index file.
+    """
+    index_path = _index_path(path)
+    stamp = _stamp(path)
     temporary = index_path.with_name(f".{index_path.name}.{os.getpid()}.tmp")
+    places: list[RowPlace] = []
+    problems: list[LineProblem] = []
     try:
-        temporary.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        os.replace(temporary, index_path)
+        sink: Any = temporary.open("w", encoding="utf-8")
     except OSError:
+        sink = None
+    try:
+        if sink is not None:
+            sink.write(json.dumps({"format": INDEX_FORMAT, **stamp}) + "\n")
+        for entry in _scan(path):
+            if isinstance(entry, LineProblem):
+                problems.append(entry)
+                line = f"!{entry.line}\t{json.dumps(entry.reason, ensure_ascii=False)}"
+            else:
+                if keep(entry):
+                    places.append(entry)
+                item, method = (
+                    json.dumps(v, ensure_ascii=False) for v in (entry.item, entry.method)
+                )
+                seed = "" if entry.seed is None else str(entry.seed)
+                line = f"{item}\t{method}\t{seed}\t{entry.offset}\t{entry.length}\t{entry.line}"
+            if sink is not None:
+                sink.write(line + "\n")
+        if sink is not None:
+            sink.close()
+            if _stamp(path) == stamp:
+                os.replace(temporary, index_path)
+    except OSError:
+        pass
+    finally:
+        if sink is not None and not sink.closed:
+            sink.close()
         temporary.unlink(missing_ok=True)
+    return places, problems
 
 
 def row_files(folder: Path) -> list[Path]:
