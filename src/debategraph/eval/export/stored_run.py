@@ -65,7 +65,9 @@ class StoredArm:
         """The seeds of the run (or the rows'), in order (``[None]`` for a one-seed run)."""
         found = list(dict.fromkeys(place.seed for _, place in self.places))
         planned = self.run.planned.seeds
-        return planned + [s for s in found if s not in planned] if planned != [None] else found
+        if planned == [None]:
+            return found or [None]
+        return planned + [s for s in found if s not in planned]
 
     def rows(self) -> Iterator[dict[str, Any]]:
         """The arm's rows, read now, one at a time, through the run's redaction.
