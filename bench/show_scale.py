@@ -22,8 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from synthetic_results import METHODS, make_results  # noqa: E402
-
+from synthetic_results import METHODS, make_results
 
 _CHILD = """
 import contextlib, io, resource, runpy, sys
