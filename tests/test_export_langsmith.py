@@ -8,6 +8,7 @@ its inputs, reference, outcome and ``correct`` score), not on incidental wire de
 from __future__ import annotations
 
 import json
+import os
 import threading
 import uuid
 from collections.abc import Iterator
@@ -34,6 +35,8 @@ class FakeLangSmith(BaseHTTPRequestHandler):
     seen: list[dict[str, Any]]
     taken: list[dict[str, Any]]
     refuse_after: int | None = None
+    hang: threading.Event | None = None
+    html = False
 
     def do_request(self) -> None:
         size = int(self.headers.get("content-length") or 0)
@@ -42,6 +45,17 @@ class FakeLangSmith(BaseHTTPRequestHandler):
             {"method": self.command, "path": self.path, "key": self.headers.get("x-api-key"),
              "body": body}
         )  # fmt: skip
+        if self.hang is not None:  # takes the request, never answers
+            self.hang.wait(30)
+            return
+        if self.html:  # a web page where the API should be (a proxy, a login page)
+            page = b"<!doctype html><html><body>Sign in</body></html>"
+            self.send_response(200)
+            self.send_header("content-type", "text/html; charset=utf-8")
+            self.send_header("content-length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page)
+            return
         if self.path.startswith("/sessions"):  # experiments by name: those uploaded
             taken = [r["body"]["experiment_name"] for r in self.taken]
             name = parse_qs(urlsplit(self.path).query).get("name", [""])[0]
@@ -72,7 +86,9 @@ class FakeLangSmith(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def langsmith(loopback, monkeypatch) -> Iterator[type[FakeLangSmith]]:
-    handler = type("Handler", (FakeLangSmith,), {"seen": [], "taken": [], "refuse_after": None})
+    handler = type(
+        "Handler", (FakeLangSmith,), {"seen": [], "taken": [], "refuse_after": None, "hang": None}
+    )
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     monkeypatch.setenv("LANGSMITH_API_KEY", KEY)
@@ -80,6 +96,8 @@ def langsmith(loopback, monkeypatch) -> Iterator[type[FakeLangSmith]]:
     try:
         yield handler
     finally:
+        if handler.hang is not None:
+            handler.hang.set()
         server.shutdown()
         server.server_close()
 
@@ -222,3 +240,42 @@ def test_a_failed_item_is_a_row_with_its_error_and_no_score(tmp_path, langsmith)
     assert "evaluation_scores" not in row and "actual_outputs" not in row
     twin = next(r for r in du if r["inputs"]["item_id"] == broken["id"])
     assert row["inputs"] == twin["inputs"] and row["row_id"] == twin["row_id"]
+
+
+def test_an_endpoint_that_never_answers_is_said_while_waited_for_then_given_up(
+    tmp_path, langsmith, monkeypatch
+):
+    from debategraph.eval.export import langsmith as exporter
+
+    evaluate(tmp_path / "run", "--method", "cot")
+    langsmith.hang = threading.Event()
+    monkeypatch.setattr(exporter, "GIVE_UP_S", 2.0)  # 240 s in use, as a model call's
+    monkeypatch.setenv("DEBATEGRAPH_WAIT_SECONDS", "0.5")
+    done = runner.invoke(app, ["export", str(tmp_path / "run"), "--to", "langsmith"])
+    assert done.exit_code == 2
+    lines = done.output.splitlines()
+    url = os.environ["LANGSMITH_ENDPOINT"]
+    assert any(
+        line.startswith("waiting ") and f"for LangSmith's reply from {url} (attempt 1 of 3)" in line
+        for line in lines
+    ), lines
+    error = " ".join(done.output.split("error: ", 1)[1].split())
+    assert error == (
+        f"LangSmith at {url} did not answer the experiments by name in 2 s (1 attempt(s)): is "
+        "LANGSMITH_ENDPOINT right, and is LangSmith up?; nothing was uploaded"
+    )
+    assert len(langsmith.seen) == 1
+
+
+def test_a_web_page_where_the_api_should_be_is_blamed_on_langsmith(tmp_path, langsmith):
+    evaluate(tmp_path / "run", "--method", "cot")
+    langsmith.html = True
+    done = runner.invoke(app, ["export", str(tmp_path / "run"), "--to", "langsmith"])
+    assert done.exit_code == 2
+    error = " ".join(done.output.split("error: ", 1)[1].split())
+    url = os.environ["LANGSMITH_ENDPOINT"]
+    assert error.startswith(
+        f"LangSmith at {url} answered the experiments by name with HTTP 200 but not JSON "
+        "(text/html): is LANGSMITH_ENDPOINT LangSmith's API address"
+    )
+    assert "model server" not in done.output and "chat-completion" not in done.output

@@ -90,7 +90,8 @@ def _to_langsmith(
     from langsmith.schemas import LangSmithInfo
     from langsmith.utils import LangSmithError
 
-    from debategraph.eval.export.langsmith import Uploaded, upload_experiments
+    from debategraph.eval.export.langsmith import LangSmithTrouble, Uploaded, upload_experiments
+    from debategraph.nodes.patience import watch_waits
 
     key, endpoint = _setting("API_KEY"), _setting("ENDPOINT")
     if key is None:
@@ -116,8 +117,17 @@ def _to_langsmith(
                 f"uploaded experiment {done.name} ({done.rows} rows) to dataset {done.dataset}"
             )
 
+    def waiting(line: str) -> None:
+        typer.echo(redact(line), err=True)
+
     try:
-        upload_experiments(run, client, dataset_name=dataset_name, prefix=prefix, on_upload=took)
+        with watch_waits(waiting, after=float(os.environ.get("DEBATEGRAPH_WAIT_SECONDS") or 5)):
+            upload_experiments(
+                run, client, dataset_name=dataset_name, prefix=prefix, on_upload=took
+            )
+    except LangSmithTrouble as exc:
+        kept = f"the {len(uploaded)} experiment(s) before it are uploaded" if uploaded else ""
+        fail(f"{redact(str(exc))}; {kept or 'nothing was uploaded'}")
     except LangSmithError as exc:
         from debategraph.langsmith_trouble import trouble_of_upload
 

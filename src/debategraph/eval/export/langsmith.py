@@ -17,8 +17,11 @@ every row starts at the run's start and lasts its wall time. Turn texts are not 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -172,16 +175,11 @@ def upload_experiments(
             if on_upload is not None:
                 on_upload(done)
             continue
-        response = client.request_with_retries(
-            "POST",
-            UPLOAD_PATH,
-            request_kwargs={
-                "data": json.dumps(body, ensure_ascii=False).encode(),
-                "headers": {"Content-Type": "application/json"},
-            },
-            stop_after_attempt=3,
+        data = json.dumps(body, ensure_ascii=False).encode()
+        headers = {"Content-Type": "application/json"}
+        answer = _json_of(
+            client, "POST", UPLOAD_PATH, {"data": data, "headers": headers}, "the upload"
         )
-        answer = response.json() if response.content else {}
         done = Uploaded(
             name=body["experiment_name"],
             dataset=body["dataset_name"],
@@ -194,12 +192,130 @@ def upload_experiments(
     return uploaded
 
 
+class LangSmithTrouble(Exception):
+    """LangSmith did not answer in time, or answered with something that is not its API's."""
+
+
+GIVE_UP_S = 240.0
+"""Seconds a LangSmith request may take in all, its attempts included (as a model call)."""
+
+ATTEMPTS = 3
+"""Attempts of a request that fails for a reason that may pass (no connection, 5xx, 429)."""
+
+ATTEMPT_S = 120.0
+"""Seconds one attempt may wait for LangSmith's reply (cut to the time left)."""
+
+
+def _json_of(client: Any, method: str, path: str, request: dict[str, Any], what: str) -> Any:
+    """LangSmith's JSON answer to one request, within :data:`GIVE_UP_S`, said while it waits.
+
+    Raises:
+        LangSmithTrouble: No answer in time, or an answer that is not JSON (an HTML page:
+            the endpoint is not LangSmith's API).
+        langsmith.utils.LangSmithError: LangSmith refused the request.
+    """
+    from langsmith.utils import (
+        LangSmithAPIError,
+        LangSmithConnectionError,
+        LangSmithRateLimitError,
+        LangSmithRequestTimeout,
+    )
+
+    from debategraph.langsmith_trouble import plain_url
+
+    passing = (
+        LangSmithAPIError,
+        LangSmithConnectionError,
+        LangSmithRateLimitError,
+        LangSmithRequestTimeout,
+    )
+    where = plain_url(str(client.api_url))
+    deadline = time.monotonic() + GIVE_UP_S
+    attempt = 0
+    while True:
+        attempt += 1
+        left = deadline - time.monotonic()
+        timeout = (min(10.0, left), min(ATTEMPT_S, left))
+        try:
+            response = _bounded(
+                functools.partial(
+                    client.request_with_retries,
+                    method,
+                    path,
+                    request_kwargs={**request, "timeout": timeout},
+                ),
+                where=where,
+                attempt=attempt,
+                left=left,
+            )
+        except passing:
+            wait = float(attempt)
+            if attempt >= ATTEMPTS or deadline - time.monotonic() < wait + LAST_ATTEMPT_S:
+                raise
+            time.sleep(wait)
+            continue
+        except _NoAnswer:
+            raise LangSmithTrouble(
+                f"LangSmith at {where} did not answer {what} in {GIVE_UP_S:.0f} s "
+                f"({attempt} attempt(s)): is LANGSMITH_ENDPOINT right, and is LangSmith up?"
+            ) from None
+        break
+    if not response.content:
+        return {}
+    try:
+        return response.json()
+    except ValueError:
+        kind = response.headers.get("content-type", "no content type").split(";")[0]
+        raise LangSmithTrouble(
+            f"LangSmith at {where} answered {what} with HTTP {response.status_code} but not "
+            f"JSON ({kind}): is LANGSMITH_ENDPOINT LangSmith's API address (not its web page)?"
+        ) from None
+
+
+LAST_ATTEMPT_S = 1.0
+"""An attempt that would have less time than this is not made."""
+
+
+class _NoAnswer(Exception):
+    """The attempt's time ran out before LangSmith answered."""
+
+
+def _bounded(call: Callable[[], Any], *, where: str, attempt: int, left: float) -> Any:
+    """``call()`` in a thread given ``left`` seconds, on the board of calls waiting.
+
+    ``debategraph export`` watches the board, so a wait longer than a few seconds is said
+    ("waiting 5 s for LangSmith's reply from URL (attempt 1 of 3)"), as a model's is.
+    """
+    from debategraph.nodes.patience import BOARD, Waiting
+
+    outcome: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            outcome["value"] = call()
+        except BaseException as exc:  # handed to the caller's thread
+            outcome["error"] = exc
+
+    entry = (
+        Waiting("LangSmith", "reply", where, attempt, ATTEMPTS, time.monotonic())
+        if BOARD.watchers
+        else None
+    )
+    thread = threading.Thread(target=work, name="debategraph-langsmith", daemon=True)
+    with BOARD.waiting(entry):
+        thread.start()
+        thread.join(max(left, 0.0))
+    if thread.is_alive():
+        raise _NoAnswer
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
 def _taken(client: Any, name: str) -> bool:
     """Whether LangSmith already holds an experiment (a tracing project) named ``name``."""
-    response = client.request_with_retries(
-        "GET", "/sessions", request_kwargs={"params": {"name": name, "limit": 1}}
-    )
-    found = response.json() if response.content else []
+    query = {"params": {"name": name, "limit": 1}}
+    found = _json_of(client, "GET", "/sessions", query, "the experiments by name")
     return isinstance(found, list) and any(
         isinstance(p, dict) and p.get("name") == name for p in found
     )
