@@ -338,6 +338,7 @@ def _events(row: dict[str, Any], turns: list[dict[str, Any]], start: datetime) -
     question = str(row.get("question") or "")
     config = GenerateConfig(**_generate_config(row.get("settings") or {}))
     by_id = {str(t.get("id")): t for t in turns}
+    said: dict[str, ChatMessage] = {}
     events: list[Any] = []
     open_round: int | None = None
     clock = start
@@ -366,7 +367,7 @@ def _events(row: dict[str, Any], turns: list[dict[str, Any]], start: datetime) -
             ModelEvent(
                 model=model,
                 role=str(turn.get("agent")),
-                input=_input(question, turn, by_id),
+                input=_input(question, turn, by_id, said),
                 tools=[],
                 tool_choice="none",
                 config=config,
@@ -439,23 +440,37 @@ def _span_end(round_: int, clock: datetime, start: datetime) -> SpanEndEvent:
 
 
 def _input(
-    question: str, turn: dict[str, Any], by_id: dict[str, dict[str, Any]]
+    question: str,
+    turn: dict[str, Any],
+    by_id: dict[str, dict[str, Any]],
+    said: dict[str, ChatMessage],
 ) -> list[ChatMessage]:
-    """The call's prompt where the row kept it; else the question, then each reply it read."""
+    """The call's prompt where the row kept it; else the question, then each reply it read.
+
+    ``said`` keeps each message made for this debate, so that the calls that read the same
+    reply share one message (as the calls of one conversation share its history).
+    """
     prompt = turn.get("prompt")
     if isinstance(prompt, str):
         return [ChatMessageUser(content=prompt)]
-    messages: list[ChatMessage] = [ChatMessageUser(content=question)]
+    if "" not in said:
+        said[""] = ChatMessageUser(content=question)
+    messages: list[ChatMessage] = [said[""]]
     for read in turn.get("reads") or ():
-        peer = by_id.get(str(read))
-        if peer is None:
-            messages.append(ChatMessageUser(content=f"[{read}] (not in this row)"))
-            continue
-        text = peer.get("text")
-        body = text if isinstance(text, str) else _answer_line(peer)
-        heading = f"[{read}] {peer.get('agent')}, round {peer.get('round')}"
-        messages.append(ChatMessageUser(content=f"{heading}:\n{body}"))
+        key = f"read:{read}"
+        if key not in said:
+            said[key] = _read_message(str(read), by_id.get(str(read)))
+        messages.append(said[key])
     return messages
+
+
+def _read_message(read: str, peer: dict[str, Any] | None) -> ChatMessage:
+    if peer is None:
+        return ChatMessageUser(content=f"[{read}] (not in this row)")
+    text = peer.get("text")
+    body = text if isinstance(text, str) else _answer_line(peer)
+    heading = f"[{read}] {peer.get('agent')}, round {peer.get('round')}"
+    return ChatMessageUser(content=f"{heading}:\n{body}")
 
 
 def _answer_line(turn: dict[str, Any]) -> str:
