@@ -111,6 +111,7 @@ def test_a_damaged_run_json_is_one_warning_and_an_error_status(finished, tmp_pat
 def test_hostile_and_malformed_rows_are_one_line_naming_the_file_and_line(finished, tmp_path):
     run, rows = copy_of(finished, tmp_path)
     rows[1] = {**rows[1], "turns": [5, "x"]}  # well formed as a row, not as its turns
+    rows[0] = {**rows[0], "agent_names": 7}  # the first row of its arm: the log's roles
     write_rows(run, [*rows[:3], "{torn", *rows[3:]])
     done = runner.invoke(app, ["export", str(run), "--to", "inspect", "--out", str(tmp_path / "l")])
     assert done.exit_code == 0, done.output
@@ -219,3 +220,20 @@ def test_a_second_upload_of_the_same_rows_skips_what_langsmith_holds(
     assert printed.count("skipped experiment") == 1 and printed.count("uploaded experiment") == 1
     again = upload(run)
     assert again.count("skipped experiment") == 2 and len(langsmith.taken) == 2
+
+
+def test_a_hostile_row_is_an_error_row_in_langsmith_and_one_line(
+    finished,
+    tmp_path,
+    langsmith,  # noqa: F811 - the fixture
+):
+    run, rows = copy_of(finished, tmp_path)
+    rows[0] = {**rows[0], "wall_s": "soon"}
+    write_rows(run, rows)
+    printed = upload(run)
+    (line,) = [x for x in printed.splitlines() if x.startswith("warning: 1 line(s)")]
+    assert "results.jsonl, line 1: cannot be exported (ValueError" in line
+    bodies = {r["body"]["experiment_metadata"]["arm"]: r["body"] for r in langsmith.taken}
+    (broken,) = [r for r in bodies[rows[0]["method"]]["results"] if "error" in r]
+    assert broken["inputs"]["item_id"] == rows[0]["id"]
+    assert broken["error"].startswith("results.jsonl, line 1: cannot be exported")

@@ -504,8 +504,8 @@ def _total_usage(usages: Iterable[dict[str, ModelUsage]]) -> dict[str, ModelUsag
 
 
 def _roles(row: dict[str, Any]) -> dict[str, ModelConfig | list[ModelConfig]] | None:
-    names, models = row.get("agent_names") or [], row.get("agent_models") or []
-    if not names:
+    names, models = row.get("agent_names"), row.get("agent_models")
+    if not isinstance(names, list) or not isinstance(models, list) or not names:
         return None
     return {str(n): ModelConfig(model=str(m)) for n, m in zip(names, models, strict=False)}
 
