@@ -8,6 +8,7 @@ its inputs, reference, outcome and ``correct`` score), not on incidental wire de
 from __future__ import annotations
 
 import json
+import os
 import threading
 import uuid
 from collections.abc import Iterator
@@ -15,6 +16,7 @@ from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from typer.testing import CliRunner
@@ -31,7 +33,10 @@ class FakeLangSmith(BaseHTTPRequestHandler):
     """Records each request; answers an upload as LangSmith does, or with ``refuse_after``."""
 
     seen: list[dict[str, Any]]
+    taken: list[dict[str, Any]]
     refuse_after: int | None = None
+    hang: threading.Event | None = None
+    html = False
 
     def do_request(self) -> None:
         size = int(self.headers.get("content-length") or 0)
@@ -40,15 +45,32 @@ class FakeLangSmith(BaseHTTPRequestHandler):
             {"method": self.command, "path": self.path, "key": self.headers.get("x-api-key"),
              "body": body}
         )  # fmt: skip
+        if self.hang is not None:  # takes the request, never answers
+            self.hang.wait(30)
+            return
+        if self.html:  # a web page where the API should be (a proxy, a login page)
+            page = b"<!doctype html><html><body>Sign in</body></html>"
+            self.send_response(200)
+            self.send_header("content-type", "text/html; charset=utf-8")
+            self.send_header("content-length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page)
+            return
+        if self.path.startswith("/sessions"):  # experiments by name: those uploaded
+            taken = [r["body"]["experiment_name"] for r in self.taken]
+            name = parse_qs(urlsplit(self.path).query).get("name", [""])[0]
+            self.answer(200, [{"id": str(uuid.uuid4()), "name": n} for n in taken if n == name])
+            return
         uploads = sum(r["path"].endswith("/upload-experiment") for r in self.seen)
         if self.refuse_after is not None and uploads > self.refuse_after:
             self.answer(409, {"detail": "Experiment with this name already exists"})
             return
+        self.taken.append(self.seen[-1])
         experiment = {"id": str(uuid.uuid4()), "name": (body or {}).get("experiment_name")}
         dataset = {"id": str(uuid.uuid4()), "name": (body or {}).get("dataset_name")}
         self.answer(200, {"experiment": experiment, "dataset": dataset})
 
-    def answer(self, status: int, document: dict[str, Any]) -> None:
+    def answer(self, status: int, document: dict[str, Any] | list[Any]) -> None:
         data = json.dumps(document).encode()
         self.send_response(status)
         self.send_header("content-type", "application/json")
@@ -64,7 +86,9 @@ class FakeLangSmith(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def langsmith(loopback, monkeypatch) -> Iterator[type[FakeLangSmith]]:
-    handler = type("Handler", (FakeLangSmith,), {"seen": [], "refuse_after": None})
+    handler = type(
+        "Handler", (FakeLangSmith,), {"seen": [], "taken": [], "refuse_after": None, "hang": None}
+    )
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     monkeypatch.setenv("LANGSMITH_API_KEY", KEY)
@@ -72,6 +96,8 @@ def langsmith(loopback, monkeypatch) -> Iterator[type[FakeLangSmith]]:
     try:
         yield handler
     finally:
+        if handler.hang is not None:
+            handler.hang.set()
         server.shutdown()
         server.server_close()
 
@@ -91,12 +117,16 @@ def test_each_arm_is_one_experiment_of_the_runs_items_with_the_correct_score(tmp
     done = runner.invoke(app, ["export", str(tmp_path / "run"), "--to", "langsmith"])
     assert done.exit_code == 0, done.output
     assert done.stdout.count("uploaded experiment run-") == 2
-    # One request per arm and nothing else: no trace batches, no /info probe.
+    # Per arm: is it there already, then its upload; no trace batches, no /info probe.
+    names = [r["body"]["experiment_name"] for r in langsmith.taken]
     assert [(r["method"], r["path"]) for r in langsmith.seen] == [
-        ("POST", "/datasets/upload-experiment")
-    ] * 2
+        ("GET", f"/sessions?name={names[0]}&limit=1"),
+        ("POST", "/datasets/upload-experiment"),
+        ("GET", f"/sessions?name={names[1]}&limit=1"),
+        ("POST", "/datasets/upload-experiment"),
+    ]
     assert {r["key"] for r in langsmith.seen} == {KEY}
-    bodies = {r["body"]["experiment_metadata"]["arm"]: r["body"] for r in langsmith.seen}
+    bodies = {r["body"]["experiment_metadata"]["arm"]: r["body"] for r in langsmith.taken}
     manifest = json.loads((tmp_path / "run" / "run.json").read_text())["settings"]
     assert bodies["du"]["dataset_name"] == f"debategraph-arithmetic-{manifest['items_sha256']}"
     assert bodies["cot"]["dataset_name"] == bodies["du"]["dataset_name"]
@@ -142,7 +172,7 @@ def test_a_run_of_several_seeds_is_one_experiment_per_seed(tmp_path, langsmith):
          "--dataset-name", "my-items"],
     )  # fmt: skip
     assert done.exit_code == 0, done.output
-    bodies = [r["body"] for r in langsmith.seen]
+    bodies = [r["body"] for r in langsmith.taken]
     assert [b["experiment_metadata"]["seed"] for b in bodies] == [0, 1]
     assert [b["experiment_name"][:-9] for b in bodies] == ["mine-du-seed0", "mine-du-seed1"]
     assert {b["dataset_name"] for b in bodies} == {"my-items"}
@@ -178,7 +208,7 @@ def test_a_secret_in_a_stored_row_does_not_leave(tmp_path, langsmith, monkeypatc
     (tmp_path / "run" / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in stored))
     done = runner.invoke(app, ["export", str(tmp_path / "run"), "--to", "langsmith"])
     assert done.exit_code == 0, done.output
-    sent = json.dumps([r["body"] for r in langsmith.seen])
+    sent = json.dumps([r["body"] for r in langsmith.taken])
     assert secret not in sent and "(key [redacted])" in sent
 
 
@@ -192,7 +222,7 @@ def test_a_secret_in_an_arms_recorded_settings_does_not_leave(tmp_path, langsmit
     monkeypatch.setenv("OPENAI_API_KEY", secret)
     done = runner.invoke(app, ["export", str(tmp_path / "run"), "--to", "langsmith"])
     assert done.exit_code == 0, done.output
-    sent = json.dumps([r["body"] for r in langsmith.seen])
+    sent = json.dumps([r["body"] for r in langsmith.taken])
     assert secret not in sent and "key=[redacted]" in sent
 
 
@@ -204,9 +234,48 @@ def test_a_failed_item_is_a_row_with_its_error_and_no_score(tmp_path, langsmith)
     (tmp_path / "run" / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in stored))
     done = runner.invoke(app, ["export", str(tmp_path / "run"), "--to", "langsmith"])
     assert done.exit_code == 0, done.output
-    du, cot = (r["body"]["results"] for r in langsmith.seen)
+    du, cot = (r["body"]["results"] for r in langsmith.taken)
     (row,) = [r for r in cot if "error" in r]
     assert row["error"] == "TimeoutError: the model did not answer"
     assert "evaluation_scores" not in row and "actual_outputs" not in row
     twin = next(r for r in du if r["inputs"]["item_id"] == broken["id"])
     assert row["inputs"] == twin["inputs"] and row["row_id"] == twin["row_id"]
+
+
+def test_an_endpoint_that_never_answers_is_said_while_waited_for_then_given_up(
+    tmp_path, langsmith, monkeypatch
+):
+    from debategraph.eval.export import langsmith as exporter
+
+    evaluate(tmp_path / "run", "--method", "cot")
+    langsmith.hang = threading.Event()
+    monkeypatch.setattr(exporter, "GIVE_UP_S", 2.0)  # 240 s in use, as a model call's
+    monkeypatch.setenv("DEBATEGRAPH_WAIT_SECONDS", "0.5")
+    done = runner.invoke(app, ["export", str(tmp_path / "run"), "--to", "langsmith"])
+    assert done.exit_code == 2
+    lines = done.output.splitlines()
+    url = os.environ["LANGSMITH_ENDPOINT"]
+    assert any(
+        line.startswith("waiting ") and f"for LangSmith's reply from {url} (attempt 1 of 3)" in line
+        for line in lines
+    ), lines
+    error = " ".join(done.output.split("error: ", 1)[1].split())
+    assert error == (
+        f"LangSmith at {url} did not answer the experiments by name in 2 s (1 attempt(s)): is "
+        "LANGSMITH_ENDPOINT right, and is LangSmith up?; nothing was uploaded"
+    )
+    assert len(langsmith.seen) == 1
+
+
+def test_a_web_page_where_the_api_should_be_is_blamed_on_langsmith(tmp_path, langsmith):
+    evaluate(tmp_path / "run", "--method", "cot")
+    langsmith.html = True
+    done = runner.invoke(app, ["export", str(tmp_path / "run"), "--to", "langsmith"])
+    assert done.exit_code == 2
+    error = " ".join(done.output.split("error: ", 1)[1].split())
+    url = os.environ["LANGSMITH_ENDPOINT"]
+    assert error.startswith(
+        f"LangSmith at {url} answered the experiments by name with HTTP 200 but not JSON "
+        "(text/html): is LANGSMITH_ENDPOINT LangSmith's API address"
+    )
+    assert "model server" not in done.output and "chat-completion" not in done.output

@@ -367,9 +367,9 @@ def stored_run(tmp_path_factory) -> Path:
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("status", "line"),
-    [(401, "error: LangSmith refused the API key at {url}/datasets/upload-experiment (401): "
+    [(401, "error: LangSmith refused the API key at {url}/sessions (401): "
            "check LANGSMITH_API_KEY; nothing was uploaded"),
-     (500, "error: LangSmith at {url}/datasets/upload-experiment failed with a server error "
+     (500, "error: LangSmith at {url}/sessions failed with a server error "
            "(500): nothing was uploaded; try again later, or check LANGSMITH_ENDPOINT")],
 )  # fmt: skip
 def test_an_export_whose_key_is_refused_exits_2_with_one_line(stored_run, status, line):
@@ -379,7 +379,8 @@ def test_an_export_whose_key_is_refused_exits_2_with_one_line(stored_run, status
         code, stdout, stderr = debategraph(env, "export", str(stored_run), "--to", "langsmith")
     assert code == 2
     assert stderr.splitlines() == [line.format(url=server.url)] and stdout == ""
-    assert {path for _, path, _ in server.seen} == {"/datasets/upload-experiment"}
+    # The first request (is the experiment there already?) is refused: nothing is uploaded.
+    assert {path.split("?")[0] for _, path, _ in server.seen} == {"/sessions"}
     assert not pieces(stdout + stderr)
 
 

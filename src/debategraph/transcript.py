@@ -12,6 +12,8 @@ from rich.markup import escape as rich_escape
 from debategraph.policies.terminal import cut_text, visible
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from debategraph.result import DebateResult
 
 QUESTION_CHARS = 2_000
@@ -51,91 +53,122 @@ def print_transcript(
     ``show_text`` and
     ``show_prompts``, a turn that kept its prompt (``eval --prompts``) prints it above its reply.
     """
-    from rich.table import Table
-
-    def escape(text: str, limit: int = LINE_CHARS) -> str:
-        return rich_escape(visible(cut_text(text, limit, redact)))
-
-    def cell(text: str) -> str:
-        return escape(text, CELL_CHARS)
-
-    console.print(
-        f"[bold]{escape(result.method)}[/] · {len(result.agents)} agents · "
-        f"{result.rounds} debate rounds"
-    )
-    console.print(f"[dim]Q:[/] {escape(result.question, QUESTION_CHARS)}\n")
-    groups = result.method_state.get("groups")
-    if groups:
-        listed = " · ".join(f"g{j} = {', '.join(g)}" for j, g in enumerate(groups, 1))
-        console.print(f"[dim]groups:[/] {escape(listed)}\n")
+    shown = _Shown(redact)
+    _print_heading(result, console, shown)
     labels = result.method_state.get("round_labels") or {}
     judgements = result.method_state.get("judgements") or {}  # mad-judge: the side preferred
     for r in sorted({0, *(t["round"] for t in result.turns)}):
         title = f"round {r}" + (" (initial)" if r == 0 else "")
         if str(r) in labels:
-            title += f" · {escape(str(labels[str(r)]))}"
-        table = Table(title=title, title_justify="left")
-        for col in ("turn", "kind", "model", "read", "answer", "conf", "tokens in/out"):
-            table.add_column(col)
+            title += f" · {shown.line(str(labels[str(r)]))}"
         turns = [t for t in result.turns if t["round"] == r]
-        for t in turns:
-            read = ", ".join(i.split(":", 1)[-1] for i in t["reads"]) or "-"
-            conf = "-" if t["confidence"] is None else f"{t['confidence']:.2f}"
-            if t["kind"] == "evaluation":
-                answer = cell(str(judgements.get(t["id"], t.get("label"))))
-            elif t["answer"] is None:
-                answer = "[red]abstained[/]" if t["kind"] == "answer" else "-"
-                if t.get("answer_source") == "cut_off":
-                    answer += " [dim](cut off while thinking)[/]"
-            else:
-                answer = cell(t["answer"])
-                if t.get("answer_source") == "fallback":
-                    answer += " [dim](fallback)[/]"
-            est = "~" if t["usage_estimated"] else ""
-            replayed = " [dim](cached)[/]" if t.get("cached") else ""
-            table.add_row(
-                cell(t["id"]),
-                cell(str(t["kind"])),
-                cell(t["model"]),
-                cell(read),
-                answer,
-                conf,
-                f"{est}{t['input_tokens']}/{t['output_tokens']}{replayed}",
-            )
-        console.print(table)
+        console.print(_round_table(title, turns, shown, judgements))
         for mask in result.method_state.get("masks") or ():  # memory masks (MAD-M²)
             if mask.get("round") == r and mask.get("summary"):
-                console.print(escape(mask["summary"]), highlight=False)
-        if not show_text:
-            for t in turns:
-                if t.get("reasoning"):
-                    folded = folded_thinking(t["reasoning"], escape)
-                    console.print(f"[dim]{cell(t['id'])} thinking:[/] {folded}", highlight=False)
-        if show_text:
-            for t in turns:
-                console.print(f"[bold]{cell(t['id'])}[/]")
-                prompt = t.get("prompt") if show_prompts else None
-                if isinstance(prompt, str):
-                    console.print("[dim]prompt:[/]")
-                    console.print(escape(prompt, TEXT_CHARS), highlight=False)
-                    console.print("[dim]reply:[/]")
-                if t.get("reasoning"):
-                    console.print("[dim]thinking:[/]")
-                    console.print(escape(t["reasoning"], TEXT_CHARS), highlight=False)
-                    console.print("[dim]answer part:[/]")
-                text = t.get("text")
-                shown = (
-                    escape(text, TEXT_CHARS)
-                    if text is not None
-                    else "[dim](reply text not kept)[/]"
-                )
-                console.print(shown, highlight=False)
-                console.print()
+                console.print(shown.line(mask["summary"]), highlight=False)
+        for t in turns:
+            if show_text:
+                _print_texts(t, console, shown, show_prompts=show_prompts)
+            elif t.get("reasoning"):
+                folded = folded_thinking(t["reasoning"], shown.line)
+                console.print(f"[dim]{shown.cell(t['id'])} thinking:[/] {folded}", highlight=False)
+    _print_outcome(result, console, shown)
+
+
+class _Shown:
+    """Text made fit to print: redacted, cut with a note, control characters shown, escaped."""
+
+    def __init__(self, redact: Callable[[str], str]) -> None:
+        self.redact = redact
+
+    def line(self, text: str, limit: int = LINE_CHARS) -> str:
+        return rich_escape(visible(cut_text(text, limit, self.redact)))
+
+    def cell(self, text: str) -> str:
+        return self.line(text, CELL_CHARS)
+
+
+def _print_heading(result: DebateResult, console: Console, shown: _Shown) -> None:
+    console.print(
+        f"[bold]{shown.line(result.method)}[/] · {len(result.agents)} agents · "
+        f"{result.rounds} debate rounds"
+    )
+    console.print(f"[dim]Q:[/] {shown.line(result.question, QUESTION_CHARS)}\n")
+    groups = result.method_state.get("groups")
+    if groups:
+        listed = " · ".join(f"g{j} = {', '.join(g)}" for j, g in enumerate(groups, 1))
+        console.print(f"[dim]groups:[/] {shown.line(listed)}\n")
+
+
+def _round_table(
+    title: str, turns: list[Any], shown: _Shown, judgements: Mapping[str, str]
+) -> Table:
+    """One round's turns: who read whom, the answer (a judge's reading), confidence, tokens."""
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left")
+    for col in ("turn", "kind", "model", "read", "answer", "conf", "tokens in/out"):
+        table.add_column(col)
+    for t in turns:
+        read = ", ".join(i.split(":", 1)[-1] for i in t["reads"]) or "-"
+        conf = "-" if t["confidence"] is None else f"{t['confidence']:.2f}"
+        est = "~" if t["usage_estimated"] else ""
+        replayed = " [dim](cached)[/]" if t.get("cached") else ""
+        table.add_row(
+            shown.cell(t["id"]),
+            shown.cell(str(t["kind"])),
+            shown.cell(t["model"]),
+            shown.cell(read),
+            _answer_cell(t, shown, judgements),
+            conf,
+            f"{est}{t['input_tokens']}/{t['output_tokens']}{replayed}",
+        )
+    return table
+
+
+def _answer_cell(t: Mapping[str, Any], shown: _Shown, judgements: Mapping[str, str]) -> str:
+    if t["kind"] == "evaluation":
+        return shown.cell(str(judgements.get(t["id"], t.get("label"))))
+    if t["answer"] is None:
+        answer = "[red]abstained[/]" if t["kind"] == "answer" else "-"
+        if t.get("answer_source") == "cut_off":
+            answer += " [dim](cut off while thinking)[/]"
+        return answer
+    answer = shown.cell(t["answer"])
+    if t.get("answer_source") == "fallback":
+        answer += " [dim](fallback)[/]"
+    return answer
+
+
+def _print_texts(
+    t: Mapping[str, Any], console: Console, shown: _Shown, *, show_prompts: bool
+) -> None:
+    """A turn's prompt (where kept and asked for), its thinking and its reply's answer part."""
+    console.print(f"[bold]{shown.cell(t['id'])}[/]")
+    prompt = t.get("prompt") if show_prompts else None
+    if isinstance(prompt, str):
+        console.print("[dim]prompt:[/]")
+        console.print(shown.line(prompt, TEXT_CHARS), highlight=False)
+        console.print("[dim]reply:[/]")
+    reasoning = t.get("reasoning")
+    if isinstance(reasoning, str) and reasoning:
+        console.print(f"[dim]thinking ({len(reasoning):,} characters):[/]")
+        console.print(shown.line(reasoning, TEXT_CHARS), highlight=False)
+        console.print("[dim]answer part:[/]")
+    text = t.get("text")
+    body = shown.line(text, TEXT_CHARS) if text is not None else "[dim](reply text not kept)[/]"
+    console.print(body, highlight=False)
+    console.print()
+
+
+def _print_outcome(result: DebateResult, console: Console, shown: _Shown) -> None:
+    """The answer and how it was decided, the spend, and what the method stood in for."""
     usage = result.usage
     answer = result.answer if result.answer is not None else "no answer"
+    evidence = shown.line(json.dumps(result.decision["evidence"]))
     console.print(
-        f"\n[bold]answer:[/] {cell(answer)}"
-        f"  ({escape(result.decision['rule'])}: {escape(json.dumps(result.decision['evidence']))})"
+        f"\n[bold]answer:[/] {shown.cell(answer)}"
+        f"  ({shown.line(result.decision['rule'])}: {evidence})"
     )
     console.print(
         f"tokens: {usage['input_tokens']} in + {usage['output_tokens']} out"
@@ -143,7 +176,7 @@ def print_transcript(
         f" · calls: {usage['calls']}"
         + (f" ({usage['cached_calls']} from the cache)" if usage.get("cached_calls") else "")
         + f" · NComm: {result.ncomm}"
-        + (f" · cut off: {escape(', '.join(result.cut_off))}" if result.cut_off else "")
+        + (f" · cut off: {shown.line(', '.join(result.cut_off))}" if result.cut_off else "")
     )
     sources = result.answer_sources
     answered = sum(sources.values())
@@ -152,7 +185,7 @@ def print_transcript(
             f"answers: {sources['declared']} declared, {sources['fallback']} by fallback, "
             f"{sources['none']} abstained (of {answered} answer turns)"
         )
-    for note in _stand_ins(result.method_state, escape):
+    for note in _stand_ins(result.method_state, shown.line):
         console.print(note)
 
 

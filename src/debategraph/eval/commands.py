@@ -657,18 +657,19 @@ def show_command(
     from rich.console import Console
     from rich.markup import escape as rich_escape
 
-    from debategraph.eval.analysis.results import load_rows
+    from debategraph.eval.log.row_index import item_rows, known_keys
     from debategraph.eval.log.rows import result_from_row
     from debategraph.policies.secrets import Redactor
     from debategraph.transcript import CELL_CHARS, LINE_CHARS, print_transcript
 
     if not (results_dir / RESULTS_FILE_NAME).is_file():
         fail(f"{results_dir} holds no {RESULTS_FILE_NAME}: give a directory written by eval")
-    rows = load_rows(results_dir).rows
-    wanted = [r for r in rows if str(r["id"]) == item and (not method or r["method"] in method)]
+    rows = item_rows(results_dir, item)
+    wanted = [r for r in rows if not method or r["method"] in method]
     if not wanted:
-        ids = sorted({cut_text(str(r["id"]), CELL_CHARS) for r in rows})
-        methods = sorted({cut_text(str(r["method"]), CELL_CHARS) for r in rows})
+        known_ids, known_methods = known_keys(results_dir)
+        ids = sorted({cut_text(i, CELL_CHARS) for i in known_ids})
+        methods = sorted({cut_text(m, CELL_CHARS) for m in known_methods})
         fail(
             f"no stored debate of item {cut_text(repr(item), CELL_CHARS)}"
             + (f" by {', '.join(method)}" if method else "")

@@ -11,7 +11,7 @@ from typing import Any
 
 from debategraph.eval.analysis.dynamics import RoundStats, round_dynamics
 from debategraph.eval.analysis.metrics import MethodSummary, Row, group_by, is_failed, summarize
-from debategraph.eval.log.files import INTERRUPTED_FILE, SPEND_NOTES_FILE
+from debategraph.eval.log.row_index import row_files
 from debategraph.models.resolve import SIMULATED
 
 SOURCE_TITLES = {
@@ -88,10 +88,8 @@ class LoadedRows:
         return f"{text}; {sum(self.excluded.values())} line(s) were left out ({parts})."
 
 
-def result_files(folder: Path) -> list[Path]:
-    """The row files of a results directory: its ``*.jsonl`` but the ledger and the notes."""
-    beside = (INTERRUPTED_FILE, SPEND_NOTES_FILE)
-    return [f for f in sorted(folder.glob("*.jsonl")) if f.name not in beside]
+result_files = row_files
+"""The row files of a results directory (:func:`~debategraph.eval.log.row_index.row_files`)."""
 
 
 def load_rows(results_dir: str | os.PathLike[str]) -> LoadedRows:

@@ -55,12 +55,20 @@ def export_command(
         run = read_stored_run(results_dir, redact=redact.value)
     except StoredRunError as exc:
         fail(str(exc))
-    if run.problems:
-        warn(f"{len(run.problems)} line(s) of {results_dir} left out: {run.problems[0]}")
-    if to == "inspect":
-        _to_inspect(run, out or results_dir / "inspect")
-    else:
-        _to_langsmith(run, redact, dataset_name=dataset_name, prefix=experiment_prefix)
+    if run.planned.damaged:
+        warn(f"{run.planned.damaged}: the run's planned items are unknown; the export says so")
+    missing = run.missing_line()
+    if missing:
+        warn(missing)
+    try:
+        if to == "inspect":
+            _to_inspect(run, out or results_dir / "inspect")
+        else:
+            _to_langsmith(run, redact, dataset_name=dataset_name, prefix=experiment_prefix)
+    finally:
+        if run.problems:
+            more = f" (and {len(run.problems) - 1} more)" if len(run.problems) > 1 else ""
+            warn(f"{len(run.problems)} line(s) of {results_dir} left out: {run.problems[0]}{more}")
 
 
 def _to_inspect(run: StoredRun, out: Path) -> None:
@@ -69,11 +77,9 @@ def _to_inspect(run: StoredRun, out: Path) -> None:
     except ImportError as exc:
         fail(str(exc))
     try:
-        files = write_inspect_logs(run, out)
+        write_inspect_logs(run, out, on_write=lambda path: typer.echo(f"wrote {path}"))
     except OSError as exc:
         fail(f"cannot write the Inspect logs to {out}: {exc.strerror or exc}")
-    for path in files:
-        typer.echo(f"wrote {path}")
     typer.echo(f"open them with: inspect view --log-dir {out}")
 
 
@@ -84,7 +90,8 @@ def _to_langsmith(
     from langsmith.schemas import LangSmithInfo
     from langsmith.utils import LangSmithError
 
-    from debategraph.eval.export.langsmith import Uploaded, upload_experiments
+    from debategraph.eval.export.langsmith import LangSmithTrouble, Uploaded, upload_experiments
+    from debategraph.nodes.patience import watch_waits
 
     key, endpoint = _setting("API_KEY"), _setting("ENDPOINT")
     if key is None:
@@ -103,10 +110,24 @@ def _to_langsmith(
 
     def took(done: Uploaded) -> None:
         uploaded.append(done)
-        typer.echo(f"uploaded experiment {done.name} ({done.rows} rows) to dataset {done.dataset}")
+        if done.skipped:
+            typer.echo(f"skipped experiment {done.name}: LangSmith already holds it (same rows)")
+        else:
+            typer.echo(
+                f"uploaded experiment {done.name} ({done.rows} rows) to dataset {done.dataset}"
+            )
+
+    def waiting(line: str) -> None:
+        typer.echo(redact(line), err=True)
 
     try:
-        upload_experiments(run, client, dataset_name=dataset_name, prefix=prefix, on_upload=took)
+        with watch_waits(waiting, after=float(os.environ.get("DEBATEGRAPH_WAIT_SECONDS") or 5)):
+            upload_experiments(
+                run, client, dataset_name=dataset_name, prefix=prefix, on_upload=took
+            )
+    except LangSmithTrouble as exc:
+        kept = f"the {len(uploaded)} experiment(s) before it are uploaded" if uploaded else ""
+        fail(f"{redact(str(exc))}; {kept or 'nothing was uploaded'}")
     except LangSmithError as exc:
         from debategraph.langsmith_trouble import trouble_of_upload
 

@@ -12,7 +12,18 @@ Rows written with ``--prompts`` keep each call's prompt, and an event's input is
 last user message the model was sent. Other rows keep each call's reply but not its prompt, so
 an event's input is the question and the replies that call read (one message each, named by
 turn id), not the prompt's wording; rows written with ``--no-texts`` keep no replies, and their
-events carry the parsed answers only.
+events carry the parsed answers only. A turn that kept the model's thinking (``reasoning``)
+gives its event's output message a ``ContentReasoning`` part before the answer text, which
+Inspect's viewer shows folded.
+
+Logs are built and written one arm at a time (``inspect_ai``'s public API writes a log whole,
+with ``write_eval_log``; its recorders that append samples are not public), and rows are read
+from their places in ``results.jsonl`` as the arm's log is built, so memory holds one arm.
+
+A log claims no more than the run holds: an arm with rows missing (a run stopped early) has
+status ``started`` and a sample per missing item with the error "not run"; failed debates are
+samples with their error and make the status ``error``, as does a damaged ``run.json``; an arm
+with no finished debate has no accuracy.
 """
 
 from __future__ import annotations
@@ -20,10 +31,11 @@ from __future__ import annotations
 import re
 import uuid
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timedelta
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from debategraph.eval.export.stored_run import StoredArm, StoredRun
 
@@ -45,9 +57,13 @@ try:
         write_eval_log,
     )
     from inspect_ai.model import (
+        ChatCompletionChoice,
         ChatMessage,
         ChatMessageAssistant,
         ChatMessageUser,
+        Content,
+        ContentReasoning,
+        ContentText,
         GenerateConfig,
         ModelConfig,
         ModelOutput,
@@ -59,25 +75,32 @@ except ImportError as exc:  # pragma: no cover - the message is the point
         "export --to inspect needs inspect_ai: pip install 'debategraph[inspect]'"
     ) from exc
 
-__all__ = ["SCORER", "inspect_logs", "write_inspect_logs"]
+__all__ = ["SCORER", "inspect_logs", "sent_settings", "write_inspect_logs"]
 
 SCORER = "correct"
 """The name of the score every sample carries."""
 
 _NAMESPACE = uuid.UUID("0b9a43f6-3f0e-4b55-9d8e-3b1f4e0f6a32")
-_GENERATION = {"temperature": "temperature", "top_p": "top_p", "top_k": "top_k",
-               "max_tokens": "max_tokens", "stop": "stop_seqs",
-               "frequency_penalty": "frequency_penalty",
-               "reasoning_effort": "reasoning_effort"}  # fmt: skip
-"""The debate's generation settings (a row's ``settings["generation"]``), by Inspect name."""
+_INSPECT_NAMES = {"stop": "stop_seqs"}
+"""Our generation settings whose ``GenerateConfig`` field has another name."""
+
 
 _TURN_METADATA = ("id", "agent", "round", "kind", "answer", "answer_source", "confidence",
                   "reads", "label", "usage_estimated", "logprobs", "attempts")  # fmt: skip
 """What a model event's metadata keeps of its turn."""
 
 
-def write_inspect_logs(run: StoredRun, out_dir: Path) -> list[Path]:
+def write_inspect_logs(
+    run: StoredRun, out_dir: Path, on_write: Callable[[Path], object] | None = None
+) -> list[Path]:
     """Write one ``.eval`` log per arm of ``run`` into ``out_dir`` (created if missing).
+
+    Each arm's log is built, written and let go before the next is built.
+
+    Args:
+        run: The stored run.
+        out_dir: The log directory.
+        on_write: Called with each file as soon as it is written.
 
     Returns:
         The files written, in the run's arm order.
@@ -87,27 +110,31 @@ def write_inspect_logs(run: StoredRun, out_dir: Path) -> list[Path]:
     for name, log in inspect_logs(run):
         path = out_dir / name
         write_eval_log(log, str(path))
+        del log
         written.append(path)
+        if on_write is not None:
+            on_write(path)
     return written
 
 
-def inspect_logs(run: StoredRun) -> list[tuple[str, EvalLog]]:
-    """Every arm of ``run`` as an Inspect ``EvalLog``, with the file name to write it under."""
+def inspect_logs(run: StoredRun) -> Iterator[tuple[str, EvalLog]]:
+    """Every arm of ``run`` as an Inspect ``EvalLog``, with its file name, one at a time."""
     stamp = run.started.strftime("%Y-%m-%dT%H-%M-%S+00-00")
-    return [
-        (f"{stamp}_{_safe(run.dataset)}_{_safe(arm.label)}.eval", arm_log(run, arm))
-        for arm in run.arms
-    ]
+    for arm in run.arms:
+        yield f"{stamp}_{_safe(run.dataset)}_{_safe(arm.label)}.eval", arm_log(run, arm)
 
 
 def arm_log(run: StoredRun, arm: StoredArm) -> EvalLog:
-    """One arm's rows as an Inspect ``EvalLog``."""
+    """One arm's rows as an Inspect ``EvalLog``, with a status that says what it lacks."""
     from debategraph import __version__
 
     seeds = arm.seeds
-    samples = [_sample(run, arm, row, seeds.index(row.get("seed")) + 1) for row in arm.rows]
-    first = arm.finished[0] if arm.finished else {}
+    samples, first, failed = _samples(run, arm, seeds)
+    missing = arm.missing()
+    for item, seed in missing:
+        samples.append(_not_run(run, arm, item, seed, seeds.index(seed) + 1))
     key = f"{run.path.resolve()}|{arm.label}|{run.items_sha256}"
+    item_ids = list(dict.fromkeys(str(s.id) for s in samples))
     spec = EvalSpec(
         eval_id=uuid.uuid5(_NAMESPACE, key).hex,
         run_id=uuid.uuid5(_NAMESPACE, str(run.path.resolve())).hex,
@@ -117,12 +144,9 @@ def arm_log(run: StoredRun, arm: StoredArm) -> EvalLog:
         task_args={"results": str(run.path)},
         solver=f"debategraph/{arm.method}",
         solver_args=arm.settings,
-        dataset=EvalDataset(
-            name=run.dataset,
-            samples=len({str(row["id"]) for row in arm.rows}),
-            sample_ids=list(dict.fromkeys(str(row["id"]) for row in arm.rows)),
-        ),
+        dataset=EvalDataset(name=run.dataset, samples=len(item_ids), sample_ids=item_ids),
         model=f"debategraph/{arm.label}",
+        model_generate_config=GenerateConfig(**_generate_config(first.get("settings") or {})),
         model_roles=_roles(first),
         config=EvalConfig(epochs=len(seeds)),
         packages={"debategraph": __version__},
@@ -139,8 +163,9 @@ def arm_log(run: StoredRun, arm: StoredArm) -> EvalLog:
         },
     )
     usage = _total_usage(sample.model_usage for sample in samples)
+    status, error = _status(run, len(samples), failed, len(missing))
     return EvalLog(
-        status="success",
+        status=status,
         eval=spec,
         plan=EvalPlan(
             steps=[EvalPlanStep(solver=f"debategraph/{arm.method}", params=arm.settings)]
@@ -148,11 +173,88 @@ def arm_log(run: StoredRun, arm: StoredArm) -> EvalLog:
         results=_results(arm, samples),
         stats=EvalStats(
             started_at=run.started.isoformat(),
-            completed_at=run.finished.isoformat(),
+            completed_at=run.finished.isoformat() if status != "started" else "",
             model_usage=usage,
         ),
+        error=error,
         samples=samples,
     )
+
+
+def _samples(
+    run: StoredRun, arm: StoredArm, seeds: list[int | None]
+) -> tuple[list[EvalSample], dict[str, Any], int]:
+    """The arm's rows as samples; its first finished row; how many failed or are unreadable.
+
+    A line that holds no row, or a row that cannot be exported (a field of the wrong shape),
+    is a sample with an error that names its file and line.
+    """
+    samples: list[EvalSample] = []
+    first: dict[str, Any] = {}
+    failed = 0
+    for index, place in arm.places:
+        epoch = seeds.index(place.seed) + 1 if place.seed in seeds else 1
+        row = run.read(index, place)
+        if row is not None:
+            try:
+                sample = _sample(run, arm, row, epoch)
+            except (AttributeError, TypeError, ValueError, KeyError, IndexError) as exc:
+                reason = f"cannot be exported ({type(exc).__name__}: {str(exc)[:200]})"
+                run.leave_out(index.path, place.line, reason)
+                row = None
+            else:
+                samples.append(sample)
+                if sample.error is not None:
+                    failed += 1
+                elif not first:
+                    first = row
+                continue
+        failed += 1
+        where = f"{index.path.name}, line {place.line}"
+        problem = next((p for p in run.problems if p.startswith(where + ":")), where)
+        samples.append(
+            _error_sample(run, place.item, epoch, arm.seed_of({"seed": place.seed}), problem)
+        )
+    return samples, first, failed
+
+
+def _not_run(run: StoredRun, arm: StoredArm, item: str, seed: int | None, epoch: int) -> EvalSample:
+    """A planned item the run never reached (it stopped early)."""
+    return _error_sample(
+        run, item, epoch, arm.seed_of({"seed": seed}), "not run: the run stopped before this item"
+    )
+
+
+def _error_sample(
+    run: StoredRun, item: str, epoch: int, seed: int | None, message: str
+) -> EvalSample:
+    inputs = run.inputs_of(item)
+    return EvalSample(
+        id=item,
+        epoch=epoch,
+        input=str(inputs.get("question") or item),
+        choices=inputs.get("choices"),
+        target="",
+        metadata={"seed": seed, "dataset": run.dataset},
+        error=EvalError(message=message, traceback="", traceback_ansi=""),
+    )
+
+
+def _status(
+    run: StoredRun, total: int, failed: int, missing: int
+) -> tuple[Literal["started", "success", "error"], EvalError | None]:
+    """``error`` for failed items or a damaged ``run.json``, ``started`` for missing ones."""
+    said = []
+    if run.planned.damaged:
+        said.append(run.planned.damaged)
+    if failed:
+        said.append(f"{failed} of {total} samples failed")
+    if missing:
+        said.append(f"{missing} planned item(s) not run (the run stopped early)")
+    if run.planned.damaged or failed:
+        message = "; ".join(said)
+        return "error", EvalError(message=message, traceback="", traceback_ansi="")
+    return ("started" if missing else "success"), None
 
 
 def _sample(run: StoredRun, arm: StoredArm, row: dict[str, Any], epoch: int) -> EvalSample:
@@ -236,6 +338,7 @@ def _events(row: dict[str, Any], turns: list[dict[str, Any]], start: datetime) -
     question = str(row.get("question") or "")
     config = GenerateConfig(**_generate_config(row.get("settings") or {}))
     by_id = {str(t.get("id")): t for t in turns}
+    said: dict[str, ChatMessage] = {}
     events: list[Any] = []
     open_round: int | None = None
     clock = start
@@ -257,14 +360,14 @@ def _events(row: dict[str, Any], turns: list[dict[str, Any]], start: datetime) -
         model = str(turn.get("model") or "?")
         text = turn.get("text")
         reply = text if isinstance(text, str) else _answer_line(turn)
-        output = ModelOutput.from_content(model=model, content=reply)
+        output = _output(model, reply, turn.get("reasoning"))
         output.usage = _usage(turn)
         attempts = turn.get("attempts")
         events.append(
             ModelEvent(
                 model=model,
                 role=str(turn.get("agent")),
-                input=_input(question, turn, by_id),
+                input=_input(question, turn, by_id, said),
                 tools=[],
                 tool_choice="none",
                 config=config,
@@ -284,15 +387,50 @@ def _events(row: dict[str, Any], turns: list[dict[str, Any]], start: datetime) -
     return events
 
 
+def _output(model: str, reply: str, reasoning: object) -> ModelOutput:
+    """A call's reply; where the turn kept the model's thinking, it comes first, as reasoning."""
+    if not isinstance(reasoning, str) or not reasoning:
+        return ModelOutput.from_content(model=model, content=reply)
+    content: list[Content] = [ContentReasoning(reasoning=reasoning), ContentText(text=reply)]
+    message = ChatMessageAssistant(content=content, model=model, source="generate")
+    return ModelOutput(
+        model=model, choices=[ChatCompletionChoice(message=message, stop_reason="stop")]
+    )
+
+
 def _generate_config(settings: dict[str, Any]) -> dict[str, Any]:
     """The generation settings a row's debate ran with, as ``GenerateConfig`` keywords.
 
     Rows nest them under ``settings["generation"]``; rows written before that kept them at the
-    top of ``settings``.
+    top of ``settings``, where the declared generation settings (those sent with every call)
+    are picked. A setting ``GenerateConfig`` has no field for goes in its ``extra_body``, as
+    an OpenAI-wire server is sent it.
     """
     nested = settings.get("generation")
-    given = nested if isinstance(nested, dict) else settings
-    return {ours: given[k] for k, ours in _GENERATION.items() if given.get(k) is not None}
+    if isinstance(nested, dict):
+        given = {k: v for k, v in nested.items() if v is not None}
+    else:
+        given = {k: settings[k] for k in sent_settings() if settings.get(k) is not None}
+    fields = GenerateConfig.model_fields
+    config: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    for name, value in given.items():
+        ours = _INSPECT_NAMES.get(name, name)
+        if ours in fields and ours != "extra_body":
+            config[ours] = value
+        else:
+            extra[name] = value
+    if extra:
+        config["extra_body"] = extra
+    return config
+
+
+@cache
+def sent_settings() -> tuple[str, ...]:
+    """The declared settings sent with every model call (:mod:`debategraph.state.setting`)."""
+    from debategraph.state.settings_table import declared
+
+    return tuple(s.name for s in declared() if s.sent and s.name)
 
 
 def _span_end(round_: int, clock: datetime, start: datetime) -> SpanEndEvent:
@@ -302,23 +440,37 @@ def _span_end(round_: int, clock: datetime, start: datetime) -> SpanEndEvent:
 
 
 def _input(
-    question: str, turn: dict[str, Any], by_id: dict[str, dict[str, Any]]
+    question: str,
+    turn: dict[str, Any],
+    by_id: dict[str, dict[str, Any]],
+    said: dict[str, ChatMessage],
 ) -> list[ChatMessage]:
-    """The call's prompt where the row kept it; else the question, then each reply it read."""
+    """The call's prompt where the row kept it; else the question, then each reply it read.
+
+    ``said`` keeps each message made for this debate, so that the calls that read the same
+    reply share one message (as the calls of one conversation share its history).
+    """
     prompt = turn.get("prompt")
     if isinstance(prompt, str):
         return [ChatMessageUser(content=prompt)]
-    messages: list[ChatMessage] = [ChatMessageUser(content=question)]
+    if "" not in said:
+        said[""] = ChatMessageUser(content=question)
+    messages: list[ChatMessage] = [said[""]]
     for read in turn.get("reads") or ():
-        peer = by_id.get(str(read))
-        if peer is None:
-            messages.append(ChatMessageUser(content=f"[{read}] (not in this row)"))
-            continue
-        text = peer.get("text")
-        body = text if isinstance(text, str) else _answer_line(peer)
-        heading = f"[{read}] {peer.get('agent')}, round {peer.get('round')}"
-        messages.append(ChatMessageUser(content=f"{heading}:\n{body}"))
+        key = f"read:{read}"
+        if key not in said:
+            said[key] = _read_message(str(read), by_id.get(str(read)))
+        messages.append(said[key])
     return messages
+
+
+def _read_message(read: str, peer: dict[str, Any] | None) -> ChatMessage:
+    if peer is None:
+        return ChatMessageUser(content=f"[{read}] (not in this row)")
+    text = peer.get("text")
+    body = text if isinstance(text, str) else _answer_line(peer)
+    heading = f"[{read}] {peer.get('agent')}, round {peer.get('round')}"
+    return ChatMessageUser(content=f"{heading}:\n{body}")
 
 
 def _answer_line(turn: dict[str, Any]) -> str:
@@ -352,23 +504,28 @@ def _total_usage(usages: Iterable[dict[str, ModelUsage]]) -> dict[str, ModelUsag
 
 
 def _roles(row: dict[str, Any]) -> dict[str, ModelConfig | list[ModelConfig]] | None:
-    names, models = row.get("agent_names") or [], row.get("agent_models") or []
-    if not names:
+    names, models = row.get("agent_names"), row.get("agent_models")
+    if not isinstance(names, list) or not isinstance(models, list) or not names:
         return None
     return {str(n): ModelConfig(model=str(m)) for n, m in zip(names, models, strict=False)}
 
 
 def _results(arm: StoredArm, samples: list[EvalSample]) -> EvalResults:
-    """Accuracy and its standard error as Inspect computes them: epochs averaged per item."""
+    """Accuracy and its standard error as Inspect computes them: epochs averaged per item.
+
+    An arm with no finished debate has no score at all (not an accuracy of 0).
+    """
     per_item: dict[str, list[float]] = defaultdict(list)
     for sample in samples:
         if sample.scores:
             per_item[str(sample.id)].append(1.0 if sample.scores[SCORER].value == CORRECT else 0.0)
     values = [sum(v) / len(v) for v in per_item.values()]
     n = len(values)
-    accuracy = sum(values) / n if n else 0.0
-    variance = sum((v - accuracy) ** 2 for v in values) / (n - 1) if n > 1 else 0.0
     scored = sum(len(v) for v in per_item.values())
+    if not n:
+        return EvalResults(total_samples=len(samples), completed_samples=0, scores=[])
+    accuracy = sum(values) / n
+    variance = sum((v - accuracy) ** 2 for v in values) / (n - 1) if n > 1 else 0.0
     return EvalResults(
         total_samples=len(samples),
         completed_samples=scored,
@@ -381,7 +538,7 @@ def _results(arm: StoredArm, samples: list[EvalSample]) -> EvalResults:
                 unscored_samples=len(samples) - scored,
                 metrics={
                     "accuracy": EvalMetric(name="accuracy", value=accuracy),
-                    "stderr": EvalMetric(name="stderr", value=(variance / n) ** 0.5 if n else 0.0),
+                    "stderr": EvalMetric(name="stderr", value=(variance / n) ** 0.5),
                 },
             )
         ],

@@ -17,9 +17,13 @@ every row starts at the run's start and lasts its wall time. Turn texts are not 
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
+import threading
+import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -43,12 +47,15 @@ class Uploaded:
         dataset: The dataset it belongs to.
         rows: How many rows it holds.
         response: LangSmith's answer (its ``experiment`` and ``dataset`` records).
+        skipped: LangSmith already held an experiment of this name (an earlier upload of
+            the same rows): nothing was sent.
     """
 
     name: str
     dataset: str
     rows: int
     response: dict[str, Any]
+    skipped: bool = False
 
 
 def dataset_name_of(run: StoredRun) -> str:
@@ -58,50 +65,78 @@ def dataset_name_of(run: StoredRun) -> str:
 
 def experiment_bodies(
     run: StoredRun, *, dataset_name: str | None = None, prefix: str | None = None
-) -> list[dict[str, Any]]:
-    """The request bodies, one per arm and seed, in the run's arm order.
+) -> Iterator[dict[str, Any]]:
+    """The request bodies, one per arm and seed, in the run's arm order, made one at a time.
 
     Args:
         run: The stored run.
         dataset_name: The LangSmith dataset (default :func:`dataset_name_of`).
         prefix: What experiment names start with (default: the results directory's name);
-            the arm's label, its seed in a ``--seeds`` run and a short random suffix follow,
-            as LangSmith experiment names are unique.
+            the arm's label, its seed in a ``--seeds`` run and the fingerprint of the
+            experiment's rows follow.
 
     Returns:
         The JSON-ready bodies of ``POST /datasets/upload-experiment``.
     """
     dataset = dataset_name or dataset_name_of(run)
-    questions = {str(row["id"]): run.inputs_of(str(row["id"])) for a in run.arms for row in a.rows}
-    bodies = []
     for arm in run.arms:
-        seeds = arm.seeds
-        for seed in seeds:
-            rows = [row for row in arm.rows if row.get("seed") == seed]
+        for seed in arm.seeds:
+            results = list(_results_of(run, arm, seed, dataset))
             name = f"{prefix or run.path.resolve().name}-{arm.label}"
             name += "" if seed is None else f"-seed{seed}"
-            results = [
-                r
-                for row in rows
-                if (r := _result(row, arm, dataset, run.started, questions)) is not None
-            ]
+            fingerprint = _fingerprint(run, arm.label, seed, dataset, results)
             ends = [datetime.fromisoformat(r["end_time"]) for r in results]
-            bodies.append(
-                {
-                    "experiment_name": f"{name}-{uuid.uuid4().hex[:8]}",
-                    "experiment_description": (
-                        f"debategraph {arm.label} on {run.dataset}: {len(results)} stored "
-                        f"debates of {run.path.resolve().name}, uploaded without re-running"
-                    ),
-                    "dataset_name": dataset,
-                    "dataset_description": f"The {run.dataset} items of a debategraph run",
-                    "experiment_start_time": run.started.isoformat(),
-                    "experiment_end_time": max([run.finished, *ends]).isoformat(),
-                    "experiment_metadata": _metadata(run, arm, rows),
-                    "results": results,
-                }
-            )
-    return bodies
+            metadata = _metadata(run, arm, seed, results)
+            yield {
+                "experiment_name": f"{name}-{fingerprint[:8]}",
+                "experiment_description": (
+                    f"debategraph {arm.label} on {run.dataset}: {len(results)} stored "
+                    f"debates of {run.path.resolve().name}, uploaded without re-running"
+                ),
+                "dataset_name": dataset,
+                "dataset_description": f"The {run.dataset} items of a debategraph run",
+                "experiment_start_time": run.started.isoformat(),
+                "experiment_end_time": max([run.finished, *ends]).isoformat(),
+                "experiment_metadata": {**metadata, "fingerprint": fingerprint},
+                "results": results,
+            }
+
+
+def _results_of(
+    run: StoredRun, arm: StoredArm, seed: int | None, dataset: str
+) -> Iterator[dict[str, Any]]:
+    """Every item of the arm and seed as a row: its row's, or its error where it has none."""
+    for index, place in arm.places:
+        if place.seed != seed:
+            continue
+        row = run.read(index, place)
+        if row is not None:
+            try:
+                yield _result(row, arm, dataset, run)
+                continue
+            except (AttributeError, TypeError, ValueError, KeyError) as exc:
+                reason = f"cannot be exported ({type(exc).__name__}: {str(exc)[:200]})"
+                run.leave_out(index.path, place.line, reason)
+        where = f"{index.path.name}, line {place.line}"
+        problem = next((p for p in run.problems if p.startswith(where + ":")), where)
+        yield _error_result(run, arm, place.item, seed, dataset, problem)
+    for item, missing_seed in arm.missing():
+        if missing_seed == seed:
+            message = "not run: the run stopped before this item"
+            yield _error_result(run, arm, item, seed, dataset, message)
+
+
+def _fingerprint(
+    run: StoredRun, label: str, seed: int | None, dataset: str, results: list[dict[str, Any]]
+) -> str:
+    """What identifies an experiment's content: the run, the arm, the seed, each row's outcome."""
+    digest = hashlib.sha256()
+    head = [dataset, run.settings, label, seed]
+    digest.update(json.dumps(head, sort_keys=True, default=str).encode())
+    for r in results:
+        outcome = [r["row_id"], r.get("error"), r.get("actual_outputs"), r.get("evaluation_scores")]
+        digest.update(json.dumps(outcome, sort_keys=True, default=str).encode())
+    return digest.hexdigest()
 
 
 def upload_experiments(
@@ -128,16 +163,23 @@ def upload_experiments(
     """
     uploaded = []
     for body in experiment_bodies(run, **naming):
-        response = client.request_with_retries(
-            "POST",
-            UPLOAD_PATH,
-            request_kwargs={
-                "data": json.dumps(body, ensure_ascii=False).encode(),
-                "headers": {"Content-Type": "application/json"},
-            },
-            stop_after_attempt=3,
+        if _taken(client, body["experiment_name"]):
+            done = Uploaded(
+                name=body["experiment_name"],
+                dataset=body["dataset_name"],
+                rows=len(body["results"]),
+                response={},
+                skipped=True,
+            )
+            uploaded.append(done)
+            if on_upload is not None:
+                on_upload(done)
+            continue
+        data = json.dumps(body, ensure_ascii=False).encode()
+        headers = {"Content-Type": "application/json"}
+        answer = _json_of(
+            client, "POST", UPLOAD_PATH, {"data": data, "headers": headers}, "the upload"
         )
-        answer = response.json() if response.content else {}
         done = Uploaded(
             name=body["experiment_name"],
             dataset=body["dataset_name"],
@@ -150,23 +192,144 @@ def upload_experiments(
     return uploaded
 
 
-def _result(
-    row: dict[str, Any],
-    arm: StoredArm,
-    dataset: str,
-    start: datetime,
-    questions: dict[str, dict[str, Any] | None],
-) -> dict[str, Any] | None:
-    """One experiment row; ``None`` for a failed debate of an item no row keeps the question of."""
+class LangSmithTrouble(Exception):
+    """LangSmith did not answer in time, or answered with something that is not its API's."""
+
+
+GIVE_UP_S = 240.0
+"""Seconds a LangSmith request may take in all, its attempts included (as a model call)."""
+
+ATTEMPTS = 3
+"""Attempts of a request that fails for a reason that may pass (no connection, 5xx, 429)."""
+
+ATTEMPT_S = 120.0
+"""Seconds one attempt may wait for LangSmith's reply (cut to the time left)."""
+
+
+def _json_of(client: Any, method: str, path: str, request: dict[str, Any], what: str) -> Any:
+    """LangSmith's JSON answer to one request, within :data:`GIVE_UP_S`, said while it waits.
+
+    Raises:
+        LangSmithTrouble: No answer in time, or an answer that is not JSON (an HTML page:
+            the endpoint is not LangSmith's API).
+        langsmith.utils.LangSmithError: LangSmith refused the request.
+    """
+    from langsmith.utils import (
+        LangSmithAPIError,
+        LangSmithConnectionError,
+        LangSmithRateLimitError,
+        LangSmithRequestTimeout,
+    )
+
+    from debategraph.langsmith_trouble import plain_url
+
+    passing = (
+        LangSmithAPIError,
+        LangSmithConnectionError,
+        LangSmithRateLimitError,
+        LangSmithRequestTimeout,
+    )
+    where = plain_url(str(client.api_url))
+    deadline = time.monotonic() + GIVE_UP_S
+    attempt = 0
+    while True:
+        attempt += 1
+        left = deadline - time.monotonic()
+        timeout = (min(10.0, left), min(ATTEMPT_S, left))
+        try:
+            response = _bounded(
+                functools.partial(
+                    client.request_with_retries,
+                    method,
+                    path,
+                    request_kwargs={**request, "timeout": timeout},
+                ),
+                where=where,
+                attempt=attempt,
+                left=left,
+            )
+        except passing:
+            wait = float(attempt)
+            if attempt >= ATTEMPTS or deadline - time.monotonic() < wait + LAST_ATTEMPT_S:
+                raise
+            time.sleep(wait)
+            continue
+        except _NoAnswer:
+            raise LangSmithTrouble(
+                f"LangSmith at {where} did not answer {what} in {GIVE_UP_S:.0f} s "
+                f"({attempt} attempt(s)): is LANGSMITH_ENDPOINT right, and is LangSmith up?"
+            ) from None
+        break
+    if not response.content:
+        return {}
+    try:
+        return response.json()
+    except ValueError:
+        kind = response.headers.get("content-type", "no content type").split(";")[0]
+        raise LangSmithTrouble(
+            f"LangSmith at {where} answered {what} with HTTP {response.status_code} but not "
+            f"JSON ({kind}): is LANGSMITH_ENDPOINT LangSmith's API address (not its web page)?"
+        ) from None
+
+
+LAST_ATTEMPT_S = 1.0
+"""An attempt that would have less time than this is not made."""
+
+
+class _NoAnswer(Exception):
+    """The attempt's time ran out before LangSmith answered."""
+
+
+def _bounded(call: Callable[[], Any], *, where: str, attempt: int, left: float) -> Any:
+    """``call()`` in a thread given ``left`` seconds, on the board of calls waiting.
+
+    ``debategraph export`` watches the board, so a wait longer than a few seconds is said
+    ("waiting 5 s for LangSmith's reply from URL (attempt 1 of 3)"), as a model's is.
+    """
+    from debategraph.nodes.patience import BOARD, Waiting
+
+    outcome: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            outcome["value"] = call()
+        except BaseException as exc:  # handed to the caller's thread
+            outcome["error"] = exc
+
+    entry = (
+        Waiting("LangSmith", "reply", where, attempt, ATTEMPTS, time.monotonic())
+        if BOARD.watchers
+        else None
+    )
+    thread = threading.Thread(target=work, name="debategraph-langsmith", daemon=True)
+    with BOARD.waiting(entry):
+        thread.start()
+        thread.join(max(left, 0.0))
+    if thread.is_alive():
+        raise _NoAnswer
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
+def _taken(client: Any, name: str) -> bool:
+    """Whether LangSmith already holds an experiment (a tracing project) named ``name``."""
+    query = {"params": {"name": name, "limit": 1}}
+    found = _json_of(client, "GET", "/sessions", query, "the experiments by name")
+    return isinstance(found, list) and any(
+        isinstance(p, dict) and p.get("name") == name for p in found
+    )
+
+
+def _result(row: dict[str, Any], arm: StoredArm, dataset: str, run: StoredRun) -> dict[str, Any]:
+    """One experiment row of a stored row, finished or failed."""
     item = str(row["id"])
-    inputs = questions.get(item)
-    if inputs is None:
-        return None
     reference = row.get("reference")
     wall = float(row.get("wall_s") or 0.0)
+    start = run.started
     result: dict[str, Any] = {
         "row_id": str(uuid.uuid5(_NAMESPACE, f"{dataset}|{item}")),
-        "inputs": inputs,
+        "inputs": run.inputs_of(item),
         "expected_outputs": {"reference": reference},
         "start_time": start.isoformat(),
         "end_time": (start + timedelta(seconds=wall)).isoformat(),
@@ -199,16 +362,39 @@ def _result(
     return result
 
 
-def _metadata(run: StoredRun, arm: StoredArm, rows: list[dict[str, Any]]) -> dict[str, Any]:
+def _error_result(
+    run: StoredRun, arm: StoredArm, item: str, seed: int | None, dataset: str, error: str
+) -> dict[str, Any]:
+    """The row of an item that has no readable row of this arm and seed: its error."""
+    return {
+        "row_id": str(uuid.uuid5(_NAMESPACE, f"{dataset}|{item}")),
+        "inputs": run.inputs_of(item),
+        "expected_outputs": {"reference": None},
+        "start_time": run.started.isoformat(),
+        "end_time": run.started.isoformat(),
+        "run_name": f"{arm.label} · {item}",
+        "run_metadata": {"seed": arm.seed_of({"seed": seed}), "wall_s": 0.0},
+        "error": error,
+    }
+
+
+def _metadata(
+    run: StoredRun, arm: StoredArm, seed: int | None, results: list[dict[str, Any]]
+) -> dict[str, Any]:
     from debategraph import __version__
 
-    first = next((row for row in rows if "error" not in row), {})
+    first = next((row for row in arm.rows() if "error" not in row), {})
+    failed = sum("error" in r for r in results)
     return {
         "debategraph_method": arm.method,
         "arm": arm.label,
         "models": first.get("agent_models", []),
         "agents": first.get("agent_names", []),
-        "seed": arm.seed_of(rows[0]) if rows else None,
+        "seed": next(
+            (r["run_metadata"]["seed"] for r in results if r["run_metadata"]["seed"] is not None),
+            arm.seed_of({"seed": seed}),
+        ),
+        "failed_items": failed,
         "settings": arm.settings,
         "dataset": run.dataset,
         "debategraph_version": __version__,
