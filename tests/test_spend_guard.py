@@ -40,11 +40,11 @@ def test_the_guard_adds_notes_and_trips_once_at_the_limit() -> None:
 @pytest.mark.parametrize(
     ("flags", "says"),
     [
-        (["--max-usd", "0", "--prices", "1,1"], "--max-usd must be a number of dollars above 0"),
-        (["--max-usd", "-2", "--prices", "1,1"], "--max-usd must be a number of dollars above 0"),
-        (["--max-usd", "nan", "--prices", "1,1"], "--max-usd must be a number of dollars above"),
+        (["--max-usd", "0", "--prices", "1,1"], "--max-usd must be above 0 and at most 1000000000"),
+        (["--max-usd", "-2", "--prices", "1,1"], "--max-usd must be above 0 and at most"),
+        (["--max-usd", "nan", "--prices", "1,1"], "--max-usd must be above 0 and at most"),
         (["--max-usd", "1"], "--max-usd needs the prices of tokens: give --prices IN,OUT"),
-        (["--max-tokens-total", "0"], "--max-tokens-total must be at least 1 token, got 0"),
+        (["--max-tokens-total", "0"], "--max-tokens-total must be 1 to 1000000000000000, got 0"),
     ],
 )
 def test_a_limit_that_cannot_be_kept_is_refused_with_no_request(

@@ -138,12 +138,14 @@ class EvalOptions:
         "(needs --prices; every input token at the input price); resume with a higher "
         "limit to continue.",
         toml=float,
+        bounds=Bounds(0, 1_000_000_000, above=True, whole=False),
     )
     max_tokens_total: int | None = setting(
         "evaluation",
         help="Stop the run cleanly once --out has spent this many input plus output tokens "
         "over all its runs; resume with a higher limit to continue.",
         toml=int,
+        bounds=Bounds(1, 10**15),
     )
     quiet: bool = setting("evaluation", default=False, help="No progress bar.")
     texts: bool = setting(
