@@ -262,6 +262,29 @@ def test_thinking_per_agent_goes_in_the_body_of_a_compatible_server_only(key):
     assert r.settings["thinking"] == {"*": "off", "a2": "512"}
 
 
+def test_thinking_keeps_the_models_own_template_kwargs():
+    model = CompatibleChatOpenAI(
+        model="m",
+        base_url="http://127.0.0.1:9/v1",
+        api_key="sk-t",
+        extra_body={"chat_template_kwargs": {"custom_flag": 1, "enable_thinking": True},
+                    "top_k": 5},
+    )  # fmt: skip
+    hi = [HumanMessage("hi")]
+    assert model._get_request_payload(hi, thinking="off")["extra_body"] == {
+        "chat_template_kwargs": {"custom_flag": 1, "enable_thinking": False},
+        "top_k": 5,
+    }
+    assert model._get_request_payload(hi, thinking=64)["extra_body"] == {
+        "chat_template_kwargs": {"custom_flag": 1, "enable_thinking": True, "thinking_budget": 64},
+        "top_k": 5,
+        "thinking_token_budget": 64,
+    }
+    assert model.extra_body == {
+        "chat_template_kwargs": {"custom_flag": 1, "enable_thinking": True}, "top_k": 5
+    }  # fmt: skip
+
+
 @pytest.mark.parametrize(
     ("thinking", "error"),
     [
