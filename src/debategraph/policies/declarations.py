@@ -151,16 +151,16 @@ _RELATIVE_RE = re.compile(
     r"^\S*+[ \t]++(?:more|less|fewer|higher|lower|greater|smaller|larger|bigger|than|extra)\b",
     re.IGNORECASE,
 )
-UNIT_WORDS = frozenset(
-    """dollar dollars cent cents euro euros pound pounds yen rupee rupees usd bucks percent pct
+_UNIT_LIST = """
+    dollar dollars cent cents euro euros pound pounds yen rupee rupees usd bucks percent pct
     mm cm m km in inch inches ft foot feet yd yard yards mile miles meter meters metre metres
     centimeter centimeters kilometer kilometers millimeter millimeters g kg mg gram grams
     kilogram kilograms lb lbs ounce ounces oz ton tons tonne tonnes l ml liter liters litre
     litres milliliter milliliters gallon gallons cup cups quart quarts pint pints s sec secs
     second seconds min mins minute minutes h hr hrs hour hours day days week weeks month months
     year years degree degrees square sq cubic mph kph km/h m/s unit units point points total
-    altogether overall exactly instead then now only each""".split()
-)
+    altogether overall exactly instead then now only each"""
+UNIT_WORDS = frozenset(_UNIT_LIST.split())
 """Words that may follow a corrected value (units, and ``in total``-like words): ``Wait, 35
 km.`` corrects; ``Edit: 2 typos fixed.`` does not."""
 _LETTER_RE = re.compile(r"\(?[A-Ja-j]\)$")
