@@ -76,6 +76,8 @@ def test_a_reply_cut_at_its_token_limit_before_any_closed_thought_has_no_answer(
     assert read_reply(AIMessage(plain, response_metadata=length)) == Reading(plain, "", True)
     anthropic = read_reply(AIMessage(plain, response_metadata={"stop_reason": "max_tokens"}))
     assert anthropic.cut_off
+    inspect = read_reply(AIMessage(plain, response_metadata={"finish_reason": "max_tokens"}))
+    assert inspect.cut_off
     # The same texts that ended where the model chose are answers, as before.
     done = read_reply(AIMessage(thought, response_metadata={"finish_reason": "stop"}))
     assert done == Reading(thinking="", answer=thought, cut_off=False)

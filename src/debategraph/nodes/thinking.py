@@ -69,6 +69,8 @@ CUT_BY_LENGTH = (
     ("finish_reason", "length"),  # OpenAI and compatible servers
     ("finish_reason", "MAX_TOKENS"),  # Google
     ("stop_reason", "max_tokens"),  # Anthropic
+    ("finish_reason", "max_tokens"),  # Inspect's stop reasons (integrations.inspect)
+    ("finish_reason", "model_length"),
 )
 """The response metadata that says a reply was cut off at its token limit, per provider."""
 
