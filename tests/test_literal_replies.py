@@ -201,3 +201,11 @@ def test_the_prompt_asks_for_the_format_its_reader_reads(prompt, render, asked):
     example = asked[-1].strip("'")
     if prompt in READERS and "<label>" not in example:
         assert READERS[prompt](example) not in (None, [], "missing")
+
+
+def test_the_pronoun_i_on_a_ranking_line_is_no_letter():
+    reading = parse_ranking("Ranking: I think C, A, B", MEMBERS)
+    assert (reading.ranked, reading.unknown) == (["a3", "a1", "a2"], [])
+    nine = [f"a{k}" for k in range(1, 10)]
+    assert parse_ranking("Ranking: I, C, A", nine).ranked == ["a9", "a3", "a1"]
+    assert parse_ranking("Ranking: C, A, I", nine).ranked == ["a3", "a1", "a9"]

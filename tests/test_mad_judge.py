@@ -133,6 +133,14 @@ def test_a_whole_debate_without_a_preference_calls_and_tokens():
     for t, sent in zip(r.turns, model.calls, strict=True):  # one call per phase, in order
         assert t["prompt"] == sent["prompt"]
         assert t["input_tokens"] == sum(estimate_tokens(text) for _, text in sent["messages"])
+    sent_by_id = {t["id"]: sent for t, sent in zip(r.turns, model.calls, strict=True)}
+    judge = [sent_by_id[f"r{k}:judge"]["messages"] for k in range(3)]
+    assert [len(m) for m in judge] == [1, 3, 5]  # its earlier prompts and judgements, then this
+    assert [text for _, text in judge[2][:4]] == [
+        by_id[i][f] for i in ("r0:judge", "r1:judge") for f in ("prompt", "text")
+    ]
+    assert len(sent_by_id["r2:a1"]["messages"]) == 5
+    assert len(sent_by_id["r2:judge:final"]["messages"]) == 1
     a1 = [by_id[f"r{k}:a1"] for k in range(3)]
     history = sum(estimate_tokens(t["prompt"]) + estimate_tokens(t["text"]) for t in a1[:2])
     assert a1[2]["input_tokens"] == history + estimate_tokens(a1[2]["prompt"])

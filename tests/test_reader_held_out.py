@@ -747,6 +747,33 @@ CASES = [
         "declared",
         id="on-reflection-letter-and-text",
     ),
+    R(
+        "The answer is 12.\nThe correct total is 10% more, i.e. 13.2",
+        "number",
+        None,
+        "12",
+        "declared",
+        id="relative-value-is-not-a-correction",
+    ),
+    R("Answer: 100\nEdit: 2 typos fixed.", "number", None, "100", "declared", id="edit-note"),
+    R("Answer: 30\nUpdate: 2 agents agree.", "number", None, "30", "declared", id="update-note"),
+    R(
+        "Answer: 30\nThe correct amount is 25 less than that.",
+        "number",
+        None,
+        "30",
+        "declared",
+        id="less-than-is-not-a-correction",
+    ),
+    R("Answer: 30\nWait, 35 km.", "number", None, "35", "declared", id="correction-with-unit"),
+    R(
+        "Answer: 30\nActually, it is 35 apples.",
+        "number",
+        None,
+        "35",
+        "declared",
+        id="correction-stating-a-count",
+    ),
 ]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import os
 import re
@@ -11,6 +12,7 @@ import sys
 
 import pytest
 from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.language_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.outputs import LLMResult
 from langchain_openai import ChatOpenAI
@@ -19,7 +21,7 @@ from rich.console import Console
 import debategraph as dg
 from debategraph.models.compatible import CompatibleChatOpenAI
 from debategraph.nodes.call import exchange
-from debategraph.nodes.thinking import read_reply
+from debategraph.nodes.thinking import Reading, read_reply
 from debategraph.policies.thinking import split_thinking, with_thinking
 from debategraph.testing import ScriptedChatModel, make_turn
 from debategraph.transcript import print_transcript
@@ -63,6 +65,40 @@ def test_read_reply_takes_fields_and_content_blocks():
     assert (only.answer, only.cut_off) == ("", True)
 
 
+def test_a_reply_cut_at_its_token_limit_before_any_closed_thought_has_no_answer():
+    length = {"finish_reason": "length"}
+    # A template opened <think> in the prompt: the thought arrives untagged, then is cut.
+    thought = "Okay, 3+4*2. Maybe the answer is 14? No, multiplication first, so"
+    cut = read_reply(AIMessage(thought, response_metadata=length))
+    assert cut == Reading(thinking=thought, answer="", cut_off=True)
+    # A model that does not think, stopped mid-answer: unfinished too, not a fallback number.
+    plain = "3+4*2 = 3+8 = 11. Checking again: 4*2 is 8 and 3+8 is"
+    assert read_reply(AIMessage(plain, response_metadata=length)) == Reading(plain, "", True)
+    anthropic = read_reply(AIMessage(plain, response_metadata={"stop_reason": "max_tokens"}))
+    assert anthropic.cut_off
+    inspect = read_reply(AIMessage(plain, response_metadata={"finish_reason": "max_tokens"}))
+    assert inspect.cut_off
+    # The same texts that ended where the model chose are answers, as before.
+    done = read_reply(AIMessage(thought, response_metadata={"finish_reason": "stop"}))
+    assert done == Reading(thinking="", answer=thought, cut_off=False)
+    # A thought that closed before the limit leaves its answer part to be read.
+    closed = read_reply(AIMessage("hmm</think>The answer is 11", response_metadata=length))
+    assert (closed.thinking, closed.answer, closed.cut_off) == ("hmm", "The answer is 11", False)
+    field = AIMessage("It is 11", additional_kwargs={"reasoning": "r"}, response_metadata=length)
+    assert read_reply(field) == Reading("r", "It is 11", False, "reasoning")
+
+
+def test_a_cut_reply_is_recorded_as_a_cut_off_abstention():
+    cut = AIMessage("Maybe 14? No, multiplication first, so", response_metadata={
+        "finish_reason": "length"})  # fmt: skip
+    model = GenericFakeChatModel(messages=itertools.repeat(cut))
+    r = dg.run(ARITH, method="du", agents=2, rounds=0, models=model)
+    assert [(t["answer"], t["answer_source"], t["text"]) for t in r.turns] == [
+        (None, "cut_off", ""), (None, "cut_off", "")
+    ]  # fmt: skip
+    assert r.turns[0]["reasoning"] == "Maybe 14? No, multiplication first, so"
+
+
 @pytest.mark.parametrize("streaming", [False, True])
 @pytest.mark.parametrize("shape", THINKING_SHAPES)
 def test_every_shape_through_compatible_chat_openai(key, shape: str, streaming: bool):
@@ -75,7 +111,7 @@ def test_every_shape_through_compatible_chat_openai(key, shape: str, streaming: 
         plain = ChatOpenAI(model="m", base_url=server.base_url, api_key="sk-t")
         dropped = read_reply(plain.invoke("q"))
     assert GUESS in reading.thinking and GUESS not in reading.answer
-    if shape == "unclosed":
+    if shape in ("unclosed", "untagged"):  # cut off at the token limit while thinking
         assert (reading.answer, reading.cut_off) == ("", True)
     else:
         assert (reading.answer, reading.cut_off) == ("It is \\boxed{15}.", False)
@@ -101,7 +137,7 @@ def test_a_debate_records_thinking_apart_and_never_answers_from_it(
     assert all(GUESS in t["reasoning"] for t in r.turns)
     assert all(GUESS not in t["text"] and t["answer"] != GUESS for t in r.turns)
     assert not any(GUESS in p for p in prompts)  # no message's content holds any thinking
-    if shape == "unclosed":
+    if shape in ("unclosed", "untagged"):  # cut off at the token limit while thinking
         assert {t["answer_source"] for t in r.turns} == {"cut_off"}
         assert r.answer is None and r.answer_sources["cut_off"] == len(r.turns)
         assert len(prompts) == len(r.turns)  # recorded as abstentions, not asked again
@@ -226,6 +262,29 @@ def test_thinking_per_agent_goes_in_the_body_of_a_compatible_server_only(key):
                          "thinking_token_budget": 512})  # fmt: skip
     assert sorted(sent) == sorted([off, off, budget])
     assert r.settings["thinking"] == {"*": "off", "a2": "512"}
+
+
+def test_thinking_keeps_the_models_own_template_kwargs():
+    model = CompatibleChatOpenAI(
+        model="m",
+        base_url="http://127.0.0.1:9/v1",
+        api_key="sk-t",
+        extra_body={"chat_template_kwargs": {"custom_flag": 1, "enable_thinking": True},
+                    "top_k": 5},
+    )  # fmt: skip
+    hi = [HumanMessage("hi")]
+    assert model._get_request_payload(hi, thinking="off")["extra_body"] == {
+        "chat_template_kwargs": {"custom_flag": 1, "enable_thinking": False},
+        "top_k": 5,
+    }
+    assert model._get_request_payload(hi, thinking=64)["extra_body"] == {
+        "chat_template_kwargs": {"custom_flag": 1, "enable_thinking": True, "thinking_budget": 64},
+        "top_k": 5,
+        "thinking_token_budget": 64,
+    }
+    assert model.extra_body == {
+        "chat_template_kwargs": {"custom_flag": 1, "enable_thinking": True}, "top_k": 5
+    }  # fmt: skip
 
 
 @pytest.mark.parametrize(

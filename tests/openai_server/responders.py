@@ -256,10 +256,14 @@ class ScriptedResponder(Responder):
         return self.replies[min(k, len(self.replies) - 1)]
 
 
-THINKING_SHAPES = ("tags", "close_only", "unclosed", "reasoning_content", "reasoning")
+THINKING_SHAPES = (
+    "tags", "close_only", "unclosed", "untagged", "reasoning_content", "reasoning"
+)  # fmt: skip
 """How a :class:`ThinkingResponder` sends its thinking: ``<think>`` tags in the content, only
 the closing tag (the chat template opened it), an unclosed tag (cut off while thinking:
-finish reason ``length``, no answer), or the ``reasoning_content`` / ``reasoning`` field."""
+finish reason ``length``, no answer), no tag at all (the template opened the thought and the
+model was cut off in it: finish reason ``length``, no answer), or the ``reasoning_content`` /
+``reasoning`` field."""
 
 DEFAULT_THOUGHT = "Let me think. A first guess is 777777, but I should check it again. "
 """The thinking a :class:`ThinkingResponder` repeats: it names a wrong number on purpose."""
@@ -310,6 +314,8 @@ class ThinkingResponder(Responder):
             return Completion(f"{thought}\n</think>\n\n{answer}")
         if self.shape == "unclosed":
             return Completion(f"<think>\n{thought}", finish_reason="length")
+        if self.shape == "untagged":
+            return Completion(thought, finish_reason="length")
         return Completion(answer, reasoning=thought, reasoning_field=self.shape)
 
 

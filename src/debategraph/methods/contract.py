@@ -675,7 +675,8 @@ def call(
         kind: ``answer``, ``summary``, ``evaluation`` or ``pairwise``.
         reads: Ids of the turns shown to the speaker, in order.
         template: The name of the method's prompt template to render.
-        history: Show the speaker its own earlier answer turns as chat history.
+        history: Show the speaker its own earlier answer turns as chat history (an
+            ``evaluation`` call, a judge's, also its own earlier evaluation turns).
         id: The call's id, unique in the debate (default ``r{round}:{speaker}``).
         vars: Extra prompt variables (JSON-safe).
         prompt: Deprecated name of ``template``.

@@ -52,7 +52,7 @@ RANKING_LINE = re.compile(
     r"(?::[ \t*_`]*+(.*)|[ \t*_`]*+)$",
     re.IGNORECASE | re.MULTILINE,
 )
-LETTER = re.compile(r"\b([A-Z])\b(?!['’])")
+LETTER = re.compile(r"\b(?!I[ \t]++[a-z])([A-Z])\b(?!['’])")  # not the pronoun: "I think C"
 RANKING_ITEM = re.compile(
     r"^[ \t>*_`]*+(?:(?:\d{1,2}[.)]|[-*+•])[ \t]*+)?[*_`]*+(?:Response[ \t]++)?[*_`]*+([A-Z])\b"
     r"(?![ \t]*+[a-z])"

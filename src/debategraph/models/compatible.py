@@ -30,6 +30,21 @@ def _thinking_of(message: Any) -> dict[str, str]:
     return {k: message[k] for k in THINKING_FIELDS if isinstance(message.get(k), str)}
 
 
+def _with_thinking(extra_body: dict[str, Any], thinking: str | int) -> dict[str, Any]:
+    """``extra_body`` with a ``thinking`` value's fields; template kwargs merged key by key.
+
+    The model's own ``chat_template_kwargs`` (other template switches) stay; only the keys the
+    thinking value sets are replaced.
+    """
+    fields = thinking_body(thinking)
+    merged = {**extra_body, **fields}
+    own = extra_body.get("chat_template_kwargs")
+    template = fields.get("chat_template_kwargs")
+    if isinstance(own, dict) and isinstance(template, dict):
+        merged["chat_template_kwargs"] = {**own, **template}
+    return merged
+
+
 class CompatibleChatOpenAI(ChatOpenAI):
     """``ChatOpenAI`` for an OpenAI-compatible server at ``base_url``.
 
@@ -60,7 +75,7 @@ class CompatibleChatOpenAI(ChatOpenAI):
         if top_k is not None:  # the client takes only OpenAI's fields; the rest is extra_body
             payload["extra_body"] = {**(payload.get("extra_body") or {}), "top_k": top_k}
         if thinking is not None:
-            payload["extra_body"] = {**(payload.get("extra_body") or {}), **thinking_body(thinking)}
+            payload["extra_body"] = _with_thinking(payload.get("extra_body") or {}, thinking)
         return payload
 
     def _send_thinking_back(self, input_: LanguageModelInput, payload: dict[str, Any]) -> None:

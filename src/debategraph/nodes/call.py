@@ -62,7 +62,8 @@ class CallTask(TypedDict):
         task: The answer kind.
         choices: Multiple-choice options, if any.
         reads: The turns the call reads, in the planned order.
-        history: The speaker's own earlier answer turns, when the call keeps history.
+        history: The speaker's own earlier answer (and, for an evaluation call, evaluation)
+            turns, when the call keeps history.
         model_kwargs: Keyword arguments bound to the model for this call.
         seed: The run's seed.
         identity: What else decides the reply (method, model, prompt settings); only a

@@ -160,7 +160,9 @@ def make_dispatch(method: Method[Any], roster: Sequence[Agent]) -> DualNode:
         ctx = current_context()
         turns: list[Turn] = state.get("turns") or []
         by_id = {t["id"]: t for t in turns}
-        answers: dict[str, list[Turn]] | None = None  # each speaker's answer turns, in order
+        # Each speaker's answer and evaluation turns, in order: an answer call's history is
+        # its answers; an evaluation call's (a judge's) also its earlier evaluations.
+        answers: dict[str, list[Turn]] | None = None
         generation: dict[str, dict[str, Any]] = {}  # per model key: presets may differ
         view = view_of(method, state, context=ctx) if method.bind is not None else None
         task: TaskKind = state.get("task") or "number"
@@ -186,9 +188,14 @@ def make_dispatch(method: Method[Any], roster: Sequence[Agent]) -> DualNode:
                 if answers is None:
                     answers = {}
                     for t in turns:
-                        if t["kind"] == "answer":
+                        if t["kind"] in ("answer", "evaluation"):
                             answers.setdefault(t["agent"], []).append(t)
-                history = [t for t in answers.get(c["speaker"], ()) if t["round"] < c["round"]]
+                kinds = ("answer", "evaluation") if c["kind"] == "evaluation" else ("answer",)
+                history = [
+                    t
+                    for t in answers.get(c["speaker"], ())
+                    if t["round"] < c["round"] and t["kind"] in kinds
+                ]
             key = key_of(c["speaker"], ctx)
             base = generation.get(key)
             if base is None:

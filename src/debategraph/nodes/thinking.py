@@ -65,14 +65,38 @@ def field_thinking(reply: AIMessage) -> tuple[str, str | None]:
     return "", None
 
 
+CUT_BY_LENGTH = (
+    ("finish_reason", "length"),  # OpenAI and compatible servers
+    ("finish_reason", "MAX_TOKENS"),  # Google
+    ("stop_reason", "max_tokens"),  # Anthropic
+    ("finish_reason", "max_tokens"),  # Inspect's stop reasons (integrations.inspect)
+    ("finish_reason", "model_length"),
+)
+"""The response metadata that says a reply was cut off at its token limit, per provider."""
+
+
+def cut_by_length(reply: AIMessage) -> bool:
+    """Whether the server says ``reply`` stopped at its token limit, not where it chose to."""
+    metadata = reply.response_metadata
+    return any(metadata.get(key) == value for key, value in CUT_BY_LENGTH)
+
+
 def read_reply(reply: AIMessage) -> Reading:
-    """``reply`` split into its thinking and its answer part (every shape; module docs)."""
+    """``reply`` split into its thinking and its answer part (every shape; module docs).
+
+    A reply cut off at its token limit that never closed a thought (no ``</think>``, no
+    thinking field or block) is unfinished: a chat template that opened ``<think>`` in the
+    prompt leaves the model's thought untagged, and a model that does not think was stopped
+    mid-answer. Either way its text is kept as thinking and it has no answer part.
+    """
     in_field, name = field_thinking(reply)
     blocks = reply.content if isinstance(reply.content, list) else []
     in_blocks = joined_thinking(*(_block_thinking(b) for b in blocks))
     split = split_thinking(reply.text)
     thinking = joined_thinking(in_field, in_blocks, split.thinking)
     answer = split.answer
+    if not thinking and answer.strip() and cut_by_length(reply):
+        return Reading(answer.strip(), "", True, name)
     cut_off = bool(thinking) and (split.cut_off or not answer.strip())
     if cut_off:
         answer = ""

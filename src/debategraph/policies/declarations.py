@@ -147,6 +147,28 @@ _NOT_A_VALUE_RE = re.compile(
     r"|had|have|does|did|do|of|plus|minus|times|divided)\b|[+*×÷=]",
     re.IGNORECASE,
 )
+_RELATIVE_RE = re.compile(
+    r"^\S*+[ \t]++(?:more|less|fewer|higher|lower|greater|smaller|larger|bigger|than|extra)\b",
+    re.IGNORECASE,
+)
+_UNIT_LIST = """
+    dollar dollars cent cents euro euros pound pounds yen rupee rupees usd bucks percent pct
+    mm cm m km in inch inches ft foot feet yd yard yards mile miles meter meters metre metres
+    centimeter centimeters kilometer kilometers millimeter millimeters g kg mg gram grams
+    kilogram kilograms lb lbs ounce ounces oz ton tons tonne tonnes l ml liter liters litre
+    litres milliliter milliliters gallon gallons cup cups quart quarts pint pints s sec secs
+    second seconds min mins minute minutes h hr hrs hour hours day days week weeks month months
+    year years degree degrees square sq cubic mph kph km/h m/s unit units point points total
+    altogether overall exactly instead then now only each"""
+UNIT_WORDS = frozenset(_UNIT_LIST.split())
+"""Words that may follow a corrected value (units, and ``in total``-like words): ``Wait, 35
+km.`` corrects; ``Edit: 2 typos fixed.`` does not."""
+_LETTER_RE = re.compile(r"\(?[A-Ja-j]\)$")
+_STATES_VALUE_RE = re.compile(
+    r"\b(?:it|that|this)(?:['’]s|[ \t]++(?:is|should|must|would|comes))\b|\b(?:I|we)[ \t]++get"
+    r"\b|\bmeant\b|\bmake[ \t]++that\b",
+    re.IGNORECASE,
+)
 _CORRECTION_BEFORE = frozenset("\n.!?…,;:—–-(*_#")
 CORRECTION_WORDS = 3
 """The most words a self-correction's value may span (``Actually no, it is 35 dollars.``);
@@ -370,17 +392,36 @@ def _is_correction(text: str, declaration: Declaration) -> bool:
     before = text[max(0, declaration.start - 3) : declaration.start].rstrip(" \t")
     if before and before[-1] not in _CORRECTION_BEFORE:
         return False
-    return _short_value(text, declaration.end)
+    stated = _STATES_VALUE_RE.search(text, declaration.start, declaration.end) is not None
+    return _short_value(text, declaration.end, noun=stated)
 
 
-def _short_value(text: str, start: int) -> bool:
-    """Whether the sentence from ``start`` is a value and at most a unit or two."""
+def _short_value(text: str, start: int, *, noun: bool = True) -> bool:
+    """Whether the sentence from ``start`` is a value and at most a unit or two.
+
+    A value compared (``10% more``, ``5 less than``) is not one. A choice letter may carry
+    its option's text; the words after a number are units (:data:`UNIT_WORDS`) or numbers
+    (``1 1/2``), and with ``noun`` one other word (``it is 35 apples``); after a bare cue
+    (``Edit: 2 typos fixed``) no other word.
+    """
     rest = text[start : start + FRAGMENT_LIMIT].lstrip(" \t*_$")
     stop = _CORRECTION_END_RE.search(rest, 1)  # the value may open with "(": "(B) is wrong"
     if stop and stop.group() == "?":
         return False  # "Wait, (B)?" wonders; it does not correct
     sentence = rest[: stop.start()] if stop else rest
-    return len(sentence.split()) <= CORRECTION_WORDS and not _NOT_A_VALUE_RE.search(sentence)
+    words = sentence.split()
+    if len(words) > CORRECTION_WORDS or _NOT_A_VALUE_RE.search(sentence):
+        return False
+    if _RELATIVE_RE.search(sentence):
+        return False
+    if words and (_LETTER_RE.match(words[0]) or words[0].lower() in ("option", "choice")):
+        return True  # a letter and its option's text: "On reflection, (C) Paris."
+    others = [
+        w
+        for w in (w.strip("*_`$.,:;!)").lower() for w in words[1:])
+        if w and w not in UNIT_WORDS and not any(c.isdigit() for c in w)
+    ]
+    return len(others) <= (1 if noun else 0)
 
 
 def _opens_sentence(text: str, start: int) -> bool:

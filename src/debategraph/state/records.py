@@ -35,7 +35,8 @@ class Call(TypedDict):
         template: Name of the method's prompt template to render (the rendered text is the
             turn's ``prompt``).
         vars: Extra prompt variables (JSON-safe), e.g. which summary is the reader's own group.
-        history: Show the speaker its own earlier answer turns as chat history.
+        history: Show the speaker its own earlier answer turns as chat history (an
+            ``evaluation`` call, a judge's, also its own earlier evaluation turns).
     """
 
     id: str
