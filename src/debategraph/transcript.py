@@ -132,7 +132,7 @@ def _answer_cell(t: Mapping[str, Any], shown: _Shown, judgements: Mapping[str, s
     if t["answer"] is None:
         answer = "[red]abstained[/]" if t["kind"] == "answer" else "-"
         if t.get("answer_source") == "cut_off":
-            answer += " [dim](cut off while thinking)[/]"
+            answer += " [dim](cut off at its token limit)[/]"
         return answer
     answer = shown.cell(t["answer"])
     if t.get("answer_source") == "fallback":
