@@ -9,10 +9,10 @@ import pytest
 
 import debategraph as dg
 from debategraph.methods import DebateConfigError, PromptInput, get_method
-from debategraph.methods.paradigms import MAX_SPEAKERS
+from debategraph.methods.paradigms import MAX_SPEAKERS, prompts
 from debategraph.methods.paradigms.turns import paradigm_cost, peer_reads, speaking_phases
 from debategraph.policies.tokens import estimate_tokens
-from debategraph.testing import make_turn, make_view
+from debategraph.testing import ScriptedChatModel, make_turn, make_view
 
 from .fixed_length import FixedLength
 
@@ -281,6 +281,77 @@ def test_the_paradigms_are_listed_by_debategraph_methods_and_run_from_the_comman
     ran = runner.invoke(app, ["run", "--method", "mallm-report", "--option",
                               "turn_order=simultaneous", "--json", ARITH])  # fmt: skip
     assert ran.exit_code == 0, ran.output
-    assert json.loads(ran.stdout)["settings"]["options"] == {"turn_order": "simultaneous"}
+    assert json.loads(ran.stdout)["settings"]["options"] == {
+        "turn_order": "simultaneous", "redraft": False, "neutral": 0, "revote_on_tie": 0,
+    }  # fmt: skip
     bad = runner.invoke(app, ["run", "--method", "mallm-relay", "--option", "turn_order=x", ARITH])
     assert bad.exit_code == 2 and "turn_order must be one of sequential, simultaneous" in bad.output
+
+
+# --- MALLM's re-vote on ties, neutral agents and everyone-redrafts (issue 41) -------------
+
+
+def test_a_tie_is_the_top_count_shared_abstentions_aside():
+    from debategraph.methods.paradigms.turns import tied
+
+    assert tied(["15", "14"]) and tied(["1", "1", "2", "2", "3"])
+    assert not tied(["15", "15", "14"]) and not tied(["15", None, None])
+    assert not tied([None, None]) and not tied([])
+
+
+def boxed(*answers: str) -> ScriptedChatModel:
+    return ScriptedChatModel(replies=[f"So \\boxed{{{a}}}" for a in answers])
+
+
+def test_revote_on_tie_adds_rounds_while_the_answers_tie_as_mallm_simple_voting_does():
+    # MALLM v1.0.5 (decision_protocols/simple_voting.py, process_results): a vote whose top
+    # count is shared is no decision, and the discussion goes on to vote again next turn.
+    question = ARITH
+    models = [boxed("15"), boxed("14", "14", "14", "15")]
+    r = dg.run(question, method="mallm-memory", agents=2, models=models,
+               options={"revote_on_tie": 3})  # fmt: skip
+    assert [(t["id"], t["answer"]) for t in r.turns] == [
+        ("r0:a1", "15"), ("r0:a2", "14"), ("r1:a1", "15"), ("r1:a2", "14"),
+        ("r2:a1", "15"), ("r2:a2", "14"), ("r3:a1", "15"), ("r3:a2", "15"),
+    ]  # fmt: skip
+    assert r.answer == "15" and r.decision["evidence"]["votes"] == {"15": 2}
+    # The re-votes are bounded: a tie that lasts stops after revote_on_tie more rounds.
+    stuck = dg.run(question, method="mallm-collective", agents=2,
+                   models=[boxed("15"), boxed("14")], options={"revote_on_tie": 2})  # fmt: skip
+    assert max(t["round"] for t in stuck.turns) == 4 and stuck.usage["calls"] == 10
+    assert stuck.decision["evidence"]["tie"] is True
+    # Without the option the debate ends after its rounds, tie or not.
+    once = dg.run(question, method="mallm-collective", agents=2,
+                  models=[boxed("15"), boxed("14")])  # fmt: skip
+    assert max(t["round"] for t in once.turns) == 2
+    with pytest.raises(ValueError, match="revote_on_tie must be between 0 and 10"):
+        dg.run(question, method="mallm-collective", options={"revote_on_tie": 11})
+
+
+def test_neutral_agents_mediate_and_do_not_vote_as_mallm_draft_proposers():
+    # MALLM v1.0.5 (coordinator.py, init_agents): num_neutral_agents draft proposers come
+    # first, told to stay neutral; the decision protocols poll only the panelists.
+    question = ARITH
+    models = [boxed("7"), boxed("7"), boxed("15"), boxed("15")]
+    r = dg.run(question, method="mallm-collective", agents=4, models=models,
+               options={"neutral": 1})  # fmt: skip
+    assert r.decision["evidence"]["votes"] == {"7": 1, "15": 2} and r.answer == "15"
+    assert all(c["prompt"].startswith(prompts.NEUTRAL) for c in models[0].calls)
+    assert not any(prompts.NEUTRAL in c["prompt"] for m in models[1:] for c in m.calls)
+    # Counted with everyone, the same answers tie 2-2.
+    everyone = dg.run(question, method="mallm-collective", agents=4,
+                      models=[boxed("7"), boxed("7"), boxed("15"), boxed("15")])  # fmt: skip
+    assert everyone.decision["evidence"]["votes"] == {"7": 2, "15": 2}
+    with pytest.raises(dg.DebateConfigError, match="neutral=3 leaves no agent to vote"):
+        dg.run(question, method="mallm-memory", agents=3, options={"neutral": 3})
+
+
+def test_redraft_every_agent_drafts_anew_each_round_reading_nothing():
+    # MALLM v1.0.5 (discussion_paradigms/paradigm.py, discuss): with
+    # all_agents_generate_draft every agent's draft and memory are set to None each turn.
+    question = ARITH
+    for name in ("mallm-memory", "mallm-report", "mallm-relay", "mallm-collective"):
+        r = dg.run(question, method=name, agents=3, options={"redraft": True})
+        assert r.usage["calls"] == 3 * 3
+        assert all(t["reads"] == [] for t in r.turns), name
+        assert {t["prompt"] for t in r.turns if t["agent"] == "a1"} == {r.turns[0]["prompt"]}

@@ -25,22 +25,62 @@ from debategraph.methods import (
     Call,
     DebateConfigError,
     DebateView,
+    Decision,
     Method,
     MethodOptions,
-    NoOptions,
+    Trajectory,
     call,
-    initial_calls,
+    decide_by_rule,
+    default_stop,
     presets,
 )
 from debategraph.methods.paradigms import prompts
-from debategraph.methods.paradigms.turns import Paradigm, TurnOrder, peer_reads, speaking_phases
+from debategraph.methods.paradigms.turns import (
+    Paradigm,
+    TurnOrder,
+    peer_reads,
+    speaking_phases,
+    tied,
+)
 
 MAX_SPEAKERS = 64
 """Most agents a sequential round may have: one phase each, and a round's phases are bounded."""
 
 
+MAX_REVOTES = 10
+"""Most extra rounds a tie may add (MALLM's default ``max_turns``)."""
+
+
 @dataclass(frozen=True, kw_only=True)
-class TurnOrderOptions(MethodOptions):
+class MallmOptions(MethodOptions):
+    """Options of every MALLM paradigm (``mallm-collective`` has only these).
+
+    Attributes:
+        redraft: Every agent drafts anew in every round, reading nothing (MALLM's
+            ``all_agents_generate_draft``); ``False`` discusses as the paradigm says.
+        neutral: How many agents, the first of the roster, are neutral: told to mediate
+            without a position of their own, and left out of the vote (MALLM's
+            ``num_neutral_agents``, its draft-proposing moderators).
+        revote_on_tie: Up to this many more rounds while the voters' final answers tie
+            (MALLM's ``simple_voting`` votes again after another turn on a tie); 0: none.
+    """
+
+    redraft: bool = False
+    neutral: int = 0
+    revote_on_tie: int = 0
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.neutral < 0:
+            raise ValueError(f"neutral must be 0 or more, got {self.neutral}")
+        if not 0 <= self.revote_on_tie <= MAX_REVOTES:
+            raise ValueError(
+                f"revote_on_tie must be between 0 and {MAX_REVOTES}, got {self.revote_on_tie}"
+            )
+
+
+@dataclass(frozen=True, kw_only=True)
+class TurnOrderOptions(MallmOptions):
     """Options of ``mallm-report`` and ``mallm-relay``.
 
     Attributes:
@@ -87,6 +127,7 @@ def paradigm_planner(paradigm: Paradigm) -> Callable[[DebateView[Any]], list[Cal
 
     def plan(view: DebateView[Any]) -> list[Call] | None:
         order: TurnOrder = getattr(view.options, "turn_order", "simultaneous")
+        neutral = set(neutral_agents(view))
         if view.round == 0:
             if order == "sequential" and len(view.agents) > MAX_SPEAKERS:
                 raise DebateConfigError(
@@ -94,7 +135,18 @@ def paradigm_planner(paradigm: Paradigm) -> Callable[[DebateView[Any]], list[Cal
                     f"most {MAX_SPEAKERS}; with {len(view.agents)} agents use "
                     "--option turn_order=simultaneous"
                 )
-            return initial_calls(view) if view.phase == 0 else None
+            if len(neutral) >= len(view.agents):
+                raise DebateConfigError(
+                    f"{view.method.name}: neutral={view.options.neutral} leaves no agent to "
+                    f"vote among {len(view.agents)}; give fewer neutral agents or more agents"
+                )
+        if view.round == 0 or view.options.redraft:
+            if view.phase > 0:
+                return None
+            return [
+                call(view, a, template="initial", vars={"neutral": True} if a in neutral else {})
+                for a in view.agents
+            ]
         phases = speaking_phases(paradigm, view.agents, order)
         if view.phase >= len(phases):
             return None
@@ -108,10 +160,60 @@ def paradigm_planner(paradigm: Paradigm) -> Callable[[DebateView[Any]], list[Cal
             if agent not in view.cut_off:
                 peers = peer_reads(paradigm, view.agents, agent, turns, view.round, window=window)
             template = _template(paradigm, view.agents, agent) if peers else "reflect"
-            calls.append(call(view, agent, reads=own + peers, template=template))
+            marks = {"neutral": True} if agent in neutral else {}
+            calls.append(call(view, agent, reads=own + peers, template=template, vars=marks))
         return calls
 
     return plan
+
+
+def neutral_agents(view: DebateView[Any]) -> tuple[str, ...]:
+    """The neutral agents: the first ``neutral`` of the roster (MALLM puts them first)."""
+    return view.agents[: view.options.neutral]
+
+
+def voters(view: DebateView[Any]) -> tuple[str, ...]:
+    """The agents whose answers are voted on: all but the neutral ones."""
+    return view.agents[view.options.neutral :]
+
+
+def _voters_final_answers(view: DebateView[Any]) -> list[str | None]:
+    finals = dict(zip(view.agents, view.final_answers(), strict=True))
+    return [finals[a] for a in voters(view)]
+
+
+def stop(view: DebateView[Any]) -> bool:
+    """After the rounds, unless the voters' answers tie and a re-vote round is left.
+
+    Before the last round: the default (consensus where the run asks for it).
+    """
+    if view.round < view.rounds:
+        return default_stop(view)
+    extra = view.round - view.rounds
+    return extra >= view.options.revote_on_tie or not tied(_voters_final_answers(view))
+
+
+def decide(view: DebateView[Any]) -> Decision:
+    """The decision rule in force over the voters' answers (the neutral agents' left out)."""
+    if not view.options.neutral:
+        return decide_by_rule(view)
+    path = view.trajectory()
+    keep = [i for i, a in enumerate(view.agents) if a in set(voters(view))]
+    confidences = [path.confidences[i] for i in keep] if path.confidences else []
+    subset = Trajectory(
+        agents=[path.agents[i] for i in keep],
+        answers=[path.answers[i] for i in keep],
+        confidences=confidences,
+    )
+    latest = view.latest()
+    models = [latest[a]["model"] if a in latest else "simulated" for a in voters(view)]
+    return decide_by_rule(view, trajectory=subset, models=models)
+
+
+def round_bound(view: DebateView[Any]) -> int:
+    """The rounds, plus the re-vote rounds a tie may add."""
+    extra: int = view.options.revote_on_tie
+    return view.rounds + extra
 
 
 def _template(paradigm: Paradigm, agents: tuple[str, ...], agent: str) -> str:
@@ -133,6 +235,10 @@ def _paradigm_method(
         prompts=prompts.PROMPTS,
         presets=presets.paper(presets.MALLM),
         plan=paradigm_planner(paradigm),
+        stop=stop,
+        decide=decide,
+        takes_decision=True,
+        round_bound=round_bound,
         options=options,
         default_agents=3,
         default_rounds=2,
@@ -172,6 +278,6 @@ COLLECTIVE = _paradigm_method(
     "collective",
     "MALLM collective refinement: every round all agents at once improve their own "
     "answer after reading every other agent's latest answer; majority vote.",
-    NoOptions,
+    MallmOptions,
 )
 """The ``mallm-collective`` method (simultaneous only)."""

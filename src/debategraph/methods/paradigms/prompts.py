@@ -7,7 +7,9 @@ pieces are used (``debategraph.methods``), so the package reads as an outside pl
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
+from functools import wraps
 
 from debategraph.methods import (
     PromptInput,
@@ -112,7 +114,26 @@ def reflect(p: PromptInput) -> str:
     )
 
 
-PROMPTS = {
+NEUTRAL = (
+    "You take part as a neutral mediator: you hold no position of your own and you are not "
+    "among those who vote on the answer. Weigh every contribution fairly, help the group "
+    "towards the correct solution, and give the solution you consider best."
+)
+"""The stance of a neutral agent (MALLM's ``num_neutral_agents``), before its prompt."""
+
+
+def neutral_aware(template: Callable[[PromptInput], str]) -> Callable[[PromptInput], str]:
+    """``template``, with the neutral stance before it for a call marked ``neutral``."""
+
+    @wraps(template)
+    def render(p: PromptInput) -> str:
+        text = template(p)
+        return f"{NEUTRAL}\n\n{text}" if p.vars.get("neutral") else text
+
+    return render
+
+
+PROMPTS: dict[str, Callable[[PromptInput], str]] = {
     "initial": initial,
     "discuss": discuss,
     "report": report,
@@ -122,3 +143,5 @@ PROMPTS = {
     "reflect": reflect,
 }
 """Every paradigm's templates; a call names the one of its paradigm and role."""
+
+PROMPTS = {name: neutral_aware(template) for name, template in PROMPTS.items()}

@@ -148,3 +148,18 @@ def paradigm_cost(
     else:
         ncomm = rounds * n * (n - 1)
     return {"calls": n * (rounds + 1), "ncomm": ncomm, "reads": ncomm + n * rounds}
+
+
+def tied(answers: Sequence[str | None]) -> bool:
+    """Whether the most frequent answer shares its count with another (abstentions aside).
+
+    MALLM's ``simple_voting`` calls such a vote a tie and votes again after another turn.
+    """
+    counts: dict[str, int] = {}
+    for answer in answers:
+        if answer is not None:
+            counts[answer] = counts.get(answer, 0) + 1
+    if not counts:
+        return False
+    top = max(counts.values())
+    return sum(1 for n in counts.values() if n == top) > 1
