@@ -283,6 +283,7 @@ def test_the_paradigms_are_listed_by_debategraph_methods_and_run_from_the_comman
     assert ran.exit_code == 0, ran.output
     assert json.loads(ran.stdout)["settings"]["options"] == {
         "turn_order": "simultaneous", "redraft": False, "neutral": 0, "revote_on_tie": 0,
+        "ablation": False,
     }  # fmt: skip
     bad = runner.invoke(app, ["run", "--method", "mallm-relay", "--option", "turn_order=x", ARITH])
     assert bad.exit_code == 2 and "turn_order must be one of sequential, simultaneous" in bad.output
@@ -355,3 +356,26 @@ def test_redraft_every_agent_drafts_anew_each_round_reading_nothing():
         assert r.usage["calls"] == 3 * 3
         assert all(t["reads"] == [] for t in r.turns), name
         assert {t["prompt"] for t in r.turns if t["agent"] == "a1"} == {r.turns[0]["prompt"]}
+
+
+def test_ablation_one_model_improves_its_answer_once_per_discussion_call_as_mallm_does():
+    # MALLM v1.0.5 (scheduler.py, run_ablation): one model improves the current solution
+    # as many times as the discussion exchanged messages (len(globalMemory)), starting
+    # from no solution. Ours: agents x (rounds + 1) calls, the first the initial answer.
+    solo = boxed("14", "14", "15", "15", "15", "16")
+    others = [boxed("99"), boxed("99")]
+    r = dg.run(ARITH, method="mallm-memory", agents=3, rounds=1, models=[solo, *others],
+               options={"ablation": True})  # fmt: skip
+    assert [(t["id"], t["reads"]) for t in r.turns] == [
+        ("r0:a1", []), ("r0:a1:1", ["r0:a1"]), ("r0:a1:2", ["r0:a1:1"]),
+        ("r1:a1", ["r0:a1:2"]), ("r1:a1:1", ["r1:a1"]), ("r1:a1:2", ["r1:a1:1"]),
+    ]  # fmt: skip
+    assert r.usage["calls"] == 3 * 2 == len(solo.calls) and not any(m.calls for m in others)
+    assert "Current solution:" in solo.calls[1]["prompt"] and "\\boxed{14}" in solo.calls[1][
+        "prompt"]  # fmt: skip
+    assert r.answer == "16" and r.decision["evidence"]["votes"] == {"16": 1}
+    # The same number of calls as the discussion it stands in for.
+    discussion = dg.run(ARITH, method="mallm-memory", agents=3, rounds=1)
+    assert discussion.usage["calls"] == r.usage["calls"]
+    with pytest.raises(dg.DebateConfigError, match="ablation runs one model alone"):
+        dg.run(ARITH, method="mallm-memory", options={"ablation": True, "neutral": 1})

@@ -63,11 +63,15 @@ class MallmOptions(MethodOptions):
             ``num_neutral_agents``, its draft-proposing moderators).
         revote_on_tie: Up to this many more rounds while the voters' final answers tie
             (MALLM's ``simple_voting`` votes again after another turn on a tie); 0: none.
+        ablation: MALLM's single-model ablation (``use_ablation``): the first agent alone
+            answers and then improves its own solution once per call the discussion would
+            make (agents x rounds, the initial round included), and its answer decides.
     """
 
     redraft: bool = False
     neutral: int = 0
     revote_on_tie: int = 0
+    ablation: bool = False
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -140,6 +144,8 @@ def paradigm_planner(paradigm: Paradigm) -> Callable[[DebateView[Any]], list[Cal
                     f"{view.method.name}: neutral={view.options.neutral} leaves no agent to "
                     f"vote among {len(view.agents)}; give fewer neutral agents or more agents"
                 )
+        if view.options.ablation:
+            return _ablation_call(view)
         if view.round == 0 or view.options.redraft:
             if view.phase > 0:
                 return None
@@ -165,6 +171,36 @@ def paradigm_planner(paradigm: Paradigm) -> Callable[[DebateView[Any]], list[Cal
         return calls
 
     return plan
+
+
+def _ablation_call(view: DebateView[Any]) -> list[Call] | None:
+    """One call of the single-model ablation: one a phase, as many phases as agents."""
+    if view.round == 0 and view.phase == 0:
+        if view.options.neutral or view.options.redraft or view.options.revote_on_tie:
+            raise DebateConfigError(
+                f"{view.method.name}: ablation runs one model alone; drop neutral, redraft "
+                "and revote_on_tie"
+            )
+        if len(view.agents) > MAX_SPEAKERS:
+            raise DebateConfigError(
+                f"{view.method.name}: ablation makes one call a phase, as many a round as "
+                f"agents, at most {MAX_SPEAKERS}; got {len(view.agents)} agents"
+            )
+    if view.phase >= len(view.agents):
+        return None
+    solo = view.agents[0]
+    if view.round == 0 and view.phase == 0:
+        return [call(view, solo, template="initial")]
+    latest = view.latest_ids()
+    return [
+        call(
+            view,
+            solo,
+            id=f"r{view.round}:{solo}" if view.phase == 0 else f"r{view.round}:{solo}:{view.phase}",
+            reads=[latest[solo]],
+            template="improve",
+        )
+    ]
 
 
 def neutral_agents(view: DebateView[Any]) -> tuple[str, ...]:
@@ -194,11 +230,15 @@ def stop(view: DebateView[Any]) -> bool:
 
 
 def decide(view: DebateView[Any]) -> Decision:
-    """The decision rule in force over the voters' answers (the neutral agents' left out)."""
-    if not view.options.neutral:
+    """The decision rule in force over the voters' answers (the neutral agents' left out).
+
+    Under ``ablation`` the voter is the one model that ran.
+    """
+    if not view.options.neutral and not view.options.ablation:
         return decide_by_rule(view)
+    chosen = set(view.agents[:1] if view.options.ablation else voters(view))
     path = view.trajectory()
-    keep = [i for i, a in enumerate(view.agents) if a in set(voters(view))]
+    keep = [i for i, a in enumerate(view.agents) if a in chosen]
     confidences = [path.confidences[i] for i in keep] if path.confidences else []
     subset = Trajectory(
         agents=[path.agents[i] for i in keep],
@@ -206,7 +246,7 @@ def decide(view: DebateView[Any]) -> Decision:
         confidences=confidences,
     )
     latest = view.latest()
-    models = [latest[a]["model"] if a in latest else "simulated" for a in voters(view)]
+    models = [latest[a]["model"] if a in latest else "simulated" for a in path.agents if a in chosen]
     return decide_by_rule(view, trajectory=subset, models=models)
 
 
@@ -261,7 +301,7 @@ REPORT = _paradigm_method(
     "MALLM report paradigm: the first agent reports, reading the others' replies; "
     "each other agent replies to the latest report only; majority vote.",
     TurnOrderOptions,
-    max_phases=2,
+    max_phases=MAX_SPEAKERS,
 )
 """The ``mallm-report`` method."""
 
@@ -279,5 +319,6 @@ COLLECTIVE = _paradigm_method(
     "MALLM collective refinement: every round all agents at once improve their own "
     "answer after reading every other agent's latest answer; majority vote.",
     MallmOptions,
+    max_phases=MAX_SPEAKERS,
 )
 """The ``mallm-collective`` method (simultaneous only)."""

@@ -14,6 +14,7 @@ from functools import wraps
 from debategraph.methods import (
     PromptInput,
     answer_format,
+    fenced,
     own_answer_block,
     peer_blocks,
     question_block,
@@ -133,6 +134,16 @@ def neutral_aware(template: Callable[[PromptInput], str]) -> Callable[[PromptInp
     return render
 
 
+def improve(p: PromptInput) -> str:
+    """The single-model ablation: one model improves its own current solution once more."""
+    current = p.peers[-1]["text"] if p.peers else ""
+    return (
+        "Here is the current solution to the problem below. Improve it: check every step, "
+        "correct whatever is wrong, and give the improved solution.\n\n"
+        f"Current solution:\n{fenced(current)}\n\n{_tail(p)}"
+    )
+
+
 PROMPTS: dict[str, Callable[[PromptInput], str]] = {
     "initial": initial,
     "discuss": discuss,
@@ -141,6 +152,7 @@ PROMPTS: dict[str, Callable[[PromptInput], str]] = {
     "relay": relay,
     "refine": refine,
     "reflect": reflect,
+    "improve": improve,
 }
 """Every paradigm's templates; a call names the one of its paradigm and role."""
 
