@@ -246,7 +246,7 @@ def decide(view: DebateView[Any]) -> Decision:
         confidences=confidences,
     )
     latest = view.latest()
-    models = [latest[a]["model"] if a in latest else "simulated" for a in path.agents if a in chosen]
+    models = [latest[a]["model"] if a in latest else "simulated" for a in subset.agents]
     return decide_by_rule(view, trajectory=subset, models=models)
 
 
