@@ -283,7 +283,7 @@ def test_the_paradigms_are_listed_by_debategraph_methods_and_run_from_the_comman
     assert ran.exit_code == 0, ran.output
     assert json.loads(ran.stdout)["settings"]["options"] == {
         "turn_order": "simultaneous", "redraft": False, "neutral": 0, "revote_on_tie": 0,
-        "ablation": False,
+        "ablation": False, "vote": False, "alterations": False,
     }  # fmt: skip
     bad = runner.invoke(app, ["run", "--method", "mallm-relay", "--option", "turn_order=x", ARITH])
     assert bad.exit_code == 2 and "turn_order must be one of sequential, simultaneous" in bad.output
@@ -379,3 +379,75 @@ def test_ablation_one_model_improves_its_answer_once_per_discussion_call_as_mall
     assert discussion.usage["calls"] == r.usage["calls"]
     with pytest.raises(dg.DebateConfigError, match="ablation runs one model alone"):
         dg.run(ARITH, method="mallm-memory", options={"ablation": True, "neutral": 1})
+
+
+def test_votes_are_read_and_counted_by_hand():
+    from debategraph.methods.paradigms.turns import read_vote, tally
+
+    assert read_vote("Solution 2 holds.\nVote: 2", 3) == 2
+    assert read_vote("**Vote:** Solution 3\nOn reflection:\nVote: 1", 3) == 1
+    assert read_vote("2", 3) == 2 and read_vote("Vote: 4", 3) is None
+    assert read_vote("I like the second.", 3) is None
+    assert tally({"a1": 2, "a2": 2, "a3": 1}) == ({1: 1, 2: 2}, 2)
+    assert tally({"a1": 1, "a2": 2, "a3": None}) == ({1: 1, 2: 1}, None)  # a tie
+    assert tally({"a1": None}) == ({}, None)
+
+
+def voting_model(answer: str, votes: list[str]) -> ScriptedChatModel:
+    """Answers ``answer``; its k-th vote names ``votes[k]`` (the last repeats)."""
+    cast: list[str] = []
+
+    def respond(prompt: str) -> str:
+        if "Vote for the best" in prompt:
+            cast.append(prompt)
+            return f"Vote: {votes[min(len(cast), len(votes)) - 1]}"
+        return f"So \\boxed{{{answer}}}"
+
+    return ScriptedChatModel(respond=respond)
+
+
+def test_vote_with_alterations_as_mallm_voting_protocols_with_alterations():
+    # MALLM v1.0.5 (decision_protocols/protocol.py, vote_with_alterations): with the flag,
+    # every panelist votes again under each alteration; the anonymous vote decides.
+    models = [voting_model("14", ["2"]), voting_model("15", ["2"]), voting_model("14", ["2"])]
+    r = dg.run(ARITH, method="mallm-memory", agents=3, rounds=1, models=models,
+               options={"vote": True, "alterations": True})  # fmt: skip
+    votes = [t for t in r.turns if ":vote:" in t["id"]]
+    assert [t["id"] for t in votes[:3]] == [
+        "r1:vote:anonymous:a1", "r1:vote:anonymous:a2", "r1:vote:anonymous:a3"]  # fmt: skip
+    assert len(votes) == 4 * 3 and r.usage["calls"] == 3 * 2 + 12
+    assert all(t["kind"] == "evaluation" and t["answer"] is None for t in votes)
+    by_kind = {t["id"].split(":")[2]: t for t in votes if t["agent"] == "a1"}
+    assert by_kind["anonymous"]["reads"] == ["r1:a1", "r1:a2", "r1:a3"]
+    assert by_kind["history"]["reads"] == ["r0:a1", "r0:a2", "r0:a3", "r1:a1", "r1:a2", "r1:a3"]
+    assert "Solution 2 (from a2):" in by_kind["public"]["prompt"]
+    assert "(from a" not in by_kind["anonymous"]["prompt"]
+    assert by_kind["confidence"]["prompt"].count("(Confidence: 100 %)") == 3
+    assert "The discussion so far" in by_kind["history"]["prompt"]
+    # Two answers say 14, but every vote names solution 2 (a2's 15): the vote decides.
+    assert r.answer == "15" and r.decision["rule"] == "mallm-vote"
+    anonymous = r.method_state["votes"]["1"]["anonymous"]
+    assert anonymous == {"ballots": {"a1": 2, "a2": 2, "a3": 2}, "answers": ["14", "15", "14"],
+                         "counts": {"2": 3}, "winner": 2}  # fmt: skip
+    assert set(r.method_state["votes"]["1"]) == {"anonymous", "public", "history", "confidence"}
+    with pytest.raises(ValueError, match="set vote=true"):
+        dg.run(ARITH, method="mallm-memory", options={"alterations": True})
+
+
+def test_a_tied_vote_is_held_again_after_another_round():
+    # Each votes for itself first (a tie), then both for solution 1.
+    models = [voting_model("14", ["1", "1"]), voting_model("15", ["2", "1"])]
+    r = dg.run(ARITH, method="mallm-collective", agents=2, rounds=1, models=models,
+               options={"vote": True, "revote_on_tie": 2})  # fmt: skip
+    assert [t["id"] for t in r.turns if ":vote:" in t["id"]] == [
+        "r1:vote:anonymous:a1", "r1:vote:anonymous:a2",
+        "r2:vote:anonymous:a1", "r2:vote:anonymous:a2",
+    ]  # fmt: skip
+    assert r.method_state["votes"]["1"]["anonymous"]["winner"] is None
+    assert r.method_state["votes"]["2"]["anonymous"]["winner"] == 1
+    assert r.answer == "14" and r.decision["evidence"]["round"] == 2
+    # With no re-vote left, a tied vote leaves the decision to the rule over the answers.
+    tied_once = dg.run(ARITH, method="mallm-collective", agents=2, rounds=1,
+                       models=[voting_model("14", ["1"]), voting_model("15", ["2"])],
+                       options={"vote": True})  # fmt: skip
+    assert tied_once.decision["rule"] == "majority" and tied_once.decision["evidence"]["tie"]

@@ -36,10 +36,13 @@ from debategraph.methods import (
 )
 from debategraph.methods.paradigms import prompts
 from debategraph.methods.paradigms.turns import (
+    ALTERATIONS,
     Paradigm,
     TurnOrder,
     peer_reads,
+    read_vote,
     speaking_phases,
+    tally,
     tied,
 )
 
@@ -66,15 +69,26 @@ class MallmOptions(MethodOptions):
         ablation: MALLM's single-model ablation (``use_ablation``): the first agent alone
             answers and then improves its own solution once per call the discussion would
             make (agents x rounds, the initial round included), and its answer decides.
+        vote: After the last round (and each re-vote round) every voter votes, in a call,
+            for one of the voters' solutions, shown anonymously (MALLM's ``simple_voting``);
+            the solution with the most votes decides.
+        alterations: Vote again under each alteration MALLM runs offline, ``public`` (the
+            authors named), ``history`` (the discussion shown) and ``confidence`` (each
+            solution marked 100 % confident), recorded beside the deciding anonymous vote
+            (MALLM's ``voting_protocols_with_alterations``); needs ``vote``.
     """
 
     redraft: bool = False
     neutral: int = 0
     revote_on_tie: int = 0
     ablation: bool = False
+    vote: bool = False
+    alterations: bool = False
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        if self.alterations and not self.vote:
+            raise ValueError("alterations re-run the vote: set vote=true with them")
         if self.neutral < 0:
             raise ValueError(f"neutral must be 0 or more, got {self.neutral}")
         if not 0 <= self.revote_on_tie <= MAX_REVOTES:
@@ -148,14 +162,14 @@ def paradigm_planner(paradigm: Paradigm) -> Callable[[DebateView[Any]], list[Cal
             return _ablation_call(view)
         if view.round == 0 or view.options.redraft:
             if view.phase > 0:
-                return None
+                return vote_calls(view) if view.phase == 1 else None
             return [
                 call(view, a, template="initial", vars={"neutral": True} if a in neutral else {})
                 for a in view.agents
             ]
         phases = speaking_phases(paradigm, view.agents, order)
         if view.phase >= len(phases):
-            return None
+            return vote_calls(view) if view.phase == len(phases) else None
         window = getattr(view.options, "window", None)
         latest = view.latest_ids()
         turns = view.turns
@@ -176,10 +190,11 @@ def paradigm_planner(paradigm: Paradigm) -> Callable[[DebateView[Any]], list[Cal
 def _ablation_call(view: DebateView[Any]) -> list[Call] | None:
     """One call of the single-model ablation: one a phase, as many phases as agents."""
     if view.round == 0 and view.phase == 0:
-        if view.options.neutral or view.options.redraft or view.options.revote_on_tie:
+        options = view.options
+        if options.neutral or options.redraft or options.revote_on_tie or options.vote:
             raise DebateConfigError(
-                f"{view.method.name}: ablation runs one model alone; drop neutral, redraft "
-                "and revote_on_tie"
+                f"{view.method.name}: ablation runs one model alone; drop neutral, redraft, "
+                "revote_on_tie and vote"
             )
         if len(view.agents) > MAX_SPEAKERS:
             raise DebateConfigError(
@@ -201,6 +216,74 @@ def _ablation_call(view: DebateView[Any]) -> list[Call] | None:
             template="improve",
         )
     ]
+
+
+def vote_calls(view: DebateView[Any]) -> list[Call] | None:
+    """The voting phase: every voter not cut off votes under each alteration in force.
+
+    It comes after the last round's speakers and after those of each re-vote round. A
+    vote reads the voters' latest answers in voter order (``history``: every other answer
+    turn of the debate before them).
+    """
+    if not view.options.vote or view.round < view.rounds:
+        return None
+    latest = view.latest_ids()
+    solutions = [latest[a] for a in voters(view) if a in latest]
+    if not solutions:
+        return None
+    names = [a for a in voters(view) if a in latest]
+    earlier = [t["id"] for t in view.turns if t["kind"] == "answer" and t["id"] not in solutions]
+    kinds = ALTERATIONS if view.options.alterations else ALTERATIONS[:1]
+    return [
+        call(
+            view,
+            voter,
+            kind="evaluation",
+            id=f"r{view.round}:vote:{kind}:{voter}",
+            reads=(earlier if kind == "history" else []) + solutions,
+            template="vote",
+            vars={"alteration": kind, "solutions": len(solutions), "names": names},
+        )
+        for kind in kinds
+        for voter in voters(view)
+        if voter not in view.cut_off
+    ]
+
+
+def observe(view: DebateView[Any]) -> dict[str, Any] | None:
+    """After a voting phase: each alteration's ballots, counts and winner, by round.
+
+    ``method_state["votes"][round][alteration]`` holds ``ballots`` (voter -> solution number,
+    1 first, or ``None`` when the reply names none), ``counts``, ``winner`` (``None`` on a
+    tie) and ``answers`` (the solutions' answers, in number order).
+    """
+    prefix = f"r{view.round}:vote:"
+    made = [t for t in view.turns if t["id"].startswith(prefix)]
+    if not made:
+        return None
+    answers = {t["id"]: t["answer"] for t in view.turns}
+    rounds: dict[str, Any] = dict(view.method_state.get("votes") or {})
+    this: dict[str, Any] = {}
+    for turn in made:
+        marks = turn.get("vars") or {}
+        kind = str(marks.get("alteration"))
+        count = int(marks.get("solutions", 0))
+        entry = this.setdefault(
+            kind, {"ballots": {}, "answers": [answers.get(r) for r in turn["reads"][-count:]]}
+        )
+        entry["ballots"][turn["agent"]] = read_vote(turn["text"], count)
+    for entry in this.values():
+        counts, winner = tally(entry["ballots"])
+        entry["counts"] = {str(k): v for k, v in counts.items()}
+        entry["winner"] = winner
+    rounds[str(view.round)] = this
+    return {"votes": rounds}
+
+
+def _anonymous_vote(view: DebateView[Any]) -> dict[str, Any] | None:
+    votes = (view.method_state.get("votes") or {}).get(str(view.round)) or {}
+    found: dict[str, Any] | None = votes.get("anonymous")
+    return found
 
 
 def neutral_agents(view: DebateView[Any]) -> tuple[str, ...]:
@@ -226,14 +309,26 @@ def stop(view: DebateView[Any]) -> bool:
     if view.round < view.rounds:
         return default_stop(view)
     extra = view.round - view.rounds
-    return extra >= view.options.revote_on_tie or not tied(_voters_final_answers(view))
+    if extra >= view.options.revote_on_tie:
+        return True
+    if view.options.vote:
+        vote = _anonymous_vote(view)
+        return vote is None or vote["winner"] is not None or not vote["counts"]
+    return not tied(_voters_final_answers(view))
 
 
 def decide(view: DebateView[Any]) -> Decision:
     """The decision rule in force over the voters' answers (the neutral agents' left out).
 
-    Under ``ablation`` the voter is the one model that ran.
+    Under ``ablation`` the voter is the one model that ran. With ``vote`` (and no rule
+    named for the run) the last anonymous vote's winner decides (rule ``mallm-vote``); a
+    vote that ties or has no valid ballot leaves it to the rule over the answers.
     """
+    if view.options.vote and view.context.decision is None:
+        vote = _anonymous_vote(view)
+        if vote is not None and vote["winner"] is not None:
+            evidence = {"round": view.round, "votes": view.method_state["votes"][str(view.round)]}
+            return Decision(vote["answers"][vote["winner"] - 1], "mallm-vote", evidence)
     if not view.options.neutral and not view.options.ablation:
         return decide_by_rule(view)
     chosen = set(view.agents[:1] if view.options.ablation else voters(view))
@@ -277,6 +372,7 @@ def _paradigm_method(
         plan=paradigm_planner(paradigm),
         stop=stop,
         decide=decide,
+        observe=observe,
         takes_decision=True,
         round_bound=round_bound,
         options=options,

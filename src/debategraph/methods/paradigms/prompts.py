@@ -144,6 +144,29 @@ def improve(p: PromptInput) -> str:
     )
 
 
+def vote(p: PromptInput) -> str:
+    """A vote for one of the voters' solutions, under one of MALLM's alterations."""
+    count = int(p.vars.get("solutions", len(p.peers)))
+    kind = p.vars.get("alteration", "anonymous")
+    names = p.vars.get("names", [])
+    shown = p.peers[-count:] if count else []
+    blocks = []
+    for i, turn in enumerate(shown, start=1):
+        who = f" (from {names[i - 1]})" if kind == "public" and i <= len(names) else ""
+        sure = "\n(Confidence: 100 %)" if kind == "confidence" else ""
+        blocks.append(f"Solution {i}{who}:\n{fenced(turn['text'])}{sure}")
+    history = ""
+    if kind == "history" and len(p.peers) > count:
+        earlier = "\n\n".join(fenced(t["text"]) for t in p.peers[: len(p.peers) - count])
+        history = f"The discussion so far, oldest first:\n\n{earlier}\n\n"
+    solutions = "\n\n".join(blocks)
+    return (
+        f"{history}Vote for the best of the solutions below to the problem that follows. "
+        "Check them against the problem, then end with one line of the form "
+        f"'Vote: <number of the solution>'.\n\n{solutions}\n\n{question_block(p)}"
+    )
+
+
 PROMPTS: dict[str, Callable[[PromptInput], str]] = {
     "initial": initial,
     "discuss": discuss,
@@ -153,6 +176,7 @@ PROMPTS: dict[str, Callable[[PromptInput], str]] = {
     "refine": refine,
     "reflect": reflect,
     "improve": improve,
+    "vote": vote,
 }
 """Every paradigm's templates; a call names the one of its paradigm and role."""
 
