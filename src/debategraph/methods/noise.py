@@ -15,11 +15,8 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
-from debategraph.methods.contract import Method
+from debategraph.methods import DebateConfigError, Method, PromptInput, Turn
 from debategraph.policies.noise import noise_rationale
-from debategraph.prompts.common import PromptInput
-from debategraph.state.context import DebateConfigError
-from debategraph.state.records import Turn
 
 NOISE_MARK = "+noise"
 """What names a noise-control method: ``<method>+noise`` (``du+noise``)."""
