@@ -362,3 +362,50 @@ def test_early_stop_on_a_whole_scripted_council():
     assert r.decision["evidence"]["winner"] == "a1"
     with pytest.raises(dg.DebateConfigError, match="early_stop=false"):
         plan(make_view(COUNCIL, agents=65, options={"early_stop": True}))
+
+
+def test_self_votes_drop_leaves_out_each_rankers_place_for_itself_as_the_fork_does():
+    # amiable-dev/llm-council (stages/stage2.py, calculate_aggregate_rankings): with
+    # exclude_self_votes a reviewer's position for its own response is skipped; the others
+    # keep the positions they were written at.
+    rankings = {"a1": ["a1", "a2", "a3"], "a2": ["a2", "a1", "a3"], "a3": ["a3", "a1", "a2"]}
+    members = ["a1", "a2", "a3"]
+    # Counted: a1 1, 2, 2 -> 5/3; a2 2, 1, 3 -> 2; a3 3, 3, 1 -> 7/3.
+    assert average_rank(rankings, members) == {"a1": 5 / 3, "a2": 2.0, "a3": 7 / 3}
+    # Dropped: a1 2 (a2), 2 (a3) -> 2; a2 2 (a1), 3 (a3) -> 5/2; a3 3, 3 -> 3.
+    assert average_rank(rankings, members, exclude_self=True) == {"a1": 2.0, "a2": 2.5, "a3": 3.0}
+    path = make_trajectory([["5"], ["6"], ["7"]])
+    dropped = council_rank(path, rankings={"a1": ["a1", "a2"], "a2": ["a2", "a1"], "a3": ["a2"]},
+                           exclude_self=True)  # fmt: skip
+    # Dropped: a1 2 (from a2); a2 2 (from a1), 1 (from a3) -> 3/2.
+    assert dropped.evidence == {"average_rank": {"a1": 2.0, "a2": 1.5}, "winner": "a2"}
+    # The option reaches observe and council-rank in a run.
+    model = ScriptedChatModel(respond=lambda p: "Ranking: A, B, C, D" if "Ranking:" in p
+                              and "chair" not in p else "So \\boxed{15}.")  # fmt: skip
+    r = dg.run(Q, method="council", models=model, decision="council-rank",
+               options={"self_votes": "drop"})  # fmt: skip
+    # Every ranking is a1, a2, a3, a4; each ranker's own place dropped:
+    # a1: 1 (a2, a3, a4) -> 1; a2: 2 (a1, a3, a4) -> 2; a3: 3 -> 3; a4: 4 -> 4.
+    assert r.method_state["average_rank"] == {"a1": 1.0, "a2": 2.0, "a3": 3.0, "a4": 4.0}
+    assert r.decision["evidence"]["winner"] == "a1"
+
+
+def test_early_stop_with_self_votes_dropped_knows_a_ranker_cannot_move_itself():
+    from debategraph.methods.council import settled_leader
+
+    # a1 ranked a1, a2. Counted: a1 at 1, a2 at 2; a2's ranking to come can reach a tie
+    # (a1 at worst 3/2, a2 at best 3/2), which the earlier a1 wins: settled.
+    made = {"a1": ["a1", "a2"]}
+    assert settled_leader(made, ["a1", "a2"], [["a1", "a2"]], pending_rankers=["a2"]) == "a1"
+    # Dropped: a1 is unplaced and a2 at 2; a2's ranking may put a1 first: not settled.
+    dropped = settled_leader(made, ["a1", "a2"], [["a1", "a2"]], pending_rankers=["a2"],
+                             exclude_self=True)  # fmt: skip
+    assert dropped is None
+    # Ranker x put a1 before a2; a2's ranking is to come, and a2 is the earlier member.
+    # Counted, a2 can rank itself first: a2 at (2+1)/2 = 3/2 ties a1's worst (1+2)/2 and
+    # wins the tie as the earlier member: not settled. Dropped, a2 stays at 2: settled.
+    made = {"x": ["a1", "a2"]}
+    order = ["a2", "a1"]
+    assert settled_leader(made, order, [["a1", "a2"]], pending_rankers=["a2"]) is None
+    assert settled_leader(made, order, [["a1", "a2"]], pending_rankers=["a2"],
+                          exclude_self=True) == "a1"  # fmt: skip

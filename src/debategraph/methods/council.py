@@ -76,12 +76,16 @@ class CouncilOptions(MethodOptions):
         early_stop: Ask the rankers one after another, in member order, and stop asking
             once the remaining rankings cannot change the leader of the average ranks
             (``False``, as llm-council: every member ranks, all at once).
+        self_votes: ``count`` (as llm-council) a ranker's place for its own answer in the
+            average ranks, or ``drop`` it, the other places kept as written (the packaged
+            fork's ``exclude_self_votes``).
     """
 
     rank_own: bool = True
     shuffle: bool = False
     chair_reads: Literal["rankings", "standing"] = "rankings"
     early_stop: bool = False
+    self_votes: Literal["count", "drop"] = "count"
 
 
 View = DebateView[CouncilOptions]
@@ -176,17 +180,33 @@ def read_ranking(text: str, labels: Sequence[str]) -> list[str]:
     return parse_ranking(text, labels).ranked
 
 
-def average_rank(rankings: Mapping[str, Sequence[str]], members: Sequence[str]) -> dict[str, float]:
+def _places(
+    rankings: Mapping[str, Sequence[str]], members: Sequence[str], exclude_self: bool
+) -> dict[str, list[int]]:
+    """Each member's places (1 for first) over the rankings, by ranker order."""
+    places: dict[str, list[int]] = {m: [] for m in members}
+    for ranker, ranked in rankings.items():
+        for place, member in enumerate(ranked, start=1):
+            if member in places and not (exclude_self and member == ranker):
+                places[member].append(place)
+    return places
+
+
+def average_rank(
+    rankings: Mapping[str, Sequence[str]], members: Sequence[str], *, exclude_self: bool = False
+) -> dict[str, float]:
     """Each member's mean position (1 for first) over the rankings that place it.
 
     llm-council's aggregate: a ranking that leaves a member out adds nothing to its mean,
     and a member no ranking places has none (it is absent).
+
+    Args:
+        rankings: Each ranker's ranking, best first, in member names.
+        members: The members.
+        exclude_self: Leave out each ranker's place for itself (the other places stay as
+            written), as the packaged fork's ``exclude_self_votes`` does.
     """
-    places: dict[str, list[int]] = {m: [] for m in members}
-    for ranked in rankings.values():
-        for place, member in enumerate(ranked, start=1):
-            if member in places:
-                places[member].append(place)
+    places = _places(rankings, members, exclude_self)
     return {m: sum(p) / len(p) for m, p in places.items() if p}
 
 
@@ -221,6 +241,9 @@ def settled_leader(
     rankings: Mapping[str, Sequence[str]],
     members: Sequence[str],
     pending: Sequence[Sequence[str]],
+    *,
+    pending_rankers: Sequence[str] = (),
+    exclude_self: bool = False,
 ) -> str | None:
     """The leader of the average ranks if no pending ranking can change it, else ``None``.
 
@@ -237,22 +260,30 @@ def settled_leader(
         rankings: The rankings made, best first, in member names.
         members: The members, in member order (the tie order).
         pending: The members each ranking still to come would show.
+        pending_rankers: Who makes each pending ranking (needed with ``exclude_self``).
+        exclude_self: A ranker's place for itself does not count (see
+            :func:`average_rank`); it still takes a place in its ranking.
     """
-    places: dict[str, list[int]] = {m: [] for m in members}
-    for ranked in rankings.values():
-        for place, member in enumerate(ranked, start=1):
-            if member in places:
-                places[member].append(place)
-    leader = standing(average_rank(rankings, members), members)[0]
+    places = _places(rankings, members, exclude_self)
+    leader = standing(average_rank(rankings, members, exclude_self=exclude_self), members)[0]
     if not pending:
         return leader
     if not places[leader]:
         return None
-    worst = _worst_mean(places[leader], [len(shown) for shown in pending if leader in shown])
+    makers = list(pending_rankers) or [""] * len(pending)
+
+    def can_place(member: str, shown: Sequence[str], maker: str) -> bool:
+        return member in shown and not (exclude_self and member == maker)
+
+    lasts = [
+        len(shown) for shown, r in zip(pending, makers, strict=True) if can_place(leader, shown, r)
+    ]
+    worst = _worst_mean(places[leader], lasts)
     for rival in members:
         if rival == leader:
             continue
-        best = _best_mean(places[rival], sum(rival in shown for shown in pending))
+        firsts = sum(can_place(rival, shown, r) for shown, r in zip(pending, makers, strict=True))
+        best = _best_mean(places[rival], firsts)
         if best is None:
             continue
         if best < worst or (best == worst and members.index(rival) < members.index(leader)):
@@ -308,7 +339,13 @@ def plan(view: View) -> Phase | list[Call] | None:
             if shown:
                 pending.append((ranker, shown))
         if early and pending and made:
-            leader = settled_leader(made, members, [shown for _, shown in pending])
+            leader = settled_leader(
+                made,
+                members,
+                [shown for _, shown in pending],
+                pending_rankers=[ranker for ranker, _ in pending],
+                exclude_self=view.options.self_votes == "drop",
+            )
             if leader is not None:
                 skipped = [ranker for ranker, _ in pending]
                 stopped = {"leader": leader, "rankings": len(made), "skipped": skipped}
@@ -381,7 +418,9 @@ def observe(view: View) -> dict[str, Any] | None:
     }
     return {
         "rankings": rankings,
-        "average_rank": average_rank(rankings, list(view.agents)),
+        "average_rank": average_rank(
+            rankings, list(view.agents), exclude_self=view.options.self_votes == "drop"
+        ),
         "unranked": [ranker for ranker, reading in readings.items() if not reading.ranked],
         "ranking_flaws": flaws,
     }
@@ -396,12 +435,19 @@ def decide(view: View) -> Decision:
     """The chairman's answer, or the run's decision rule (``council-rank`` takes rankings)."""
     state = view.method_state
     if view.context.decision is not None:
-        return decide_by_rule(view, rankings=state.get("rankings") or {})
+        return decide_by_rule(
+            view,
+            rankings=state.get("rankings") or {},
+            exclude_self=view.options.self_votes == "drop",
+        )
     return role_decision(view, CHAIRMAN, average_rank=state.get("average_rank", {}))
 
 
 def council_rank(
-    trajectory: Trajectory, *, rankings: Mapping[str, Sequence[str]] | None = None
+    trajectory: Trajectory,
+    *,
+    rankings: Mapping[str, Sequence[str]] | None = None,
+    exclude_self: bool = False,
 ) -> Decision:
     """The answer of the member the anonymous rankings put first, by average rank.
 
@@ -409,6 +455,7 @@ def council_rank(
         trajectory: The members' answers.
         rankings: Each ranker's ranking, best first, in member names (what ``council``
             records in ``method_state["rankings"]``).
+        exclude_self: Leave out each ranker's place for itself (``self_votes="drop"``).
 
     Returns:
         The decision, with each member's average rank (1 is first; a member no ranking
@@ -431,7 +478,7 @@ def council_rank(
     strangers = sorted({m for ranked in rankings.values() for m in ranked} - set(members))
     if strangers:
         raise ValueError(f"the rankings name {strangers}, who are not among {members}")
-    ranks = average_rank(rankings, members)
+    ranks = average_rank(rankings, members, exclude_self=exclude_self)
     winner = standing(ranks, members)[0]
     evidence = {"average_rank": ranks, "winner": winner}
     return Decision(finals[members.index(winner)], "council-rank", evidence)
