@@ -278,3 +278,134 @@ def test_with_every_member_cut_off_the_chairman_still_answers_from_the_answers()
     prompt = COUNCIL.prompts["chair"](dg.methods.PromptInput(question=Q, peers=turns,
                                                              vars=c["vars"]))  # fmt: skip
     assert "Answer 2:" in prompt and "ranking" not in prompt.lower()
+
+
+def test_settled_leader_by_hand():
+    from fractions import Fraction
+
+    from debategraph.methods.council import _best_mean, _worst_mean, settled_leader
+
+    members = ["a1", "a2", "a3", "a4"]
+    full = members
+    # Three rankings put a1 first, a2 second: a1 1, a2 2. One more of four places may put
+    # a1 last (4): (1+1+1+4)/4 = 7/4; a2 first at best: (2+2+2+1)/4 = 7/4, a tie that a1,
+    # the earlier member, wins.
+    three = {r: ["a1", "a2", "a3", "a4"] for r in ("a1", "a2", "a3")}
+    assert settled_leader(three, members, [full]) == "a1"
+    # The same with a2 leading: the tie goes to the earlier a1, so a2 is not settled.
+    swapped = {r: ["a2", "a1", "a3", "a4"] for r in ("a1", "a2", "a3")}
+    assert settled_leader(swapped, members, [full]) is None
+    # Two rankings left: a1 could reach (1+1+4+4)/4 = 5/2, a2 (2+2+1+1)/4 = 3/2.
+    two = {r: ["a1", "a2", "a3", "a4"] for r in ("a1", "a2")}
+    assert settled_leader(two, members, [full, full]) is None
+    # The leader's worst: a place that would lower its mean is left out. At 1, 1, 1, 1
+    # with places 5 and 1 to come: 5 raises it to 9/5, 1 would lower it, so 9/5.
+    assert _worst_mean([1, 1, 1, 1], [1, 5]) == Fraction(9, 5)
+    assert _worst_mean([1, 1], [4, 3]) == Fraction(9, 4)  # 4 -> 2, then 3 > 2 raises it
+    assert _best_mean([3, 3], 2) == 2 and _best_mean([], 0) is None
+    # A member nobody placed can still be put first by a pending ranking that shows it.
+    assert settled_leader({"x": ["a1", "a2"]}, ["a1", "a2", "a3"], [["a1", "a3"]]) is None
+    # ...but not by one that does not show it (a ranker's own answer under rank_own=false).
+    assert settled_leader({"x": ["a1", "a2"], "y": ["a1", "a2"]}, ["a1", "a2", "a3"],
+                          [["a1", "a2"]]) == "a1"  # fmt: skip
+    assert settled_leader({}, members, [full]) is None
+    assert settled_leader({}, members, []) == "a1"
+
+
+def test_early_stop_asks_one_ranker_a_phase_and_stops_when_the_leader_is_settled():
+    turns = answers("1", "2", "3", "4")
+    view = make_view(COUNCIL, turns=turns, round=1, agents=4, options={"early_stop": True})
+    assert [c["id"] for c in plan(view)] == ["r1:rank:a1"]
+    made = [ranking(r, ["a1", "a2", "a3", "a4"], "Ranking: A, B, C, D") for r in ("a1", "a2")]
+    view = make_view(COUNCIL, turns=turns + made, round=1, phase=2, agents=4,
+                     options={"early_stop": True})  # fmt: skip
+    assert [c["id"] for c in plan(view)] == ["r1:rank:a3"]  # two rankings can still move it
+    made.append(ranking("a3", ["a1", "a2", "a3", "a4"], "Ranking: A, B, C, D"))
+    view = make_view(COUNCIL, turns=turns + made, round=1, phase=3, agents=4,
+                     options={"early_stop": True})  # fmt: skip
+    phase = plan(view)
+    assert isinstance(phase, dg.methods.Phase)
+    (chairman,) = phase.calls
+    assert chairman["id"] == "r1:chairman"
+    assert chairman["reads"] == [f"r0:a{i}" for i in range(1, 5)] + [
+        "r1:rank:a1", "r1:rank:a2", "r1:rank:a3",
+    ]  # fmt: skip
+    assert phase.method_state == {"ranking_stop": {"leader": "a1", "rankings": 3,
+                                                   "skipped": ["a4"]}}  # fmt: skip
+    # Without the option every member ranks at once, in phase 0.
+    assert len(plan(make_view(COUNCIL, turns=turns, round=1, agents=4))) == 4
+
+
+def test_early_stop_on_a_whole_scripted_council():
+    # Each ranker puts the first answer (a1's) first and the rest in order; with
+    # rank_own=false each sees three answers. After a1 (a2 a3 a4), a2 (a1 a3 a4) and
+    # a3 (a1 a2 a4): a1 1, 1 (mean 1); a4's ranking may put a1 last (3): 5/3. a2: 1 (from
+    # a1), 2 (a3) -> 3/2, with a first place from a4: 4/3 < 5/3, so a4 is asked. Then
+    # the chairman.
+    model = ScriptedChatModel(respond=lambda p: "Ranking: A, B, C" if "Ranking:" in p
+                              and "chair" not in p else "So \\boxed{15}.")  # fmt: skip
+    r = dg.run(Q, method="council", models=model, decision="council-rank",
+               options={"early_stop": True, "rank_own": False})  # fmt: skip
+    assert [t["id"] for t in r.turns][4:] == [
+        "r1:rank:a1", "r1:rank:a2", "r1:rank:a3", "r1:rank:a4", "r1:chairman"]  # fmt: skip
+    assert "ranking_stop" not in r.method_state
+    # With rank_own (each sees four): after a1, a2, a3 rank A first, a1 is at 1 and can
+    # reach 7/4 at worst; a2 at 2 can reach 7/4 at best, a tie the earlier a1 wins.
+    model = ScriptedChatModel(respond=lambda p: "Ranking: A, B, C, D" if "Ranking:" in p
+                              and "chair" not in p else "So \\boxed{15}.")  # fmt: skip
+    r = dg.run(Q, method="council", models=model, decision="council-rank",
+               options={"early_stop": True})  # fmt: skip
+    assert [t["id"] for t in r.turns][4:] == [
+        "r1:rank:a1", "r1:rank:a2", "r1:rank:a3", "r1:chairman"]  # fmt: skip
+    assert r.method_state["ranking_stop"] == {"leader": "a1", "rankings": 3, "skipped": ["a4"]}
+    assert r.usage["calls"] == 8 == len(model.calls)
+    assert r.decision["evidence"]["winner"] == "a1"
+    with pytest.raises(dg.DebateConfigError, match="early_stop=false"):
+        plan(make_view(COUNCIL, agents=65, options={"early_stop": True}))
+
+
+def test_self_votes_drop_leaves_out_each_rankers_place_for_itself_as_the_fork_does():
+    # amiable-dev/llm-council (stages/stage2.py, calculate_aggregate_rankings): with
+    # exclude_self_votes a reviewer's position for its own response is skipped; the others
+    # keep the positions they were written at.
+    rankings = {"a1": ["a1", "a2", "a3"], "a2": ["a2", "a1", "a3"], "a3": ["a3", "a1", "a2"]}
+    members = ["a1", "a2", "a3"]
+    # Counted: a1 1, 2, 2 -> 5/3; a2 2, 1, 3 -> 2; a3 3, 3, 1 -> 7/3.
+    assert average_rank(rankings, members) == {"a1": 5 / 3, "a2": 2.0, "a3": 7 / 3}
+    # Dropped: a1 2 (a2), 2 (a3) -> 2; a2 2 (a1), 3 (a3) -> 5/2; a3 3, 3 -> 3.
+    assert average_rank(rankings, members, exclude_self=True) == {"a1": 2.0, "a2": 2.5, "a3": 3.0}
+    path = make_trajectory([["5"], ["6"], ["7"]])
+    dropped = council_rank(path, rankings={"a1": ["a1", "a2"], "a2": ["a2", "a1"], "a3": ["a2"]},
+                           exclude_self=True)  # fmt: skip
+    # Dropped: a1 2 (from a2); a2 2 (from a1), 1 (from a3) -> 3/2.
+    assert dropped.evidence == {"average_rank": {"a1": 2.0, "a2": 1.5}, "winner": "a2"}
+    # The option reaches observe and council-rank in a run.
+    model = ScriptedChatModel(respond=lambda p: "Ranking: A, B, C, D" if "Ranking:" in p
+                              and "chair" not in p else "So \\boxed{15}.")  # fmt: skip
+    r = dg.run(Q, method="council", models=model, decision="council-rank",
+               options={"self_votes": "drop"})  # fmt: skip
+    # Every ranking is a1, a2, a3, a4; each ranker's own place dropped:
+    # a1: 1 (a2, a3, a4) -> 1; a2: 2 (a1, a3, a4) -> 2; a3: 3 -> 3; a4: 4 -> 4.
+    assert r.method_state["average_rank"] == {"a1": 1.0, "a2": 2.0, "a3": 3.0, "a4": 4.0}
+    assert r.decision["evidence"]["winner"] == "a1"
+
+
+def test_early_stop_with_self_votes_dropped_knows_a_ranker_cannot_move_itself():
+    from debategraph.methods.council import settled_leader
+
+    # a1 ranked a1, a2. Counted: a1 at 1, a2 at 2; a2's ranking to come can reach a tie
+    # (a1 at worst 3/2, a2 at best 3/2), which the earlier a1 wins: settled.
+    made = {"a1": ["a1", "a2"]}
+    assert settled_leader(made, ["a1", "a2"], [["a1", "a2"]], pending_rankers=["a2"]) == "a1"
+    # Dropped: a1 is unplaced and a2 at 2; a2's ranking may put a1 first: not settled.
+    dropped = settled_leader(made, ["a1", "a2"], [["a1", "a2"]], pending_rankers=["a2"],
+                             exclude_self=True)  # fmt: skip
+    assert dropped is None
+    # Ranker x put a1 before a2; a2's ranking is to come, and a2 is the earlier member.
+    # Counted, a2 can rank itself first: a2 at (2+1)/2 = 3/2 ties a1's worst (1+2)/2 and
+    # wins the tie as the earlier member: not settled. Dropped, a2 stays at 2: settled.
+    made = {"x": ["a1", "a2"]}
+    order = ["a2", "a1"]
+    assert settled_leader(made, order, [["a1", "a2"]], pending_rankers=["a2"]) is None
+    assert settled_leader(made, order, [["a1", "a2"]], pending_rankers=["a2"],
+                          exclude_self=True) == "a1"  # fmt: skip

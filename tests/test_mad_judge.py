@@ -243,3 +243,60 @@ def test_the_transcript_shows_each_judgement_as_read():
     print_transcript(r, Console(file=out, width=200, color_system=None))
     judged = next(line for line in out.getvalue().splitlines() if "r0:judge " in line)
     assert "│ none" in judged and "unsure" not in judged
+
+
+def test_judge_feedback_the_debaters_read_the_judge_every_round_as_debatellm_does():
+    # DebateLLM (instadeepai/DebateLLM, debatellm/systems.py, DebateWithJudge.answer): every
+    # speaker reads the whole message history, the judge's messages of the previous round
+    # among them, and the judge's answer of the last round is the system's answer.
+    def respond(prompt: str) -> str:
+        if "You judge a debate" in prompt and "The debate is over" in prompt:
+            return "The negative side is right: \\boxed{15}"
+        if "You judge a debate" in prompt:
+            assert "name the mistakes or gaps each side should address" in prompt
+            return "The affirmative forgot the product 7*2.\nPreference: negative"
+        if "The judge assessed the previous round" in prompt:
+            assert "The affirmative forgot the product 7*2." in prompt
+            return "Fixed: \\boxed{15}"
+        return "\\boxed{29}" if "affirmative side in a debate" in prompt else "\\boxed{15}"
+
+    model = ScriptedChatModel(respond=respond)
+    options = {"judge_feedback": True, "adaptive_break": False}
+    r = dg.run(Q, method="mad-judge", models=model, rounds=2, options=options)
+    assert [(t["id"], t["reads"]) for t in r.turns] == [
+        ("r0:a1", []), ("r0:a2", ["r0:a1"]), ("r0:judge", ["r0:a1", "r0:a2"]),
+        ("r1:a1", ["r0:a2", "r0:judge"]), ("r1:a2", ["r1:a1", "r0:judge"]),
+        ("r1:judge", ["r1:a1", "r1:a2"]),
+        ("r2:a1", ["r1:a2", "r1:judge"]), ("r2:a2", ["r2:a1", "r1:judge"]),
+        ("r2:judge:final", ["r0:a1", "r0:a2", "r1:a1", "r1:a2", "r2:a1", "r2:a2"]),
+    ]  # fmt: skip
+    # A preference ends nothing without the adaptive break; calls 2(R+1) + R + 1 = 9.
+    assert r.usage["calls"] == 9 == len(model.calls)
+    assert r.decision["evidence"]["judge"] == "r2:judge:final" and r.answer == "15"
+    assert [t["answer"] for t in r.turns if t["agent"] == "a1"] == ["29", "15", "15"]
+    # Without the option no debater reads the judge (Liang et al.'s protocol).
+    plain = dg.run(Q, method="mad-judge", models=ScriptedChatModel(respond=respond), rounds=2,
+                   options={"adaptive_break": False})  # fmt: skip
+    assert all("r0:judge" not in t["reads"] for t in plain.turns)
+    assert [t["id"] for t in plain.turns][-1] == "r2:judge:final" and len(plain.turns) == 7
+
+
+def test_judge_feedback_with_the_adaptive_break_and_the_attack():
+    turns = [make_turn("r0:a1", answer="29"), make_turn("r0:a2", agent="a2", answer="15"),
+             judge(0, "Unclear.\nPreference: none")]  # fmt: skip
+    options = {"judge_feedback": True}
+    view = make_view(MAD_JUDGE, turns=turns, round=1, agents=2, options=options)
+    (a,) = plan(view)
+    assert a["reads"] == ["r0:a2", "r0:judge"] and a["template"] == "reply"
+    cut = make_view(MAD_JUDGE, turns=turns, round=1, agents=2, options=options, cut_off=["a1"])
+    (a,) = plan(cut)
+    assert a["reads"] == [] and a["template"] == "open"  # a cut-off debater reads no judge
+    # With the adaptive break a preference still ends the debate at once.
+    preferring = [*turns[:2], judge(0, "Preference: negative")]
+    assert stop(make_view(MAD_JUDGE, turns=preferring, round=0, agents=2, options=options))
+    no_break = {"judge_feedback": True, "adaptive_break": False}
+    assert not stop(make_view(MAD_JUDGE, turns=preferring, round=0, agents=2, options=no_break))
+    # The last round has no per-round judgement when only feedback asks for one.
+    last = make_view(MAD_JUDGE, turns=turns, round=2, phase=2, agents=2, options=no_break)
+    (c,) = plan(last)
+    assert c["id"] == "r2:judge:final"

@@ -9,10 +9,10 @@ import pytest
 
 import debategraph as dg
 from debategraph.methods import DebateConfigError, PromptInput, get_method
-from debategraph.methods.paradigms import MAX_SPEAKERS
+from debategraph.methods.paradigms import MAX_SPEAKERS, prompts
 from debategraph.methods.paradigms.turns import paradigm_cost, peer_reads, speaking_phases
 from debategraph.policies.tokens import estimate_tokens
-from debategraph.testing import make_turn, make_view
+from debategraph.testing import ScriptedChatModel, make_turn, make_view
 
 from .fixed_length import FixedLength
 
@@ -281,6 +281,173 @@ def test_the_paradigms_are_listed_by_debategraph_methods_and_run_from_the_comman
     ran = runner.invoke(app, ["run", "--method", "mallm-report", "--option",
                               "turn_order=simultaneous", "--json", ARITH])  # fmt: skip
     assert ran.exit_code == 0, ran.output
-    assert json.loads(ran.stdout)["settings"]["options"] == {"turn_order": "simultaneous"}
+    assert json.loads(ran.stdout)["settings"]["options"] == {
+        "turn_order": "simultaneous", "redraft": False, "neutral": 0, "revote_on_tie": 0,
+        "ablation": False, "vote": False, "alterations": False,
+    }  # fmt: skip
     bad = runner.invoke(app, ["run", "--method", "mallm-relay", "--option", "turn_order=x", ARITH])
     assert bad.exit_code == 2 and "turn_order must be one of sequential, simultaneous" in bad.output
+
+
+# --- MALLM's re-vote on ties, neutral agents and everyone-redrafts (issue 41) -------------
+
+
+def test_a_tie_is_the_top_count_shared_abstentions_aside():
+    from debategraph.methods.paradigms.turns import tied
+
+    assert tied(["15", "14"]) and tied(["1", "1", "2", "2", "3"])
+    assert not tied(["15", "15", "14"]) and not tied(["15", None, None])
+    assert not tied([None, None]) and not tied([])
+
+
+def boxed(*answers: str) -> ScriptedChatModel:
+    return ScriptedChatModel(replies=[f"So \\boxed{{{a}}}" for a in answers])
+
+
+def test_revote_on_tie_adds_rounds_while_the_answers_tie_as_mallm_simple_voting_does():
+    # MALLM v1.0.5 (decision_protocols/simple_voting.py, process_results): a vote whose top
+    # count is shared is no decision, and the discussion goes on to vote again next turn.
+    question = ARITH
+    models = [boxed("15"), boxed("14", "14", "14", "15")]
+    r = dg.run(question, method="mallm-memory", agents=2, models=models,
+               options={"revote_on_tie": 3})  # fmt: skip
+    assert [(t["id"], t["answer"]) for t in r.turns] == [
+        ("r0:a1", "15"), ("r0:a2", "14"), ("r1:a1", "15"), ("r1:a2", "14"),
+        ("r2:a1", "15"), ("r2:a2", "14"), ("r3:a1", "15"), ("r3:a2", "15"),
+    ]  # fmt: skip
+    assert r.answer == "15" and r.decision["evidence"]["votes"] == {"15": 2}
+    # The re-votes are bounded: a tie that lasts stops after revote_on_tie more rounds.
+    stuck = dg.run(question, method="mallm-collective", agents=2,
+                   models=[boxed("15"), boxed("14")], options={"revote_on_tie": 2})  # fmt: skip
+    assert max(t["round"] for t in stuck.turns) == 4 and stuck.usage["calls"] == 10
+    assert stuck.decision["evidence"]["tie"] is True
+    # Without the option the debate ends after its rounds, tie or not.
+    once = dg.run(question, method="mallm-collective", agents=2,
+                  models=[boxed("15"), boxed("14")])  # fmt: skip
+    assert max(t["round"] for t in once.turns) == 2
+    with pytest.raises(ValueError, match="revote_on_tie must be between 0 and 10"):
+        dg.run(question, method="mallm-collective", options={"revote_on_tie": 11})
+
+
+def test_neutral_agents_mediate_and_do_not_vote_as_mallm_draft_proposers():
+    # MALLM v1.0.5 (coordinator.py, init_agents): num_neutral_agents draft proposers come
+    # first, told to stay neutral; the decision protocols poll only the panelists.
+    question = ARITH
+    models = [boxed("7"), boxed("7"), boxed("15"), boxed("15")]
+    r = dg.run(question, method="mallm-collective", agents=4, models=models,
+               options={"neutral": 1})  # fmt: skip
+    assert r.decision["evidence"]["votes"] == {"7": 1, "15": 2} and r.answer == "15"
+    assert all(c["prompt"].startswith(prompts.NEUTRAL) for c in models[0].calls)
+    assert not any(prompts.NEUTRAL in c["prompt"] for m in models[1:] for c in m.calls)
+    # Counted with everyone, the same answers tie 2-2.
+    everyone = dg.run(question, method="mallm-collective", agents=4,
+                      models=[boxed("7"), boxed("7"), boxed("15"), boxed("15")])  # fmt: skip
+    assert everyone.decision["evidence"]["votes"] == {"7": 2, "15": 2}
+    with pytest.raises(dg.DebateConfigError, match="neutral=3 leaves no agent to vote"):
+        dg.run(question, method="mallm-memory", agents=3, options={"neutral": 3})
+
+
+def test_redraft_every_agent_drafts_anew_each_round_reading_nothing():
+    # MALLM v1.0.5 (discussion_paradigms/paradigm.py, discuss): with
+    # all_agents_generate_draft every agent's draft and memory are set to None each turn.
+    question = ARITH
+    for name in ("mallm-memory", "mallm-report", "mallm-relay", "mallm-collective"):
+        r = dg.run(question, method=name, agents=3, options={"redraft": True})
+        assert r.usage["calls"] == 3 * 3
+        assert all(t["reads"] == [] for t in r.turns), name
+        assert {t["prompt"] for t in r.turns if t["agent"] == "a1"} == {r.turns[0]["prompt"]}
+
+
+def test_ablation_one_model_improves_its_answer_once_per_discussion_call_as_mallm_does():
+    # MALLM v1.0.5 (scheduler.py, run_ablation): one model improves the current solution
+    # as many times as the discussion exchanged messages (len(globalMemory)), starting
+    # from no solution. Ours: agents x (rounds + 1) calls, the first the initial answer.
+    solo = boxed("14", "14", "15", "15", "15", "16")
+    others = [boxed("99"), boxed("99")]
+    r = dg.run(ARITH, method="mallm-memory", agents=3, rounds=1, models=[solo, *others],
+               options={"ablation": True})  # fmt: skip
+    assert [(t["id"], t["reads"]) for t in r.turns] == [
+        ("r0:a1", []), ("r0:a1:1", ["r0:a1"]), ("r0:a1:2", ["r0:a1:1"]),
+        ("r1:a1", ["r0:a1:2"]), ("r1:a1:1", ["r1:a1"]), ("r1:a1:2", ["r1:a1:1"]),
+    ]  # fmt: skip
+    assert r.usage["calls"] == 3 * 2 == len(solo.calls) and not any(m.calls for m in others)
+    assert "Current solution:" in solo.calls[1]["prompt"] and "\\boxed{14}" in solo.calls[1][
+        "prompt"]  # fmt: skip
+    assert r.answer == "16" and r.decision["evidence"]["votes"] == {"16": 1}
+    # The same number of calls as the discussion it stands in for.
+    discussion = dg.run(ARITH, method="mallm-memory", agents=3, rounds=1)
+    assert discussion.usage["calls"] == r.usage["calls"]
+    with pytest.raises(dg.DebateConfigError, match="ablation runs one model alone"):
+        dg.run(ARITH, method="mallm-memory", options={"ablation": True, "neutral": 1})
+
+
+def test_votes_are_read_and_counted_by_hand():
+    from debategraph.methods.paradigms.turns import read_vote, tally
+
+    assert read_vote("Solution 2 holds.\nVote: 2", 3) == 2
+    assert read_vote("**Vote:** Solution 3\nOn reflection:\nVote: 1", 3) == 1
+    assert read_vote("2", 3) == 2 and read_vote("Vote: 4", 3) is None
+    assert read_vote("I like the second.", 3) is None
+    assert tally({"a1": 2, "a2": 2, "a3": 1}) == ({1: 1, 2: 2}, 2)
+    assert tally({"a1": 1, "a2": 2, "a3": None}) == ({1: 1, 2: 1}, None)  # a tie
+    assert tally({"a1": None}) == ({}, None)
+
+
+def voting_model(answer: str, votes: list[str]) -> ScriptedChatModel:
+    """Answers ``answer``; its k-th vote names ``votes[k]`` (the last repeats)."""
+    cast: list[str] = []
+
+    def respond(prompt: str) -> str:
+        if "Vote for the best" in prompt:
+            cast.append(prompt)
+            return f"Vote: {votes[min(len(cast), len(votes)) - 1]}"
+        return f"So \\boxed{{{answer}}}"
+
+    return ScriptedChatModel(respond=respond)
+
+
+def test_vote_with_alterations_as_mallm_voting_protocols_with_alterations():
+    # MALLM v1.0.5 (decision_protocols/protocol.py, vote_with_alterations): with the flag,
+    # every panelist votes again under each alteration; the anonymous vote decides.
+    models = [voting_model("14", ["2"]), voting_model("15", ["2"]), voting_model("14", ["2"])]
+    r = dg.run(ARITH, method="mallm-memory", agents=3, rounds=1, models=models,
+               options={"vote": True, "alterations": True})  # fmt: skip
+    votes = [t for t in r.turns if ":vote:" in t["id"]]
+    assert [t["id"] for t in votes[:3]] == [
+        "r1:vote:anonymous:a1", "r1:vote:anonymous:a2", "r1:vote:anonymous:a3"]  # fmt: skip
+    assert len(votes) == 4 * 3 and r.usage["calls"] == 3 * 2 + 12
+    assert all(t["kind"] == "evaluation" and t["answer"] is None for t in votes)
+    by_kind = {t["id"].split(":")[2]: t for t in votes if t["agent"] == "a1"}
+    assert by_kind["anonymous"]["reads"] == ["r1:a1", "r1:a2", "r1:a3"]
+    assert by_kind["history"]["reads"] == ["r0:a1", "r0:a2", "r0:a3", "r1:a1", "r1:a2", "r1:a3"]
+    assert "Solution 2 (from a2):" in by_kind["public"]["prompt"]
+    assert "(from a" not in by_kind["anonymous"]["prompt"]
+    assert by_kind["confidence"]["prompt"].count("(Confidence: 100 %)") == 3
+    assert "The discussion so far" in by_kind["history"]["prompt"]
+    # Two answers say 14, but every vote names solution 2 (a2's 15): the vote decides.
+    assert r.answer == "15" and r.decision["rule"] == "mallm-vote"
+    anonymous = r.method_state["votes"]["1"]["anonymous"]
+    assert anonymous == {"ballots": {"a1": 2, "a2": 2, "a3": 2}, "answers": ["14", "15", "14"],
+                         "counts": {"2": 3}, "winner": 2}  # fmt: skip
+    assert set(r.method_state["votes"]["1"]) == {"anonymous", "public", "history", "confidence"}
+    with pytest.raises(ValueError, match="set vote=true"):
+        dg.run(ARITH, method="mallm-memory", options={"alterations": True})
+
+
+def test_a_tied_vote_is_held_again_after_another_round():
+    # Each votes for itself first (a tie), then both for solution 1.
+    models = [voting_model("14", ["1", "1"]), voting_model("15", ["2", "1"])]
+    r = dg.run(ARITH, method="mallm-collective", agents=2, rounds=1, models=models,
+               options={"vote": True, "revote_on_tie": 2})  # fmt: skip
+    assert [t["id"] for t in r.turns if ":vote:" in t["id"]] == [
+        "r1:vote:anonymous:a1", "r1:vote:anonymous:a2",
+        "r2:vote:anonymous:a1", "r2:vote:anonymous:a2",
+    ]  # fmt: skip
+    assert r.method_state["votes"]["1"]["anonymous"]["winner"] is None
+    assert r.method_state["votes"]["2"]["anonymous"]["winner"] == 1
+    assert r.answer == "14" and r.decision["evidence"]["round"] == 2
+    # With no re-vote left, a tied vote leaves the decision to the rule over the answers.
+    tied_once = dg.run(ARITH, method="mallm-collective", agents=2, rounds=1,
+                       models=[voting_model("14", ["1"]), voting_model("15", ["2"])],
+                       options={"vote": True})  # fmt: skip
+    assert tied_once.decision["rule"] == "majority" and tied_once.decision["evidence"]["tie"]

@@ -24,6 +24,7 @@ import random
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Literal
 
 from debategraph.methods import (
@@ -47,6 +48,7 @@ from debategraph.methods import (
 )
 
 CHAIRMAN = "chairman"
+MAX_EARLY_STOP_MEMBERS = 64
 RANKING_LINE = re.compile(
     r"^[ \t>#*_`-]*+(?:final[ \t]++)?ranking[ \t*_`]*+(?:\([^)\n]{0,40}\)[ \t*_`]*+)?"
     r"(?::[ \t*_`]*+(.*)|[ \t*_`]*+)$",
@@ -71,11 +73,19 @@ class CouncilOptions(MethodOptions):
         chair_reads: What the chairman reads besides the answers: ``rankings``, every
             ranker's whole assessment (as llm-council's stage 3), or ``standing``, only the
             combined ranking (each answer's average rank).
+        early_stop: Ask the rankers one after another, in member order, and stop asking
+            once the remaining rankings cannot change the leader of the average ranks
+            (``False``, as llm-council: every member ranks, all at once).
+        self_votes: ``count`` (as llm-council) a ranker's place for its own answer in the
+            average ranks, or ``drop`` it, the other places kept as written (the packaged
+            fork's ``exclude_self_votes``).
     """
 
     rank_own: bool = True
     shuffle: bool = False
     chair_reads: Literal["rankings", "standing"] = "rankings"
+    early_stop: bool = False
+    self_votes: Literal["count", "drop"] = "count"
 
 
 View = DebateView[CouncilOptions]
@@ -170,17 +180,33 @@ def read_ranking(text: str, labels: Sequence[str]) -> list[str]:
     return parse_ranking(text, labels).ranked
 
 
-def average_rank(rankings: Mapping[str, Sequence[str]], members: Sequence[str]) -> dict[str, float]:
+def _places(
+    rankings: Mapping[str, Sequence[str]], members: Sequence[str], exclude_self: bool
+) -> dict[str, list[int]]:
+    """Each member's places (1 for first) over the rankings, by ranker order."""
+    places: dict[str, list[int]] = {m: [] for m in members}
+    for ranker, ranked in rankings.items():
+        for place, member in enumerate(ranked, start=1):
+            if member in places and not (exclude_self and member == ranker):
+                places[member].append(place)
+    return places
+
+
+def average_rank(
+    rankings: Mapping[str, Sequence[str]], members: Sequence[str], *, exclude_self: bool = False
+) -> dict[str, float]:
     """Each member's mean position (1 for first) over the rankings that place it.
 
     llm-council's aggregate: a ranking that leaves a member out adds nothing to its mean,
     and a member no ranking places has none (it is absent).
+
+    Args:
+        rankings: Each ranker's ranking, best first, in member names.
+        members: The members.
+        exclude_self: Leave out each ranker's place for itself (the other places stay as
+            written), as the packaged fork's ``exclude_self_votes`` does.
     """
-    places: dict[str, list[int]] = {m: [] for m in members}
-    for ranked in rankings.values():
-        for place, member in enumerate(ranked, start=1):
-            if member in places:
-                places[member].append(place)
+    places = _places(rankings, members, exclude_self)
     return {m: sum(p) / len(p) for m, p in places.items() if p}
 
 
@@ -189,38 +215,157 @@ def standing(ranks: Mapping[str, float], members: Sequence[str]) -> list[str]:
     return sorted(members, key=lambda m: (m not in ranks, ranks.get(m, 0.0), members.index(m)))
 
 
+def _best_mean(places: Sequence[int], firsts: int) -> Fraction | None:
+    """The lowest mean a member can reach: its places plus ``firsts`` first places."""
+    if not places and not firsts:
+        return None
+    return Fraction(sum(places) + firsts, len(places) + firsts)
+
+
+def _worst_mean(places: Sequence[int], lasts: Sequence[int]) -> Fraction:
+    """The highest mean a placed member can reach by some of the ``lasts`` places.
+
+    A ranking may place the member last (at its length) or leave it out; adding the
+    largest places first, while each raises the mean, gives the highest mean.
+    """
+    total, count = Fraction(sum(places)), len(places)
+    for last in sorted(lasts, reverse=True):
+        if last * count <= total:
+            break
+        total += last
+        count += 1
+    return total / count
+
+
+def settled_leader(
+    rankings: Mapping[str, Sequence[str]],
+    members: Sequence[str],
+    pending: Sequence[Sequence[str]],
+    *,
+    pending_rankers: Sequence[str] = (),
+    exclude_self: bool = False,
+) -> str | None:
+    """The leader of the average ranks if no pending ranking can change it, else ``None``.
+
+    The leader is the first of :func:`standing` (lowest average rank, ties to the earlier
+    member). A pending ranking shows some members and may place each shown member anywhere
+    from first to last (its length) or leave it out, as the reader allows. The leader is
+    settled when no other member can end with a lower average rank (or an equal one while
+    being the earlier member) even if every pending ranking that shows it puts it first and
+    every pending ranking that shows the leader puts the leader last or leaves it out, as
+    hurts the leader more. A member that is unplaced and shown by no pending ranking stays
+    last.
+
+    Args:
+        rankings: The rankings made, best first, in member names.
+        members: The members, in member order (the tie order).
+        pending: The members each ranking still to come would show.
+        pending_rankers: Who makes each pending ranking (needed with ``exclude_self``).
+        exclude_self: A ranker's place for itself does not count (see
+            :func:`average_rank`); it still takes a place in its ranking.
+    """
+    places = _places(rankings, members, exclude_self)
+    leader = standing(average_rank(rankings, members, exclude_self=exclude_self), members)[0]
+    if not pending:
+        return leader
+    if not places[leader]:
+        return None
+    makers = list(pending_rankers) or [""] * len(pending)
+
+    def can_place(member: str, shown: Sequence[str], maker: str) -> bool:
+        return member in shown and not (exclude_self and member == maker)
+
+    lasts = [
+        len(shown) for shown, r in zip(pending, makers, strict=True) if can_place(leader, shown, r)
+    ]
+    worst = _worst_mean(places[leader], lasts)
+    for rival in members:
+        if rival == leader:
+            continue
+        firsts = sum(can_place(rival, shown, r) for shown, r in zip(pending, makers, strict=True))
+        best = _best_mean(places[rival], firsts)
+        if best is None:
+            continue
+        if best < worst or (best == worst and members.index(rival) < members.index(leader)):
+            return None
+    return leader
+
+
+def _rankings_made(view: View) -> dict[str, list[str]]:
+    """The rankings made this round so far, in member names, by ranker."""
+    return {
+        t["agent"]: read_ranking(t["text"], (t.get("vars") or {}).get("labels", []))
+        for t in view.turns
+        if t["round"] == view.round and t["kind"] == "evaluation"
+    }
+
+
+def _chaired(view: View) -> bool:
+    return any(t["agent"] == CHAIRMAN and t["round"] == view.round for t in view.turns)
+
+
 def plan(view: View) -> Phase | list[Call] | None:
-    """Round 0: the answers; round 1: the anonymous rankings, then the chairman."""
+    """Round 0: the answers; round 1: the anonymous rankings, then the chairman.
+
+    With ``early_stop`` the rankings come one a phase, in member order, until
+    :func:`settled_leader` finds the leader settled; then the chairman answers and
+    ``method_state["ranking_stop"]`` records the leader, the rankings made and the rankers
+    not asked.
+    """
     if view.round == 0:
         if len(view.agents) < 2:
             raise DebateConfigError(
                 f"council needs at least 2 members to rank each other, got {len(view.agents)}"
             )
+        if view.options.early_stop and len(view.agents) > MAX_EARLY_STOP_MEMBERS:
+            raise DebateConfigError(
+                f"council's early_stop asks one ranker a phase, for at most "
+                f"{MAX_EARLY_STOP_MEMBERS} members; with {len(view.agents)} set "
+                "early_stop=false"
+            )
         return initial_calls(view) if view.phase == 0 else None
+    if _chaired(view):
+        return None  # the chairman has answered (at once when every member was cut off)
     latest = view.latest_ids()
     members = [a for a in view.agents if a in latest]
-    if view.phase == 0:
-        calls = []
+    early = view.options.early_stop
+    stopped: dict[str, Any] = {}
+    if view.phase == 0 or early:
+        made = _rankings_made(view)
         own = view.options.rank_own
-        for ranker in [m for m in members if m not in view.cut_off]:
+        pending: list[tuple[str, list[str]]] = []
+        for ranker in [m for m in members if m not in view.cut_off and m not in made]:
             shown = shown_order(view, ranker, [m for m in members if own or m != ranker])
             if shown:
-                calls.append(
-                    call(
-                        view,
-                        ranker,
-                        kind="evaluation",
-                        id=f"r{view.round}:rank:{ranker}",
-                        reads=[latest[m] for m in shown],
-                        template="rank",
-                        vars={"labels": shown},
-                    )
-                )
+                pending.append((ranker, shown))
+        if early and pending and made:
+            leader = settled_leader(
+                made,
+                members,
+                [shown for _, shown in pending],
+                pending_rankers=[ranker for ranker, _ in pending],
+                exclude_self=view.options.self_votes == "drop",
+            )
+            if leader is not None:
+                skipped = [ranker for ranker, _ in pending]
+                stopped = {"leader": leader, "rankings": len(made), "skipped": skipped}
+                pending = []
+        calls = [
+            call(
+                view,
+                ranker,
+                kind="evaluation",
+                id=f"r{view.round}:rank:{ranker}",
+                reads=[latest[m] for m in shown],
+                template="rank",
+                vars={"labels": shown},
+            )
+            for ranker, shown in pending[: 1 if early else None]
+        ]
         if calls:
             return calls
-    elif any(t["agent"] == CHAIRMAN and t["round"] == view.round for t in view.turns):
-        return None  # every member was cut off: the chairman answered in phase 0
     answers = [latest[m] for m in members]
+    state = {"ranking_stop": stopped} if stopped else {}
     if view.options.chair_reads == "rankings":
         assessments = [
             t
@@ -232,26 +377,24 @@ def plan(view: View) -> Phase | list[Call] | None:
             [members.index(m) + 1 for m in (t.get("vars") or {}).get("labels", [])]
             for t in assessments
         ]
-        return [
-            call(
-                view,
-                CHAIRMAN,
-                reads=answers + [t["id"] for t in assessments],
-                template="chair",
-                vars={"answers": len(answers), "keys": keys},
-            )
-        ]
-    ranks = view.method_state.get("average_rank") or {}
-    order = [[members.index(m) + 1, ranks.get(m)] for m in standing(ranks, members)]
-    return [
-        call(
+        chair_call = call(
             view,
             CHAIRMAN,
-            reads=answers,
+            reads=answers + [t["id"] for t in assessments],
             template="chair",
-            vars={"answers": len(answers), "standing": order},
+            vars={"answers": len(answers), "keys": keys},
         )
-    ]
+        return Phase([chair_call], state) if state else [chair_call]
+    ranks = view.method_state.get("average_rank") or {}
+    order = [[members.index(m) + 1, ranks.get(m)] for m in standing(ranks, members)]
+    chair_call = call(
+        view,
+        CHAIRMAN,
+        reads=answers,
+        template="chair",
+        vars={"answers": len(answers), "standing": order},
+    )
+    return Phase([chair_call], state) if state else [chair_call]
 
 
 def observe(view: View) -> dict[str, Any] | None:
@@ -260,7 +403,7 @@ def observe(view: View) -> dict[str, Any] | None:
     Also the rankers whose reply places nobody (``unranked``) and the letters skipped
     (``ranking_flaws``: unknown or repeated, per ranker).
     """
-    if view.round != 1 or view.phase != 0:
+    if view.round != 1 or (view.phase != 0 and not view.options.early_stop):
         return None
     readings = {
         t["agent"]: parse_ranking(t["text"], (t.get("vars") or {}).get("labels", []))
@@ -275,7 +418,9 @@ def observe(view: View) -> dict[str, Any] | None:
     }
     return {
         "rankings": rankings,
-        "average_rank": average_rank(rankings, list(view.agents)),
+        "average_rank": average_rank(
+            rankings, list(view.agents), exclude_self=view.options.self_votes == "drop"
+        ),
         "unranked": [ranker for ranker, reading in readings.items() if not reading.ranked],
         "ranking_flaws": flaws,
     }
@@ -290,12 +435,19 @@ def decide(view: View) -> Decision:
     """The chairman's answer, or the run's decision rule (``council-rank`` takes rankings)."""
     state = view.method_state
     if view.context.decision is not None:
-        return decide_by_rule(view, rankings=state.get("rankings") or {})
+        return decide_by_rule(
+            view,
+            rankings=state.get("rankings") or {},
+            exclude_self=view.options.self_votes == "drop",
+        )
     return role_decision(view, CHAIRMAN, average_rank=state.get("average_rank", {}))
 
 
 def council_rank(
-    trajectory: Trajectory, *, rankings: Mapping[str, Sequence[str]] | None = None
+    trajectory: Trajectory,
+    *,
+    rankings: Mapping[str, Sequence[str]] | None = None,
+    exclude_self: bool = False,
 ) -> Decision:
     """The answer of the member the anonymous rankings put first, by average rank.
 
@@ -303,6 +455,7 @@ def council_rank(
         trajectory: The members' answers.
         rankings: Each ranker's ranking, best first, in member names (what ``council``
             records in ``method_state["rankings"]``).
+        exclude_self: Leave out each ranker's place for itself (``self_votes="drop"``).
 
     Returns:
         The decision, with each member's average rank (1 is first; a member no ranking
@@ -325,7 +478,7 @@ def council_rank(
     strangers = sorted({m for ranked in rankings.values() for m in ranked} - set(members))
     if strangers:
         raise ValueError(f"the rankings name {strangers}, who are not among {members}")
-    ranks = average_rank(rankings, members)
+    ranks = average_rank(rankings, members, exclude_self=exclude_self)
     winner = standing(ranks, members)[0]
     evidence = {"average_rank": ranks, "winner": winner}
     return Decision(finals[members.index(winner)], "council-rank", evidence)
@@ -421,7 +574,7 @@ COUNCIL = Method(
     default_agents=4,
     default_rounds=1,
     debates=False,
-    max_phases=2,
+    max_phases=MAX_EARLY_STOP_MEMBERS + 1,
     round_bound=round_bound,
     plan_node="rankings",
     card="docs/methods/council.md",

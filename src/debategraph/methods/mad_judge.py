@@ -79,10 +79,15 @@ class MadJudgeOptions(MethodOptions):
             ``moderate`` (the paper's default, which it found works best) or ``always``.
         adaptive_break: The judge may end the debate after any round once it prefers a
             side; ``False`` debates every round and ends with the final judgement.
+        judge_feedback: Both debaters read the judge's judgement of the previous round
+            before they argue again (DebateLLM's ``DebateWithJudge``); with
+            ``adaptive_break=False`` the judge still judges every round but the last, and
+            its preference ends nothing.
     """
 
     disagreement: Literal["agree", "moderate", "always"] = "moderate"
     adaptive_break: bool = True
+    judge_feedback: bool = False
 
 
 View = DebateView[MadJudgeOptions]
@@ -140,6 +145,35 @@ def judgement(view: View, round_: int) -> Turn | None:
     return next((t for t in view.turns if t["id"] == f"r{round_}:{JUDGE}"), None)
 
 
+def breaks(view: View, turn: Turn) -> bool:
+    """Whether a judgement ends the debate.
+
+    A final judgement that answers does; a per-round preference for a side with an answer
+    does while the adaptive break is on.
+    """
+    if not turn["id"].endswith(":final") and not view.options.adaptive_break:
+        return False
+    return preferred_answer(view, turn)[0]
+
+
+def _feedback(view: View, debater: str) -> list[str]:
+    """The judge's judgement of the previous round, when ``debater`` is to read it."""
+    if not view.options.judge_feedback or view.round == 0 or debater in view.cut_off:
+        return []
+    made = judgement(view, view.round - 1)
+    return [made["id"]] if made is not None else []
+
+
+def per_round_judgement(view: View) -> bool:
+    """Whether the judge judges this round.
+
+    It does for the adaptive break, or for the debaters to read in the next round
+    (``judge_feedback``; there is no next round after the last).
+    """
+    options = view.options
+    return options.adaptive_break or (options.judge_feedback and view.round < view.rounds)
+
+
 def plan(view: View) -> list[Call] | None:
     """Affirmative, negative, the judge's judgement, then (last round) its final judgement."""
     affirmative, negative = sides(view)
@@ -148,12 +182,14 @@ def plan(view: View) -> list[Call] | None:
     if view.phase == 0:
         reads = [latest[negative]] if view.round > 0 and affirmative in connected else []
         template = "reply" if reads else "open"
+        reads += _feedback(view, affirmative)
         return [call(view, affirmative, reads=reads, template=template, history=True)]
     if view.phase == 1:
         reads = [latest[affirmative]] if negative in connected else []
+        reads += _feedback(view, negative)
         return [call(view, negative, reads=reads, template="rebut", history=True)]
     this_round = [latest[affirmative], latest[negative]]
-    if view.phase == 2 and view.options.adaptive_break:
+    if view.phase == 2 and per_round_judgement(view):
         return [
             call(
                 view,
@@ -168,7 +204,7 @@ def plan(view: View) -> list[Call] | None:
     made = judgement(view, view.round)
     if (
         last
-        and (made is None or not preferred_answer(view, made)[0])
+        and (made is None or not breaks(view, made))
         and f"r{view.round}:{JUDGE}:final" not in view.made
     ):
         debate = [t["id"] for t in view.turns if t["agent"] in (affirmative, negative)
@@ -183,7 +219,7 @@ def stop(view: View) -> bool:
     if view.round >= view.rounds:
         return True
     made = judgement(view, view.round)
-    return made is not None and preferred_answer(view, made)[0]
+    return made is not None and breaks(view, made)
 
 
 def judgements(view: View) -> dict[str, Preference]:
@@ -205,7 +241,7 @@ def decide(view: View) -> Decision:
     """The preferred side's answer, or the final judgement's, or the run's decision rule."""
     if view.context.decision is not None:
         return decide_by_rule(view)
-    judged = [t for t in view.turns if t["agent"] == JUDGE and preferred_answer(view, t)[0]]
+    judged = [t for t in view.turns if t["agent"] == JUDGE and breaks(view, t)]
     final = [t for t in view.turns if t["agent"] == JUDGE and t["id"].endswith(":final")]
     evidence: dict[str, Any] = {
         "judge": None,
@@ -239,13 +275,30 @@ def open_(p: PromptInput) -> str:
     )
 
 
+def _sides_read(p: PromptInput) -> list[Turn]:
+    """The debaters' turns a call reads (not the judge's)."""
+    return [t for t in p.peers if t["agent"] != JUDGE]
+
+
+def _judge_note(p: PromptInput) -> str:
+    """The judge's judgement of the previous round, when the call reads it."""
+    read = [t for t in p.peers if t["agent"] == JUDGE]
+    if not read:
+        return ""
+    return (
+        f"\n\nThe judge assessed the previous round:\n{fenced(read[-1]['text'])}\n\nTake "
+        "up the points the judge raises where they hold."
+    )
+
+
 def rebut(p: PromptInput) -> str:
     """The negative's argument against the affirmative's latest."""
-    if not p.peers:
+    argued = _sides_read(p)
+    if not argued:
         shown = "You cannot see the affirmative side's argument this round."
         stance = "Give your own answer and argue for it."
     else:
-        shown = f"The affirmative side argued:\n{fenced(p.peers[-1]['text'])}"
+        shown = f"The affirmative side argued:\n{fenced(argued[-1]['text'])}"
         stance = (
             "You disagree with the affirmative side's answer: say what it got wrong, then "
             "give your own answer and the reasons for it."
@@ -255,15 +308,16 @@ def rebut(p: PromptInput) -> str:
         )
     return (
         "You take the negative side in a debate about the problem below. "
-        f"{_level(p)}\n\n{shown}\n\n{stance}\n\n{question_block(p)}\n\n{answer_format(p)}"
+        f"{_level(p)}\n\n{shown}{_judge_note(p)}\n\n{stance}\n\n{question_block(p)}\n\n"
+        f"{answer_format(p)}"
     )
 
 
 def reply(p: PromptInput) -> str:
     """The affirmative's answer to the negative's latest argument."""
     return (
-        f"The negative side replied:\n{fenced(p.peers[-1]['text'])}\n\nAnswer its "
-        "objections: keep your answer where they fail, change it where they hold. "
+        f"The negative side replied:\n{fenced(_sides_read(p)[-1]['text'])}{_judge_note(p)}\n\n"
+        "Answer its objections: keep your answer where they fail, change it where they hold. "
         f"{_level(p)}\n\n{question_block(p)}\n\n{answer_format(p)}"
     )
 
@@ -271,6 +325,16 @@ def reply(p: PromptInput) -> str:
 def _sides_block(p: PromptInput) -> str:
     names = ("Affirmative side", "Negative side")
     return "\n\n".join(f"{names[i % 2]}:\n{fenced(t['text'])}" for i, t in enumerate(p.peers))
+
+
+def _guidance(p: PromptInput) -> str:
+    options = p.options if isinstance(p.options, MadJudgeOptions) else MadJudgeOptions()
+    if not options.judge_feedback:
+        return ""
+    return (
+        " Both sides read your assessment before they argue again: before the decision "
+        "line, name the mistakes or gaps each side should address."
+    )
 
 
 def moderate(p: PromptInput) -> str:
@@ -283,7 +347,7 @@ def moderate(p: PromptInput) -> str:
         "answer of your own: the side you prefer supplies it. End your reply with one "
         "decision line, 'Preference: affirmative' if the affirmative side is right or "
         "'Preference: negative' if the negative side is; if you cannot yet prefer either "
-        f"side, end instead with the line '{NO_PREFERENCE}'."
+        f"side, end instead with the line '{NO_PREFERENCE}'.{_guidance(p)}"
     )
 
 

@@ -200,6 +200,43 @@ def budget_arms(arms: Sequence[Arm], by: Budget = "calls") -> list[Arm]:
     return matched
 
 
+def noise_arms(
+    arms: Sequence[Arm], items: Sequence[Any], seed: int = 0, key: str = "rationale"
+) -> list[Arm]:
+    """A noise-control arm ``L+noise`` for every debating arm ``L``.
+
+    The same method and settings, but each peer turn an agent reads shows a rationale of
+    another item of ``items`` (``metadata[key]``: gsm8k's worked ``rationale``, or its
+    GPT-3 ``model_solutions``, each solution of a list a rationale), drawn with ``seed``
+    (see :func:`debategraph.methods.noise.noise_method`). Its plan is ``L``'s, so it makes
+    ``L``'s calls on each item: matched in calls by construction.
+
+    Raises:
+        ValueError: Fewer than two items with a rationale, or no debating arm.
+    """
+    from debategraph.methods.noise import noise_method
+
+    pool = []
+    for item in items:
+        found = item.metadata.get(key)
+        texts = found if isinstance(found, list) else [found]
+        pool += [(item.question, str(t)) for t in texts if t is not None and str(t).strip()]
+    if len({question for question, _ in pool}) < 2:
+        raise ValueError(
+            f"the noise-control arm needs rationales (metadata {key!r}, as gsm8k has) of at "
+            "least two items; this selection has "
+            f"{len({question for question, _ in pool})}"
+        )
+    noisy = [
+        Arm(f"{arm.label}+noise", noise_method(method, pool, seed=seed), dict(arm.settings))
+        for arm in arms
+        if (method := _method_of(arm)).debates and not arm.screens and arm.budget_of is None
+    ]
+    if not noisy:
+        raise ValueError("the noise-control arm needs a debating method to control")
+    return noisy
+
+
 def _voting_like(arm: Arm) -> dict[str, Any]:
     """``arm``'s models, seed, limits and sampling (its preset's spelt out) for a voting arm.
 

@@ -7,11 +7,14 @@ pieces are used (``debategraph.methods``), so the package reads as an outside pl
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
+from functools import wraps
 
 from debategraph.methods import (
     PromptInput,
     answer_format,
+    fenced,
     own_answer_block,
     peer_blocks,
     question_block,
@@ -112,7 +115,59 @@ def reflect(p: PromptInput) -> str:
     )
 
 
-PROMPTS = {
+NEUTRAL = (
+    "You take part as a neutral mediator: you hold no position of your own and you are not "
+    "among those who vote on the answer. Weigh every contribution fairly, help the group "
+    "towards the correct solution, and give the solution you consider best."
+)
+"""The stance of a neutral agent (MALLM's ``num_neutral_agents``), before its prompt."""
+
+
+def neutral_aware(template: Callable[[PromptInput], str]) -> Callable[[PromptInput], str]:
+    """``template``, with the neutral stance before it for a call marked ``neutral``."""
+
+    @wraps(template)
+    def render(p: PromptInput) -> str:
+        text = template(p)
+        return f"{NEUTRAL}\n\n{text}" if p.vars.get("neutral") else text
+
+    return render
+
+
+def improve(p: PromptInput) -> str:
+    """The single-model ablation: one model improves its own current solution once more."""
+    current = p.peers[-1]["text"] if p.peers else ""
+    return (
+        "Here is the current solution to the problem below. Improve it: check every step, "
+        "correct whatever is wrong, and give the improved solution.\n\n"
+        f"Current solution:\n{fenced(current)}\n\n{_tail(p)}"
+    )
+
+
+def vote(p: PromptInput) -> str:
+    """A vote for one of the voters' solutions, under one of MALLM's alterations."""
+    count = int(p.vars.get("solutions", len(p.peers)))
+    kind = p.vars.get("alteration", "anonymous")
+    names = p.vars.get("names", [])
+    shown = p.peers[-count:] if count else []
+    blocks = []
+    for i, turn in enumerate(shown, start=1):
+        who = f" (from {names[i - 1]})" if kind == "public" and i <= len(names) else ""
+        sure = "\n(Confidence: 100 %)" if kind == "confidence" else ""
+        blocks.append(f"Solution {i}{who}:\n{fenced(turn['text'])}{sure}")
+    history = ""
+    if kind == "history" and len(p.peers) > count:
+        earlier = "\n\n".join(fenced(t["text"]) for t in p.peers[: len(p.peers) - count])
+        history = f"The discussion so far, oldest first:\n\n{earlier}\n\n"
+    solutions = "\n\n".join(blocks)
+    return (
+        f"{history}Vote for the best of the solutions below to the problem that follows. "
+        "Check them against the problem, then end with one line of the form "
+        f"'Vote: <number of the solution>'.\n\n{solutions}\n\n{question_block(p)}"
+    )
+
+
+PROMPTS: dict[str, Callable[[PromptInput], str]] = {
     "initial": initial,
     "discuss": discuss,
     "report": report,
@@ -120,5 +175,9 @@ PROMPTS = {
     "relay": relay,
     "refine": refine,
     "reflect": reflect,
+    "improve": improve,
+    "vote": vote,
 }
 """Every paradigm's templates; a call names the one of its paradigm and role."""
+
+PROMPTS = {name: neutral_aware(template) for name, template in PROMPTS.items()}

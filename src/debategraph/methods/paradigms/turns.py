@@ -25,6 +25,7 @@ library only, no LangGraph.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
@@ -148,3 +149,58 @@ def paradigm_cost(
     else:
         ncomm = rounds * n * (n - 1)
     return {"calls": n * (rounds + 1), "ncomm": ncomm, "reads": ncomm + n * rounds}
+
+
+def tied(answers: Sequence[str | None]) -> bool:
+    """Whether the most frequent answer shares its count with another (abstentions aside).
+
+    MALLM's ``simple_voting`` calls such a vote a tie and votes again after another turn.
+    """
+    counts: dict[str, int] = {}
+    for answer in answers:
+        if answer is not None:
+            counts[answer] = counts.get(answer, 0) + 1
+    if not counts:
+        return False
+    top = max(counts.values())
+    return sum(1 for n in counts.values() if n == top) > 1
+
+
+ALTERATIONS: tuple[str, ...] = ("anonymous", "public", "history", "confidence")
+"""The alterations of MALLM's vote that run offline, ``anonymous`` (the deciding one) first."""
+
+_VOTE_LINE = re.compile(
+    r"^[ \t>*_`-]*vote[ \t*_`]*:[ \t*_`]*(?:solution[ \t]*)?(\d{1,3})\b", re.I | re.M
+)
+
+
+def read_vote(text: str, count: int) -> int | None:
+    """The solution a vote names, 1 to ``count``, or ``None`` when it names none of them.
+
+    The vote is the reply's last ``Vote: <n>`` line, or the whole reply when it is only a
+    number.
+    """
+    found = _VOTE_LINE.findall(text)
+    raw = found[-1] if found else text.strip().strip(".*` ")
+    if not raw.isdigit():
+        return None
+    number = int(raw)
+    return number if 1 <= number <= count else None
+
+
+def tally(ballots: Mapping[str, int | None]) -> tuple[dict[int, int], int | None]:
+    """Votes per solution (ascending) and the winner.
+
+    The winner is the solution with the most votes if no other has as many; ``None`` on a
+    tie or without a valid vote.
+    """
+    counts: dict[int, int] = {}
+    for choice in ballots.values():
+        if choice is not None:
+            counts[choice] = counts.get(choice, 0) + 1
+    counts = dict(sorted(counts.items()))
+    if not counts:
+        return counts, None
+    top = max(counts.values())
+    leaders = [c for c, n in counts.items() if n == top]
+    return counts, leaders[0] if len(leaders) == 1 else None
