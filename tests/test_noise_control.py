@@ -81,3 +81,30 @@ def test_a_noise_arm_runs_in_an_evaluation_beside_its_debate(tmp_path):
     assert sorted({m for m, _ in calls}) == ["du", "du+noise"]
     for item in items:  # the same calls on every item: budget-matched by construction
         assert calls[("du", item.id)] == calls[("du+noise", item.id)] == 6
+
+
+def test_eval_noise_control_flag_and_sweep_key_add_the_arm(tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from debategraph.cli import app
+
+    out = tmp_path / "flag"
+    args = ["eval", "--method", "du", "--dataset", "gsm8k", "--limit", "2", "--quiet"]
+    made = CliRunner().invoke(app, [*args, "--noise-control", "--out", str(out)])
+    assert made.exit_code == 0, made.output
+    rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert sorted({r["method"] for r in rows}) == ["du", "du+noise"]
+    calls = {r["method"]: sum(x["calls"] for x in rows if x["method"] == r["method"]) for r in rows}
+    assert calls["du"] == calls["du+noise"]  # matched in calls by construction
+    sweep = tmp_path / "sweep.toml"
+    sweep.write_text(
+        f'dataset = "gsm8k"\nlimit = 2\nnoise_control = true\nout = "{tmp_path / "sweep"}"\n'
+        '[arms.du]\nmethod = "du"\n'
+    )
+    made = CliRunner().invoke(app, ["eval", "--config", str(sweep), "--quiet"])
+    assert made.exit_code == 0, made.output
+    assert "du+noise" in (tmp_path / "sweep" / "results.jsonl").read_text()
+    refused = CliRunner().invoke(app, ["eval", "--method", "cot", *args[3:], "--noise-control"])
+    assert refused.exit_code == 2 and "needs a debating method" in refused.output

@@ -40,7 +40,8 @@ RUN_FLAGS = [
 
 EVAL_FLAGS = [
     "--method", "--config", "--dataset", "--limit", "--seed", "--seeds", "--ids", "--path",
-    "--cache", "--no-cache", "--match-budget", "--only-contested", "--concurrency", "--rps",
+    "--cache", "--no-cache", "--match-budget", "--noise-control", "--only-contested",
+    "--concurrency", "--rps",
     "--engine", "--address", "--workers", "--out", "--force", "--fsync", "--prices", "--quiet",
     "--texts", "--prompts", "--agents", "--rounds", "--model", "--base-url", "--tie-policy",
     "--peer-reasoning", "--decision", "--decision-option", "--option", "--settings",
@@ -65,7 +66,7 @@ def test_every_context_field_is_declared_and_the_commands_keep_their_flags():
     negatives = {"--no-attack", "--no-logprobs", "--no-allow-large", "--no-text", "--no-show-text"}
     assert _options("run") == {*RUN_FLAGS, *negatives}
     negatives = {"--no-logprobs", "--no-allow-large", "--no-only-contested", "--no-force"}
-    negatives.add("--no-prompts")
+    negatives |= {"--no-prompts", "--no-noise-control"}
     assert _options("eval") == {*EVAL_FLAGS, *negatives, "--no-fsync", "--no-quiet", "--no-texts"}
     generation = {s.name for s in for_command("eval") if s.group == "generation"}
     assert {"frequency_penalty", "reasoning_effort", "temperature"} <= generation
@@ -73,7 +74,8 @@ def test_every_context_field_is_declared_and_the_commands_keep_their_flags():
     assert "frequency_penalty" in arm_keys() and "limit" not in arm_keys()
     assert set(RUN_KEYS) == {
         "dataset", "limit", "seed", "seeds", "ids", "path", "concurrency", "rps", "out",
-        "cache", "match_budget", "texts", "only_contested", "engine", "address", "workers",
+        "cache", "match_budget", "texts", "only_contested", "noise_control", "engine",
+        "address", "workers",
         "prompts", "max_usd", "max_tokens_total",
     }  # fmt: skip
 

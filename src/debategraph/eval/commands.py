@@ -6,6 +6,7 @@ import errno
 import math
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -127,6 +128,7 @@ def eval_command(*, given: GivenSettings) -> None:
         rps=opts.rps,
         cache=chosen_cache(opts.cache, opts.no_cache),
         match_budget=opts.match_budget,
+        noise_control=opts.noise_control,
         only_contested=opts.only_contested,
         force=opts.force,
         fsync=opts.fsync,
@@ -193,6 +195,7 @@ def _run_sweep(config: Path, opts: EvalOptions, price: dict[str, float] | None) 
         if opts.cache or opts.no_cache
         else run.get("cache"),
         match_budget=_budget(run.get("match_budget")),
+        noise_control=opts.noise_control or bool(run.get("noise_control")),
         only_contested=bool(run.get("only_contested")),
         force=opts.force,
         fsync=opts.fsync,
@@ -342,8 +345,8 @@ def _run_arms(arms: list[Arm], plan: EvalPlan) -> None:
     from debategraph.eval.report.tables import results_table  # not the report's: no numpy, no plots
 
     _check_plan(plan)
-    arms = _all_arms(arms, plan)
     items = _items(plan)
+    arms = _all_arms(arms, plan, items)
     if any(_simulated_arm(arm) for arm in arms):
         from debategraph.models.oracle import lookup
 
@@ -395,13 +398,17 @@ def _check_plan(plan: EvalPlan) -> None:
         fail(f"--rps must be a number above 0 (requests per second), got {plan.rps}")
 
 
-def _all_arms(arms: list[Arm], plan: EvalPlan) -> list[Arm]:
-    """The arms with the budget-matched ones after them and the screen before; exits 2."""
+def _all_arms(arms: list[Arm], plan: EvalPlan, items: Sequence[Any]) -> list[Arm]:
+    """The arms, the budget-matched and noise-control ones after, the screen before; exits 2."""
+    from debategraph.eval.run.arms import noise_arms
     from debategraph.eval.run.runner import budget_arms, screen_arm
 
     try:
+        debates = arms
         if plan.match_budget is not None:
-            arms = arms + budget_arms(arms, plan.match_budget)
+            arms = arms + budget_arms(debates, plan.match_budget)
+        if plan.noise_control:
+            arms = arms + noise_arms(debates, items, seed=plan.selection.get("seed") or 0)
         if plan.only_contested:
             arms = [screen_arm(arms), *arms]
     except ValueError as exc:

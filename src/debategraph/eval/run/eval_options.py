@@ -80,6 +80,16 @@ class EvalOptions:
         toml=object,  # true, "calls" or "tokens"
         config=TOP,
     )
+    noise_control: bool = setting(
+        "evaluation",
+        default=False,
+        help="Also run M+noise per debating method M: the same debate, but every peer turn an "
+        "agent reads shows a rationale of another item of the dataset (seeded; the items' "
+        "rationales, e.g. gsm8k's model solutions), so 'debate helped' can be told from "
+        "'any extra context helped'. Same calls as M by construction.",
+        toml=bool,
+        config=TOP,
+    )
     only_contested: bool = setting(
         "evaluation",
         default=False,

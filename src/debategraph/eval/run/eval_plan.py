@@ -30,6 +30,8 @@ class EvalPlan:
         rps: Most requests per second to provider models.
         cache: The model-call cache file.
         match_budget: Add budget-matched voting arms (``calls`` or ``tokens``).
+        noise_control: Add a noise-control arm per debating arm (see
+            :func:`~debategraph.eval.run.arms.noise_arms`).
         only_contested: Screen the items first (see :func:`~debategraph.eval.run.arms.screen_arm`).
         force: Discard rows written with other settings.
         fsync: fsync every row.
@@ -50,6 +52,7 @@ class EvalPlan:
     rps: float | None = None
     cache: Path | str | None = None
     match_budget: Budget | None = None
+    noise_control: bool = False
     only_contested: bool = False
     force: bool = False
     fsync: bool = False
