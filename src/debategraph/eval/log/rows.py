@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.language_models import BaseChatModel
 
 from debategraph.eval.datasets import Item
+from debategraph.eval.log.row import new_row
 from debategraph.eval.log.spend import SpendMeter
 from debategraph.models.oracle import REPLAY_SOURCES
 from debategraph.models.resolve import SIMULATED
@@ -128,7 +129,7 @@ def result_row(
         prompts: Keep every turn's prompt, the last user message its model was sent.
 
     Returns:
-        The row.
+        The row, made through :mod:`debategraph.eval.log.row`.
     """
     usage = result.usage
     by_source = usage_by_source(result.turns)
@@ -179,7 +180,7 @@ def result_row(
     if spend is not None:  # replayed turns made no request: only paid ones are used spend
         paid = by_source["paid"]
         row.update(spend.record(used_input=paid["input_tokens"], used_output=paid["output_tokens"]))
-    return row
+    return new_row(row)
 
 
 def error_row(
@@ -211,7 +212,7 @@ def error_row(
     }
     if spend is not None:
         row.update(spend.record())
-    return row
+    return new_row(row)
 
 
 def _seed_field(seed: int | None) -> dict[str, int]:
