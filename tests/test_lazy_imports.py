@@ -117,3 +117,18 @@ def test_run_is_the_function_and_no_module_shadows_it():
 def test_unknown_attribute_is_an_attribute_error():
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         debategraph.nope  # noqa: B018
+
+
+REPORT_MODULES = 122
+"""The most modules importing the report may load beyond a bare interpreter's (standard
+library included): what the report of the release before loaded. Reaching the model layer
+for one constant had made it 1,000 and more."""
+
+
+def test_the_report_loads_no_model_layer_and_few_modules():
+    before = loaded_after("pass")
+    modules = loaded_after("from debategraph.eval.report.writer import write_report")
+    assert not {m for m in modules if m.split(".")[0] in {"langchain_core", "langsmith"}}
+    assert not {m for m in modules if m.startswith("debategraph.models")}
+    assert "numpy" not in modules
+    assert len(modules - before) <= REPORT_MODULES, sorted(modules - before)

@@ -15,7 +15,7 @@ from debategraph.eval.analysis.dynamics import RoundStats, round_dynamics
 from debategraph.eval.analysis.metrics import MethodSummary, Row, group_by, is_failed, summarize
 from debategraph.eval.log.files import INTERRUPTED_FILE
 from debategraph.eval.log.row import RowError, decode_row, row_dict
-from debategraph.models.resolve import SIMULATED
+from debategraph.policies.model_names import SIMULATED
 
 SOURCE_TITLES = {
     "simulated": "Simulated models",

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
-import numpy as np
-import numpy.typing as npt
+if TYPE_CHECKING:  # numpy loads when a statistic is computed, not with the report
+    import numpy as np
+    import numpy.typing as npt
 
 DEFAULT_RESAMPLES = 10_000
 """Bootstrap resamples (and Monte Carlo sign flips) unless told otherwise."""
@@ -27,10 +29,13 @@ DEFAULT_RESAMPLES = 10_000
 EXACT_FLIP_LIMIT = 16
 """Up to this many non-zero differences, :func:`sign_flip_test` enumerates every sign."""
 
-_FloatArray = npt.NDArray[np.float64]
+if TYPE_CHECKING:
+    _FloatArray = npt.NDArray[np.float64]
 
 
 def _distinct(values: Sequence[float]) -> tuple[_FloatArray, npt.NDArray[np.int64]]:
+    import numpy as np
+
     unique, counts = np.unique(np.asarray(values, dtype=np.float64), return_counts=True)
     return unique, counts.astype(np.int64)
 
@@ -68,6 +73,8 @@ def paired_bootstrap(
     n = len(differences)
     if n == 0:
         return (float("nan"), float("nan"))
+    import numpy as np
+
     values, counts = _distinct(differences)
     rng = np.random.default_rng(seed)
     drawn = rng.multinomial(n, counts / n, size=resamples)
@@ -133,6 +140,8 @@ def sign_flip_test(
     """
     if resamples < 1:
         raise ValueError(f"resamples must be at least 1, got {resamples}")
+    import numpy as np
+
     nonzero = np.asarray([d for d in differences if d != 0], dtype=np.float64)
     observed = abs(float(nonzero.sum()))
     tolerance = 1e-9 * max(1.0, float(np.abs(nonzero).sum()))

@@ -12,10 +12,10 @@ from debategraph.eval.datasets import Item
 from debategraph.eval.log.row import new_row
 from debategraph.eval.log.spend import SpendMeter
 from debategraph.models.oracle import REPLAY_SOURCES
-from debategraph.models.resolve import SIMULATED
 from debategraph.models.simulated import SimulatedDebater
 from debategraph.policies.accounting import DETAIL_FIELDS, usage_by_kind, usage_by_source
 from debategraph.policies.failures import describe_error as _describe_error
+from debategraph.policies.model_names import SIMULATED
 from debategraph.policies.secrets import Redactor
 from debategraph.result import DebateResult
 
