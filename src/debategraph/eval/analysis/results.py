@@ -14,7 +14,7 @@ import msgspec
 from debategraph.eval.analysis.dynamics import RoundStats, round_dynamics
 from debategraph.eval.analysis.metrics import MethodSummary, Row, group_by, is_failed, summarize
 from debategraph.eval.log.files import INTERRUPTED_FILE
-from debategraph.eval.log.row import RowError, decode_row, row_dict
+from debategraph.eval.log.row import RowError, decode_row, figures_dict, row_dict
 from debategraph.policies.model_names import SIMULATED
 
 SOURCE_TITLES = {
@@ -112,8 +112,9 @@ def load_rows(results_dir: str | os.PathLike[str], *, texts: bool = True) -> Loa
 
     Args:
         results_dir: The results directory.
-        texts: Keep what the turns' models wrote (texts, reasoning, prompts); a report,
-            which reads only figures, leaves them out.
+        texts: Keep every field, and what the turns' models wrote (texts, reasoning,
+            prompts); without, a row keeps its figures only (see
+            :func:`~debategraph.eval.log.row.figures_dict`), which is all a report reads.
 
     Returns:
         The rows used, and what was left out.
@@ -169,7 +170,8 @@ def _lines(file: Path) -> Iterator[bytes]:
 def _decoded(raw: bytes, texts: bool) -> tuple[dict[str, Any] | None, str]:
     """The row of a line through its declaration, or ``None`` and why it is no row."""
     try:
-        return row_dict(decode_row(raw, texts=texts)), ""
+        row = decode_row(raw, texts=texts)
+        return (row_dict(row) if texts else figures_dict(row)), ""
     except (msgspec.DecodeError, RowError):
         pass
     try:

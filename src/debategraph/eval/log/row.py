@@ -72,6 +72,24 @@ class TurnFigures(msgspec.Struct, kw_only=True, gc=False):
     logprobs: Any = UNSET
     ballot: Any = UNSET
 
+    def __getitem__(self, name: str) -> Any:
+        value = getattr(self, name, UNSET) if name in self.__struct_fields__ else UNSET
+        if value is UNSET:
+            raise KeyError(name)
+        return value
+
+    def get(self, name: str, default: Any = None) -> Any:
+        """The field ``name`` as a turn's JSON object has it, else ``default``."""
+        value = getattr(self, name, UNSET) if name in self.__struct_fields__ else UNSET
+        return default if value is UNSET else value
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self.get(name, UNSET) is not UNSET
+
+    def keys(self) -> list[str]:
+        """The turn's set fields, in declared order."""
+        return [f for f in self.__struct_fields__ if getattr(self, f) is not UNSET]
+
 
 class Turn(TurnFigures, kw_only=True, gc=False):
     """One turn of a stored debate with what the model wrote, where the run kept it.
@@ -200,6 +218,26 @@ def _plain(value: object) -> object:
     if isinstance(value, Mapping):
         return dict(value)
     raise TypeError(f"a row cannot hold a {type(value).__name__}")
+
+
+RECORD_FIELDS: Final = frozenset(
+    {"settings", "decision", "method_state", "question", "choices", "adversaries", "cut_off"}
+)
+"""What a row keeps of the debate itself, for ``show``, exports and re-deciding: no figure of
+a report reads them."""
+
+
+def figures_dict(row: Row[Any]) -> dict[str, Any]:
+    """The row's figures as a JSON object's fields, without :data:`RECORD_FIELDS`.
+
+    Its turns stay :class:`TurnFigures` (read as mappings, ``turn["round"]``), a fraction of
+    the memory of a dict each: what a report holds per row.
+    """
+    return {
+        name: value
+        for name in row.__struct_fields__
+        if name not in RECORD_FIELDS and (value := getattr(row, name)) is not UNSET
+    }
 
 
 def new_row(fields: Mapping[str, Any]) -> dict[str, Any]:

@@ -132,7 +132,7 @@ def write_report(
     files = [file.name for file in result_files(source)]
     if not files:
         raise FileNotFoundError(f"no *.jsonl result files in {source}")
-    loaded = load_rows(source, texts=bool(decisions))
+    loaded = load_rows(source, texts=bool(decisions or sid_et_skip_rates))
     rows, problems = loaded.rows, list(loaded.problems)
     if not rows:
         raise ValueError(f"no readable result rows in {source}: " + "; ".join(problems[:5]))
