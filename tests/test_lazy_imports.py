@@ -125,6 +125,7 @@ library included): what the report of the release before loaded. Reaching the mo
 for one constant had made it 1,000 and more."""
 
 
+@pytest.mark.slow
 def test_the_report_loads_no_model_layer_and_few_modules():
     before = loaded_after("pass")
     modules = loaded_after("from debategraph.eval.report.writer import write_report")
