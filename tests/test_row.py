@@ -47,8 +47,13 @@ def test_figures_leave_out_what_the_models_wrote() -> None:
     line = json.dumps({**ROW, "turns": [turn]}).encode()
     full, figures = decode_row(line), decode_row(line, texts=False)
     assert row_dict(full)["turns"] == [turn]
-    assert row_dict(figures)["turns"] == [{**TURN, "latency_s": 0.5}]
+    assert row_dict(figures)["turns"] == [{"agent": "a1", "round": 0, "kind": "answer"}]
     assert isinstance(full.turns[0], Turn) and full.turns[0].reasoning == "thinking"
+    turn = figures.turns[0]
+    assert turn["round"] == 0 and turn.get("answer_source", "?") == "?"
+    assert "kind" in turn and "input_tokens" not in turn
+    with pytest.raises(KeyError, match="declare it in TurnFigures"):
+        turn.get("text")
 
 
 def test_reasoning_and_cut_off_are_declared() -> None:

@@ -3,9 +3,9 @@
 ``eval`` writes one JSON line per debate (a finished one's :class:`Row`, or a failed one's:
 the same type with ``error`` set), and every reader decodes the line through this module.
 The row is a :mod:`msgspec` ``Struct`` (``bench/RESULTS-row-types.md`` measures it against
-dataclasses, TypedDict and pydantic): decoding checks each field's type, and a reader that
-needs no reply text decodes with :data:`FIGURES` into :class:`TurnFigures`, whose texts,
-reasoning and prompts the decoder skips without building them.
+dataclasses, TypedDict and pydantic): decoding checks each field's type. A report decodes
+with :data:`FIGURES`: each turn into a :class:`TurnFigures`, the few fields a report reads,
+the decoder skipping the rest (texts, reasoning, prompts) without building them.
 
 A field a row may lack (a seed outside ``--seeds``, spend without a meter, a gate's verdict,
 the fields of a failed row) defaults to ``UNSET``: it is left out of the written line, so
@@ -27,8 +27,8 @@ reply, not found (an abstention), or not found because the reply ended inside th
 thinking (``cut_off``, also an abstention)."""
 
 
-class TurnFigures(msgspec.Struct, kw_only=True, gc=False):
-    """One turn of a stored debate, without what the model wrote (its figures only).
+class Turn(msgspec.Struct, kw_only=True, gc=False):
+    """One turn of a stored debate, as ``eval`` writes it (fields in written order).
 
     Attributes:
         id: The turn's id, e.g. ``r1:a2``.
@@ -50,6 +50,10 @@ class TurnFigures(msgspec.Struct, kw_only=True, gc=False):
         label: The agent's label, where the method gives one.
         logprobs: The answer's log-probabilities, where kept.
         ballot: The agent's ballot, in methods that vote by ballot.
+        text: The reply (left out with ``eval --no-texts``).
+        reasoning: The model's thinking, where it returned any (left out with
+            ``--no-texts``, as the text is).
+        prompt: The last user message the model was sent (``eval --prompts``).
     """
 
     id: str | UnsetType = UNSET
@@ -71,42 +75,48 @@ class TurnFigures(msgspec.Struct, kw_only=True, gc=False):
     label: Any = UNSET
     logprobs: Any = UNSET
     ballot: Any = UNSET
+    text: str | UnsetType | None = UNSET
+    reasoning: str | UnsetType | None = UNSET
+    prompt: Any = UNSET
+
+
+class TurnFigures(msgspec.Struct, kw_only=True, gc=False):
+    """What a report reads of a :class:`Turn`: who, when, what kind, how found, its tokens.
+
+    The decoder skips the turn's other fields (its text, reasoning and prompt among them)
+    without building them. A report reads it as a mapping (``turn["round"]``,
+    ``turn.get("kind")``), as it reads a turn's JSON object.
+    """
+
+    agent: str | UnsetType = UNSET
+    round: int | UnsetType = UNSET
+    kind: str | UnsetType = UNSET
+    answer_source: str | UnsetType | None = UNSET
+    input_tokens: int | UnsetType = UNSET
+    output_tokens: int | UnsetType = UNSET
 
     def __getitem__(self, name: str) -> Any:
-        value = getattr(self, name, UNSET) if name in self.__struct_fields__ else UNSET
+        value = self.get(name, UNSET)
         if value is UNSET:
             raise KeyError(name)
         return value
 
     def get(self, name: str, default: Any = None) -> Any:
-        """The field ``name`` as a turn's JSON object has it, else ``default``."""
-        value = getattr(self, name, UNSET) if name in self.__struct_fields__ else UNSET
+        """The field ``name`` as the turn's JSON object has it, else ``default``."""
+        if name not in self.__struct_fields__:
+            raise KeyError(f"a report reads no turn's {name!r}: declare it in TurnFigures")
+        value = getattr(self, name)
         return default if value is UNSET else value
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and self.get(name, UNSET) is not UNSET
 
     def keys(self) -> list[str]:
-        """The turn's set fields, in declared order."""
+        """The turn's set fields."""
         return [f for f in self.__struct_fields__ if getattr(self, f) is not UNSET]
 
 
-class Turn(TurnFigures, kw_only=True, gc=False):
-    """One turn of a stored debate with what the model wrote, where the run kept it.
-
-    Attributes:
-        text: The reply (left out with ``eval --no-texts``).
-        reasoning: The model's thinking, where it returned any (left out with
-            ``--no-texts``, as the text is).
-        prompt: The last user message the model was sent (``eval --prompts``).
-    """
-
-    text: str | UnsetType | None = UNSET
-    reasoning: str | UnsetType | None = UNSET
-    prompt: Any = UNSET
-
-
-T = TypeVar("T", bound=TurnFigures)
+T = TypeVar("T", Turn, TurnFigures)
 
 
 class Row(msgspec.Struct, Generic[T], kw_only=True):
@@ -231,7 +241,7 @@ def figures_dict(row: Row[Any]) -> dict[str, Any]:
     """The row's figures as a JSON object's fields, without :data:`RECORD_FIELDS`.
 
     Its turns stay :class:`TurnFigures` (read as mappings, ``turn["round"]``), a fraction of
-    the memory of a dict each: what a report holds per row.
+    the memory of a turn's dict: what a report holds per row.
     """
     return {
         name: value
