@@ -77,4 +77,4 @@ def test_rows_of_release_0_1_still_read(tmp_path: Path) -> None:
     odd = {**old, "id": "q2", "rounds": None}  # a type the declaration refuses still reads
     (tmp_path / "results.jsonl").write_text(json.dumps(old) + "\n" + json.dumps(odd) + "\n")
     loaded = load_rows(tmp_path, texts=False)
-    assert loaded.rows == [old, odd] and not loaded.problems
+    assert [dict(row) for row in loaded.rows] == [old, odd] and not loaded.problems

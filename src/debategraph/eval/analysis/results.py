@@ -14,7 +14,7 @@ import msgspec
 from debategraph.eval.analysis.dynamics import RoundStats, round_dynamics
 from debategraph.eval.analysis.metrics import MethodSummary, Row, group_by, is_failed, summarize
 from debategraph.eval.log.files import INTERRUPTED_FILE
-from debategraph.eval.log.row import RowError, decode_row, figures_dict, row_dict
+from debategraph.eval.log.row import RowError, decode_row, figures, row_dict, with_source
 from debategraph.policies.model_names import SIMULATED
 
 SOURCE_TITLES = {
@@ -171,7 +171,7 @@ def _decoded(raw: bytes, texts: bool) -> tuple[dict[str, Any] | None, str]:
     """The row of a line through its declaration, or ``None`` and why it is no row."""
     try:
         row = decode_row(raw, texts=texts)
-        return (row_dict(row) if texts else figures_dict(row)), ""
+        return (row_dict(row) if texts else figures(row)), ""
     except (msgspec.DecodeError, RowError):
         pass
     try:
@@ -236,7 +236,7 @@ def sourced_rows(rows: Sequence[Row]) -> list[dict[str, Any]]:
     Every view of a report's groups (summaries, Pareto points) reads these, so that each
     covers the same rows (see :func:`group_sources`).
     """
-    return [{**row, "source": s} for row, s in zip(rows, group_sources(rows), strict=True)]
+    return [with_source(row, s) for row, s in zip(rows, group_sources(rows), strict=True)]
 
 
 def _arm(row: Row) -> tuple[str, str]:
