@@ -104,13 +104,13 @@ class TurnFigures(msgspec.Struct, kw_only=True, gc=False):
 
     def get(self, name: str, default: Any = None) -> Any:
         """The field ``name`` as the turn's JSON object has it, else ``default``."""
-        if name not in self.__struct_fields__:
+        if name not in _FIGURE_NAMES:
             raise KeyError(f"a report reads no turn's {name!r}: declare it in TurnFigures")
         value = getattr(self, name)
         return default if value is UNSET else value
 
     def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and self.get(name, UNSET) is not UNSET
+        return name in _FIGURE_NAMES and getattr(self, str(name)) is not UNSET
 
     def keys(self) -> list[str]:
         """The turn's set fields."""
@@ -176,18 +176,18 @@ class Row(msgspec.Struct, Generic[T], kw_only=True):
     screen: dict[str, Any] | UnsetType = UNSET
 
     def __getitem__(self, name: str) -> Any:
-        value = getattr(self, name, UNSET) if name in self.__struct_fields__ else UNSET
-        if value is UNSET:
-            raise KeyError(name)
-        return value
+        if name in _ROW_NAMES and (value := getattr(self, name)) is not UNSET:
+            return value
+        raise KeyError(name)
 
     def get(self, name: str, default: Any = None) -> Any:
         """The field ``name`` as the row's JSON object has it, else ``default``."""
-        value = getattr(self, name, UNSET) if name in self.__struct_fields__ else UNSET
-        return default if value is UNSET else value
+        if name in _ROW_NAMES and (value := getattr(self, name)) is not UNSET:
+            return value
+        return default
 
     def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and self.get(name, UNSET) is not UNSET
+        return name in _ROW_NAMES and getattr(self, str(name)) is not UNSET
 
     def keys(self) -> list[str]:
         """The row's set fields, in declared order."""
@@ -213,6 +213,9 @@ Mapping.register(Row)  # a row reads as its JSON object does: row["correct"], "s
 
 ROW_FIELDS: Final = frozenset(Row.__struct_fields__)
 """The names of a row's fields."""
+
+_ROW_NAMES: Final = ROW_FIELDS
+_FIGURE_NAMES: Final = frozenset(TurnFigures.__struct_fields__)
 
 TURN_FIELDS: Final = frozenset(Turn.__struct_fields__)
 """The names of a turn's fields."""
