@@ -78,3 +78,22 @@ def test_rows_of_release_0_1_still_read(tmp_path: Path) -> None:
     (tmp_path / "results.jsonl").write_text(json.dumps(old) + "\n" + json.dumps(odd) + "\n")
     loaded = load_rows(tmp_path, texts=False)
     assert [dict(row) for row in loaded.rows] == [old, odd] and not loaded.problems
+
+
+def test_every_list_of_row_fields_names_declared_fields() -> None:
+    """The field lists kept elsewhere (what the summary reads, what a row must have, what
+    show needs, what pricing reads of a turn) name only fields the declaration has."""
+    from debategraph.eval.log.row import TurnFigures
+    from debategraph.eval.log.rows import SHOWN_FIELDS
+    from debategraph.eval.log.store import _FAILED_FIELDS, _FINISHED_FIELDS
+    from debategraph.eval.run.budget import TURN_FIELDS as PRICED_TURN_FIELDS
+    from debategraph.eval.run.runner import PROGRESS_FIELDS, SUMMARY_FIELDS
+    from debategraph.policies.accounting import DETAIL_FIELDS
+    from debategraph.result import TURN_FIELDS as WRITTEN_TURN_FIELDS
+
+    for fields in (SUMMARY_FIELDS, PROGRESS_FIELDS, SHOWN_FIELDS, DETAIL_FIELDS):
+        assert set(fields) <= ROW_FIELDS, set(fields) - ROW_FIELDS
+    assert set(_FINISHED_FIELDS) | set(_FAILED_FIELDS) <= ROW_FIELDS
+    for fields in (PRICED_TURN_FIELDS, WRITTEN_TURN_FIELDS, DETAIL_FIELDS):
+        assert set(fields) <= TURN_FIELDS, set(fields) - TURN_FIELDS
+    assert set(TurnFigures.__struct_fields__) <= TURN_FIELDS
