@@ -163,6 +163,23 @@ def result_row(
         },
         "task": item.task,
         "answer_sources": result.answer_sources,
+        **_debate_fields(item, result, texts=texts, prompts=prompts),
+    }
+    if arm.budget_of is not None:
+        row.update(budget_of=arm.budget_of, budget=arm.budget)
+    if "gate" in result.method_state:  # whether the gate let the debate go on
+        row["gate"] = result.method_state["gate"]
+    if spend is not None:  # replayed turns made no request: only paid ones are used spend
+        paid = by_source["paid"]
+        row.update(spend.record(used_input=paid["input_tokens"], used_output=paid["output_tokens"]))
+    return new_row(row)
+
+
+def _debate_fields(
+    item: Item, result: DebateResult, *, texts: bool, prompts: bool
+) -> dict[str, Any]:
+    """What a row keeps of the debate itself, for ``show``, exports and re-deciding."""
+    return {
         "settings": result.settings,
         "question": item.question,
         "choices": list(item.choices) if item.choices else None,
@@ -173,14 +190,6 @@ def result_row(
         "turns": result.turn_records(include_text=texts, include_prompts=prompts),
         "method_state": result.method_state,
     }
-    if arm.budget_of is not None:
-        row.update(budget_of=arm.budget_of, budget=arm.budget)
-    if "gate" in result.method_state:  # whether the gate let the debate go on
-        row["gate"] = result.method_state["gate"]
-    if spend is not None:  # replayed turns made no request: only paid ones are used spend
-        paid = by_source["paid"]
-        row.update(spend.record(used_input=paid["input_tokens"], used_output=paid["output_tokens"]))
-    return new_row(row)
 
 
 def error_row(
