@@ -68,7 +68,18 @@ def test_a_wrong_type_or_an_undeclared_field_is_refused() -> None:
         decode_row(json.dumps({**ROW, "calls": "one"}).encode())
     with pytest.raises(TypeError, match="undeclared row field"):
         new_row({**ROW, "colour": "red"})
+    with pytest.raises(TypeError, match=r"turns\[\]\.colour"):
+        new_row({**ROW, "turns": [{**TURN, "colour": "red"}]})
     assert "colour" not in ROW_FIELDS
+
+
+def test_a_runners_private_field_passes_through_unwritten_fields_in_order() -> None:
+    made = new_row({"_note": {"n": 1}, **ROW, "seed": 3})
+    assert list(made) == [*ROW_ORDER, "_note"] and made["_note"] == {"n": 1}
+
+
+ROW_ORDER = ["method", "id", "seed", "answer", "correct", "input_tokens", "output_tokens"]
+ROW_ORDER += ["calls", "round_answers"]
 
 
 def test_rows_of_release_0_1_still_read(tmp_path: Path) -> None:

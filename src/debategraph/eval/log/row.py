@@ -44,6 +44,7 @@ class Turn(msgspec.Struct, kw_only=True, gc=False):
         output_tokens: Reply tokens (reasoning included).
         cached_input_tokens: Prompt tokens read from the provider's cache, where stated.
         reasoning_tokens: Reply tokens spent thinking, where the provider states them.
+        reasoning_field: The message field the thinking came in, where it came in one.
         usage_estimated: The tokens are estimated (the model reported none).
         cached: Answered from debategraph's response cache.
         latency_s: Seconds the call took.
@@ -69,6 +70,7 @@ class Turn(msgspec.Struct, kw_only=True, gc=False):
     output_tokens: int | UnsetType = UNSET
     cached_input_tokens: int | UnsetType | None = UNSET
     reasoning_tokens: int | UnsetType | None = UNSET
+    reasoning_field: str | UnsetType | None = UNSET
     usage_estimated: bool | UnsetType = UNSET
     cached: bool | UnsetType = UNSET
     latency_s: float | UnsetType | None = UNSET
@@ -298,6 +300,9 @@ def with_source(row: Mapping[str, Any], source: str) -> dict[str, Any]:
 def new_row(fields: Mapping[str, Any]) -> dict[str, Any]:
     """A row to write, made and checked through the declaration.
 
+    A field whose name starts with ``_`` is the runner's own note, never written: it passes
+    through unchecked, after the declared ones.
+
     Args:
         fields: The row's fields by name.
 
@@ -305,13 +310,17 @@ def new_row(fields: Mapping[str, Any]) -> dict[str, Any]:
         The row as the JSON object ``eval`` writes.
 
     Raises:
-        TypeError: A field is not declared.
+        TypeError: A field of the row or of one of its turns is not declared.
         msgspec.ValidationError: A field's value has the wrong type.
     """
-    unknown = set(fields) - ROW_FIELDS
+    private = {name: value for name, value in fields.items() if name.startswith("_")}
+    unknown = set(fields) - ROW_FIELDS - set(private)
+    for turn in fields.get("turns") or ():
+        unknown |= {f"turns[].{name}" for name in set(turn) - TURN_FIELDS}
     if unknown:
         raise TypeError(f"undeclared row field(s): {', '.join(sorted(unknown))}")
-    return row_dict(msgspec.convert(dict(fields), Row[Turn]))
+    public = {name: value for name, value in fields.items() if name not in private}
+    return row_dict(msgspec.convert(public, Row[Turn])) | private
 
 
 def encode_row(row: Row[Any]) -> bytes:
