@@ -25,6 +25,7 @@ _COLUMNS = (
     ("maj@k %", "right"),
     ("Abstain %", "right"),
     ("Tokens/item", "right"),
+    ("Reasoning tok/item", "right"),
     ("Input tok/call", "right"),
     ("Calls/item", "right"),
     ("NComm/item", "right"),
@@ -47,6 +48,14 @@ def _maj_cell(s: MethodSummary) -> str:
     return f"{number_cell(s['maj_at_k'], '.1f', 100)} (k={s['vote_k']})"
 
 
+def _reasoning_cell(s: MethodSummary) -> str:
+    """Reasoning tokens per item; blank where no provider stated any."""
+    reasoning = s.get("reasoning_tokens")
+    if reasoning is None or s["n"] == 0:
+        return ""
+    return number_cell(reasoning / s["n"], ",.0f")
+
+
 def table_row(s: MethodSummary, *, with_cost: bool = False) -> list[str]:
     """The cells of one method's line of the results table.
 
@@ -64,6 +73,7 @@ def table_row(s: MethodSummary, *, with_cost: bool = False) -> list[str]:
         _maj_cell(s),
         number_cell(s["abstention_rate"], ".1f", 100),
         number_cell(s["total_tokens_per_item"], ",.0f"),
+        _reasoning_cell(s),
         number_cell(s["input_tokens_per_call"], ",.1f"),
         number_cell(s["calls_per_item"], ".1f"),
         number_cell(s["ncomm_per_item"], ".1f"),
@@ -236,7 +246,9 @@ def extraction_table(summaries: Mapping[str, MethodSummary]) -> str:
     """Markdown table of how answers were found, per method.
 
     Columns: answer turns, the share declared, the share from the fallback (a guess such as
-    the last number), the share without an answer, and how many rows record it. A method
+    the last number), the share without an answer (cut-off replies included), how many
+    replies ended inside the model's thinking (``cut_off``) and how many rows record the
+    sources. A method
     whose rows do not record ``answer_sources`` shows ``—`` (unknown, not zero).
 
     Args:
@@ -247,7 +259,8 @@ def extraction_table(summaries: Mapping[str, MethodSummary]) -> str:
     """
     if all(s["answer_sources"] is None for s in summaries.values()):
         return ""
-    header = ["Method", "Answer turns", "Declared %", "Fallback %", "No answer %", "Rows known"]
+    header = ["Method", "Answer turns", "Declared %", "Fallback %", "No answer %", "Cut off",
+              "Rows known"]  # fmt: skip
     body = []
     for s in summaries.values():
         sources, turns = s["answer_sources"], s["answer_turns"]
@@ -259,10 +272,11 @@ def extraction_table(summaries: Mapping[str, MethodSummary]) -> str:
                 number_cell(declared, ".1f", 100),
                 number_cell(s["fallback_rate"], ".1f", 100),
                 number_cell(s["turn_abstention_rate"], ".1f", 100),
+                "—" if sources is None else f"{sources.get('cut_off', 0):,}",
                 f"{s['answer_sources_rows']}/{s['n']}",
             ]
         )
-    return _markdown_table(header, ["left", *["right"] * 5], body)
+    return _markdown_table(header, ["left", *["right"] * 6], body)
 
 
 def _sources_line(groups: Sequence[Group]) -> str:
@@ -384,6 +398,8 @@ def _intro(
         "answers (sc's samples, mav's agents: their accuracy; a debate: the vote it started "
         "from). "
         "Tokens/item is input + output tokens of every call (agents, summaries, evaluators); "
+        "Reasoning tok/item is the part of the output spent thinking, where the provider "
+        "states it (blank where none did); "
         "Input tok/call is total input tokens / calls; NComm counts pairwise context "
         "transfers; Rounds follows each method's own convention.",
     ]
@@ -419,7 +435,8 @@ def _group_section(group: Group, *, with_cost: bool) -> list[str]:
         out += [
             "",
             "Answer extraction (per answer turn: declared answer, fallback guess such as "
-            "the last number, or no answer; — = not recorded):",
+            "the last number, or no answer, of which Cut off counts the replies that ended "
+            "inside the model's thinking; — = not recorded):",
             "",
             extraction,
         ]
