@@ -99,7 +99,7 @@ def test_vote_at_round_rows_read_as_an_arm_of_their_own():
     assert [r["calls"] for r in early] == [3, 3, 3]
     assert early[0]["input_tokens"] == 30 and early[0]["output_tokens"] == 3
     assert early[0]["round_answers"] == [["1", "1", "2"]] and early[0]["ncomm"] == 0
-    assert early[1]["answer_sources"] == {"declared": 3, "fallback": 0, "none": 0}
+    assert early[1]["answer_sources"] == {"declared": 3, "fallback": 0, "none": 0, "cut_off": 0}
     one = vote_at_round(ROWS, 1, label="{method}@{k}")
     assert [r["answer"] for r in one] == ["2", "1", "1"] and one[0]["method"] == "du@1"
     assert one[2]["rounds"] == 1 and len(one[2]["turns"]) == 6

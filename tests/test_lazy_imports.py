@@ -147,3 +147,19 @@ def test_the_ctrl_c_guard_comes_before_any_import_that_could_be_interrupted():
     ).stdout.split()  # fmt: skip
     assert before == ["_signal", "os", "sys"]
     assert set(before) - {"os"} <= set(preloaded) | set(sys.builtin_module_names)
+
+
+REPORT_MODULES = 122
+"""The most modules importing the report may load beyond a bare interpreter's (standard
+library included): what the report of the release before loaded. Reaching the model layer
+for one constant had made it 1,000 and more."""
+
+
+@pytest.mark.slow
+def test_the_report_loads_no_model_layer_and_few_modules():
+    before = loaded_after("pass")
+    modules = loaded_after("from debategraph.eval.report.writer import write_report")
+    assert not {m for m in modules if m.split(".")[0] in {"langchain_core", "langsmith"}}
+    assert not {m for m in modules if m.startswith("debategraph.models")}
+    assert "numpy" not in modules
+    assert len(modules - before) <= REPORT_MODULES, sorted(modules - before)

@@ -225,7 +225,7 @@ def test_answer_sources_rates_over_rows_that_record_them() -> None:
         {"method": "m", "id": "4", "error": "boom", "answer_sources": {"fallback": 9}},
     ]
     m = summarize(rows)["m"]
-    assert m["answer_sources"] == {"declared": 6, "fallback": 1, "none": 1}
+    assert m["answer_sources"] == {"declared": 6, "fallback": 1, "none": 1, "cut_off": 0}
     assert (m["answer_sources_rows"], m["answer_turns"], m["n"]) == (2, 8, 3)
     assert m["fallback_rate"] == 1 / 8
     assert m["turn_abstention_rate"] == 1 / 8
@@ -238,7 +238,7 @@ def test_answer_sources_unknown_when_no_row_records_them() -> None:
     assert math.isnan(m["fallback_rate"]) and math.isnan(m["turn_abstention_rate"])
     # A recorded mapping with missing sources counts them as 0; zero turns give NaN rates.
     z = summarize([row("z", "1", answer_sources={"declared": 0})])["z"]
-    assert z["answer_sources"] == {"declared": 0, "fallback": 0, "none": 0}
+    assert z["answer_sources"] == {"declared": 0, "fallback": 0, "none": 0, "cut_off": 0}
     assert z["answer_turns"] == 0 and math.isnan(z["fallback_rate"])
 
 

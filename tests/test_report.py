@@ -94,14 +94,14 @@ def test_report_table_numbers(results: Path, tmp_path: Path) -> None:
     # 1,200 tokens/item; 1000/6 = 166.7 input tokens per call; 6 calls, 6 NComm, 2 rounds.
     # maj@3: the initial [1,2,1] vote says 1 on every item -> 100 %.
     assert table_line(report, "du", "## Simulated models: gsm8k") == [
-        "du", "10", "80.0 (49.0–94.3)", "100.0 (k=3)", "10.0", "1,200", "166.7", "6.0", "6.0",
+        "du", "10", "80.0 (49.0–94.3)", "100.0 (k=3)", "10.0", "1,200", "", "166.7", "6.0", "6.0",
         "2.00", "1.50", "1",
     ]  # fmt: skip
     # cot: 2/4 -> Wilson (15.0, 85.0); 120 tokens/item; 100/2 = 50 input tokens per call.
     # maj@2: [1,1] -> 1 twice, [2,1] -> 2 (first-seen tie-break) twice -> 50 %.
     assert table_line(report, "cot", "## Simulated models: gsm8k") == [
-        "cot", "4", "50.0 (15.0–85.0)", "50.0 (k=2)", "0.0", "120", "50.0", "2.0", "1.0", "1.00",
-        "0.50", "0",
+        "cot", "4", "50.0 (15.0–85.0)", "50.0 (k=2)", "0.0", "120", "", "50.0", "2.0", "1.0",
+        "1.00", "0.50", "0",
     ]  # fmt: skip
     # Real rows are a separate group, never mixed into the simulated table.
     assert table_line(report, "du", "## Real model outputs: gsm8k")[:3] == [
@@ -200,9 +200,9 @@ def test_report_shows_fallback_and_abstention_rates(tmp_path: Path) -> None:
     report = write_report(folder, plots=False).read_text(encoding="utf-8")
     # du: 10 answer turns, 8 declared, 1 fallback, 1 without an answer, 2 of 2 rows known.
     assert table_line(report, "du", "Answer extraction") == [
-        "du", "10", "80.0", "10.0", "10.0", "2/2",
+        "du", "10", "80.0", "10.0", "10.0", "0", "2/2",
     ]  # fmt: skip
-    assert table_line(report, "cot", "Answer extraction") == ["cot", "—", "—", "—", "—", "0/1"]
+    assert table_line(report, "cot", "Answer extraction") == ["cot", "—", "—", "—", "—", "—", "0/1"]
     summary = json.loads((folder / "summary.json").read_text())["groups"]
     assert summary[0]["methods"]["du"]["fallback_rate"] == 0.1
     assert summary[0]["methods"]["cot"]["fallback_rate"] is None

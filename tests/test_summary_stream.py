@@ -200,7 +200,8 @@ def _expected(
         "wall_s_mean": wall / n, "cost": cost,
         "cost_per_item": None if cost is None else cost / n,
         "cached_calls": bill["cached_calls"], "bill": bill, "tokens_by_kind": {},
-        "answer_sources": None, "answer_sources_rows": 0, "answer_turns": None,
+        "answer_sources": None, "answer_sources_rows": 0, "reasoning_tokens": None,
+        "answer_turns": None,
         "requests": None, "failed_requests": 0, "wasted_tokens": 0, "failed_item_tokens": 0,
         "fallback_rate": NAN, "turn_abstention_rate": NAN, "round_stats": rounds,
         "flips": flips, "vote_at_round0": vote0, "gate": None, "screen": None,
@@ -242,7 +243,8 @@ def _hand_counted(priced: bool) -> dict[str, dict[str, Any]]:
         seeds=_seeds((None, 1, 1), (0, 2, 1), (1, 1, 0)),
         tokens_by_kind={"answer": {"input_tokens": 300 + 100 + 180, "output_tokens": 90 + 30 + 50},
                         "summary": {"input_tokens": 20, "output_tokens": 10}},
-        answer_sources={"declared": 8 + 3, "fallback": 1, "none": 3}, answer_sources_rows=2,
+        answer_sources={"declared": 8 + 3, "fallback": 1, "none": 3, "cut_off": 0},
+        answer_sources_rows=2,
         answer_turns=15, fallback_rate=1 / 15, turn_abstention_rate=3 / 15,
         requests=10 + 3 + 6 + 4, failed_requests=1 + 4, wasted_tokens=37 + 100,
         failed_item_tokens=100,
@@ -321,7 +323,7 @@ def test_the_fixture_reaches_every_branch_the_summary_has(tmp_path):
     assert du["bill"]["latency_s_per_call"] == 3.25 / 10
     assert (du["requests"], du["failed_requests"], du["wasted_tokens"]) == (23, 5, 137)
     assert du["failed_item_tokens"] == 100
-    assert du["answer_sources"] == {"declared": 11, "fallback": 1, "none": 3}
+    assert du["answer_sources"] == {"declared": 11, "fallback": 1, "none": 3, "cut_off": 0}
     assert [(s["seed"], s["items"], s["correct"]) for s in du["seeds"]["accuracies"]] == [
         (None, 1, 1),
         (0, 2, 1),

@@ -25,9 +25,8 @@ from debategraph.models.http import async_http_client
 from debategraph.models.loops import for_this_loop
 from debategraph.models.roster import Agent
 from debategraph.models.simulated import SimulatedDebater
+from debategraph.policies.model_names import SIMULATED
 from debategraph.state.context import DebateContext
-
-SIMULATED = ("simulated", "sim")
 
 ModelSpec = str | BaseChatModel
 """``"simulated"``, an ``init_chat_model`` string (``"openai:gpt-4o-mini"``), or a model."""

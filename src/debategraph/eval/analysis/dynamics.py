@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Container, Mapping, Sequence
 from typing import Any, TypedDict
 
+from debategraph.eval.log.row import ANSWER_SOURCES
 from debategraph.policies.answers import answers_match
 from debategraph.policies.types import Answer, TaskKind
 from debategraph.policies.voting import majority_vote
@@ -323,7 +324,7 @@ def vote_at_round(
                 slot = by_kind.setdefault(t.get("kind") or "answer", dict.fromkeys(_TOKENS, 0))
                 for key in _TOKENS:
                     slot[key] += t.get(key) or 0
-            sources = dict.fromkeys(("declared", "fallback", "none"), 0)
+            sources = dict.fromkeys(ANSWER_SOURCES, 0)
             for t in early:
                 if t.get("kind") == "answer" and t.get("answer_source") in sources:
                     sources[t["answer_source"]] += 1

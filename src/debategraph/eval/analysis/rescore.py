@@ -28,6 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from debategraph.eval.analysis.dynamics import round_dynamics, vote_at_round
+from debategraph.eval.log.row import ANSWER_SOURCES
 from debategraph.methods.registry import get_rule
 from debategraph.policies.accounting import DETAIL_FIELDS, usage_by_source, usage_totals
 from debategraph.policies.answers import answers_match
@@ -288,8 +289,7 @@ def _first_answer_only(row: Row, answer: Any, correct: bool) -> dict[str, Any]:
         **{field: kept.get(field) for field in DETAIL_FIELDS},
         "turns": first[:1],
         "answer_sources": {
-            src: int(bool(first) and first[0].get("answer_source") == src)
-            for src in ("declared", "fallback", "none")
+            src: int(bool(first) and first[0].get("answer_source") == src) for src in ANSWER_SOURCES
         },
         "requests": attempts,
         "failed_requests": attempts - 1,

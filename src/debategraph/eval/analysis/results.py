@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from debategraph.eval.analysis.dynamics import RoundStats, round_dynamics
 from debategraph.eval.analysis.metrics import MethodSummary, Row, group_by, is_failed, summarize
+from debategraph.eval.log.row import RowError, decode_row, figures, row_dict, with_source
 from debategraph.eval.log.row_index import row_files
-from debategraph.models.resolve import SIMULATED
+from debategraph.policies.model_names import SIMULATED
 
 SOURCE_TITLES = {
     "simulated": "Simulated models",
@@ -92,7 +95,7 @@ result_files = row_files
 """The row files of a results directory (:func:`~debategraph.eval.log.row_index.row_files`)."""
 
 
-def load_rows(results_dir: str | os.PathLike[str]) -> LoadedRows:
+def load_rows(results_dir: str | os.PathLike[str], *, texts: bool = True) -> LoadedRows:
     """Read every ``*.jsonl`` file of a directory (not recursive, name order), checked.
 
     The ledger of spend kept beside the rows (``interrupted.jsonl``) holds no rows and is
@@ -104,8 +107,13 @@ def load_rows(results_dir: str | os.PathLike[str]) -> LoadedRows:
     directory's ``run.json`` names the run's items and arms, the rows of ``results.jsonl``
     must belong to them: rows of other items or methods are left out and listed.
 
+    Every line is decoded through the row's declaration (:mod:`debategraph.eval.log.row`).
+
     Args:
         results_dir: The results directory.
+        texts: Keep every field, and what the turns' models wrote (texts, reasoning,
+            prompts); without, a row keeps its figures only (see
+            :func:`~debategraph.eval.log.row.figures_dict`), which is all a report reads.
 
     Returns:
         The rows used, and what was left out.
@@ -120,22 +128,14 @@ def load_rows(results_dir: str | os.PathLike[str]) -> LoadedRows:
     seen: dict[tuple[str | int | None, ...], str] = {}
     for file in result_files(folder):
         own = file.name == RESULTS_FILE
-        for number, raw in enumerate(file.read_bytes().splitlines(), start=1):
+        for number, raw in enumerate(_lines(file), start=1):
             where = f"{file.name}, line {number}"
             if not raw.strip():
                 continue
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                loaded.leave_out(where, "not utf-8", "not UTF-8 text")
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                loaded.leave_out(where, "malformed", f"not valid JSON ({exc.msg})")
-                continue
-            except RecursionError:
-                loaded.leave_out(where, "malformed", "JSON nested too deeply")
+            row, unread = _decoded(raw, texts)
+            if row is None:
+                reason = "not utf-8" if unread == NOT_UTF8 else "malformed"
+                loaded.leave_out(where, reason, unread)
                 continue
             problem = row_problem(row)
             if problem is not None:
@@ -155,6 +155,35 @@ def load_rows(results_dir: str | os.PathLike[str]) -> LoadedRows:
             seen[identity] = where
             loaded.rows.append(row)
     return loaded
+
+
+NOT_UTF8 = "not UTF-8 text"
+
+
+def _lines(file: Path) -> Iterator[bytes]:
+    """The lines of ``file``, one at a time (a results file may be larger than memory)."""
+    with file.open("rb") as lines:
+        yield from lines
+
+
+def _decoded(raw: bytes, texts: bool) -> tuple[dict[str, Any] | None, str]:
+    """The row of a line through its declaration, or ``None`` and why it is no row."""
+    try:
+        row = decode_row(raw, texts=texts)
+        return (row_dict(row) if texts else figures(row)), ""
+    except (msgspec.DecodeError, RowError):
+        pass
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None, NOT_UTF8
+    try:
+        value = json.loads(line)
+    except json.JSONDecodeError as exc:
+        return None, f"not valid JSON ({exc.msg})"
+    except RecursionError:
+        return None, "JSON nested too deeply"
+    return value, ""
 
 
 def read_results(results_dir: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], list[str]]:
@@ -206,7 +235,7 @@ def sourced_rows(rows: Sequence[Row]) -> list[dict[str, Any]]:
     Every view of a report's groups (summaries, Pareto points) reads these, so that each
     covers the same rows (see :func:`group_sources`).
     """
-    return [{**row, "source": s} for row, s in zip(rows, group_sources(rows), strict=True)]
+    return [with_source(row, s) for row, s in zip(rows, group_sources(rows), strict=True)]
 
 
 def _arm(row: Row) -> tuple[str, str]:

@@ -22,9 +22,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import numpy as np
-import numpy.typing as npt
+if TYPE_CHECKING:  # numpy loads when a statistic is computed, not with the report
+    import numpy as np
+    import numpy.typing as npt
 
 DEFAULT_RESAMPLES = 10_000
 """Bootstrap resamples (and Monte Carlo sign flips) unless told otherwise."""
@@ -32,7 +34,9 @@ DEFAULT_RESAMPLES = 10_000
 EXACT_FLIP_LIMIT = 16
 """Up to this many non-zero differences, :func:`sign_flip_test` enumerates every sign."""
 
-_FloatArray = npt.NDArray[np.float64]
+if TYPE_CHECKING:
+    _FloatArray = npt.NDArray[np.float64]
+
 _SCORE_STEPS = 64
 """Bisection steps of :func:`paired_score_intervals` (each halves a bracket of width <= 2)."""
 
@@ -41,6 +45,8 @@ def _tango_statistic(
     a_only: _FloatArray, b_only: _FloatArray, n: _FloatArray, delta: _FloatArray
 ) -> _FloatArray:
     """Tango's score statistic at ``delta``: its variance uses the cells' constrained MLE."""
+    import numpy as np
+
     quad_a = 2 * n
     quad_b = -a_only - b_only + (2 * n - a_only + b_only) * delta
     quad_c = -b_only * delta * (1 - delta)
@@ -67,6 +73,8 @@ def paired_score_intervals(
     Raises:
         ValueError: ``confidence`` outside (0, 1).
     """
+    import numpy as np
+
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be between 0 and 1, got {confidence}")
     from statistics import NormalDist
@@ -124,6 +132,8 @@ def paired_score_interval(
 
 
 def _distinct(values: Sequence[float]) -> tuple[_FloatArray, npt.NDArray[np.int64]]:
+    import numpy as np
+
     unique, counts = np.unique(np.asarray(values, dtype=np.float64), return_counts=True)
     return unique, counts.astype(np.int64)
 
@@ -154,6 +164,8 @@ def paired_bootstrap(
     Raises:
         ValueError: ``resamples`` below 1 or ``confidence`` outside (0, 1).
     """
+    import numpy as np
+
     if resamples < 1:
         raise ValueError(f"resamples must be at least 1, got {resamples}")
     if not 0 < confidence < 1:
@@ -161,6 +173,7 @@ def paired_bootstrap(
     n = len(differences)
     if n == 0:
         return (float("nan"), float("nan"))
+
     values, counts = _distinct(differences)
     rng = np.random.default_rng(seed)
     drawn = rng.multinomial(n, counts / n, size=resamples)
@@ -224,8 +237,11 @@ def sign_flip_test(
     Raises:
         ValueError: ``resamples`` below 1.
     """
+    import numpy as np
+
     if resamples < 1:
         raise ValueError(f"resamples must be at least 1, got {resamples}")
+
     nonzero = np.asarray([d for d in differences if d != 0], dtype=np.float64)
     observed = abs(float(nonzero.sum()))
     tolerance = 1e-9 * max(1.0, float(np.abs(nonzero).sum()))
@@ -292,12 +308,16 @@ def minimum_detectable_difference(
 
 
 def _log_factorials(n: int) -> _FloatArray:
+    import numpy as np
+
     return np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, n + 1, dtype=np.float64)))])
 
 
 @lru_cache(maxsize=8)
 def _mcnemar_grid(n: int, alpha: float) -> tuple[_FloatArray, npt.NDArray[np.bool_]]:
     """The log of C(D, k) for k, D = 0..n (``-inf`` where k > D), and where McNemar rejects."""
+    import numpy as np
+
     log_fact = _log_factorials(n)
     k, count = np.arange(n + 1)[:, None], np.arange(n + 1)[None, :]
     inside = k <= count
@@ -311,6 +331,8 @@ def _mcnemar_grid(n: int, alpha: float) -> tuple[_FloatArray, npt.NDArray[np.boo
 
 def _xlogy(count: npt.NDArray[np.int64], share: float) -> _FloatArray:
     """``count * log(share)``, 0 where ``count`` is 0 (also when ``share`` is 0)."""
+    import numpy as np
+
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.asarray(np.where(count > 0, count * np.log(share), 0.0), dtype=np.float64)
 
@@ -335,6 +357,8 @@ def mcnemar_power(n: int, discordant: float, difference: float, *, alpha: float 
     Raises:
         ValueError: A value outside the ranges above.
     """
+    import numpy as np
+
     if n < 1 or not 0 < discordant <= 1 or not abs(difference) <= discordant:
         raise ValueError(
             f"need n >= 1, discordant in (0, 1] and |difference| <= discordant, got n={n}, "

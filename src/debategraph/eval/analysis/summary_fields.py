@@ -15,6 +15,7 @@ from typing import Any, TypedDict
 from debategraph.eval.analysis.dynamics import RoundStats, RoundZeroVote
 from debategraph.eval.analysis.seeds import SeedSpread
 from debategraph.eval.log.bill import Bill
+from debategraph.eval.log.row import ANSWER_SOURCES as ROW_ANSWER_SOURCES
 
 Row = Mapping[str, Any]
 """One result row (see the module docstring)."""
@@ -65,9 +66,11 @@ class MethodSummary(TypedDict):
         bill: The paid calls' tokens (the provider's cached input and reasoning tokens
             among them) beside the replayed calls' (:class:`debategraph.eval.log.bill.Bill`).
         tokens_by_kind: Per call kind, summed ``input_tokens`` and ``output_tokens``.
-        answer_sources: Answer turns by source (``declared``, ``fallback``, ``none``),
-            summed over the rows that record them; ``None`` when no row does.
+        answer_sources: Answer turns by source (``declared``, ``fallback``, ``none``,
+            ``cut_off``), summed over the rows that record them; ``None`` when no row does.
         answer_sources_rows: Scored rows that record ``answer_sources``.
+        reasoning_tokens: Of the output tokens, those spent thinking, summed over the scored
+            rows whose provider stated them; ``None`` when none did.
         answer_turns: Answer turns in those rows (``None`` when no row records them).
         fallback_rate: Share of those answer turns whose answer came from the fallback;
             NaN when unknown.
@@ -77,8 +80,8 @@ class MethodSummary(TypedDict):
         wasted_tokens: Tokens of replies that arrived but were not used, failed items
             included.
         failed_item_tokens: Of those, the tokens spent on items that failed.
-        turn_abstention_rate: Share of those answer turns without an answer; NaN when
-            unknown.
+        turn_abstention_rate: Share of those answer turns without an answer (``none``, and
+            ``cut_off``: the reply ended inside the model's thinking); NaN when unknown.
         round_stats: Per round: the majority's accuracy, the share of agents right and the
             flips since the previous round
             (:func:`debategraph.eval.analysis.dynamics.round_dynamics`).
@@ -132,6 +135,7 @@ class MethodSummary(TypedDict):
     tokens_by_kind: dict[str, dict[str, int]]
     answer_sources: dict[str, int] | None
     answer_sources_rows: int
+    reasoning_tokens: int | None
     answer_turns: int | None
     requests: int | None
     failed_requests: int
@@ -147,8 +151,8 @@ class MethodSummary(TypedDict):
     seeds: SeedSpread
 
 
-ANSWER_SOURCES = ("declared", "fallback", "none")
-"""The keys of a row's ``answer_sources``."""
+ANSWER_SOURCES = ROW_ANSWER_SOURCES
+"""The keys of a row's ``answer_sources`` (the row declares them)."""
 
 
 def ratio(numerator: float, denominator: float) -> float:

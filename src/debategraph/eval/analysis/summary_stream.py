@@ -66,6 +66,7 @@ class MethodTally:
         self.bill = BillTally()
         self.sources = dict.fromkeys(ANSWER_SOURCES, 0)
         self.sources_rows = 0
+        self.reasoning: int | None = None
         self.spending = self.requests = self.failed_requests = 0
         self.wasted = self.failed_wasted = 0
         self.kinds: dict[str, dict[str, int]] = {}
@@ -100,6 +101,8 @@ class MethodTally:
             self.sums[name] += row.get(name) or 0
         self.walls.append(row.get("wall_s") or 0)
         self._add_sources(row)
+        if row.get("reasoning_tokens") is not None:
+            self.reasoning = (self.reasoning or 0) + int(row["reasoning_tokens"])
         for kind, usage in (row.get("tokens_by_kind") or {}).items():
             slot = self.kinds.setdefault(kind, {"input_tokens": 0, "output_tokens": 0})
             slot["input_tokens"] += usage.get("input_tokens") or 0
@@ -286,13 +289,16 @@ class MethodTally:
             tokens_by_kind={kind: dict(usage) for kind, usage in self.kinds.items()},
             answer_sources=dict(sources) if sources is not None else None,
             answer_sources_rows=self.sources_rows,
+            reasoning_tokens=self.reasoning,
             answer_turns=turns,
             requests=self.requests if self.spending else None,
             failed_requests=self.failed_requests,
             wasted_tokens=self.wasted,
             failed_item_tokens=self.failed_wasted,
             fallback_rate=ratio(sources["fallback"], turns) if sources and turns else NAN,
-            turn_abstention_rate=ratio(sources["none"], turns) if sources and turns else NAN,
+            turn_abstention_rate=(
+                ratio(sources["none"] + sources["cut_off"], turns) if sources and turns else NAN
+            ),
             round_stats=stats,
             flips=total_flips(stats),
             vote_at_round0=self.round_zero(),

@@ -26,8 +26,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from debategraph.eval.log.store import row_problem
-
 INDEX_SUFFIX = ".index"
 """What the index's file name adds to the results file's (``results.jsonl.index``)."""
 
@@ -165,6 +163,8 @@ def decode_row(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
         return None, f"not valid JSON ({getattr(exc, 'msg', exc)})"
     except RecursionError:
         return None, "JSON nested too deeply"
+    from debategraph.eval.log.store import row_problem  # the store loads filelock: not at help
+
     problem = row_problem(row)
     return (None, problem) if problem is not None else (row, None)
 

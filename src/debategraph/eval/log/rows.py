@@ -9,12 +9,13 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.language_models import BaseChatModel
 
 from debategraph.eval.datasets import Item
+from debategraph.eval.log.row import new_row
 from debategraph.eval.log.spend import SpendMeter
 from debategraph.models.oracle import REPLAY_SOURCES
-from debategraph.models.resolve import SIMULATED
 from debategraph.models.simulated import SimulatedDebater
 from debategraph.policies.accounting import DETAIL_FIELDS, usage_by_kind, usage_by_source
 from debategraph.policies.failures import describe_error as _describe_error
+from debategraph.policies.model_names import SIMULATED
 from debategraph.policies.secrets import Redactor
 from debategraph.result import DebateResult
 
@@ -128,7 +129,7 @@ def result_row(
         prompts: Keep every turn's prompt, the last user message its model was sent.
 
     Returns:
-        The row.
+        The row, made through :mod:`debategraph.eval.log.row`.
     """
     usage = result.usage
     by_source = usage_by_source(result.turns)
@@ -162,6 +163,23 @@ def result_row(
         },
         "task": item.task,
         "answer_sources": result.answer_sources,
+        **_debate_fields(item, result, texts=texts, prompts=prompts),
+    }
+    if arm.budget_of is not None:
+        row.update(budget_of=arm.budget_of, budget=arm.budget)
+    if "gate" in result.method_state:  # whether the gate let the debate go on
+        row["gate"] = result.method_state["gate"]
+    if spend is not None:  # replayed turns made no request: only paid ones are used spend
+        paid = by_source["paid"]
+        row.update(spend.record(used_input=paid["input_tokens"], used_output=paid["output_tokens"]))
+    return new_row(row)
+
+
+def _debate_fields(
+    item: Item, result: DebateResult, *, texts: bool, prompts: bool
+) -> dict[str, Any]:
+    """What a row keeps of the debate itself, for ``show``, exports and re-deciding."""
+    return {
         "settings": result.settings,
         "question": item.question,
         "choices": list(item.choices) if item.choices else None,
@@ -172,14 +190,6 @@ def result_row(
         "turns": result.turn_records(include_text=texts, include_prompts=prompts),
         "method_state": result.method_state,
     }
-    if arm.budget_of is not None:
-        row.update(budget_of=arm.budget_of, budget=arm.budget)
-    if "gate" in result.method_state:  # whether the gate let the debate go on
-        row["gate"] = result.method_state["gate"]
-    if spend is not None:  # replayed turns made no request: only paid ones are used spend
-        paid = by_source["paid"]
-        row.update(spend.record(used_input=paid["input_tokens"], used_output=paid["output_tokens"]))
-    return row
 
 
 def error_row(
@@ -211,7 +221,7 @@ def error_row(
     }
     if spend is not None:
         row.update(spend.record())
-    return row
+    return new_row(row)
 
 
 def _seed_field(seed: int | None) -> dict[str, int]:

@@ -110,7 +110,7 @@ def row_problem(row: object) -> str | None:
     ``output_tokens``, ``calls`` and ``round_answers`` with their types; a failed row needs
     ``method``, ``id`` and ``error``. A ``seed``, where a row has one, is an integer.
     """
-    if not isinstance(row, dict):
+    if not isinstance(row, Mapping):
         return "not a JSON object"
     seed = row.get("seed")
     if "seed" in row and (not isinstance(seed, int) or isinstance(seed, bool)):

@@ -25,6 +25,7 @@ _COLUMNS = (
     ("maj@k %", "right"),
     ("Abstain %", "right"),
     ("Tokens/item", "right"),
+    ("Reasoning tok/item", "right"),
     ("Input tok/call", "right"),
     ("Calls/item", "right"),
     ("NComm/item", "right"),
@@ -47,6 +48,14 @@ def _maj_cell(s: MethodSummary) -> str:
     return f"{number_cell(s['maj_at_k'], '.1f', 100)} (k={s['vote_k']})"
 
 
+def _reasoning_cell(s: MethodSummary) -> str:
+    """Reasoning tokens per item; blank where no provider stated any."""
+    reasoning = s.get("reasoning_tokens")
+    if reasoning is None or s["n"] == 0:
+        return ""
+    return number_cell(reasoning / s["n"], ",.0f")
+
+
 def table_row(s: MethodSummary, *, with_cost: bool = False) -> list[str]:
     """The cells of one method's line of the results table.
 
@@ -64,6 +73,7 @@ def table_row(s: MethodSummary, *, with_cost: bool = False) -> list[str]:
         _maj_cell(s),
         number_cell(s["abstention_rate"], ".1f", 100),
         number_cell(s["total_tokens_per_item"], ",.0f"),
+        _reasoning_cell(s),
         number_cell(s["input_tokens_per_call"], ",.1f"),
         number_cell(s["calls_per_item"], ".1f"),
         number_cell(s["ncomm_per_item"], ".1f"),
@@ -236,7 +246,9 @@ def extraction_table(summaries: Mapping[str, MethodSummary]) -> str:
     """Markdown table of how answers were found, per method.
 
     Columns: answer turns, the share declared, the share from the fallback (a guess such as
-    the last number), the share without an answer, and how many rows record it. A method
+    the last number), the share without an answer (cut-off replies included), how many
+    replies ended inside the model's thinking (``cut_off``) and how many rows record the
+    sources. A method
     whose rows do not record ``answer_sources`` shows ``—`` (unknown, not zero).
 
     Args:
@@ -247,7 +259,8 @@ def extraction_table(summaries: Mapping[str, MethodSummary]) -> str:
     """
     if all(s["answer_sources"] is None for s in summaries.values()):
         return ""
-    header = ["Method", "Answer turns", "Declared %", "Fallback %", "No answer %", "Rows known"]
+    header = ["Method", "Answer turns", "Declared %", "Fallback %", "No answer %", "Cut off",
+              "Rows known"]  # fmt: skip
     body = []
     for s in summaries.values():
         sources, turns = s["answer_sources"], s["answer_turns"]
@@ -259,10 +272,11 @@ def extraction_table(summaries: Mapping[str, MethodSummary]) -> str:
                 number_cell(declared, ".1f", 100),
                 number_cell(s["fallback_rate"], ".1f", 100),
                 number_cell(s["turn_abstention_rate"], ".1f", 100),
+                "—" if sources is None else f"{sources.get('cut_off', 0):,}",
                 f"{s['answer_sources_rows']}/{s['n']}",
             ]
         )
-    return _markdown_table(header, ["left", *["right"] * 5], body)
+    return _markdown_table(header, ["left", *["right"] * 6], body)
 
 
 def _sources_line(groups: Sequence[Group]) -> str:
@@ -347,8 +361,30 @@ def render_markdown(
     Returns:
         Markdown text.
     """
+    out = _intro(groups, rows, files, rows_line)
+    for group in groups:
+        out += _group_section(group, with_cost=with_cost)
+    out += _budget_section(groups, rows)
+    out += comparisons
+    out += _spending_section(groups)
+    out += bill_section(groups, with_cost=with_cost)
+    if pareto:
+        out += ["", pareto]
+    if plots:
+        out += ["", "## Plots", ""]
+        out += [f"![{Path(name).stem.replace('_', ' ')}]({name})" for name in plots]
+    if problems:
+        out += ["", f"## Lines left out ({len(problems)})", ""]
+        out += [f"- {problem}" for problem in problems]
+    return "\n".join(out) + "\n"
+
+
+def _intro(
+    groups: Sequence[Group], rows: Sequence[Row], files: Sequence[str], rows_line: str
+) -> list[str]:
+    """The report's title, what it rests on, and how to read the method tables."""
     failed = sum(is_failed(row) for row in rows)
-    out = [
+    return [
         "# Evaluation report",
         "",
         f"{len(rows)} result rows from {len(files)} file(s): {', '.join(files)}. "
@@ -362,97 +398,111 @@ def render_markdown(
         "answers (sc's samples, mav's agents: their accuracy; a debate: the vote it started "
         "from). "
         "Tokens/item is input + output tokens of every call (agents, summaries, evaluators); "
+        "Reasoning tok/item is the part of the output spent thinking, where the provider "
+        "states it (blank where none did); "
         "Input tok/call is total input tokens / calls; NComm counts pairwise context "
         "transfers; Rounds follows each method's own convention.",
     ]
-    for group in groups:
-        out += ["", f"## {group.title}", "", results_table(group.summaries, with_cost=with_cost)]
-        gates = [(s["method"], s["gate"]) for s in group.summaries.values() if s["gate"]]
-        if gates:
-            out += ["", "Gates (round 0 is always paid; the debate only when the gate fires):"]
-            out += [""] + [
-                f"- {method}: debated {gate['debated']} of {gate['items']} items "
-                f"(gate {gate['rule']}){_stopped_anyway(gate)}{_asked_confidence(gate)}"
-                for method, gate in gates
-            ]
-        screens = [(s["method"], s["screen"]) for s in group.summaries.values() if s["screen"]]
-        for method, screen in screens:
-            contested = screen["items"] - screen["settled"]
-            out += [
-                "",
-                f"Only contested items: {method} screened {screen['items']} items by their "
-                f"round-0 answers; {screen['settled']} were settled (every agent gave the same "
-                f"answer) and skipped by the other methods, whose figures rest on the "
-                f"{contested} contested ones. On those, {method}'s vote scores "
-                f"{number_cell(screen['contested_accuracy'], '.1f', 100)}%.",
-            ]
-        out += seeds_section(group.summaries)
-        versus = debate_vs_vote_table(group.summaries)
-        if versus:
-            out += [
-                "",
-                "Did debating help? Each debate's final answer beside the majority vote of its "
-                "own round-0 answers (no extra call; Δ = final − vote, in points). Flips count "
-                "agents' answers changing between consecutive rounds, all rounds added up:",
-                "",
-                versus,
-            ]
-        rounds = per_round_table(group.summaries, group.overall_rounds)
-        if rounds:
-            out += [
-                "",
-                "Per round (majority vote, first-seen tie-break; consensus = all agents agree; "
-                "agents right = share of the agents' answers that are right; flips since the "
-                "previous round):",
-                "",
-                rounds,
-            ]
-        extraction = extraction_table(group.summaries)
-        if extraction:
-            out += [
-                "",
-                "Answer extraction (per answer turn: declared answer, fallback guess such as "
-                "the last number, or no answer; — = not recorded):",
-                "",
-                extraction,
-            ]
+
+
+def _group_section(group: Group, *, with_cost: bool) -> list[str]:
+    """One (source, dataset) group's tables: methods, gates, screens, seeds, rounds, answers."""
+    out = ["", f"## {group.title}", "", results_table(group.summaries, with_cost=with_cost)]
+    out += _gates_and_screens(group.summaries)
+    out += seeds_section(group.summaries)
+    versus = debate_vs_vote_table(group.summaries)
+    if versus:
+        out += [
+            "",
+            "Did debating help? Each debate's final answer beside the majority vote of its "
+            "own round-0 answers (no extra call; Δ = final − vote, in points). Flips count "
+            "agents' answers changing between consecutive rounds, all rounds added up:",
+            "",
+            versus,
+        ]
+    rounds = per_round_table(group.summaries, group.overall_rounds)
+    if rounds:
+        out += [
+            "",
+            "Per round (majority vote, first-seen tie-break; consensus = all agents agree; "
+            "agents right = share of the agents' answers that are right; flips since the "
+            "previous round):",
+            "",
+            rounds,
+        ]
+    extraction = extraction_table(group.summaries)
+    if extraction:
+        out += [
+            "",
+            "Answer extraction (per answer turn: declared answer, fallback guess such as "
+            "the last number, or no answer, of which Cut off counts the replies that ended "
+            "inside the model's thinking; — = not recorded):",
+            "",
+            extraction,
+        ]
+    return out
+
+
+def _gates_and_screens(summaries: Mapping[str, MethodSummary]) -> list[str]:
+    """What the gated arms debated, and what screening for contested items skipped."""
+    out: list[str] = []
+    gates = [(s["method"], s["gate"]) for s in summaries.values() if s["gate"]]
+    if gates:
+        out += ["", "Gates (round 0 is always paid; the debate only when the gate fires):"]
+        out += [""] + [
+            f"- {method}: debated {gate['debated']} of {gate['items']} items "
+            f"(gate {gate['rule']}){_stopped_anyway(gate)}{_asked_confidence(gate)}"
+            for method, gate in gates
+        ]
+    screens = [(s["method"], s["screen"]) for s in summaries.values() if s["screen"]]
+    for method, screen in screens:
+        contested = screen["items"] - screen["settled"]
+        out += [
+            "",
+            f"Only contested items: {method} screened {screen['items']} items by their "
+            f"round-0 answers; {screen['settled']} were settled (every agent gave the same "
+            f"answer) and skipped by the other methods, whose figures rest on the "
+            f"{contested} contested ones. On those, {method}'s vote scores "
+            f"{number_cell(screen['contested_accuracy'], '.1f', 100)}%.",
+        ]
+    return out
+
+
+def _budget_section(groups: Sequence[Group], rows: Sequence[Row]) -> list[str]:
+    """Budget-matched voting beside its debate, over every group."""
     every: dict[str, MethodSummary] = {}
     for group in groups:  # a voting arm may read as real outputs, its debate as simulated
         for label, summary in group.summaries.items():
             every.setdefault(label, summary)
     budgets = budget_table(every, rows)
-    if budgets:
-        out += [
-            "",
-            "## Budget matching",
-            "",
-            "Budget-matched voting beside the debate whose budget it spent on each item (calls: "
-            "one sample per model call of the debate; tokens: as many samples as the debate's "
-            "tokens buy, priced by its own round-0 answers):",
-            "",
-            budgets,
-        ]
-    out += comparisons
+    if not budgets:
+        return []
+    return [
+        "",
+        "## Budget matching",
+        "",
+        "Budget-matched voting beside the debate whose budget it spent on each item (calls: "
+        "one sample per model call of the debate; tokens: as many samples as the debate's "
+        "tokens buy, priced by its own round-0 answers):",
+        "",
+        budgets,
+    ]
+
+
+def _spending_section(groups: Sequence[Group]) -> list[str]:
+    """Requests, failures and wasted tokens, per group that records them."""
     spending = [g for g in groups if any(s["requests"] is not None for s in g.summaries.values())]
-    if spending:
-        out += [
-            "",
-            "## Spending on the provider",
-            "",
-            "Requests include retries; failed requests are errors and rejected replies (e.g. "
-            "empty); wasted tokens are those of replies that arrived but were not used, "
-            "failed items included (the cost counts them: they were paid). Calls kept are the "
-            "paid ones (calls replayed from the cache made no request).",
-        ]
-        for group in spending:
-            out += ["", f"{group.title}:", "", spending_table(group.summaries)]
-    out += bill_section(groups, with_cost=with_cost)
-    if pareto:
-        out += ["", pareto]
-    if plots:
-        out += ["", "## Plots", ""]
-        out += [f"![{Path(name).stem.replace('_', ' ')}]({name})" for name in plots]
-    if problems:
-        out += ["", f"## Lines left out ({len(problems)})", ""]
-        out += [f"- {problem}" for problem in problems]
-    return "\n".join(out) + "\n"
+    if not spending:
+        return []
+    out = [
+        "",
+        "## Spending on the provider",
+        "",
+        "Requests include retries; failed requests are errors and rejected replies (e.g. "
+        "empty); wasted tokens are those of replies that arrived but were not used, "
+        "failed items included (the cost counts them: they were paid). Calls kept are the "
+        "paid ones (calls replayed from the cache made no request).",
+    ]
+    for group in spending:
+        out += ["", f"{group.title}:", "", spending_table(group.summaries)]
+    return out

@@ -34,9 +34,10 @@ from typing import Any
 
 from debategraph.eval.analysis.comparisons import paired_comparisons
 from debategraph.eval.analysis.ledger_bill import fold_ledger, ledger_words
-from debategraph.eval.analysis.pareto import group_points
+from debategraph.eval.analysis.pareto import ParetoPoint, group_points
 from debategraph.eval.analysis.results import (
     Group,
+    LoadedRows,
     build_groups,
     load_rows,
     read_results,
@@ -107,15 +108,12 @@ def write_report(
         plots: Whether to draw the PNGs (they need the ``plots`` extra).
         decisions: Re-decide the stored debates with these rules (no model call); each
             method then appears once per rule, as ``method [rule]``.
-        sid_et_skip_rates: Add SID-ET at these dataset-level skip rates (a number in
-            [0, 1], or ``"auto"`` for SVR-MAD's Alg. 2 against ``svr``), read from the rows
-            of a ``sid-et`` run with ``mode=record`` (see
-            :func:`debategraph.eval.analysis.rescore.sid_et_arm`).
+        sid_et_skip_rates: Add SID-ET at these skip rates (in [0, 1], or ``"auto"``), read
+            from a ``sid-et`` run's rows (:func:`~debategraph.eval.analysis.rescore.sid_et_arm`).
         redact: Applied to the report and summary text before they are written.
         compare: ``(a, b)`` arm pairs (or ``"a:b"`` strings) to compare, besides those the
             report always compares (each debate and its round-0 vote, each budget-matched
-            arm and its debate); see
-            :func:`debategraph.eval.analysis.comparisons.paired_comparisons`.
+            arm and its debate; :func:`~debategraph.eval.analysis.comparisons.paired_comparisons`).
         baseline: Compare every other arm with this one as well.
         holm: Print Holm-adjusted p-values (``p_holm`` in ``summary.json``).
         resamples: Resamples of the paired bootstrap.
@@ -131,59 +129,25 @@ def write_report(
         ImportError: ``plots`` is true and matplotlib is not installed.
     """
     source = Path(results_dir)
-    files = [file.name for file in result_files(source)]
-    if not files:
-        raise FileNotFoundError(f"no *.jsonl result files in {source}")
-    loaded = load_rows(source)
-    rows, problems = loaded.rows, list(loaded.problems)
-    if not rows:
-        raise ValueError(f"no readable result rows in {source}: " + "; ".join(problems[:5]))
-    if decisions:
-        from debategraph.eval.analysis.rescore import rescore_all
-
-        rows = rescore_all(rows, decisions)
-    if sid_et_skip_rates:
-        from debategraph.eval.analysis.rescore import sid_et_arm
-
-        rows = rows + [r for rate in sid_et_skip_rates for r in sid_et_arm(rows, rate)]
+    loaded, rows, files = _read_rows(source, decisions, sid_et_skip_rates)
+    problems = list(loaded.problems)
     paired = paired_comparisons(
-        rows,
-        compare=compare,
-        baseline=baseline,
-        holm_correction=holm,
-        resamples=resamples,
+        rows, compare=compare, baseline=baseline, holm_correction=holm, resamples=resamples,
         seed=bootstrap_seed,
-    )
+    )  # fmt: skip
     target = Path(out_dir) if out_dir is not None else source
     target.mkdir(parents=True, exist_ok=True)
     groups = build_groups(rows, prices)
     folded = fold_ledger((g.summaries for g in groups), read_ledger(source, problems), prices)
     pareto = group_points(groups)
-    plot_files: list[str] = []
-    if plots:
-        plot_accuracy_vs_tokens(groups, target / PLOT_NAMES[0])
-        plot_per_round(groups, target / PLOT_NAMES[1])
-        plot_token_breakdown(groups, target / PLOT_NAMES[2])
-        plot_debate_vs_vote(groups, target / PLOT_NAMES[3])
-        plot_pareto(groups, pareto, target / PLOT_NAMES[4])
-        plot_files = list(PLOT_NAMES)
+    plot_files = _draw_plots(groups, pareto, target) if plots else []
     summary: dict[str, Any] = {
         "rows": {"used": len(loaded.rows), "left_out": loaded.excluded, "problems": problems},
-        "groups": [
-            {
-                "source": g.source,
-                "dataset": g.dataset,
-                "methods": g.summaries,
-                "overall_rounds": g.overall_rounds,
-            }
-            for g in groups
-        ],
+        "groups": [_group_entry(g, points) for g, points in zip(groups, pareto, strict=True)],
         "comparisons": paired,
         "beside_rows": folded,
         "transitions": transitions_by_arm(rows),
     }
-    for entry, points in zip(summary["groups"], pareto, strict=True):
-        entry["pareto"] = points
     (target / "summary.json").write_text(redact(json.dumps(_jsonable(summary), indent=2)) + "\n")
     text = render_markdown(
         groups,
@@ -200,3 +164,46 @@ def write_report(
     report = target / REPORT_NAME
     report.write_text(redact(text), encoding="utf-8")
     return report
+
+
+def _read_rows(
+    source: Path, decisions: Sequence[str], sid_et_skip_rates: Sequence[float | str]
+) -> tuple[LoadedRows, list[dict[str, Any]], list[str]]:
+    """The directory's rows, re-decided and with SID-ET arms where asked, and its files."""
+    files = [file.name for file in result_files(source)]
+    if not files:
+        raise FileNotFoundError(f"no *.jsonl result files in {source}")
+    loaded = load_rows(source, texts=bool(decisions or sid_et_skip_rates))
+    rows = loaded.rows
+    if not rows:
+        raise ValueError(f"no readable result rows in {source}: " + "; ".join(loaded.problems[:5]))
+    if decisions:
+        from debategraph.eval.analysis.rescore import rescore_all
+
+        rows = rescore_all(rows, decisions)
+    if sid_et_skip_rates:
+        from debategraph.eval.analysis.rescore import sid_et_arm
+
+        rows = rows + [r for rate in sid_et_skip_rates for r in sid_et_arm(rows, rate)]
+    return loaded, rows, files
+
+
+def _draw_plots(groups: list[Group], pareto: list[list[ParetoPoint]], target: Path) -> list[str]:
+    """Draw every plot into ``target``; returns their file names."""
+    plot_accuracy_vs_tokens(groups, target / PLOT_NAMES[0])
+    plot_per_round(groups, target / PLOT_NAMES[1])
+    plot_token_breakdown(groups, target / PLOT_NAMES[2])
+    plot_debate_vs_vote(groups, target / PLOT_NAMES[3])
+    plot_pareto(groups, pareto, target / PLOT_NAMES[4])
+    return list(PLOT_NAMES)
+
+
+def _group_entry(group: Group, points: list[ParetoPoint]) -> dict[str, Any]:
+    """One group's entry of ``summary.json``."""
+    return {
+        "source": group.source,
+        "dataset": group.dataset,
+        "methods": group.summaries,
+        "overall_rounds": group.overall_rounds,
+        "pareto": points,
+    }

@@ -32,7 +32,8 @@ from debategraph.eval.run.cut_short import debate_notes, note_cut_short
 from debategraph.eval.run.executors.admission import Admission, Turn
 from debategraph.eval.run.executors.base import Deliver, Job, Work
 from debategraph.eval.run.redaction import run_redactor
-from debategraph.models.resolve import SIMULATED, ModelConfigError, resolve_model
+from debategraph.models.resolve import ModelConfigError, resolve_model
+from debategraph.policies.model_names import SIMULATED
 from debategraph.result import DebateResult
 from debategraph.tracing import item_run_config
 

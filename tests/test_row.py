@@ -1,0 +1,111 @@
+"""The results row's declaration: rows written and read through it, old files still read."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from debategraph.eval.analysis.results import load_rows
+from debategraph.eval.log.row import (
+    ANSWER_SOURCES,
+    ROW_FIELDS,
+    TURN_FIELDS,
+    RowError,
+    Turn,
+    decode_row,
+    encode_row,
+    new_row,
+    row_dict,
+)
+
+STORED = Path(__file__).parents[1] / "docs" / "results" / "gsm8k" / "runs"
+TURN = {"id": "r0:a1", "agent": "a1", "round": 0, "kind": "answer", "answer": "7"}
+ROW = {"method": "du", "id": "q1", "answer": "7", "correct": True, "input_tokens": 5}
+ROW |= {"output_tokens": 2, "calls": 1, "round_answers": [["7"]]}
+
+
+@pytest.mark.parametrize("run", ["real", "simulated"])
+def test_stored_rows_read_back_as_written(run: str) -> None:
+    for line in (STORED / run / "results.jsonl").read_bytes().splitlines()[:300]:
+        written = json.loads(line)
+        row = decode_row(line)
+        assert row_dict(row) == written and list(row_dict(row)) == list(written)
+        assert json.loads(encode_row(row)) == written
+
+
+def test_a_row_keeps_exactly_the_fields_its_line_had() -> None:
+    row = decode_row(json.dumps(ROW).encode())
+    assert list(row_dict(row)) == list(ROW)
+    assert row.seed is msgspec.UNSET and row.correct is True and row.calls == 1
+
+
+def test_figures_leave_out_what_the_models_wrote() -> None:
+    turn = {**TURN, "text": "x" * 50, "reasoning": "thinking", "prompt": "p", "latency_s": 0.5}
+    line = json.dumps({**ROW, "turns": [turn]}).encode()
+    full, figures = decode_row(line), decode_row(line, texts=False)
+    assert row_dict(full)["turns"] == [turn]
+    kept = {k: TURN[k] for k in ("id", "agent", "round", "kind", "answer") if k in TURN}
+    assert row_dict(figures)["turns"] == [kept]  # no text, thinking, prompt or latency
+    assert isinstance(full.turns[0], Turn) and full.turns[0].reasoning == "thinking"
+    turn = figures.turns[0]
+    assert turn["round"] == 0 and turn.get("answer_source", "?") == "?"
+    assert "kind" in turn and "input_tokens" not in turn
+    with pytest.raises(KeyError, match="declare it in TurnFigures"):
+        turn.get("text")
+
+
+def test_reasoning_and_cut_off_are_declared() -> None:
+    assert {"reasoning", "text", "prompt", "reasoning_tokens"} <= TURN_FIELDS
+    assert ANSWER_SOURCES == ("declared", "fallback", "none", "cut_off")
+    turn = {**TURN, "answer": None, "answer_source": "cut_off", "reasoning": "so far"}
+    assert new_row({**ROW, "turns": [turn]})["turns"] == [turn]
+
+
+def test_a_wrong_type_or_an_undeclared_field_is_refused() -> None:
+    with pytest.raises(RowError, match=r"Expected `int`, got `str` - at `\$.calls`"):
+        decode_row(json.dumps({**ROW, "calls": "one"}).encode())
+    with pytest.raises(TypeError, match="undeclared row field"):
+        new_row({**ROW, "colour": "red"})
+    with pytest.raises(TypeError, match=r"turns\[\]\.colour"):
+        new_row({**ROW, "turns": [{**TURN, "colour": "red"}]})
+    assert "colour" not in ROW_FIELDS
+
+
+def test_a_runners_private_field_passes_through_unwritten_fields_in_order() -> None:
+    made = new_row({"_note": {"n": 1}, **ROW, "seed": 3})
+    assert list(made) == [*ROW_ORDER, "_note"] and made["_note"] == {"n": 1}
+
+
+ROW_ORDER = ["method", "id", "seed", "answer", "correct", "input_tokens", "output_tokens"]
+ROW_ORDER += ["calls", "round_answers"]
+
+
+def test_rows_of_release_0_1_still_read(tmp_path: Path) -> None:
+    """0.1 wrote figures but not the debate (no question, turns or source)."""
+    old = {**ROW, "reference": "7", "rounds": 0, "agents": 1, "ncomm": 0, "wall_s": 0.1}
+    odd = {**old, "id": "q2", "rounds": None}  # a type the declaration refuses still reads
+    (tmp_path / "results.jsonl").write_text(json.dumps(old) + "\n" + json.dumps(odd) + "\n")
+    loaded = load_rows(tmp_path, texts=False)
+    assert [dict(row) for row in loaded.rows] == [old, odd] and not loaded.problems
+
+
+def test_every_list_of_row_fields_names_declared_fields() -> None:
+    """The field lists kept elsewhere (what the summary reads, what a row must have, what
+    show needs, what pricing reads of a turn) name only fields the declaration has."""
+    from debategraph.eval.log.row import TurnFigures
+    from debategraph.eval.log.rows import SHOWN_FIELDS
+    from debategraph.eval.log.store import _FAILED_FIELDS, _FINISHED_FIELDS
+    from debategraph.eval.run.budget import TURN_FIELDS as PRICED_TURN_FIELDS
+    from debategraph.eval.run.runner import PROGRESS_FIELDS, SUMMARY_FIELDS
+    from debategraph.policies.accounting import DETAIL_FIELDS
+    from debategraph.result import TURN_FIELDS as WRITTEN_TURN_FIELDS
+
+    for fields in (SUMMARY_FIELDS, PROGRESS_FIELDS, SHOWN_FIELDS, DETAIL_FIELDS):
+        assert set(fields) <= ROW_FIELDS, set(fields) - ROW_FIELDS
+    assert set(_FINISHED_FIELDS) | set(_FAILED_FIELDS) <= ROW_FIELDS
+    for fields in (PRICED_TURN_FIELDS, WRITTEN_TURN_FIELDS, DETAIL_FIELDS):
+        assert set(fields) <= TURN_FIELDS, set(fields) - TURN_FIELDS
+    assert set(TurnFigures.__struct_fields__) <= TURN_FIELDS
