@@ -279,3 +279,30 @@ def test_eval_on_a_gated_set_without_access_is_one_error_line(
         "restricted.): accept its terms at https://huggingface.co/datasets/cais/hle and log in "
         "with `huggingface-cli login` (or set HF_TOKEN), with network access"
     ]
+
+
+def test_a_span_answer_is_graded_by_exact_match_and_f1_over_every_accepted_answer(
+    fake_hub: list[tuple[Any, ...]],
+) -> None:
+    import debategraph as dg
+    from debategraph.eval.log.rows import result_row
+    from debategraph.eval.run.arms import Arm
+    from debategraph.testing import ScriptedChatModel
+
+    item = load_dataset("squad")[0]  # accepted: "the Brown family", "Brown family", "Brown"
+    arm = Arm("cot", "cot", {})
+
+    def row_for(reply: str) -> dict[str, Any]:
+        result = dg.run(
+            item.question, method="cot", models=ScriptedChatModel(replies=[reply]),
+            task="text", reference=item.reference,
+        )  # fmt: skip
+        return result_row(arm, item, result, wall_s=0.0, dataset="squad")
+
+    exact = row_for("Answer: Brown")  # the third accepted answer, not the reference's form
+    assert exact["correct"] and exact["span_scores"] == {"exact_match": 1.0, "f1": 1.0}
+    partial = row_for("Answer: the Brown brothers")  # best F1 against "Brown": 2/3
+    assert not partial["correct"]
+    assert partial["span_scores"] == {"exact_match": 0.0, "f1": round(2 / 3, 6)}
+    other = row_for("Answer: the Smith family")  # "family" alone is shared
+    assert other["span_scores"] == {"exact_match": 0.0, "f1": 0.5}

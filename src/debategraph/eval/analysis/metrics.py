@@ -8,6 +8,9 @@ A result row is one JSON object per (item, method), as the runner writes it::
       "answer": "18" | null,           # the method's final canonical answer (null: abstained)
       "reference": "18",               # canonical right answer
       "correct": true,                 # answer == reference (an abstention is never correct)
+      "span_scores": {"exact_match": 1.0, "f1": 1.0},  # optional: span answers (SQuAD,
+                                       # LongBench), best over the accepted answers;
+                                       # correct is the exact match
       "abstained": false,              # the method gave no answer
       "input_tokens": 1234,            # prompt tokens, all calls of this item
       "output_tokens": 567,            # completion tokens, all calls of this item

@@ -141,6 +141,7 @@ class Row(msgspec.Struct, Generic[T], kw_only=True):
     reference: Any = UNSET
     error: str | UnsetType = UNSET
     correct: bool | UnsetType = UNSET
+    span_scores: dict[str, float] | UnsetType = UNSET
     abstained: bool | UnsetType = UNSET
     input_tokens: int | UnsetType = UNSET
     output_tokens: int | UnsetType = UNSET

@@ -141,7 +141,7 @@ def result_row(
         "source": row_source(dataset, arm, result),
         "answer": result.answer,
         "reference": item.reference,
-        "correct": bool(result.correct),
+        **_graded(item, result),
         "abstained": result.answer is None,
         "input_tokens": usage["input_tokens"],
         "output_tokens": usage["output_tokens"],
@@ -190,6 +190,25 @@ def _debate_fields(
         "turns": result.turn_records(include_text=texts, include_prompts=prompts),
         "method_state": result.method_state,
     }
+
+
+def _graded(item: Item, result: DebateResult) -> dict[str, Any]:
+    """``correct``, and for span answers (SQuAD, LongBench) ``span_scores``.
+
+    An item whose metadata lists its accepted ``answers`` (a reading-comprehension set) is
+    graded as its benchmark grades it: exact match and token F1 of the normalised answer,
+    each the best over the accepted answers (:mod:`debategraph.policies.spans`); ``correct``
+    is the exact match. Every other item is right when its answer matches the reference.
+    """
+    golds = item.metadata.get("answers") if item.task == "text" else None
+    if not (isinstance(golds, list) and golds and all(isinstance(g, str) for g in golds)):
+        return {"correct": bool(result.correct)}
+    from debategraph.policies.spans import span_exact_match, span_f1
+
+    given = "" if result.answer is None else str(result.answer)
+    exact = span_exact_match(given, golds) if result.answer is not None else 0.0
+    f1 = span_f1(given, golds) if result.answer is not None else 0.0
+    return {"correct": exact == 1.0, "span_scores": {"exact_match": exact, "f1": round(f1, 6)}}
 
 
 def error_row(
