@@ -52,7 +52,7 @@ def test_large_temperature_and_whitespace_stops_are_allowed_when_asked():
     ("args", "message"),
     [
         (["run", "--decision-option", "nokey=1", ARITH], "does not take 'nokey'"),
-        (["run", "--top-p", "2", ARITH], "top_p must be above 0 and at most 1"),
+        (["run", "--top-p", "2", ARITH], "--top-p must be above 0 and at most 1"),
         (["run", "--agents", "many", ARITH], "Invalid value for '--agents'"),
         (["run", "--graph-png", "/proc/forbidden/x", ARITH], "--graph-png"),
         (
@@ -65,7 +65,7 @@ def test_large_temperature_and_whitespace_stops_are_allowed_when_asked():
                 "--limit",
                 "99999999999999999999",
             ],
-            "at most 1,000,000 items",
+            "--limit must be 1 to 100000000",
         ),
     ],
 )
