@@ -49,7 +49,7 @@ import json
 import os
 import time
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -344,21 +344,52 @@ class NoteFile:
             self._fd = None
 
 
-def _note_lines(out_dir: Path) -> list[dict[str, Any]]:
-    """The whole JSON-object lines of ``spend.jsonl`` (a torn or damaged line is skipped)."""
+def _note_lines(out_dir: Path, *, covers: bool) -> Iterator[dict[str, Any]]:
+    """The whole JSON-object lines of ``spend.jsonl``, read one at a time.
+
+    With ``covers``, the cover lines and renames (:func:`log_renamed`) only; else the rest.
+    A torn or damaged line is skipped, and each line is parsed by one of the two passes only.
+    """
     try:
-        text = (out_dir / SPEND_NOTES_FILE).read_text(encoding="utf-8", errors="replace")
+        file = (out_dir / SPEND_NOTES_FILE).open("rb")
     except FileNotFoundError:
-        return []
-    lines = []
-    for raw in text.split("\n")[:-1]:
-        try:
-            line = json.loads(raw)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(line, dict) and isinstance(line.get("attempt"), str):
-            lines.append(line)
-    return lines
+        return
+    with file:
+        for raw in file:
+            if not raw.endswith(b"\n") or (_COVER_KEY in raw) != covers:
+                continue  # torn by a crash, or the other pass's
+            try:
+                line = json.loads(raw)
+            except (ValueError, RecursionError):
+                continue
+            if isinstance(line, dict) and (
+                isinstance(line.get("attempt"), str) or isinstance(line.get("was"), str)
+            ):
+                yield line
+
+
+_COVER_KEY = b'"row_sha256":'
+"""How a cover line or a rename names its row, as :class:`NoteFile` writes it."""
+
+
+def log_renamed(out_dir: Path, renamed: Sequence[tuple[str, str]]) -> None:
+    """Note that rewritten results lines changed bytes (call before the file is replaced).
+
+    A rewrite passes every kept line through the redactor again; a secret configured since
+    changes the line, and so its :func:`fingerprint`. Each ``(old, new)`` pair becomes a line
+    ``{"was": old, "row_sha256": new}`` of ``spend.jsonl``, so that the cover lines naming the
+    old fingerprint still cover their notes and no note is counted twice.
+    """
+    if not renamed:
+        return
+    notes = NoteFile(out_dir, fsync=True)
+    try:
+        for old, new in renamed:
+            notes.write({"was": old, "row_sha256": new})
+    finally:
+        notes.close()
+    if notes.failure is not None:
+        raise notes.failure
 
 
 def _count(value: object) -> int:
@@ -390,25 +421,33 @@ def uncovered_notes(
     Returns:
         One entry per attempt with uncovered notes (its ``attempt`` named), in file order.
     """
-    lines = _note_lines(out_dir)
-    if not lines:
-        return []
     held: dict[str, int] = {}
     for debate in ledger.get("cut_short", ()):
         attempt, notes = debate.get("attempt"), _count(debate.get("notes"))
         if isinstance(attempt, str):
             held[attempt] = max(held.get(attempt, 0), notes)
-    covers = [line for line in lines if isinstance(line.get("row_sha256"), str)]
+    covers: list[tuple[str, str, int]] = []
+    renames: list[tuple[str, str]] = []
+    for line in _note_lines(out_dir, covers=True):  # first pass: what covers what (one line per row)
+        sha = line.get("row_sha256")
+        if not isinstance(sha, str):
+            continue
+        if isinstance(line.get("was"), str):
+            renames.append((line["was"], sha))
+        elif isinstance(line.get("attempt"), str):
+            covers.append((line["attempt"], sha, _count(line.get("notes"))))
     if covers:
         rows = _result_lines(out_dir / RESULTS_FILE)
         rows |= {str(e.get("row_sha256")) for e in ledger.get("retried", ())}
-        for line in covers:
-            if line["row_sha256"] in rows:
-                attempt = line["attempt"]
-                held[attempt] = max(held.get(attempt, 0), _count(line.get("notes")))
+        for old, new in reversed(renames):  # a line rewritten twice: the later name first
+            if new in rows:
+                rows.add(old)
+        for attempt, sha, notes in covers:
+            if sha in rows:
+                held[attempt] = max(held.get(attempt, 0), notes)
     spent: dict[str, dict[str, Any]] = {}
-    for line in lines:
-        if "row_sha256" in line or "n" not in line:
+    for line in _note_lines(out_dir, covers=False):  # second pass: sum what is not held, per attempt
+        if "n" not in line or not isinstance(line.get("attempt"), str):
             continue
         attempt = line["attempt"]
         if _count(line["n"]) <= held.get(attempt, 0):

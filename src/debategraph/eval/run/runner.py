@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from debategraph.eval.datasets import Item
-from debategraph.eval.log.ledger import NoteFile, log_retried, spend_on_record
+from debategraph.eval.log.ledger import NoteFile, log_renamed, log_retried, spend_on_record
 from debategraph.eval.log.rows import describe_error, error_row, result_row, row_source
 from debategraph.eval.log.spend import COVERS_KEY, SpendGuard, SpendLimit, SpendLimitReached
 from debategraph.eval.log.store import (
@@ -538,7 +538,11 @@ async def run_eval(
     with OutputLock(out):
         check_manifest(out, settings, force=force, redact=redact, item_ids=[i.id for i in items])
         results = ResultsFile(
-            out / RESULTS_FILE, fsync=fsync, redact=redact, keep_spend=partial(log_retried, out)
+            out / RESULTS_FILE,
+            fsync=fsync,
+            redact=redact,
+            keep_spend=partial(log_retried, out),
+            renamed=partial(log_renamed, out),
         )
         resumed = _Resumed(arms, progress=progress is not None)
         results.load(resumed)
