@@ -33,7 +33,10 @@ attempt's first ``notes`` notes. A cut-short entry names the notes it holds the 
 retried entry or cut-short entry holds: the spend of a run killed (SIGKILL, power loss,
 out of memory), of a debate that a fault outside it ended, and of replies that arrived
 after their debate's row was made. A cover line whose row never reached the file (a crash
-between the two writes) covers nothing.
+between the two writes) covers nothing. A rewrite of ``results.jsonl`` that changes a kept
+line (the redactor knows a secret more) first appends a rename (``was``, ``row_sha256``:
+the line's old and new SHA-256), so its cover line still covers. The notes are read in two
+streamed passes, never held in memory (``bench/RESULTS-spend-notes.md``).
 
 Each note is one ``write`` to the file, which the kernel keeps once the call returns: a
 killed process loses no note it made. Without ``--fsync`` the notes reach the disk when the
@@ -52,6 +55,8 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from debategraph.eval.log.bill import row_parts
 from debategraph.eval.log.files import INTERRUPTED_FILE, RESULTS_FILE, SPEND_NOTES_FILE
@@ -344,7 +349,31 @@ class NoteFile:
             self._fd = None
 
 
-def _note_lines(out_dir: Path, *, covers: bool) -> Iterator[dict[str, Any]]:
+class _NoteLine(msgspec.Struct, gc=False):
+    """The fields of a ``spend.jsonl`` line that the reader uses (any others are skipped).
+
+    A note has ``attempt`` and ``n``; a cover line ``attempt``, ``notes`` and ``row_sha256``;
+    a rename ``was`` and ``row_sha256``. Values are checked where they are used.
+    """
+
+    attempt: Any = None
+    n: Any = None
+    method: Any = None
+    id: Any = None
+    seed: Any = None
+    input_tokens: Any = None
+    output_tokens: Any = None
+    requests: Any = None
+    failed_requests: Any = None
+    notes: Any = None
+    row_sha256: Any = None
+    was: Any = None
+
+
+_NOTE_LINE = msgspec.json.Decoder(_NoteLine)
+
+
+def _note_lines(out_dir: Path, *, covers: bool) -> Iterator[_NoteLine]:
     """The whole JSON-object lines of ``spend.jsonl``, read one at a time.
 
     With ``covers``, the cover lines and renames (:func:`log_renamed`) only; else the rest.
@@ -359,13 +388,9 @@ def _note_lines(out_dir: Path, *, covers: bool) -> Iterator[dict[str, Any]]:
             if not raw.endswith(b"\n") or (_COVER_KEY in raw) != covers:
                 continue  # torn by a crash, or the other pass's
             try:
-                line = json.loads(raw)
-            except (ValueError, RecursionError):
+                yield _NOTE_LINE.decode(raw)
+            except (msgspec.DecodeError, RecursionError):
                 continue
-            if isinstance(line, dict) and (
-                isinstance(line.get("attempt"), str) or isinstance(line.get("was"), str)
-            ):
-                yield line
 
 
 _COVER_KEY = b'"row_sha256":'
@@ -428,14 +453,14 @@ def uncovered_notes(
             held[attempt] = max(held.get(attempt, 0), notes)
     covers: list[tuple[str, str, int]] = []
     renames: list[tuple[str, str]] = []
-    for line in _note_lines(out_dir, covers=True):  # first pass: what covers what (one line per row)
-        sha = line.get("row_sha256")
+    for line in _note_lines(out_dir, covers=True):  # first pass: what covers what
+        sha = line.row_sha256
         if not isinstance(sha, str):
             continue
-        if isinstance(line.get("was"), str):
-            renames.append((line["was"], sha))
-        elif isinstance(line.get("attempt"), str):
-            covers.append((line["attempt"], sha, _count(line.get("notes"))))
+        if isinstance(line.was, str):
+            renames.append((line.was, sha))
+        elif isinstance(line.attempt, str):
+            covers.append((line.attempt, sha, _count(line.notes)))
     if covers:
         rows = _result_lines(out_dir / RESULTS_FILE)
         rows |= {str(e.get("row_sha256")) for e in ledger.get("retried", ())}
@@ -446,19 +471,18 @@ def uncovered_notes(
             if sha in rows:
                 held[attempt] = max(held.get(attempt, 0), notes)
     spent: dict[str, dict[str, Any]] = {}
-    for line in _note_lines(out_dir, covers=False):  # second pass: sum what is not held, per attempt
-        if "n" not in line or not isinstance(line.get("attempt"), str):
+    for line in _note_lines(out_dir, covers=False):  # second pass: sum what no one holds
+        attempt = line.attempt
+        if line.n is None or not isinstance(attempt, str):
             continue
-        attempt = line["attempt"]
-        if _count(line["n"]) <= held.get(attempt, 0):
+        if _count(line.n) <= held.get(attempt, 0):
             continue
         if attempt not in spent:
-            key = (line.get("method"), line.get("id"))
-            spent[attempt] = {**entry(*key, dict.fromkeys(TOTALS, 0), seed=line.get("seed")),
-                              "attempt": attempt}  # fmt: skip
+            spent[attempt] = {**entry(line.method, line.id, dict.fromkeys(TOTALS, 0),
+                                      seed=line.seed), "attempt": attempt}  # fmt: skip
         debate = spent[attempt]
         for name in NOTE_FIGURES:
-            debate[name] += _count(line.get(name))
+            debate[name] += _count(getattr(line, name))
     return [d for d in spent.values() if any(d[name] for name in TOTALS)]
 
 
