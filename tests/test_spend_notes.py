@@ -292,3 +292,49 @@ def test_a_row_redacted_again_on_rewrite_keeps_covering_its_notes(
     )
     twice.finalize(lambda key: key)  # renamed a second time: the chain still covers
     assert spend_on_record(tmp_path) == bill
+
+
+def test_a_short_write_of_a_note_is_completed_not_glued(tmp_path: Path, monkeypatch) -> None:
+    from debategraph.eval.log import ledger
+
+    real = os.write
+    monkeypatch.setattr(ledger.os, "write", lambda fd, data: real(fd, bytes(data[:7])))
+    notes = NoteFile(tmp_path)
+    notes.write(note("a", 1, requests=1, input_tokens=5))
+    notes.write(note("a", 2, input_tokens=7))
+    notes.close()
+    assert notes.failure is None
+    assert uncovered_notes(tmp_path, {}) == [
+        {"method": "du", "id": "q1", "input_tokens": 12, "output_tokens": 0, "requests": 1,
+         "failed_requests": 0, "attempt": "a"}
+    ]  # fmt: skip
+
+
+def test_a_row_whose_cover_line_fails_is_refused_and_cut_short(tmp_path: Path, monkeypatch):
+    from debategraph.eval.log import ledger
+    from debategraph.eval.log.spend import COVERS_KEY
+    from debategraph.eval.run.runner import _Writer
+
+    real = os.write
+
+    def full_disk(fd: int, data) -> int:
+        if b'"row_sha256":' in bytes(data):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(fd, data)
+
+    monkeypatch.setattr(ledger.os, "write", full_disk)
+    notes = NoteFile(tmp_path)
+    notes.write(note("a", 1, requests=1, input_tokens=50, output_tokens=5))
+    results = ResultsFile(tmp_path / RESULTS_FILE)
+    cut: list[dict[str, object]] = []
+    writer = _Writer(results, None, [], cut_short=cut, notes=notes)
+    row = {"method": "du", "id": "q1", "answer": "4", "correct": True, "calls": 1,
+           "input_tokens": 50, "output_tokens": 5, "round_answers": [], "requests": 1,
+           COVERS_KEY: {"attempt": "a", "notes": 1}}  # fmt: skip
+    with pytest.raises(OSError, match="No space left"):
+        writer(row)
+    results.close()
+    notes.close()
+    assert not (tmp_path / RESULTS_FILE).exists() or (tmp_path / RESULTS_FILE).read_bytes() == b""
+    assert [(e["attempt"], e["notes"], e["input_tokens"]) for e in cut] == [("a", 1, 50)]
+    assert uncovered_notes(tmp_path, {"cut_short": cut}) == []  # counted once, by the entry

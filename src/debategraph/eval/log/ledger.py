@@ -328,7 +328,11 @@ class NoteFile:
             fd = self._open()
             if self._torn:  # a line torn by a crash: the next one starts on a line of its own
                 data, self._torn = b"\n" + data, False
-            os.write(fd, data)
+            left = memoryview(data)
+            while left:  # a short write (a signal, a full pipe): the rest follows it
+                self._torn = True
+                left = left[os.write(fd, left) :]
+            self._torn = False
             if self.fsync:
                 os.fsync(fd)
         except OSError as exc:
@@ -336,9 +340,16 @@ class NoteFile:
                 self.failure = exc
 
     def cover(self, covers: Mapping[str, Any], line: bytes) -> None:
-        """Say that the results line ``line`` holds ``covers``' notes (before writing it)."""
+        """Say that the results line ``line`` holds ``covers``' notes (before writing it).
+
+        Raises:
+            OSError: The cover line could not be written (:attr:`failure`): the row must not
+                be written either, or its notes would count twice.
+        """
         self.write({"attempt": covers["attempt"], "notes": covers["notes"],
                     "row_sha256": fingerprint(line)})  # fmt: skip
+        if self.failure is not None:
+            raise self.failure
 
     def close(self) -> None:
         """Sync what was written and close the file."""

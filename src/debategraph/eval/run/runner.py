@@ -374,7 +374,13 @@ class _Writer:
         covers = row.pop(COVERS_KEY, None)
         notes = self.notes
         if notes is not None and isinstance(covers, Mapping):
-            self.results.append(row, before=partial(notes.cover, covers))
+            try:
+                self.results.append(row, before=partial(notes.cover, covers))
+            except OSError as exc:
+                if exc is notes.failure:  # no cover line, so no row: its spend is cut short
+                    self.written.discard(key)
+                    note_row(self.cut_short, {**row, COVERS_KEY: covers})
+                raise
         else:
             self.results.append(row)
         settled = _settled(row)
