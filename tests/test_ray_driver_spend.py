@@ -226,9 +226,7 @@ def test_a_worker_that_never_answers_delays_no_other_workers_takes():
         taken: list[dict[str, Any]] = []
         stuck, quick = Taker("stuck", stuck=True), Taker("quick", at_once=True)
         stop = asyncio.Event()
-        taking = asyncio.ensure_future(
-            ray_executor._take_notes([stuck, quick], taken.append, stop)
-        )
+        taking = asyncio.ensure_future(ray_executor._take_notes([stuck, quick], taken.append, stop))
         await until(lambda: len(taken) >= 3)
         taking.cancel()
         return len(stuck.asked), len(taken)

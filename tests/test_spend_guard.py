@@ -169,10 +169,10 @@ class NotingExecutor:
                         await asyncio.sleep(0.01)
                 elif self.pause:
                     await asyncio.sleep(0)
+                covers = {"attempt": f"{label}{unit.item.id}", "notes": 1}
                 deliver({"method": label, "id": unit.item.id, "answer": "1", "correct": True,
                          "input_tokens": 100, "output_tokens": 0, "calls": 1,
-                         "round_answers": [], "requests": 1,
-                         COVERS_KEY: {"attempt": f"{label}{unit.item.id}", "notes": 1}})  # fmt: skip
+                         "round_answers": [], "requests": 1, COVERS_KEY: covers})  # fmt: skip
         return 1
 
 
@@ -204,6 +204,7 @@ def test_a_finished_run_at_its_limit_does_nothing_and_is_not_refused(tmp_path):
 
 def test_a_limit_reached_by_the_last_reply_stops_nothing(tmp_path):
     items = arithmetic_items(3, seed=1)
+    limit = SpendLimit(max_tokens=300)
     done = evaluate(items, cot(), tmp_path, dataset="arithmetic",
-                    executor=NotingExecutor(pause=False), spend_limit=SpendLimit(max_tokens=300))  # fmt: skip
+                    executor=NotingExecutor(pause=False), spend_limit=limit)  # fmt: skip
     assert done.count == 3 and done.written == 3

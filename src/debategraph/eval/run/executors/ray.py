@@ -24,13 +24,16 @@ worker writes a file.
   notes, and the rows of units that finished unread, into the run's cut-short spend
   (:mod:`debategraph.eval.run.cut_short`). A worker that does not answer within
   :data:`SETTLE_S` (killed, its node lost) takes its notes with it.
-* Each worker keeps its debates' spend notes (:data:`~debategraph.eval.run.cut_short.SPEND_NOTES`)
-  until the driver takes them, every :data:`NOTES_EVERY_S` and once more before it lets the
-  workers go; the driver appends them to the run's note file (one writer per directory). A
-  driver killed with its workers loses the notes of at most that last interval (the rows
+* Each worker keeps its debates' spend notes
+  (:data:`~debategraph.eval.run.cut_short.SPEND_NOTES`) until the driver takes them, from
+  each worker on its own, every :data:`NOTES_EVERY_S` and once more before it lets the
+  workers go (a take under way at the end is awaited, never cut off, since the worker forgot
+  what it sent); the driver appends them to the run's note file (one writer per directory).
+  A driver killed with its workers loses the notes of at most that last interval (the rows
   and entries hold the rest). A worker whose driver is gone (its process ended, on the
-  driver's machine; or no take for :data:`ORPHAN_S` elsewhere) cancels its units at once,
-  so that it makes no request that nobody could put on the bill.
+  driver's machine; or no take for :data:`ORPHAN_S` elsewhere) cancels its units at once, so
+  that it makes no request that nobody could put on the bill; such a unit is a failed row
+  (run again on resume), and a worker whose driver takes again runs units again.
 * With LangSmith tracing on, each worker traces its own debates, and LangSmith's client
   sends them in batches from a background thread. Before the workers are let go (at the
   end, or cut short), the driver asks each worker that traces to send what it still holds,
@@ -396,14 +399,15 @@ class RayExecutor:
         self.pids.add(pid)
         return list(rows)
 
-
     @staticmethod
     def _error_rows(unit: Work, job: Job, error: str) -> list[dict[str, Any]]:
         """A failed row per arm of ``unit`` with ``error``: resuming runs them again."""
         arms = {arm.label: arm for arm in job.arms}
         error += ": run the same command again to retry it"
         return [
-            error_row(arms[label], unit.item, error, wall_s=0.0, dataset=job.dataset, seed=unit.seed)
+            error_row(
+                arms[label], unit.item, error, wall_s=0.0, dataset=job.dataset, seed=unit.seed
+            )
             for label in unit.unconditional(arms)
         ]
 
