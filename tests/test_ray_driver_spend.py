@@ -173,7 +173,7 @@ def test_a_deliver_that_stops_the_run_mid_unit_notes_the_units_unwritten_rows(si
 class Taker:
     """A worker's ``take_notes`` stand-in: each take hands over (and forgets) one note.
 
-    The answer comes when the test resolves it (``answer_all``), or never (``stuck``).
+    The answer comes when the test resolves it (``answer``), at once, or never (``stuck``).
     """
 
     def __init__(self, name: str, *, stuck: bool = False, at_once: bool = False) -> None:
@@ -233,3 +233,26 @@ def test_a_worker_that_never_answers_delays_no_other_workers_takes():
 
     asked, taken = asyncio.run(scenario())
     assert asked == 1 and taken >= 3
+
+
+def test_a_unit_its_worker_cancelled_is_a_failed_row_not_the_end_of_the_run():
+    from debategraph.eval.run.runner import Arm
+
+    class Cancelled(Exception):
+        pass
+
+    ray = FakeRay(Clock(), {}, ready=set(), took=0.0)
+    ray.exceptions = type("exceptions", (FakeRay.exceptions,), {"TaskCancelledError": Cancelled})
+
+    def cancelled(unit: Work) -> Any:
+        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        future.set_exception(Cancelled("task cancelled"))
+        return SimpleNamespace(future=lambda: future)
+
+    actor = SimpleNamespace(run=SimpleNamespace(remote=cancelled))
+    job = Job((Arm("du", "du", {"models": "simulated"}),), "arithmetic", 1)
+    work = iter([Work(Item("q1", "2 + 2?", "4"), ("du",))])
+    delivered: list[dict[str, Any]] = []
+    asyncio.run(RayExecutor()._dispatch(ray, [actor], [job], work, delivered.append))
+    assert [(r["id"], r["error"].split(":")[0]) for r in delivered] == [("q1", "WorkerStopped")]
+    assert delivered[0]["error"].endswith("run the same command again to retry it")
