@@ -256,3 +256,11 @@ def test_a_unit_its_worker_cancelled_is_a_failed_row_not_the_end_of_the_run():
     asyncio.run(RayExecutor()._dispatch(ray, [actor], [job], work, delivered.append))
     assert [(r["id"], r["error"].split(":")[0]) for r in delivered] == [("q1", "WorkerStopped")]
     assert delivered[0]["error"].endswith("run the same command again to retry it")
+
+
+def test_a_worker_whose_driver_takes_again_is_no_longer_orphaned():
+    worker = ray_executor._Worker(Job((), "arithmetic", 1), {"node": "elsewhere", "pid": 1})
+    worker.orphaned = True  # no take for ORPHAN_S: a stalled driver, taken for gone
+    worker.notes.append({"attempt": "a", "n": 1})
+    assert asyncio.run(worker.take_notes()) == [{"attempt": "a", "n": 1}]
+    assert not worker.orphaned and worker.notes == []
