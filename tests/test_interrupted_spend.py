@@ -10,7 +10,7 @@ import time
 import pytest
 
 from debategraph.eval.log.files import INTERRUPTED_FILE
-from debategraph.eval.log.ledger import read_ledger
+from debategraph.eval.log.ledger import read_ledger, spend_on_record
 from debategraph.eval.run.cut_short import read_cut_short
 
 from .openai_server import serve
@@ -45,6 +45,12 @@ def in_rows(out):
     return rows, tokens
 
 
+def bill(out):
+    """Input and output tokens on record: rows, ledger and the notes no row holds."""
+    total = spend_on_record(out)
+    return total["input_tokens"], total["output_tokens"]
+
+
 def settle(server):
     deadline = time.monotonic() + 10
     while server.stats()["in_flight"] and time.monotonic() < deadline:
@@ -62,10 +68,10 @@ def test_tokens_of_rows_and_cut_short_debates_equal_the_servers(server, tmp_path
     _, err = proc.communicate(timeout=30)
     assert proc.returncode in (130, -signal.SIGINT), err
     settle(server)
-    rows, tokens = in_rows(out)
+    rows, _ = in_rows(out)
     cut = read_cut_short(out)
     assert 0 < len(rows) < 12 and cut["debates"] > 0  # the interrupt landed mid-run
-    assert (tokens[0] + cut["input_tokens"], tokens[1] + cut["output_tokens"]) == served(server)
+    assert bill(out) == served(server)  # a reply after its cut-short snapshot: in the notes
     assert f"{cut['debates']} debate(s) cut short had spent {cut['input_tokens']} input" in err
     assert len(err.strip().splitlines()) == 1 and err.startswith("interrupted")
     debates = read_ledger(out)["cut_short"]
@@ -77,8 +83,8 @@ def test_tokens_of_rows_and_cut_short_debates_equal_the_servers(server, tmp_path
     done = subprocess.run(command(server, out), capture_output=True, text=True, env=env,
                           timeout=300)  # fmt: skip
     assert done.returncode == 0, done.stderr
-    rows, tokens = in_rows(out)
+    rows, _ = in_rows(out)
     assert sorted(r["id"] for r in rows) == sorted({r["id"] for r in rows}) and len(rows) == 12
     assert read_cut_short(out) == cut  # the finished run noted nothing more
-    assert (tokens[0] + cut["input_tokens"], tokens[1] + cut["output_tokens"]) == served(server)
+    assert bill(out) == served(server)
     assert len((out / INTERRUPTED_FILE).read_text().splitlines()) == 1

@@ -168,3 +168,99 @@ def test_a_deliver_that_stops_the_run_mid_unit_notes_the_units_unwritten_rows(si
         {"method": "du", "id": "q4", "seed": 2, "input_tokens": 127, "output_tokens": 12,
          "requests": 3, "failed_requests": 1},
     ]  # fmt: skip
+
+
+class Taker:
+    """A worker's ``take_notes`` stand-in: each take hands over (and forgets) one note.
+
+    The answer comes when the test resolves it (``answer``), at once, or never (``stuck``).
+    """
+
+    def __init__(self, name: str, *, stuck: bool = False, at_once: bool = False) -> None:
+        self.name = name
+        self.stuck = stuck
+        self.at_once = at_once
+        self.asked: list[concurrent.futures.Future[Any]] = []
+        self.take_notes = self
+
+    def remote(self) -> Any:
+        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        note = [{"attempt": self.name, "n": len(self.asked) + 1}]
+        self.asked.append(future)
+        if self.at_once:
+            future.set_result(note)
+        elif not self.stuck:
+            self.pending = (future, note)
+        return SimpleNamespace(future=lambda: future)
+
+    def answer(self) -> None:
+        future, note = self.pending
+        future.set_result(note)
+
+
+async def until(check, limit_s: float = 10.0) -> None:
+    deadline = asyncio.get_running_loop().time() + limit_s
+    while not check() and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.01)
+    assert check()
+
+
+def test_stopping_the_takes_mid_take_keeps_the_notes_on_their_way():
+    async def scenario() -> list[dict[str, Any]]:
+        taken: list[dict[str, Any]] = []
+        worker = Taker("a")
+        stop = asyncio.Event()
+        taking = asyncio.ensure_future(ray_executor._take_notes([worker], taken.append, stop))
+        await until(lambda: len(worker.asked) == 1)  # the worker forgot the note it sends
+        stopping = asyncio.ensure_future(ray_executor._stop_taking(taking, stop))
+        await asyncio.sleep(0.05)
+        worker.answer()
+        await stopping
+        return taken
+
+    assert asyncio.run(scenario()) == [{"attempt": "a", "n": 1}]
+
+
+def test_a_worker_that_never_answers_delays_no_other_workers_takes():
+    async def scenario() -> tuple[int, int]:
+        taken: list[dict[str, Any]] = []
+        stuck, quick = Taker("stuck", stuck=True), Taker("quick", at_once=True)
+        stop = asyncio.Event()
+        taking = asyncio.ensure_future(ray_executor._take_notes([stuck, quick], taken.append, stop))
+        await until(lambda: len(taken) >= 3)
+        taking.cancel()
+        return len(stuck.asked), len(taken)
+
+    asked, taken = asyncio.run(scenario())
+    assert asked == 1 and taken >= 3
+
+
+def test_a_unit_its_worker_cancelled_is_a_failed_row_not_the_end_of_the_run():
+    from debategraph.eval.run.runner import Arm
+
+    class Cancelled(Exception):
+        pass
+
+    ray = FakeRay(Clock(), {}, ready=set(), took=0.0)
+    ray.exceptions = type("exceptions", (FakeRay.exceptions,), {"TaskCancelledError": Cancelled})
+
+    def cancelled(unit: Work) -> Any:
+        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        future.set_exception(Cancelled("task cancelled"))
+        return SimpleNamespace(future=lambda: future)
+
+    actor = SimpleNamespace(run=SimpleNamespace(remote=cancelled))
+    job = Job((Arm("du", "du", {"models": "simulated"}),), "arithmetic", 1)
+    work = iter([Work(Item("q1", "2 + 2?", "4"), ("du",))])
+    delivered: list[dict[str, Any]] = []
+    asyncio.run(RayExecutor()._dispatch(ray, [actor], [job], work, delivered.append))
+    assert [(r["id"], r["error"].split(":")[0]) for r in delivered] == [("q1", "WorkerStopped")]
+    assert delivered[0]["error"].endswith("run the same command again to retry it")
+
+
+def test_a_worker_whose_driver_takes_again_is_no_longer_orphaned():
+    worker = ray_executor._Worker(Job((), "arithmetic", 1), {"node": "elsewhere", "pid": 1})
+    worker.orphaned = True  # no take for ORPHAN_S: a stalled driver, taken for gone
+    worker.notes.append({"attempt": "a", "n": 1})
+    assert asyncio.run(worker.take_notes()) == [{"attempt": "a", "n": 1}]
+    assert not worker.orphaned and worker.notes == []

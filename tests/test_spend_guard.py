@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 
 import pytest
@@ -11,7 +13,8 @@ from debategraph.cli import app
 from debategraph.eval.datasets import arithmetic_items
 from debategraph.eval.log.files import RESULTS_FILE
 from debategraph.eval.log.ledger import read_ledger, spend_on_record
-from debategraph.eval.log.spend import SpendGuard
+from debategraph.eval.log.spend import COVERS_KEY, SpendGuard
+from debategraph.eval.run.cut_short import SPEND_NOTES
 from debategraph.eval.run.runner import Arm, SpendLimit, SpendLimitReached, evaluate
 
 from .openai_server import serve
@@ -138,3 +141,70 @@ def test_max_usd_stops_the_command_with_one_line_and_resumes(server, tmp_path):
     settle(server)
     rows = [json.loads(x) for x in (out / RESULTS_FILE).read_text().splitlines()]
     assert len(rows) == 8 and billed(out)[:2] == served(server)
+
+
+class NotingExecutor:
+    """Runs each unit as one 100-token request, noted and covered by its row.
+
+    ``swallow`` eats a cancellation; ``pause`` False lets no cancellation in.
+    """
+
+    def __init__(self, swallow: bool = False, pause: bool = True) -> None:
+        self.swallow = swallow
+        self.pause = pause
+        self.ran = 0
+
+    def check(self, job) -> None:
+        pass
+
+    async def run(self, job, work, deliver) -> int:
+        note = SPEND_NOTES.get()
+        for unit in work:
+            self.ran += 1
+            for label in unit.labels:
+                note({"method": label, "id": unit.item.id, "attempt": f"{label}{unit.item.id}",
+                      "n": 1, "input_tokens": 100, "requests": 1})  # fmt: skip
+                if self.swallow:  # a cleanup that suppresses everything, as Ray's took
+                    with contextlib.suppress(BaseException):
+                        await asyncio.sleep(0.01)
+                elif self.pause:
+                    await asyncio.sleep(0)
+                covers = {"attempt": f"{label}{unit.item.id}", "notes": 1}
+                deliver({"method": label, "id": unit.item.id, "answer": "1", "correct": True,
+                         "input_tokens": 100, "output_tokens": 0, "calls": 1,
+                         "round_answers": [], "requests": 1, COVERS_KEY: covers})  # fmt: skip
+        return 1
+
+
+def cot() -> list[Arm]:
+    return [Arm("cot", "cot", {"models": "simulated"})]
+
+
+def test_a_stop_that_the_executor_swallows_still_stops_the_run(tmp_path):
+    items = arithmetic_items(6, seed=1)
+    executor = NotingExecutor(swallow=True)
+    with pytest.raises(SpendLimitReached, match="--max-tokens-total 250 is reached"):
+        evaluate(items, cot(), tmp_path, dataset="arithmetic", executor=executor,
+                 spend_limit=SpendLimit(max_tokens=250))  # fmt: skip
+    assert executor.ran == 3  # the third request reached the limit: no unit after it
+    done = evaluate(items, cot(), tmp_path, dataset="arithmetic", executor=NotingExecutor(),
+                    spend_limit=SpendLimit(max_tokens=10_000))  # fmt: skip
+    assert done.count == 6 and done.written == 6 - 3 + (executor.ran - 3)
+
+
+def test_a_finished_run_at_its_limit_does_nothing_and_is_not_refused(tmp_path):
+    items = arithmetic_items(3, seed=1)
+    evaluate(items, cot(), tmp_path, dataset="arithmetic", executor=NotingExecutor())
+    assert spend_on_record(tmp_path)["input_tokens"] == 300
+    again = NotingExecutor()
+    done = evaluate(items, cot(), tmp_path, dataset="arithmetic", executor=again,
+                    spend_limit=SpendLimit(max_tokens=100))  # fmt: skip
+    assert done.count == 3 and done.written == 0 and again.ran == 0
+
+
+def test_a_limit_reached_by_the_last_reply_stops_nothing(tmp_path):
+    items = arithmetic_items(3, seed=1)
+    limit = SpendLimit(max_tokens=300)
+    done = evaluate(items, cot(), tmp_path, dataset="arithmetic",
+                    executor=NotingExecutor(pause=False), spend_limit=limit)  # fmt: skip
+    assert done.count == 3 and done.written == 3

@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -22,8 +23,16 @@ from langgraph.cache import sqlite as langgraph_sqlite
 
 from debategraph.eval.datasets import arithmetic_items
 from debategraph.eval.log.files import RESULTS_FILE, SPEND_NOTES_FILE
-from debategraph.eval.log.ledger import BILLED_KINDS, NoteFile, read_ledger, totals, uncovered_notes
-from debategraph.eval.log.store import encode_row
+from debategraph.eval.log.ledger import (
+    BILLED_KINDS,
+    NoteFile,
+    log_renamed,
+    read_ledger,
+    spend_on_record,
+    totals,
+    uncovered_notes,
+)
+from debategraph.eval.log.store import ResultsFile, encode_row
 from debategraph.eval.run.runner import Arm, evaluate
 from debategraph.nodes.cache_guard import CacheError
 
@@ -245,3 +254,87 @@ def test_the_notes_are_no_rows_and_go_with_force(tmp_path: Path) -> None:
         check_manifest(tmp_path, {"dataset": "x"})  # a run killed before its first row
     check_manifest(tmp_path, {"dataset": "x"}, force=True)
     assert not (tmp_path / SPEND_NOTES_FILE).exists()
+
+
+@pytest.mark.parametrize("rewrite", ["finalize", "load"])
+def test_a_row_redacted_again_on_rewrite_keeps_covering_its_notes(
+    tmp_path: Path, rewrite: str
+) -> None:
+    row = {"method": "du", "id": "q1", "answer": "key sk-late", "correct": False, "calls": 2,
+           "input_tokens": 100, "output_tokens": 20, "round_answers": [], "requests": 2,
+           "wasted_input_tokens": 0, "wasted_output_tokens": 0}  # fmt: skip
+    notes = NoteFile(tmp_path)
+    notes.write(note("a", 1, requests=1, input_tokens=60, output_tokens=12))
+    notes.write(note("a", 2, requests=1, input_tokens=40, output_tokens=8))
+    results = ResultsFile(tmp_path / RESULTS_FILE)
+    results.append(row, before=partial(notes.cover, {"attempt": "a", "notes": 2}))
+    results.close()
+    notes.close()
+    bill = {"input_tokens": 100, "output_tokens": 20, "requests": 2, "failed_requests": 0}
+    assert spend_on_record(tmp_path) == bill
+    again = ResultsFile(
+        tmp_path / RESULTS_FILE,
+        redact=lambda text: text.replace("sk-late", "[REDACTED]"),
+        renamed=partial(log_renamed, tmp_path),
+    )
+    if rewrite == "finalize":
+        again.finalize(lambda key: key)
+    else:
+        with open(tmp_path / RESULTS_FILE, "ab") as file:
+            file.write(b"torn")  # something to drop, so load() rewrites the file
+        again.load()
+    assert b"sk-late" not in (tmp_path / RESULTS_FILE).read_bytes()
+    assert spend_on_record(tmp_path) == bill
+    twice = ResultsFile(
+        tmp_path / RESULTS_FILE,
+        redact=lambda text: text.replace("[REDACTED]", "[R]"),
+        renamed=partial(log_renamed, tmp_path),
+    )
+    twice.finalize(lambda key: key)  # renamed a second time: the chain still covers
+    assert spend_on_record(tmp_path) == bill
+
+
+def test_a_short_write_of_a_note_is_completed_not_glued(tmp_path: Path, monkeypatch) -> None:
+    from debategraph.eval.log import ledger
+
+    real = os.write
+    monkeypatch.setattr(ledger.os, "write", lambda fd, data: real(fd, bytes(data[:7])))
+    notes = NoteFile(tmp_path)
+    notes.write(note("a", 1, requests=1, input_tokens=5))
+    notes.write(note("a", 2, input_tokens=7))
+    notes.close()
+    assert notes.failure is None
+    assert uncovered_notes(tmp_path, {}) == [
+        {"method": "du", "id": "q1", "input_tokens": 12, "output_tokens": 0, "requests": 1,
+         "failed_requests": 0, "attempt": "a"}
+    ]  # fmt: skip
+
+
+def test_a_row_whose_cover_line_fails_is_refused_and_cut_short(tmp_path: Path, monkeypatch):
+    from debategraph.eval.log import ledger
+    from debategraph.eval.log.spend import COVERS_KEY
+    from debategraph.eval.run.runner import _Writer
+
+    real = os.write
+
+    def full_disk(fd: int, data) -> int:
+        if b'"row_sha256":' in bytes(data):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(fd, data)
+
+    monkeypatch.setattr(ledger.os, "write", full_disk)
+    notes = NoteFile(tmp_path)
+    notes.write(note("a", 1, requests=1, input_tokens=50, output_tokens=5))
+    results = ResultsFile(tmp_path / RESULTS_FILE)
+    cut: list[dict[str, object]] = []
+    writer = _Writer(results, None, [], cut_short=cut, notes=notes)
+    row = {"method": "du", "id": "q1", "answer": "4", "correct": True, "calls": 1,
+           "input_tokens": 50, "output_tokens": 5, "round_answers": [], "requests": 1,
+           COVERS_KEY: {"attempt": "a", "notes": 1}}  # fmt: skip
+    with pytest.raises(OSError, match="No space left"):
+        writer(row)
+    results.close()
+    notes.close()
+    assert not (tmp_path / RESULTS_FILE).exists() or (tmp_path / RESULTS_FILE).read_bytes() == b""
+    assert [(e["attempt"], e["notes"], e["input_tokens"]) for e in cut] == [("a", 1, 50)]
+    assert uncovered_notes(tmp_path, {"cut_short": cut}) == []  # counted once, by the entry

@@ -33,7 +33,10 @@ attempt's first ``notes`` notes. A cut-short entry names the notes it holds the 
 retried entry or cut-short entry holds: the spend of a run killed (SIGKILL, power loss,
 out of memory), of a debate that a fault outside it ended, and of replies that arrived
 after their debate's row was made. A cover line whose row never reached the file (a crash
-between the two writes) covers nothing.
+between the two writes) covers nothing. A rewrite of ``results.jsonl`` that changes a kept
+line (the redactor knows a secret more) first appends a rename (``was``, ``row_sha256``:
+the line's old and new SHA-256), so its cover line still covers. The notes are read in two
+streamed passes, never held in memory (``bench/RESULTS-spend-notes.md``).
 
 Each note is one ``write`` to the file, which the kernel keeps once the call returns: a
 killed process loses no note it made. Without ``--fsync`` the notes reach the disk when the
@@ -49,9 +52,11 @@ import json
 import os
 import time
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from debategraph.eval.log.bill import row_parts
 from debategraph.eval.log.files import INTERRUPTED_FILE, RESULTS_FILE, SPEND_NOTES_FILE
@@ -323,7 +328,11 @@ class NoteFile:
             fd = self._open()
             if self._torn:  # a line torn by a crash: the next one starts on a line of its own
                 data, self._torn = b"\n" + data, False
-            os.write(fd, data)
+            left = memoryview(data)
+            while left:  # a short write (a signal, a full pipe): the rest follows it
+                self._torn = True
+                left = left[os.write(fd, left) :]
+            self._torn = False
             if self.fsync:
                 os.fsync(fd)
         except OSError as exc:
@@ -331,9 +340,16 @@ class NoteFile:
                 self.failure = exc
 
     def cover(self, covers: Mapping[str, Any], line: bytes) -> None:
-        """Say that the results line ``line`` holds ``covers``' notes (before writing it)."""
+        """Say that the results line ``line`` holds ``covers``' notes (before writing it).
+
+        Raises:
+            OSError: The cover line could not be written (:attr:`failure`): the row must not
+                be written either, or its notes would count twice.
+        """
         self.write({"attempt": covers["attempt"], "notes": covers["notes"],
                     "row_sha256": fingerprint(line)})  # fmt: skip
+        if self.failure is not None:
+            raise self.failure
 
     def close(self) -> None:
         """Sync what was written and close the file."""
@@ -344,21 +360,72 @@ class NoteFile:
             self._fd = None
 
 
-def _note_lines(out_dir: Path) -> list[dict[str, Any]]:
-    """The whole JSON-object lines of ``spend.jsonl`` (a torn or damaged line is skipped)."""
+class _NoteLine(msgspec.Struct, gc=False):
+    """The fields of a ``spend.jsonl`` line that the reader uses (any others are skipped).
+
+    A note has ``attempt`` and ``n``; a cover line ``attempt``, ``notes`` and ``row_sha256``;
+    a rename ``was`` and ``row_sha256``. Values are checked where they are used.
+    """
+
+    attempt: Any = None
+    n: Any = None
+    method: Any = None
+    id: Any = None
+    seed: Any = None
+    input_tokens: Any = None
+    output_tokens: Any = None
+    requests: Any = None
+    failed_requests: Any = None
+    notes: Any = None
+    row_sha256: Any = None
+    was: Any = None
+
+
+_NOTE_LINE = msgspec.json.Decoder(_NoteLine)
+
+
+def _note_lines(out_dir: Path, *, covers: bool) -> Iterator[_NoteLine]:
+    """The whole JSON-object lines of ``spend.jsonl``, read one at a time.
+
+    With ``covers``, the cover lines and renames (:func:`log_renamed`) only; else the rest.
+    A torn or damaged line is skipped, and each line is parsed by one of the two passes only.
+    """
     try:
-        text = (out_dir / SPEND_NOTES_FILE).read_text(encoding="utf-8", errors="replace")
+        file = (out_dir / SPEND_NOTES_FILE).open("rb")
     except FileNotFoundError:
-        return []
-    lines = []
-    for raw in text.split("\n")[:-1]:
-        try:
-            line = json.loads(raw)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(line, dict) and isinstance(line.get("attempt"), str):
-            lines.append(line)
-    return lines
+        return
+    with file:
+        for raw in file:
+            if not raw.endswith(b"\n") or (_COVER_KEY in raw) != covers:
+                continue  # torn by a crash, or the other pass's
+            try:
+                yield _NOTE_LINE.decode(raw)
+            except (msgspec.DecodeError, RecursionError):
+                continue
+
+
+_COVER_KEY = b'"row_sha256":'
+"""How a cover line or a rename names its row, as :class:`NoteFile` writes it."""
+
+
+def log_renamed(out_dir: Path, renamed: Sequence[tuple[str, str]]) -> None:
+    """Note that rewritten results lines changed bytes (call before the file is replaced).
+
+    A rewrite passes every kept line through the redactor again; a secret configured since
+    changes the line, and so its :func:`fingerprint`. Each ``(old, new)`` pair becomes a line
+    ``{"was": old, "row_sha256": new}`` of ``spend.jsonl``, so that the cover lines naming the
+    old fingerprint still cover their notes and no note is counted twice.
+    """
+    if not renamed:
+        return
+    notes = NoteFile(out_dir, fsync=True)
+    try:
+        for old, new in renamed:
+            notes.write({"was": old, "row_sha256": new})
+    finally:
+        notes.close()
+    if notes.failure is not None:
+        raise notes.failure
 
 
 def _count(value: object) -> int:
@@ -390,36 +457,43 @@ def uncovered_notes(
     Returns:
         One entry per attempt with uncovered notes (its ``attempt`` named), in file order.
     """
-    lines = _note_lines(out_dir)
-    if not lines:
-        return []
     held: dict[str, int] = {}
     for debate in ledger.get("cut_short", ()):
         attempt, notes = debate.get("attempt"), _count(debate.get("notes"))
         if isinstance(attempt, str):
             held[attempt] = max(held.get(attempt, 0), notes)
-    covers = [line for line in lines if isinstance(line.get("row_sha256"), str)]
+    covers: list[tuple[str, str, int]] = []
+    renames: list[tuple[str, str]] = []
+    for line in _note_lines(out_dir, covers=True):  # first pass: what covers what
+        sha = line.row_sha256
+        if not isinstance(sha, str):
+            continue
+        if isinstance(line.was, str):
+            renames.append((line.was, sha))
+        elif isinstance(line.attempt, str):
+            covers.append((line.attempt, sha, _count(line.notes)))
     if covers:
         rows = _result_lines(out_dir / RESULTS_FILE)
         rows |= {str(e.get("row_sha256")) for e in ledger.get("retried", ())}
-        for line in covers:
-            if line["row_sha256"] in rows:
-                attempt = line["attempt"]
-                held[attempt] = max(held.get(attempt, 0), _count(line.get("notes")))
+        for old, new in reversed(renames):  # a line rewritten twice: the later name first
+            if new in rows:
+                rows.add(old)
+        for attempt, sha, notes in covers:
+            if sha in rows:
+                held[attempt] = max(held.get(attempt, 0), notes)
     spent: dict[str, dict[str, Any]] = {}
-    for line in lines:
-        if "row_sha256" in line or "n" not in line:
+    for line in _note_lines(out_dir, covers=False):  # second pass: sum what no one holds
+        attempt = line.attempt
+        if line.n is None or not isinstance(attempt, str):
             continue
-        attempt = line["attempt"]
-        if _count(line["n"]) <= held.get(attempt, 0):
+        if _count(line.n) <= held.get(attempt, 0):
             continue
         if attempt not in spent:
-            key = (line.get("method"), line.get("id"))
-            spent[attempt] = {**entry(*key, dict.fromkeys(TOTALS, 0), seed=line.get("seed")),
-                              "attempt": attempt}  # fmt: skip
+            spent[attempt] = {**entry(line.method, line.id, dict.fromkeys(TOTALS, 0),
+                                      seed=line.seed), "attempt": attempt}  # fmt: skip
         debate = spent[attempt]
         for name in NOTE_FIGURES:
-            debate[name] += _count(line.get(name))
+            debate[name] += _count(getattr(line, name))
     return [d for d in spent.values() if any(d[name] for name in TOTALS)]
 
 

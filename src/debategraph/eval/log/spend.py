@@ -291,6 +291,7 @@ class SpendGuard:
             which = f"--max-usd {limit.max_usd:g}"
         return (
             f"stopped: the spend limit {which} is reached: {where} has spent {spent} (rows "
-            "and ledger; requests in flight when it stopped included); finished rows are "
-            f"kept: raise {which.split()[0]} and run the same command again to continue"
+            "and ledger: every reply received; a request cut off before its reply has no "
+            f"token count); finished rows are kept: raise {which.split()[0]} and run the same "
+            "command again to continue"
         )

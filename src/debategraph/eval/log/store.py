@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
 
@@ -37,6 +38,9 @@ from debategraph.eval.log.ledger import fingerprint
 
 DroppedRows = Callable[[list[tuple[str, dict[str, Any]]]], None]
 """Takes failed rows about to leave the file, each with its line's fingerprint."""
+
+RenamedLines = Callable[[list[tuple[str, str]]], None]
+"""Takes the kept lines a rewrite changed, as ``(old, new)`` fingerprints."""
 
 Key = tuple[str, str, int | None]
 """A row's identity: ``(method label, item id, seed)``; the seed is ``None`` for a row
@@ -144,10 +148,13 @@ def encode_row(row: Mapping[str, Any], redact: Callable[[str], str] = str) -> by
     return (redact(json.dumps(row, ensure_ascii=False, separators=(",", ":"))) + "\n").encode()
 
 
-def _atomic_write(path: Path, data: bytes | Iterable[bytes]) -> None:
+def _atomic_write(
+    path: Path, data: bytes | Iterable[bytes], before: Callable[[], None] | None = None
+) -> None:
     """Replace ``path`` with ``data`` (bytes, or chunks in turn) all at once.
 
-    A failed write leaves no temporary file.
+    ``before`` is called once every chunk is written, just before the file is replaced. A
+    failed write leaves no temporary file.
     """
     tmp = path.with_name(path.name + ".tmp")
     try:
@@ -156,6 +163,8 @@ def _atomic_write(path: Path, data: bytes | Iterable[bytes]) -> None:
                 f.write(chunk)
             f.flush()
             os.fsync(f.fileno())
+        if before is not None:
+            before()
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
@@ -171,6 +180,9 @@ class ResultsFile:
         redact: Applied to every line written (a :class:`~debategraph.policies.secrets.Redactor`).
         keep_spend: Called with the failed rows (and their lines' fingerprints) that a
             rewrite is about to drop, before the file is replaced.
+        renamed: Called, before the file is replaced, with the kept lines whose bytes a
+            rewrite changed (the redactor knows a secret more): their old and new
+            fingerprints, so that the spend notes' cover lines keep naming their rows.
         problems: What :meth:`load` found wrong, one message per malformed line, with its
             line number (a torn last line left by a crash is not a problem).
     """
@@ -182,11 +194,13 @@ class ResultsFile:
         fsync: bool = False,
         redact: Callable[[str], str] = str,
         keep_spend: DroppedRows | None = None,
+        renamed: RenamedLines | None = None,
     ) -> None:
         self.path = Path(path)
         self.fsync = fsync
         self.redact = redact
         self.keep_spend = keep_spend
+        self.renamed = renamed
         self.problems: list[str] = []
         self._handle: Any = None
 
@@ -250,19 +264,31 @@ class ResultsFile:
 
     def _rewrite_without(self, skipped: set[int]) -> None:
         """Rewrite the file without the lines numbered in ``skipped`` (atomic, streamed)."""
+        changed: list[tuple[str, str]] = []
         with self.path.open("rb") as source:
             _atomic_write(
                 self.path,
                 (
-                    self._redacted(line)
+                    self._redacted(line, changed)
                     for number, line in enumerate(source, start=1)
                     if number not in skipped
                 ),
+                partial(self._renamed, changed),
             )
 
-    def _redacted(self, line: bytes) -> bytes:
-        """A stored line passed through the redactor again (a key configured since)."""
-        return self.redact(line.decode(errors="replace").rstrip("\n")).encode() + b"\n"
+    def _redacted(self, line: bytes, changed: list[tuple[str, str]] | None = None) -> bytes:
+        """A stored line passed through the redactor again (a key configured since).
+
+        A line that this changes is listed in ``changed`` as its old and new fingerprints.
+        """
+        again = self.redact(line.decode(errors="replace").rstrip("\n")).encode() + b"\n"
+        if changed is not None and again != line:
+            changed.append((fingerprint(line), fingerprint(again)))
+        return again
+
+    def _renamed(self, changed: list[tuple[str, str]]) -> None:
+        if changed and self.renamed is not None:
+            self.renamed(changed)
 
     def append(self, row: Mapping[str, Any], before: Callable[[bytes], None] | None = None) -> None:
         """Append one row as one line: a single write, then flush (and fsync if asked).
@@ -331,15 +357,16 @@ class ResultsFile:
         in_file_order = list(kept.items())
         in_plan_order = sorted(in_file_order, key=lambda entry: order(entry[0]))
         if not clean or lines != len(kept) or in_plan_order != in_file_order:
+            changed: list[tuple[str, str]] = []
             with self.path.open("rb") as source:
                 self._keep_spend([_failed_row(source, line) for line in dropped])
-                chunks = (self._read_line(source, line) for _, line in in_plan_order)
-                _atomic_write(self.path, chunks)
+                chunks = (self._read_line(source, line, changed) for _, line in in_plan_order)
+                _atomic_write(self.path, chunks, partial(self._renamed, changed))
         return [(key, line.failed) for key, line in in_plan_order]
 
-    def _read_line(self, source: BinaryIO, line: _Line) -> bytes:
+    def _read_line(self, source: BinaryIO, line: _Line, changed: list[tuple[str, str]]) -> bytes:
         source.seek(line.offset)
-        return self._redacted(source.read(line.length))
+        return self._redacted(source.read(line.length), changed)
 
 
 def _failed_row(source: BinaryIO, line: _Line) -> tuple[str, dict[str, Any]]:

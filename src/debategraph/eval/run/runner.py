@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from debategraph.eval.datasets import Item
-from debategraph.eval.log.ledger import NoteFile, log_retried, spend_on_record
+from debategraph.eval.log.ledger import NoteFile, log_renamed, log_retried, spend_on_record
 from debategraph.eval.log.rows import describe_error, error_row, result_row, row_source
 from debategraph.eval.log.spend import COVERS_KEY, SpendGuard, SpendLimit, SpendLimitReached
 from debategraph.eval.log.store import (
@@ -374,7 +374,13 @@ class _Writer:
         covers = row.pop(COVERS_KEY, None)
         notes = self.notes
         if notes is not None and isinstance(covers, Mapping):
-            self.results.append(row, before=partial(notes.cover, covers))
+            try:
+                self.results.append(row, before=partial(notes.cover, covers))
+            except OSError as exc:
+                if exc is notes.failure:  # no cover line, so no row: its spend is cut short
+                    self.written.discard(key)
+                    note_row(self.cut_short, {**row, COVERS_KEY: covers})
+                raise
         else:
             self.results.append(row)
         settled = _settled(row)
@@ -538,7 +544,11 @@ async def run_eval(
     with OutputLock(out):
         check_manifest(out, settings, force=force, redact=redact, item_ids=[i.id for i in items])
         results = ResultsFile(
-            out / RESULTS_FILE, fsync=fsync, redact=redact, keep_spend=partial(log_retried, out)
+            out / RESULTS_FILE,
+            fsync=fsync,
+            redact=redact,
+            keep_spend=partial(log_retried, out),
+            renamed=partial(log_renamed, out),
         )
         resumed = _Resumed(arms, progress=progress is not None)
         results.load(resumed)
@@ -546,24 +556,25 @@ async def run_eval(
             per_arm = len(items) * len(plan.seeds)
             progress.start({arm.label: per_arm for arm in arms}, resumed.progress or [])
             resumed.progress = None
+        work = resumed.work(items, arms, list(plan.seeds))
+        first = next(work, None)  # nothing pending: no executor started (no Ray cluster)
         guard = None
-        if spend_limit is not None:
+        if spend_limit is not None and first is not None:  # a finished run is never refused
             on_record = spend_on_record(out)
             guard = SpendGuard(spend_limit, on_record["input_tokens"], on_record["output_tokens"])
             if guard.reached():
                 results.close()
                 raise SpendLimitReached(guard.words(str(out)))
-        work = resumed.work(items, arms, list(plan.seeds))
-        if guard is not None:
-            work = itertools.takewhile(lambda _: not guard.tripped, work)
-        first = next(work, None)  # nothing pending: no executor started (no Ray cluster)
         start = time.perf_counter()
         peak = 0
         cut_short = CUT_SHORT.get()
         token = CUT_SHORT.set([]) if cut_short is None else None
         noted = len(cut_short or ())
         notes = NoteFile(out, fsync=fsync)
-        noting = SPEND_NOTES.set(notes.write if guard is None else _guarded(notes, guard))
+        stopper = None if guard is None else _Stopper(guard)
+        if stopper is not None:
+            work = stopper.until_tripped(work)
+        noting = SPEND_NOTES.set(notes.write if stopper is None else stopper.take(notes))
         stopped = False
         writer = _Writer(results, progress, arms, cut_short=CUT_SHORT.get(), notes=notes)
         breaker = Breaker(writer, cut_short=CUT_SHORT.get())
@@ -573,13 +584,12 @@ async def run_eval(
                 breaker.flush()
         except BaseException as exc:
             breaker.drop_held()  # rows held back when the run stopped: unwritten, spend noted
-            if not (guard and guard.tripped and isinstance(exc, asyncio.CancelledError)):
+            if not (stopper and stopper.fired and isinstance(exc, asyncio.CancelledError)):
                 raise
-            task = asyncio.current_task()
-            if task is not None:
-                task.uncancel()
             stopped = True
         finally:
+            if stopper is not None:
+                stopped = stopper.disarm() or stopped
             wall = time.perf_counter() - start
             SPEND_NOTES.reset(noting)
             notes.close()
@@ -617,20 +627,55 @@ async def run_eval(
     )
 
 
-def _guarded(notes: NoteFile, guard: SpendGuard) -> Callable[[dict[str, Any]], None]:
-    """The note-taker of a run with a spend limit.
+class _Stopper:
+    """Stops a run (its task) once the spend notes reach the guard's limit.
 
-    It writes each note, then cancels the run (this task) once the notes reach the limit.
+    The cancellation is sent from whatever thread makes the note; an executor may swallow
+    it (a cleanup that suppresses everything), so the run asks :meth:`disarm` after the
+    executor returns, whatever happened.
     """
-    loop = asyncio.get_running_loop()
-    task = asyncio.current_task()
 
-    def take(note: dict[str, Any]) -> None:
-        notes.write(note)
-        if guard.add(note) and task is not None:
-            loop.call_soon_threadsafe(task.cancel)
+    def __init__(self, guard: SpendGuard) -> None:
+        self.guard = guard
+        self.loop = asyncio.get_running_loop()
+        self.task = asyncio.current_task()
+        self.armed = True
+        self.fired = False
+        self.held_back = False
 
-    return take
+    def until_tripped(self, work: Iterator[Work]) -> Iterator[Work]:
+        """``work`` until the limit is reached; then no more (and :attr:`held_back` is set)."""
+        for unit in work:
+            if self.guard.tripped:
+                self.held_back = True
+                return
+            yield unit
+
+    def take(self, notes: NoteFile) -> Callable[[dict[str, Any]], None]:
+        """The note-taker: writes each note, then stops the run once the limit is reached."""
+
+        def take(note: dict[str, Any]) -> None:
+            notes.write(note)
+            if self.guard.add(note):
+                self.loop.call_soon_threadsafe(self._cancel)
+
+        return take
+
+    def _cancel(self) -> None:
+        if self.armed and self.task is not None:
+            self.fired = True
+            self.task.cancel()
+
+    def disarm(self) -> bool:
+        """Send no cancellation from now on, undo one sent; whether the limit stopped the run.
+
+        It did when it cancelled the run or held work back, even where the executor then
+        returned as if nothing happened; a limit reached by the last reply stopped nothing.
+        """
+        self.armed = False
+        if self.fired and self.task is not None and self.task.cancelling():
+            self.task.uncancel()
+        return self.fired or self.held_back
 
 
 def evaluate(

@@ -24,13 +24,16 @@ worker writes a file.
   notes, and the rows of units that finished unread, into the run's cut-short spend
   (:mod:`debategraph.eval.run.cut_short`). A worker that does not answer within
   :data:`SETTLE_S` (killed, its node lost) takes its notes with it.
-* Each worker keeps its debates' spend notes (:data:`~debategraph.eval.run.cut_short.SPEND_NOTES`)
-  until the driver takes them, every :data:`NOTES_EVERY_S` and once more before it lets the
-  workers go; the driver appends them to the run's note file (one writer per directory). A
-  driver killed with its workers loses the notes of at most that last interval (the rows
+* Each worker keeps its debates' spend notes
+  (:data:`~debategraph.eval.run.cut_short.SPEND_NOTES`) until the driver takes them, from
+  each worker on its own, every :data:`NOTES_EVERY_S` and once more before it lets the
+  workers go (a take under way at the end is awaited, never cut off, since the worker forgot
+  what it sent); the driver appends them to the run's note file (one writer per directory).
+  A driver killed with its workers loses the notes of at most that last interval (the rows
   and entries hold the rest). A worker whose driver is gone (its process ended, on the
-  driver's machine; or no take for :data:`ORPHAN_S` elsewhere) cancels its units at once,
-  so that it makes no request that nobody could put on the bill.
+  driver's machine; or no take for :data:`ORPHAN_S` elsewhere) cancels its units at once, so
+  that it makes no request that nobody could put on the bill; such a unit is a failed row
+  (run again on resume), and a worker whose driver takes again runs units again.
 * With LangSmith tracing on, each worker traces its own debates, and LangSmith's client
   sends them in batches from a background thread. Before the workers are let go (at the
   end, or cut short), the driver asks each worker that traces to send what it still holds,
@@ -82,7 +85,7 @@ for its workers' notes of their spend before it disconnects."""
 NOTES_EVERY_S = 0.05
 """How often the driver takes the workers' spend notes."""
 
-ORPHAN_S = 5.0
+ORPHAN_S = 15.0
 """How long a worker on another machine than its driver's waits, with no take of its notes,
 before it takes the driver for gone and stops."""
 
@@ -213,13 +216,12 @@ class RayExecutor:
                 for share in shares
             ]
             self.started = await self._hello(actors)
-            taking = asyncio.ensure_future(_take_notes(actors, SPEND_NOTES.get()))
+            stop = asyncio.Event()
+            taking = asyncio.ensure_future(_take_notes(actors, SPEND_NOTES.get(), stop))
             try:
                 return await self._dispatch(ray, actors, shares, work, deliver)
             finally:
-                taking.cancel()
-                with contextlib.suppress(BaseException):
-                    await taking
+                await _stop_taking(taking, stop)
         finally:
             self._settle(ray, actors)
             self._flush_traces(ray, actors)
@@ -384,22 +386,30 @@ class RayExecutor:
         except ray.exceptions.RayActorError as exc:
             redact = Redactor.from_environment()
             reason = redact(str(exc).strip().splitlines()[0])[:300] if str(exc) else ""
-            error = (
-                f"WorkerDied: the Ray worker running this item died and Ray's retries ran out "
-                f"({reason}): run the same command again to retry it"
-            )
-            arms = {arm.label: arm for arm in job.arms}
-            return [
-                error_row(
-                    arms[label], unit.item, error, wall_s=0.0, dataset=job.dataset, seed=unit.seed
-                )
-                for label in unit.unconditional(arms)
-            ]
+            return self._error_rows(
+                unit, job, f"WorkerDied: the Ray worker running this item died and Ray's "
+                f"retries ran out ({reason})"
+            )  # fmt: skip
+        except getattr(ray.exceptions, "TaskCancelledError", ()):
+            return self._error_rows(unit, job, "WorkerStopped: the Ray worker running this item "
+                                    "stopped it (it took its driver for gone)")  # fmt: skip
         except ray.exceptions.RayTaskError as exc:
             raise (exc.cause if isinstance(exc.cause, DebateConfigError) else exc) from None
         peaks[k] = max(peaks[k], peak)
         self.pids.add(pid)
         return list(rows)
+
+    @staticmethod
+    def _error_rows(unit: Work, job: Job, error: str) -> list[dict[str, Any]]:
+        """A failed row per arm of ``unit`` with ``error``: resuming runs them again."""
+        arms = {arm.label: arm for arm in job.arms}
+        error += ": run the same command again to retry it"
+        return [
+            error_row(
+                arms[label], unit.item, error, wall_s=0.0, dataset=job.dataset, seed=unit.seed
+            )
+            for label in unit.unconditional(arms)
+        ]
 
 
 def note_rows(rows: list[dict[str, Any]]) -> None:
@@ -409,20 +419,46 @@ def note_rows(rows: list[dict[str, Any]]) -> None:
         note_row(sink, row)
 
 
-async def _take_notes(actors: list[Any], sink: Note | None) -> None:
-    """Take the workers' spend notes every :data:`NOTES_EVERY_S` and append them.
+async def _take_notes(actors: list[Any], sink: Note | None, stop: asyncio.Event) -> None:
+    """Take each worker's spend notes every :data:`NOTES_EVERY_S` and append them.
 
-    Runs until cancelled; a worker that does not answer is asked again next time. Without a
-    sink (no note file) the notes are dropped; the takes still tell the workers that their
-    driver lives.
+    Runs until ``stop`` is set; each worker is asked on its own, so one that is slow, quit
+    or restarting delays no other's takes and is asked again next time. Without a sink (no
+    note file) the notes are dropped; the takes still tell the workers that their driver
+    lives.
     """
-    while True:
-        await asyncio.sleep(NOTES_EVERY_S)
-        asks = [asyncio.wrap_future(ref.future()) for ref in _ask_each(actors, "take_notes")]
-        for answer in await asyncio.gather(*asks, return_exceptions=True):
-            if sink is not None and isinstance(answer, list):
-                for line in answer:
-                    sink(line)
+    await asyncio.gather(*(_take_from(actor, sink, stop) for actor in actors))
+
+
+async def _take_from(actor: Any, sink: Note | None, stop: asyncio.Event) -> None:
+    while not stop.is_set():
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), NOTES_EVERY_S)
+        if stop.is_set():
+            return  # the last notes are taken as the workers are let go (``spent``)
+        try:
+            answer = await asyncio.wrap_future(actor.take_notes.remote().future())
+        except Exception:
+            continue
+        if sink is not None and isinstance(answer, list):
+            for line in answer:
+                sink(line)
+
+
+async def _stop_taking(taking: asyncio.Future[None], stop: asyncio.Event) -> None:
+    """Stop the takes between rounds; a take under way is awaited (at most :data:`SETTLE_S`).
+
+    A worker forgets the notes it hands over, so a take is never cut off mid-way; a
+    cancellation of the run that arrives meanwhile goes on (it is not swallowed).
+    """
+    stop.set()
+    try:
+        await asyncio.wait([taking], timeout=SETTLE_S)
+    finally:
+        if not taking.done():
+            taking.cancel()
+        elif not taking.cancelled():
+            taking.exception()  # a sink's error: the run's own stop says what went wrong
 
 
 def _ask_each(actors: list[Any], method: str, *args: Any) -> list[Any]:
@@ -496,7 +532,7 @@ class _Worker:
         """
         rows: list[dict[str, Any]] = []
         runner = self._items()
-        if self._watch is None and self.driver is not None:
+        if self.driver is not None and (self._watch is None or self._watch.done()):
             self._watch = asyncio.ensure_future(self._watch_driver())
         if self.orphaned:
             raise asyncio.CancelledError
@@ -563,6 +599,7 @@ class _Worker:
     async def take_notes(self) -> list[dict[str, Any]]:
         """The spend notes made here since they were last taken (then forgotten)."""
         self.taken_at = time.monotonic()
+        self.orphaned = False  # the driver takes again: it lives (a stall, not its end)
         taken = self.notes[: len(self.notes)]
         del self.notes[: len(taken)]  # the same list: debates still running note into it
         return taken
