@@ -1,7 +1,10 @@
 """Scripted chat models for graph tests."""
 
 import asyncio
+from collections.abc import Iterable
 from typing import Any
+
+import pytest
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage
@@ -119,3 +122,16 @@ def without_timings(rows: list[dict], also: tuple[str, ...] = ()) -> list[dict]:
             }
         kept.append(row)
     return kept
+
+
+def fast_few(values: Iterable[str], fast: Iterable[str]) -> list[Any]:
+    """Parameters where only the cases in ``fast`` run in the fast loop; the rest are ``slow``.
+
+    Every case still runs in the whole suite (CI); the fast loop keeps a few that stand for
+    the others (docs/testing.md, "What is marked slow").
+    """
+    keep = set(fast)
+    values = list(values)
+    missing = keep - set(values)
+    assert not missing, f"fast cases that are not cases: {sorted(missing)}"
+    return [v if v in keep else pytest.param(v, marks=pytest.mark.slow) for v in values]

@@ -233,6 +233,21 @@ def test_notebook_view_folds_thinking_out_apart_from_the_reply():
     assert html.index("\\boxed{15}") < thinking  # the reply, then its thinking folded apart
 
 
+def test_cli_run_in_process_against_a_thinking_server_records_thinking_apart(key):
+    from typer.testing import CliRunner
+
+    from debategraph.cli import app
+
+    args = ["run", "--model", "qwen3", "--rounds", "1", "--agents", "2", "--json", "--text"]
+    with serve(responder=ThinkingResponder("tags", thought_chars=120)) as server:
+        done = CliRunner().invoke(app, [*args, ARITH, "--base-url", server.base_url])
+    assert done.exit_code == 0, done.output
+    result = json.loads(done.stdout)
+    assert result["settings"]["peer_reasoning"] == "none"
+    assert all(GUESS in t["reasoning"] and GUESS not in t["text"] for t in result["turns"])
+
+
+@pytest.mark.slow  # a fresh interpreter: the command line end to end
 def test_cli_run_against_a_thinking_server_records_thinking_apart(key):
     with serve(responder=ThinkingResponder("tags", thought_chars=120)) as server:
         env = {**os.environ, "OPENAI_API_KEY": "sk-t"}
