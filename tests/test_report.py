@@ -86,7 +86,7 @@ def table_line(report: str, method: str, after: str) -> list[str]:
 
 def test_report_table_numbers(results: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
-    report_path = write_report(results, out)
+    report_path = write_report(results, out, plots=False)  # plots: their own test
     assert report_path == out / "report.md"
     report = report_path.read_text(encoding="utf-8")
 
@@ -110,7 +110,7 @@ def test_report_table_numbers(results: Path, tmp_path: Path) -> None:
 
 
 def test_report_says_which_rows_are_simulated(results: Path) -> None:
-    report = write_report(results).read_text(encoding="utf-8")
+    report = write_report(results, plots=False).read_text(encoding="utf-8")
     assert (
         "Rows by source: simulated models: 15 rows (cot, du); real model outputs: 4 rows (du)."
         in report
@@ -121,7 +121,7 @@ def test_report_says_which_rows_are_simulated(results: Path) -> None:
 
 
 def test_report_per_round_and_skipped_lines(results: Path) -> None:
-    report = write_report(results).read_text(encoding="utf-8")
+    report = write_report(results, plots=False).read_text(encoding="utf-8")
     # du round 0: [1,2,1] for every item: majority 1 -> 100 %, never unanimous -> 0 %, 20 of
     # 30 answers right -> 66.7 %. Round 1: items 0-7 [1,1,1], items 8-9 [2,2,1]: majority
     # 80 %, consensus 80 %, 8*3 + 2*1 = 26 of 30 right -> 86.7 %. Flips: a2 2 -> 1 on items
@@ -156,7 +156,8 @@ def test_report_plots_exist_and_are_png(results: Path) -> None:
 
 
 def test_summary_json_and_cost_column(results: Path, tmp_path: Path) -> None:
-    report = write_report(results, tmp_path / "c", prices={"input": 1e-6, "output": 2e-6})
+    prices = {"input": 1e-6, "output": 2e-6}
+    report = write_report(results, tmp_path / "c", prices=prices, plots=False)
     text = report.read_text(encoding="utf-8")
     assert "Cost $/item" in text
     # du: 1000 * 1e-6 + 200 * 2e-6 = 0.0014 $ per item
