@@ -1,3 +1,4 @@
+import functools
 import os
 import socket
 
@@ -6,6 +7,34 @@ import pytest
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
 os.environ.pop("OPENAI_API_KEY", None)
+
+
+def _one_tls_context_per_trust_setting() -> None:
+    """Build the HTTP clients' default TLS context once, not once per client.
+
+    Every OpenAI-compatible client a test builds loads the system's CA bundle into a fresh
+    context (30-80 ms of CPU each, hundreds of clients a run). Tests speak plain HTTP to
+    loopback and never verify a certificate, so one context per trust setting serves them.
+    """
+    try:
+        import httpcore2
+    except ImportError:  # an older openai on plain httpx: nothing to share
+        return
+
+    build = httpcore2.default_ssl_context
+
+    @functools.cache
+    def built(trust_env: bool, cert_file: str | None, cert_dir: str | None):
+        return build(_trust_env=trust_env)
+
+    def shared(*, _trust_env: bool = True):
+        env = os.environ
+        return built(_trust_env, env.get("SSL_CERT_FILE"), env.get("SSL_CERT_DIR"))
+
+    httpcore2.default_ssl_context = shared
+
+
+_one_tls_context_per_trust_setting()
 
 
 @pytest.fixture(autouse=True)

@@ -5,7 +5,6 @@ from collections.abc import Iterable
 from typing import Any
 
 import pytest
-
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
