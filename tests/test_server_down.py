@@ -262,6 +262,7 @@ def test_a_budget_matched_arm_of_a_dead_server_leaves_no_failed_row(loopback, tm
     with closed_port() as port:
         url = f"http://127.0.0.1:{port}/v1"
         settings = {"models": "sim-0", "base_url": url, "retry_backoff": 0.001, "agents": 2}
+        settings["max_attempts"] = 1  # one try per call: the server is down either way
         du = Arm("du", "du", {**settings, "rounds": 1})
         sc = Arm("sc@du", "sc", {**settings, "rounds": 0}, budget_of="du")
         with pytest.raises(ServerDownError) as stop:
