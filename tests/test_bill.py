@@ -365,6 +365,7 @@ def test_a_partly_replayed_debate_counts_the_waste_of_its_paid_calls(key, tmp_pa
     cache, items = tmp_path / "calls.sqlite", arithmetic_items(1, seed=5)
     with serve(seed=3) as server:
         settings = {"agents": 2, "models": "sim-0", "base_url": server.base_url}
+        settings["retry_backoff"] = 0.001  # the empty reply is asked again at once
         evaluate(items, [Arm("du", "du", {**settings, "rounds": 1})], tmp_path / "one",
                  dataset="arithmetic", cache=cache)  # fmt: skip
         server.reset()
