@@ -11,6 +11,7 @@ import re
 import sys
 import types
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,7 +25,18 @@ def blocks(path: Path) -> list[str]:
     return BLOCK_RE.findall(path.read_text(encoding="utf-8"))
 
 
-@pytest.mark.parametrize("path", [p for p in FILES if blocks(p)], ids=lambda p: p.name)
+# Pages whose example runs a whole evaluation: the fast loop leaves them to the whole suite.
+WHOLE_EVALUATIONS = {"noise-control.md"}
+
+
+def block_pages() -> list[Any]:
+    pages = [p for p in FILES if blocks(p)]
+    assert {p.name for p in pages} >= WHOLE_EVALUATIONS, "a page named slow has no Python block"
+    slow = pytest.mark.slow
+    return [pytest.param(p, marks=slow) if p.name in WHOLE_EVALUATIONS else p for p in pages]
+
+
+@pytest.mark.parametrize("path", block_pages(), ids=lambda p: p.name)
 def test_python_blocks_run_as_written(path, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     module = types.ModuleType(f"doc_{path.stem.replace('-', '_')}")
