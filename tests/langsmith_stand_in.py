@@ -85,7 +85,7 @@ def serving(stand_in: StandIn) -> Iterator[StandIn]:
     """Run ``stand_in`` on a loopback port for the block; its ``url`` says where."""
     handler = type("Handler", (_Handler,), {"stand_in": stand_in})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True).start()  # stops fast
     stand_in.url = f"http://127.0.0.1:{server.server_port}"
     try:
         yield stand_in

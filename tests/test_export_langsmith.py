@@ -90,7 +90,7 @@ def langsmith(loopback, monkeypatch) -> Iterator[type[FakeLangSmith]]:
         "Handler", (FakeLangSmith,), {"seen": [], "taken": [], "refuse_after": None, "hang": None}
     )
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True).start()  # stops fast
     monkeypatch.setenv("LANGSMITH_API_KEY", KEY)
     monkeypatch.setenv("LANGSMITH_ENDPOINT", f"http://127.0.0.1:{server.server_port}")
     try:

@@ -90,7 +90,7 @@ class Sink(BaseHTTPRequestHandler):
 @pytest.mark.filterwarnings("ignore:.*upload_results.*")
 def test_aevaluate_runs_a_debate_experiment_offline(loopback):
     server = ThreadingHTTPServer(("127.0.0.1", 0), Sink)  # takes the client's trace uploads
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True).start()  # stops fast
     client = Client(api_key="offline", api_url=f"http://127.0.0.1:{server.server_port}")
     dataset = uuid.uuid4()
     data = [Example(id=uuid.uuid4(), dataset_id=dataset, **e) for e in examples(ITEMS)]

@@ -42,7 +42,7 @@ class Counter(BaseHTTPRequestHandler):
 def counter(loopback, clean_langsmith, monkeypatch) -> Iterator[list[str]]:
     handler = type("Handler", (Counter,), {"hits": []})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True).start()  # stops fast
     monkeypatch.setenv("LANGSMITH_ENDPOINT", f"http://127.0.0.1:{server.server_port}")
     monkeypatch.setenv("LANGSMITH_API_KEY", "lsv2_pt_offline")
     get_env_var.cache_clear()
