@@ -235,7 +235,9 @@ def _json_of(client: Any, method: str, path: str, request: dict[str, Any], what:
     while True:
         attempt += 1
         left = deadline - time.monotonic()
-        timeout = (min(10.0, left), min(ATTEMPT_S, left))
+        # The client's read timeout ends after our bound on the last attempt, so that the
+        # client never starts a retry of its own once the time is up.
+        timeout = (min(10.0, left), min(ATTEMPT_S, left) + LAST_ATTEMPT_S)
         try:
             response = _bounded(
                 functools.partial(
