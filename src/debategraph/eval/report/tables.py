@@ -282,7 +282,8 @@ def extraction_table(summaries: Mapping[str, MethodSummary]) -> str:
 def _sources_line(groups: Sequence[Group]) -> str:
     counts: dict[str, int] = {}
     for group in groups:  # every row is in one group, under the source it is reported under
-        counts[group.source] = counts.get(group.source, 0) + len(group.rows)
+        rows = sum(s["n"] + s["failed"] for s in group.summaries.values())
+        counts[group.source] = counts.get(group.source, 0) + rows
     if set(counts) == {""}:
         return "Rows do not say whether they come from simulated models or real outputs."
     parts = []
