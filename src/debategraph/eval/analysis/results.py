@@ -67,15 +67,18 @@ class LoadedRows:
     """The rows of a results directory that a report may rest on, and what was left out.
 
     Attributes:
-        rows: The rows used, in file order.
+        rows: The rows used, in file order (empty where they were streamed,
+            :func:`stream_rows`).
         problems: One line per line left out, with its file and line number and why.
         excluded: How many lines were left out, by reason (``malformed``, ``not utf-8``,
             ``foreign id``, ``foreign method``, ``duplicate``).
+        used: How many rows were used.
     """
 
     rows: list[dict[str, Any]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     excluded: dict[str, int] = field(default_factory=dict)
+    used: int = 0
 
     def leave_out(self, where: str, reason: str, detail: str) -> None:
         """Record a line left out."""
@@ -84,7 +87,7 @@ class LoadedRows:
 
     def describe(self) -> str:
         """One sentence: how many rows the figures rest on, and what was left out."""
-        text = f"The figures rest on {len(self.rows)} row(s)"
+        text = f"The figures rest on {self.used} row(s)"
         if not self.excluded:
             return text + "."
         parts = ", ".join(f"{n} {reason}" for reason, n in self.excluded.items())
@@ -118,14 +121,25 @@ def load_rows(results_dir: str | os.PathLike[str], *, texts: bool = True) -> Loa
     Returns:
         The rows used, and what was left out.
     """
+    loaded = LoadedRows()
+    loaded.rows.extend(stream_rows(results_dir, loaded, texts=texts))
+    return loaded
+
+
+def stream_rows(
+    results_dir: str | os.PathLike[str], loaded: LoadedRows, *, texts: bool = True
+) -> Iterator[dict[str, Any]]:
+    """The rows :func:`load_rows` uses, one at a time, recording in ``loaded`` what it leaves out.
+
+    Holds one key per row (to find duplicates), not the rows.
+    """
     from debategraph.eval.log.store import RESULTS_FILE, read_manifest, row_key, row_problem
 
     folder = Path(results_dir)
     manifest = read_manifest(folder)
     item_ids = set(manifest.get("item_ids") or ()) or None
     labels = {a.get("label") for a in manifest.get("settings", {}).get("arms", ())} or None
-    loaded = LoadedRows()
-    seen: dict[tuple[str | int | None, ...], str] = {}
+    seen: dict[tuple[str | int | None, ...], tuple[str, int]] = {}
     for file in result_files(folder):
         own = file.name == RESULTS_FILE
         for number, raw in enumerate(_lines(file), start=1):
@@ -150,11 +164,12 @@ def load_rows(results_dir: str | os.PathLike[str], *, texts: bool = True) -> Loa
                 continue
             identity = (str(row.get("source", "")), str(row.get("dataset", "")), *key)
             if identity in seen:
-                loaded.leave_out(where, "duplicate", f"{key[0]}/{key[1]} repeats {seen[identity]}")
+                first = "{}, line {}".format(*seen[identity])
+                loaded.leave_out(where, "duplicate", f"{key[0]}/{key[1]} repeats {first}")
                 continue
-            seen[identity] = where
-            loaded.rows.append(row)
-    return loaded
+            seen[identity] = (file.name, number)
+            loaded.used += 1
+            yield row
 
 
 NOT_UTF8 = "not UTF-8 text"
@@ -215,7 +230,7 @@ def group_sources(rows: Sequence[Row]) -> list[str]:
     own = []
     for row in rows:
         source = str(row.get("source", ""))
-        if source == "real" and "simulated" in arms.get(_arm(row), ()) and _replayed(row):
+        if source == "real" and "simulated" in arms.get(_arm(row), ()) and replayed(row):
             source = "simulated"
         own.append(source)
     resolved: dict[tuple[str, str], set[str]] = {}
@@ -242,7 +257,7 @@ def _arm(row: Row) -> tuple[str, str]:
     return str(row.get("method", "")), str(row.get("dataset", ""))
 
 
-def _replayed(row: Row) -> bool:
+def replayed(row: Row) -> bool:
     """Whether every agent of ``row`` was the simulated model (so its real answers replay)."""
     models = row.get("agent_models") or ()
     return bool(models) and all(str(m).split(":")[0] in SIMULATED for m in models)
