@@ -99,7 +99,38 @@ def _answer_call(turn: Mapping[str, Any], agents: Container[Any] | None) -> bool
     )
 
 
+class _Remembered:
+    """The row whose :func:`round_turns` is kept while several tallies read it."""
+
+    row: object = None
+    turns: list[list[Mapping[str, Any]]] | None = None
+    known = False
+
+
+_REMEMBERED = _Remembered()
+
+
+def remember_round_turns(row: Row | None) -> None:
+    """Keep ``row``'s :func:`round_turns` once computed, until called with another row.
+
+    For one pass that feeds each row to several tallies; ``None`` forgets.
+    """
+    _REMEMBERED.row, _REMEMBERED.turns, _REMEMBERED.known = row, None, False
+
+
 def round_turns(row: Row) -> list[list[Mapping[str, Any]]] | None:
+    """:func:`produced_turns` of ``row``, computed once for a remembered row.
+
+    See :func:`remember_round_turns`.
+    """
+    if row is not _REMEMBERED.row:
+        return produced_turns(row)
+    if not _REMEMBERED.known:
+        _REMEMBERED.turns, _REMEMBERED.known = produced_turns(row), True
+    return _REMEMBERED.turns
+
+
+def produced_turns(row: Row) -> list[list[Mapping[str, Any]]] | None:
     """Per entry of ``round_answers``, the calls that produced its answers, in call order.
 
     A round of answers (round ``r`` of the answer turns) is produced by every call made up to

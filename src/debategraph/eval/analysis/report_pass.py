@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from debategraph.eval.analysis.comparisons import ComparisonTally
+from debategraph.eval.analysis.dynamics import remember_round_turns
 from debategraph.eval.analysis.pareto import ArmPoints, ParetoPoint, mark_front
 from debategraph.eval.analysis.results import Group, replayed
 from debategraph.eval.analysis.summary_fields import Row, is_failed
@@ -156,7 +157,11 @@ class ReportPass:
 
     def add(self, row: Row) -> None:
         """Add one row."""
-        self.groups.add(row)
-        self.comparisons.add(row)
-        self.transitions.add(row)
-        self.facts.add(row)
+        remember_round_turns(row)
+        try:
+            self.groups.add(row)
+            self.comparisons.add(row)
+            self.transitions.add(row)
+            self.facts.add(row)
+        finally:
+            remember_round_turns(None)
