@@ -13,7 +13,7 @@ final answers (:func:`debategraph.policies.answers.answers_match`, with the row'
 
 from __future__ import annotations
 
-from collections.abc import Container, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, TypedDict
 
 from debategraph.eval.log.row import ANSWER_SOURCES
@@ -93,12 +93,6 @@ def majority_right(answers: Sequence[Answer], row: Row) -> bool:
     return grade(majority_vote(answers, tie_policy="first").answer, row)
 
 
-def _answer_call(turn: Mapping[str, Any], agents: Container[Any] | None) -> bool:
-    return (turn.get("kind") or "answer") == "answer" and (
-        agents is None or turn.get("agent") in agents
-    )
-
-
 class _Remembered:
     """The row whose :func:`round_turns` is kept while several tallies read it."""
 
@@ -155,19 +149,22 @@ def produced_turns(row: Row) -> list[list[Mapping[str, Any]]] | None:
     names = row.get("agent_names")
     agents = set(names) if isinstance(names, list) else None
     entries = len(row.get("round_answers") or [])
-    answer_rounds = 1 + max(
-        (int(t.get("round") or 0) for t in turns if (t.get("kind") or "answer") == "answer"),
-        default=0,
-    )
+    answer_rounds = 0
+    ends: dict[int, int] = {}  # per round, the end of its last answer call
+    for i, turn in enumerate(turns):
+        if (turn.get("kind") or "answer") != "answer":
+            continue
+        r = int(turn.get("round") or 0)
+        answer_rounds = max(answer_rounds, r)
+        if agents is None or turn.get("agent") in agents:
+            ends[r] = i + 1
     out: list[list[Mapping[str, Any]]] = []
     cut = 0
     for r in range(entries):
-        if r >= answer_rounds:
+        if r > answer_rounds:
             out.append([t for t in turns if t.get("kind") != "decision"])
             continue
-        for i, turn in enumerate(turns):
-            if int(turn.get("round") or 0) == r and _answer_call(turn, agents):
-                cut = max(cut, i + 1)
+        cut = max(cut, ends.get(r, 0))
         out.append(turns[:cut])
     return out
 
