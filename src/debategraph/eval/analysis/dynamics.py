@@ -84,32 +84,53 @@ def _share(part: float, whole: float) -> float:
 
 def grade(answer: Answer, row: Row) -> bool:
     """Whether ``answer`` is right for ``row``: graded as its final answer is (its ``task``)."""
+    if row is _REMEMBERED.row:
+        known = _REMEMBERED.grades.get(answer)
+        if known is None:
+            known = _REMEMBERED.grades[answer] = _graded(answer, row)
+        return known
+    return _graded(answer, row)
+
+
+def _graded(answer: Answer, row: Row) -> bool:
     task: TaskKind = row.get("task") or "number"
     return answers_match(answer, row.get("reference"), task)
 
 
 def majority_right(answers: Sequence[Answer], row: Row) -> bool:
     """Whether the majority of ``answers`` (first-seen tie-break) is right for ``row``."""
-    return grade(majority_vote(answers, tie_policy="first").answer, row)
+    if row is not _REMEMBERED.row:
+        return grade(majority_vote(answers, tie_policy="first").answer, row)
+    key = tuple(answers)
+    known = _REMEMBERED.majorities.get(key)
+    if known is None:
+        known = grade(majority_vote(answers, tie_policy="first").answer, row)
+        _REMEMBERED.majorities[key] = known
+    return known
 
 
 class _Remembered:
     """The row whose :func:`round_turns` is kept while several tallies read it."""
 
-    row: object = None
-    turns: list[list[Mapping[str, Any]]] | None = None
-    known = False
+    def __init__(self, row: object = None) -> None:
+        self.row = row
+        self.turns: list[list[Mapping[str, Any]]] | None = None
+        self.known = False
+        self.grades: dict[Answer, bool] = {}
+        self.majorities: dict[tuple[Answer, ...], bool] = {}
 
 
 _REMEMBERED = _Remembered()
 
 
 def remember_round_turns(row: Row | None) -> None:
-    """Keep ``row``'s :func:`round_turns` once computed, until called with another row.
+    """Keep what is read of ``row`` once computed, until called with another row.
 
-    For one pass that feeds each row to several tallies; ``None`` forgets.
+    Its :func:`round_turns`, grades and majorities: for one pass that feeds each row to
+    several tallies. ``None`` forgets.
     """
-    _REMEMBERED.row, _REMEMBERED.turns, _REMEMBERED.known = row, None, False
+    global _REMEMBERED
+    _REMEMBERED = _Remembered(row)
 
 
 def round_turns(row: Row) -> list[list[Mapping[str, Any]]] | None:
