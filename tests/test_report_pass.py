@@ -25,6 +25,8 @@ def mixed_rows() -> list[dict[str, Any]]:
         row("du", "q0", "simulated", SIM),
     ]
     rows[1]["correct"] = False
+    for found in rows[:2]:
+        found["round_answers"] = [["1", "2"]]
     for found in rows[3:]:
         found["round_answers"] = [["1", "2", "1"], ["1", "1", "1"]]
     rows[4]["wall_s"] = 0.7
@@ -74,7 +76,7 @@ def test_one_pass_gives_the_groups_and_comparisons_of_the_rows() -> None:
     assert read.facts.budget_links == {("sc", "du"): "calls"}
 
 
-def test_a_report_of_mixed_sources_matches_the_rows_it_reads(tmp_path: Path) -> None:
+def test_a_report_whose_arm_parts_share_a_source_reads_them_again(tmp_path: Path) -> None:
     rows = mixed_rows()
     (tmp_path / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     write_report(tmp_path, plots=False)
@@ -83,5 +85,7 @@ def test_a_report_of_mixed_sources_matches_the_rows_it_reads(tmp_path: Path) -> 
     assert [(g["source"], list(g["methods"])) for g in summary["groups"]] == [
         (g.source, list(g.summaries)) for g in expected
     ]
+    s2mad = summary["groups"][0]["methods"]["s2mad"]
+    assert (summary["groups"][0]["source"], s2mad["n"], s2mad["failed"]) == ("simulated", 2, 1)
     du = next(g["methods"]["du"] for g in summary["groups"] if g["source"] == "real")
     assert (du["n"], du["wall_s_total"]) == (2, 0.1 + 0.7)
