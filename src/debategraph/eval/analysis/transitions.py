@@ -172,6 +172,10 @@ class TransitionTally:
         self._add_readings(row, rounds)
 
     def _add_readings(self, row: Row, rounds: list[list[Answer]]) -> None:
+        if len(rounds) == 1:  # no answer after reading peers: only whether reads are known
+            turns = row.get("turns")
+            self.reads_known += isinstance(turns, list) and bool(turns)
+            return
         found, known = readings(row)
         self.reads_known += known
         names = _names(row, len(rounds[0]))
