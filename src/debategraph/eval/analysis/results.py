@@ -133,7 +133,7 @@ def stream_rows(
 
     Holds one key per row (to find duplicates), not the rows.
     """
-    from debategraph.eval.log.store import RESULTS_FILE, read_manifest, row_key, row_problem
+    from debategraph.eval.log.store import RESULTS_FILE, read_manifest, row_key
 
     folder = Path(results_dir)
     manifest = read_manifest(folder)
@@ -143,33 +143,42 @@ def stream_rows(
     for file in result_files(folder):
         own = file.name == RESULTS_FILE
         for number, raw in enumerate(_lines(file), start=1):
-            where = f"{file.name}, line {number}"
             if not raw.strip():
                 continue
-            row, unread = _decoded(raw, texts)
-            if row is None:
-                reason = "not utf-8" if unread == NOT_UTF8 else "malformed"
-                loaded.leave_out(where, reason, unread)
+            row, why = _checked(raw, texts, own, item_ids, labels)
+            if row is not None:
+                key = row_key(row)
+                identity = (str(row.get("source", "")), str(row.get("dataset", "")), *key)
+                if identity in seen:
+                    first = "{}, line {}".format(*seen[identity])
+                    why = ("duplicate", f"{key[0]}/{key[1]} repeats {first}")
+                else:
+                    seen[identity] = (file.name, number)
+            if why is not None or row is None:
+                loaded.leave_out(f"{file.name}, line {number}", *(why or ("malformed", "")))
                 continue
-            problem = row_problem(row)
-            if problem is not None:
-                loaded.leave_out(where, "malformed", problem)
-                continue
-            key = row_key(row)
-            if own and item_ids is not None and key[1] not in item_ids:
-                loaded.leave_out(where, "foreign id", f"item {key[1]!r} is not in this run")
-                continue
-            if own and labels is not None and key[0] not in labels:
-                loaded.leave_out(where, "foreign method", f"method {key[0]!r} is not an arm")
-                continue
-            identity = (str(row.get("source", "")), str(row.get("dataset", "")), *key)
-            if identity in seen:
-                first = "{}, line {}".format(*seen[identity])
-                loaded.leave_out(where, "duplicate", f"{key[0]}/{key[1]} repeats {first}")
-                continue
-            seen[identity] = (file.name, number)
             loaded.used += 1
             yield row
+
+
+def _checked(
+    raw: bytes, texts: bool, own: bool, item_ids: set[Any] | None, labels: set[Any] | None
+) -> tuple[dict[str, Any] | None, tuple[str, str] | None]:
+    """The row of a line, or ``None`` and why it is left out (reason, detail)."""
+    from debategraph.eval.log.store import row_key, row_problem
+
+    row, unread = _decoded(raw, texts)
+    if row is None:
+        return None, ("not utf-8" if unread == NOT_UTF8 else "malformed", unread)
+    problem = row_problem(row)
+    if problem is not None:
+        return None, ("malformed", problem)
+    key = row_key(row)
+    if own and item_ids is not None and key[1] not in item_ids:
+        return None, ("foreign id", f"item {key[1]!r} is not in this run")
+    if own and labels is not None and key[0] not in labels:
+        return None, ("foreign method", f"method {key[0]!r} is not an arm")
+    return row, None
 
 
 NOT_UTF8 = "not UTF-8 text"
@@ -177,7 +186,7 @@ NOT_UTF8 = "not UTF-8 text"
 
 def _lines(file: Path) -> Iterator[bytes]:
     """The lines of ``file``, one at a time (a results file may be larger than memory)."""
-    with file.open("rb") as lines:
+    with file.open("rb", buffering=1 << 20) as lines:
         yield from lines
 
 
