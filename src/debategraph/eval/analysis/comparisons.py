@@ -97,19 +97,27 @@ def _key(row: Row) -> _Key:
     return (str(row["id"]), row.get("seed"))
 
 
-def _index(rows: Iterable[Row]) -> tuple[dict[_Key, bool], set[_Key]]:
+class _Index:
     """Correctness per (id, seed) of scored rows, and the keys of failed rows (first wins)."""
-    scored: dict[_Key, bool] = {}
-    failed: set[_Key] = set()
-    for row in rows:
-        key = _key(row)
-        if key in scored or key in failed:
-            continue
-        if is_failed(row):
-            failed.add(key)
+
+    def __init__(self) -> None:
+        self.scored: dict[_Key, bool] = {}
+        self.failed: set[_Key] = set()
+
+    def add(self, key: _Key, failed: bool, right: bool) -> None:
+        if key in self.scored or key in self.failed:
+            return
+        if failed:
+            self.failed.add(key)
         else:
-            scored[key] = bool(row.get("correct"))
-    return scored, failed
+            self.scored[key] = right
+
+
+def _index(rows: Iterable[Row]) -> _Index:
+    index = _Index()
+    for row in rows:
+        index.add(_key(row), is_failed(row), bool(row.get("correct")))
+    return index
 
 
 def compare_rows(
@@ -138,9 +146,26 @@ def compare_rows(
     Returns:
         The comparison; its figures are NaN when no item was finished by both.
     """
-    scored_a, failed_a = _index(rows_a)
-    scored_b, failed_b = _index(rows_b)
-    failed = failed_a | failed_b
+    return _compare(
+        _index(rows_a), _index(rows_b), a, b, kind=kind, dataset=dataset, resamples=resamples,
+        seed=seed,
+    )  # fmt: skip
+
+
+def _compare(
+    index_a: _Index,
+    index_b: _Index,
+    a: str,
+    b: str,
+    *,
+    kind: Kind,
+    dataset: str,
+    resamples: int,
+    seed: int,
+) -> Comparison:
+    """:func:`compare_rows` over the two arms' indexes."""
+    scored_a, scored_b = index_a.scored, index_b.scored
+    failed = index_a.failed | index_b.failed
     shared = [k for k in scored_a if k in scored_b]
     unpaired = sum(k not in scored_b and k not in failed for k in scored_a)
     unpaired += sum(k not in scored_a and k not in failed for k in scored_b)
@@ -254,9 +279,19 @@ def user_pairs(
             a pair naming one arm twice, or a string without a colon.
     """
     by_method = group_by(rows, "method")
-    arms = list(by_method)
-    votes = [VOTE_LABEL.format(method=m) for m, rs in by_method.items() if _debates(rs)]
-    typed = [VOTE_ASCII.format(method=m) for m, rs in by_method.items() if _debates(rs)]
+    debated = [m for m, rs in by_method.items() if _debates(rs)]
+    return _user_pairs(list(by_method), debated, compare, baseline)
+
+
+def _user_pairs(
+    arms: list[str],
+    debated: Sequence[str],
+    compare: Sequence[str | tuple[str, str]],
+    baseline: str | None,
+) -> list[tuple[str, str, Kind]]:
+    """:func:`user_pairs` given the arms, in first-seen order, and those that debated."""
+    votes = [VOTE_LABEL.format(method=m) for m in debated]
+    typed = [VOTE_ASCII.format(method=m) for m in debated]
     known = [*arms, *votes, *typed]
     split = [split_pair(p, known) if isinstance(p, str) else p for p in compare]
     split = [(vote_label(a, arms), vote_label(b, arms)) for a, b in split]
@@ -387,36 +422,113 @@ def paired_comparisons(
         ValueError: ``compare`` or ``baseline`` names no arm of the rows, ``compare`` names
             one arm twice, or a ``compare`` pair has no item both arms finished.
     """
-    asked = user_pairs(rows, compare, baseline)
-    out: list[Comparison] = []
-    for dataset, dataset_rows in group_by(rows, "dataset").items():
-        by_method = group_by(dataset_rows, "method")
-        pairs = (_default_pairs(by_method) if defaults else []) + asked
-        done: set[frozenset[str]] = set()
-        for a, b, kind in pairs:
-            if a == b or frozenset((a, b)) in done:
-                continue
-            rows_a, rows_b = _arm_rows(by_method, a), _arm_rows(by_method, b)
-            if rows_a is None or rows_b is None:
-                continue
-            done.add(frozenset((a, b)))
-            out.append(
-                compare_rows(
-                    rows_a,
-                    rows_b,
-                    a,
-                    b,
-                    kind=kind,
-                    dataset=dataset,
-                    resamples=resamples,
-                    seed=seed,
+    tally = ComparisonTally()
+    for row in rows:
+        tally.add(row)
+    return tally.comparisons(
+        compare=compare, baseline=baseline, defaults=defaults, holm_correction=holm_correction,
+        resamples=resamples, seed=seed,
+    )  # fmt: skip
+
+
+class _ArmIndex:
+    """One arm's rows of one dataset as pairing reads them: its own and its round-0 vote's."""
+
+    def __init__(self) -> None:
+        self.own, self.vote = _Index(), _Index()
+        self.debates = False
+        self.budget_of: str | None = None
+
+    def add(self, row: Row) -> None:
+        key, failed = _key(row), is_failed(row)
+        self.own.add(key, failed, bool(row.get("correct")))
+        answers = row.get("round_answers")
+        if failed or answers:  # what :func:`vote_at_round` makes of the row at round 0
+            self.vote.add(key, failed, not failed and vote_is_right(row))
+        self.debates = self.debates or (not failed and len(answers or ()) > 1)
+        if self.budget_of is None and row.get("budget_of"):
+            self.budget_of = str(row["budget_of"])
+
+
+class ComparisonTally:
+    """What :func:`paired_comparisons` needs, read one row at a time.
+
+    Per dataset and arm, each (id, seed)'s correctness and its round-0 vote's, not the rows.
+    """
+
+    def __init__(self) -> None:
+        self.datasets: dict[str, dict[str, _ArmIndex]] = {}
+        self.arms: dict[str, bool] = {}
+
+    def add(self, row: Row) -> None:
+        """Add one row."""
+        method = str(row.get("method", ""))
+        by_method = self.datasets.setdefault(str(row.get("dataset", "")), {})
+        arm = by_method.get(method)
+        if arm is None:
+            arm = by_method[method] = _ArmIndex()
+        arm.add(row)
+        self.arms[method] = self.arms.get(method, False) or arm.debates
+
+    def comparisons(
+        self,
+        *,
+        compare: Sequence[str | tuple[str, str]] = (),
+        baseline: str | None = None,
+        defaults: bool = True,
+        holm_correction: bool = False,
+        resamples: int = DEFAULT_RESAMPLES,
+        seed: int = 0,
+    ) -> list[Comparison]:
+        """The comparisons of :func:`paired_comparisons` over the rows added."""
+        debated = [m for m, debates in self.arms.items() if debates]
+        asked = _user_pairs(list(self.arms), debated, compare, baseline)
+        out: list[Comparison] = []
+        for dataset, by_method in self.datasets.items():
+            pairs = (_tallied_pairs(by_method) if defaults else []) + asked
+            done: set[frozenset[str]] = set()
+            for a, b, kind in pairs:
+                index_a, index_b = _arm_index(by_method, a), _arm_index(by_method, b)
+                if a == b or frozenset((a, b)) in done or index_a is None or index_b is None:
+                    continue
+                done.add(frozenset((a, b)))
+                out.append(
+                    _compare(
+                        index_a,
+                        index_b,
+                        a,
+                        b,
+                        kind=kind,
+                        dataset=dataset,
+                        resamples=resamples,
+                        seed=seed,
+                    )
                 )
-            )
-    _refuse_empty_pairs(out, [(a, b) for a, b, _ in asked[: len(compare)]])
-    if holm_correction:
-        for comparison, adjusted in zip(out, holm([c["p_value"] for c in out]), strict=True):
-            comparison["p_holm"] = adjusted
-    return out
+        _refuse_empty_pairs(out, [(a, b) for a, b, _ in asked[: len(compare)]])
+        if holm_correction:
+            for comparison, adjusted in zip(out, holm([c["p_value"] for c in out]), strict=True):
+                comparison["p_holm"] = adjusted
+        return out
+
+
+def _tallied_pairs(by_method: Mapping[str, _ArmIndex]) -> list[tuple[str, str, Kind]]:
+    """:func:`default_pairs` of one dataset's arms."""
+    pairs: list[tuple[str, str, Kind]] = [
+        (m, VOTE_LABEL.format(method=m), "vote") for m, arm in by_method.items() if arm.debates
+    ]
+    for method, arm in by_method.items():
+        if arm.budget_of is not None and arm.budget_of in by_method:
+            pairs.append((arm.budget_of, method, "budget"))
+    return pairs
+
+
+def _arm_index(by_method: Mapping[str, _ArmIndex], name: str) -> _Index | None:
+    if name in by_method:
+        return by_method[name].own
+    for method, arm in by_method.items():
+        if name == VOTE_LABEL.format(method=method):
+            return arm.vote
+    return None
 
 
 def _refuse_empty_pairs(made: Sequence[Comparison], asked: Sequence[tuple[str, str]]) -> None:

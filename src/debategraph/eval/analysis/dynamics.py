@@ -13,7 +13,7 @@ final answers (:func:`debategraph.policies.answers.answers_match`, with the row'
 
 from __future__ import annotations
 
-from collections.abc import Container, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, TypedDict
 
 from debategraph.eval.log.row import ANSWER_SOURCES
@@ -84,22 +84,68 @@ def _share(part: float, whole: float) -> float:
 
 def grade(answer: Answer, row: Row) -> bool:
     """Whether ``answer`` is right for ``row``: graded as its final answer is (its ``task``)."""
+    if row is _REMEMBERED.row:
+        known = _REMEMBERED.grades.get(answer)
+        if known is None:
+            known = _REMEMBERED.grades[answer] = _graded(answer, row)
+        return known
+    return _graded(answer, row)
+
+
+def _graded(answer: Answer, row: Row) -> bool:
     task: TaskKind = row.get("task") or "number"
     return answers_match(answer, row.get("reference"), task)
 
 
 def majority_right(answers: Sequence[Answer], row: Row) -> bool:
     """Whether the majority of ``answers`` (first-seen tie-break) is right for ``row``."""
-    return grade(majority_vote(answers, tie_policy="first").answer, row)
+    if row is not _REMEMBERED.row:
+        return grade(majority_vote(answers, tie_policy="first").answer, row)
+    key = tuple(answers)
+    known = _REMEMBERED.majorities.get(key)
+    if known is None:
+        known = grade(majority_vote(answers, tie_policy="first").answer, row)
+        _REMEMBERED.majorities[key] = known
+    return known
 
 
-def _answer_call(turn: Mapping[str, Any], agents: Container[Any] | None) -> bool:
-    return (turn.get("kind") or "answer") == "answer" and (
-        agents is None or turn.get("agent") in agents
-    )
+class _Remembered:
+    """The row whose :func:`round_turns` is kept while several tallies read it."""
+
+    def __init__(self, row: object = None) -> None:
+        self.row = row
+        self.turns: list[list[Mapping[str, Any]]] | None = None
+        self.known = False
+        self.grades: dict[Answer, bool] = {}
+        self.majorities: dict[tuple[Answer, ...], bool] = {}
+
+
+_REMEMBERED = _Remembered()
+
+
+def remember_round_turns(row: Row | None) -> None:
+    """Keep what is read of ``row`` once computed, until called with another row.
+
+    Its :func:`round_turns`, grades and majorities: for one pass that feeds each row to
+    several tallies. ``None`` forgets.
+    """
+    global _REMEMBERED
+    _REMEMBERED = _Remembered(row)
 
 
 def round_turns(row: Row) -> list[list[Mapping[str, Any]]] | None:
+    """:func:`produced_turns` of ``row``, computed once for a remembered row.
+
+    See :func:`remember_round_turns`.
+    """
+    if row is not _REMEMBERED.row:
+        return produced_turns(row)
+    if not _REMEMBERED.known:
+        _REMEMBERED.turns, _REMEMBERED.known = produced_turns(row), True
+    return _REMEMBERED.turns
+
+
+def produced_turns(row: Row) -> list[list[Mapping[str, Any]]] | None:
     """Per entry of ``round_answers``, the calls that produced its answers, in call order.
 
     A round of answers (round ``r`` of the answer turns) is produced by every call made up to
@@ -124,19 +170,22 @@ def round_turns(row: Row) -> list[list[Mapping[str, Any]]] | None:
     names = row.get("agent_names")
     agents = set(names) if isinstance(names, list) else None
     entries = len(row.get("round_answers") or [])
-    answer_rounds = 1 + max(
-        (int(t.get("round") or 0) for t in turns if (t.get("kind") or "answer") == "answer"),
-        default=0,
-    )
+    answer_rounds = 0
+    ends: dict[int, int] = {}  # per round, the end of its last answer call
+    for i, turn in enumerate(turns):
+        if (turn.get("kind") or "answer") != "answer":
+            continue
+        r = int(turn.get("round") or 0)
+        answer_rounds = max(answer_rounds, r)
+        if agents is None or turn.get("agent") in agents:
+            ends[r] = i + 1
     out: list[list[Mapping[str, Any]]] = []
     cut = 0
     for r in range(entries):
-        if r >= answer_rounds:
+        if r > answer_rounds:
             out.append([t for t in turns if t.get("kind") != "decision"])
             continue
-        for i, turn in enumerate(turns):
-            if int(turn.get("round") or 0) == r and _answer_call(turn, agents):
-                cut = max(cut, i + 1)
+        cut = max(cut, ends.get(r, 0))
         out.append(turns[:cut])
     return out
 

@@ -110,6 +110,16 @@ def _round_of(turn: Mapping[str, Any]) -> int:
     return int(turn.get("round") or 0)
 
 
+def _lone_answers(row: Row) -> bool:
+    """Whether a row that records ``round_answers`` made lone round-0 answers only."""
+    if len(row["round_answers"]) != 1:
+        return False
+    turns = _turns(row)
+    if turns is None:
+        return int(row.get("rounds") or 0) == 0
+    return all(_round_of(t) == 0 and (t.get("kind") or "answer") == "answer" for t in turns)
+
+
 def is_voting_arm(rows: Sequence[Row]) -> bool:
     """Whether every call of every row is a lone answer to the question, in round 0.
 
@@ -119,30 +129,53 @@ def is_voting_arm(rows: Sequence[Row]) -> bool:
     Args:
         rows: Scored rows of one arm that record ``round_answers``.
     """
-    for row in rows:
-        if len(row["round_answers"]) != 1:
-            return False
-        turns = _turns(row)
-        if turns is None:
-            if int(row.get("rounds") or 0) != 0:
-                return False
-        elif any(_round_of(t) != 0 or (t.get("kind") or "answer") != "answer" for t in turns):
-            return False
-    return True
+    return all(_lone_answers(row) for row in rows)
 
 
 class _Tally:
     """Sums of one point over the items: right answers, tokens, whether all were exact."""
 
-    def __init__(self) -> None:
-        self.correct = 0
-        self.tokens = 0.0
-        self.exact = True
+    def __init__(self, correct: int = 0, tokens: float = 0.0, exact: bool = True) -> None:
+        self.correct = correct
+        self.tokens = tokens
+        self.exact = exact
 
     def add(self, right: bool, tokens: float, exact: bool) -> None:
         self.correct += right
         self.tokens += tokens
         self.exact = self.exact and exact
+
+
+_Step = tuple[bool, float, bool]
+_Carried = tuple[bool, float, int]
+"""What a row adds to every step past its own: right, tokens, the first step that is exact."""
+
+
+class _Steps:
+    """Per-step tallies (rounds, or ``k``) over rows of different lengths, in row order.
+
+    A row adds its own steps, and to every later step its carried contribution (its last
+    answers, its whole spend). A step opened by a longer row starts from the carried
+    contributions of the rows before it, summed in the same order, so the sums are those of
+    adding every row to every step one by one.
+    """
+
+    def __init__(self) -> None:
+        self.steps: list[_Tally] = []
+        self.carried = _Tally()
+        self.exact_from = 0
+
+    def add(self, steps: Sequence[_Step], carried: _Carried) -> None:
+        right, tokens, exact_from = carried
+        for i, (step_right, step_tokens, exact) in enumerate(steps):
+            if i == len(self.steps):
+                base = self.carried
+                self.steps.append(_Tally(base.correct, base.tokens, i >= self.exact_from))
+            self.steps[i].add(step_right, step_tokens, exact)
+        for i in range(len(steps), len(self.steps)):
+            self.steps[i].add(right, tokens, i >= exact_from)
+        self.carried.add(right, tokens, True)
+        self.exact_from = max(self.exact_from, exact_from)
 
 
 def _point(
@@ -171,6 +204,43 @@ def _point(
     )
 
 
+def _round_steps(row: Row) -> tuple[list[_Step], _Carried]:
+    """A debating row's steps: per round, its majority and the tokens through that round.
+
+    Without turns, a round is priced at the whole debate's tokens, exact once nothing is left
+    to spend (from its last round and its ``rounds`` on).
+    """
+    rounds: list[list[Answer]] = [list(r) for r in row["round_answers"]]
+    produced, total = round_turns(row), _total(row)
+    ran = int(row.get("rounds") or 0)
+    steps: list[_Step] = []
+    for r, now in enumerate(rounds):
+        right = majority_right(now, row)
+        if produced is not None:
+            steps.append((right, turn_tokens(produced[r]), True))
+        else:
+            steps.append((right, total, r >= len(rounds) - 1 and r >= ran))
+    return steps, (steps[-1][0], total, 0 if produced is not None else ran)
+
+
+def _vote_steps(row: Row) -> tuple[list[_Step], _Carried]:
+    """A voting row's steps: per ``k``, the majority of its first ``k`` answers and their tokens."""
+    answers, costs = _samples(row)
+    total = _total(row)
+    decided = prefix_majorities(answers)
+    steps: list[_Step] = []
+    through = 0
+    for k in range(1, len(answers) + 1):
+        right = grade(decided[k - 1], row)
+        if costs is not None:
+            through += costs[k - 1]
+            steps.append((right, through, True))
+        else:  # samples priced alike
+            steps.append((right, total * k / len(answers), k == len(answers)))
+    right = grade(decided[-1] if answers else None, row)
+    return steps, (right, through if costs is not None else total, 0)
+
+
 def round_points(arm: str, rows: Sequence[Row]) -> list[ParetoPoint]:
     """A debating arm's points: per round, that round's majority against tokens through it.
 
@@ -181,21 +251,11 @@ def round_points(arm: str, rows: Sequence[Row]) -> list[ParetoPoint]:
     Returns:
         One point per round, up to the longest debate.
     """
-    longest = max(len(row["round_answers"]) for row in rows)
-    tallies = [_Tally() for _ in range(longest)]
+    steps = _Steps()
     for row in rows:
-        rounds: list[list[Answer]] = [list(r) for r in row["round_answers"]]
-        produced, total = round_turns(row), _total(row)
-        for r, tally in enumerate(tallies):
-            right = majority_right(rounds[min(r, len(rounds) - 1)], row)
-            if produced is not None:  # past its last round: its whole spend
-                cost = turn_tokens(produced[r]) if r < len(rounds) else total
-                tally.add(right, cost, True)
-            else:  # the whole debate's tokens: exact once nothing is left to spend
-                done = r >= len(rounds) - 1 and r >= int(row.get("rounds") or 0)
-                tally.add(right, total, done)
+        steps.add(*_round_steps(row))
     items = distinct_items(rows)
-    return [_point(arm, t, len(rows), items, at_round=r) for r, t in enumerate(tallies)]
+    return [_point(arm, t, len(rows), items, at_round=r) for r, t in enumerate(steps.steps)]
 
 
 def _samples(row: Row) -> tuple[list[Answer], list[int] | None]:
@@ -228,25 +288,11 @@ def vote_points(arm: str, rows: Sequence[Row]) -> list[ParetoPoint]:
     Returns:
         One point per ``k = 1..K``, ``K`` the most answers any item drew.
     """
-    samples = [_samples(row) for row in rows]
-    widest = max(len(answers) for answers, _ in samples)
-    tallies = [_Tally() for _ in range(widest)]
-    for row, (answers, costs) in zip(rows, samples, strict=True):
-        total = _total(row)
-        decided = prefix_majorities(answers)
-        through = 0
-        for k, tally in enumerate(tallies, start=1):
-            used = min(k, len(answers))
-            right = grade(decided[used - 1] if answers else None, row)
-            if costs is not None:
-                through += costs[k - 1] if k <= len(costs) else 0
-                tally.add(right, through, True)
-            elif answers:  # samples priced alike
-                tally.add(right, total * used / len(answers), used == len(answers))
-            else:
-                tally.add(right, total, True)
+    steps = _Steps()
+    for row in rows:
+        steps.add(*_vote_steps(row))
     items = distinct_items(rows)
-    return [_point(arm, t, len(rows), items, k=k) for k, t in enumerate(tallies, start=1)]
+    return [_point(arm, t, len(rows), items, k=k) for k, t in enumerate(steps.steps, start=1)]
 
 
 def decision_point(arm: str, rows: Sequence[Row]) -> ParetoPoint:
@@ -260,6 +306,61 @@ def decision_point(arm: str, rows: Sequence[Row]) -> ParetoPoint:
     for row in rows:
         tally.add(bool(row.get("correct")), _total(row), True)
     return _point(arm, tally, len(rows), distinct_items(rows))
+
+
+class ArmPoints:
+    """One arm's Pareto points, built one row at a time (:func:`arm_points` over a stream).
+
+    Holds per-step sums and the arm's distinct items, not its rows: both readings of a
+    traced row (per round, and per ``k`` while every row so far is a lone vote) are kept
+    until the end says which one the arm is.
+    """
+
+    def __init__(self) -> None:
+        self.scored, self.traced = _Tally(), _Tally()
+        self.scored_n = self.traced_n = 0
+        self.scored_items: set[tuple[Any, Any]] = set()
+        self.traced_items: set[tuple[Any, Any]] = set()
+        self.rounds, self.votes = _Steps(), _Steps()
+        self.voting = True
+
+    def add(self, row: Row) -> None:
+        """Add one row of the arm (a failed row adds nothing)."""
+        if is_failed(row):
+            return
+        right, tokens = bool(row.get("correct")), _total(row)
+        item = (row.get("dataset"), row.get("id"))
+        self.scored.add(right, tokens, True)
+        self.scored_n += 1
+        self.scored_items.add(item)
+        if not row.get("round_answers"):
+            return
+        self.traced.add(right, tokens, True)
+        self.traced_n += 1
+        self.traced_items.add(item)
+        self.rounds.add(*_round_steps(row))
+        self.voting = self.voting and _lone_answers(row)
+        if self.voting:
+            self.votes.add(*_vote_steps(row))
+
+    def points(self, arm: str) -> list[ParetoPoint]:
+        """The arm's points, as :func:`arm_points` gives them for the rows added."""
+        if not self.traced_n:
+            n, items = self.scored_n, len(self.scored_items)
+            return [_point(arm, self.scored, n, items)] if n else []
+        n, items = self.traced_n, len(self.traced_items)
+        if self.voting:
+            found = [_point(arm, t, n, items, k=k) for k, t in enumerate(self.votes.steps, 1)]
+        else:
+            found = [_point(arm, t, n, items, at_round=r) for r, t in enumerate(self.rounds.steps)]
+        steps: list[ParetoPoint] = []
+        for point in found:  # a round no agent answered in repeats the round before it
+            if not steps or not _same(point, steps[-1]):
+                steps.append(point)
+        final = _point(arm, self.traced, n, items)
+        if not steps:  # rows that record a round without answers
+            return [final]
+        return steps if _same(final, steps[-1]) else [*steps, final]
 
 
 def arm_points(arm: str, rows: Sequence[Row]) -> list[ParetoPoint]:
@@ -278,19 +379,10 @@ def arm_points(arm: str, rows: Sequence[Row]) -> list[ParetoPoint]:
     Returns:
         The points, not yet marked for the front; empty without a scored row.
     """
-    scored = [row for row in rows if not is_failed(row)]
-    traced = [row for row in scored if row.get("round_answers")]
-    if not traced:
-        return [decision_point(arm, scored)] if scored else []
-    found = vote_points(arm, traced) if is_voting_arm(traced) else round_points(arm, traced)
-    steps: list[ParetoPoint] = []
-    for point in found:  # a round no agent answered in repeats the round before it
-        if not steps or not _same(point, steps[-1]):
-            steps.append(point)
-    final = decision_point(arm, traced)
-    if not steps:  # rows that record a round without answers
-        return [final]
-    return steps if _same(final, steps[-1]) else [*steps, final]
+    tally = ArmPoints()
+    for row in rows:
+        tally.add(row)
+    return tally.points(arm)
 
 
 def _same(a: ParetoPoint, b: ParetoPoint) -> bool:

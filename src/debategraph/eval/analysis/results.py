@@ -67,15 +67,18 @@ class LoadedRows:
     """The rows of a results directory that a report may rest on, and what was left out.
 
     Attributes:
-        rows: The rows used, in file order.
+        rows: The rows used, in file order (empty where they were streamed,
+            :func:`stream_rows`).
         problems: One line per line left out, with its file and line number and why.
         excluded: How many lines were left out, by reason (``malformed``, ``not utf-8``,
             ``foreign id``, ``foreign method``, ``duplicate``).
+        used: How many rows were used.
     """
 
     rows: list[dict[str, Any]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     excluded: dict[str, int] = field(default_factory=dict)
+    used: int = 0
 
     def leave_out(self, where: str, reason: str, detail: str) -> None:
         """Record a line left out."""
@@ -84,7 +87,7 @@ class LoadedRows:
 
     def describe(self) -> str:
         """One sentence: how many rows the figures rest on, and what was left out."""
-        text = f"The figures rest on {len(self.rows)} row(s)"
+        text = f"The figures rest on {self.used} row(s)"
         if not self.excluded:
             return text + "."
         parts = ", ".join(f"{n} {reason}" for reason, n in self.excluded.items())
@@ -118,43 +121,64 @@ def load_rows(results_dir: str | os.PathLike[str], *, texts: bool = True) -> Loa
     Returns:
         The rows used, and what was left out.
     """
-    from debategraph.eval.log.store import RESULTS_FILE, read_manifest, row_key, row_problem
+    loaded = LoadedRows()
+    loaded.rows.extend(stream_rows(results_dir, loaded, texts=texts))
+    return loaded
+
+
+def stream_rows(
+    results_dir: str | os.PathLike[str], loaded: LoadedRows, *, texts: bool = True
+) -> Iterator[dict[str, Any]]:
+    """The rows :func:`load_rows` uses, one at a time, recording in ``loaded`` what it leaves out.
+
+    Holds one key per row (to find duplicates), not the rows.
+    """
+    from debategraph.eval.log.store import RESULTS_FILE, read_manifest, row_key
 
     folder = Path(results_dir)
     manifest = read_manifest(folder)
     item_ids = set(manifest.get("item_ids") or ()) or None
     labels = {a.get("label") for a in manifest.get("settings", {}).get("arms", ())} or None
-    loaded = LoadedRows()
-    seen: dict[tuple[str | int | None, ...], str] = {}
+    seen: dict[tuple[str | int | None, ...], tuple[str, int]] = {}
     for file in result_files(folder):
         own = file.name == RESULTS_FILE
         for number, raw in enumerate(_lines(file), start=1):
-            where = f"{file.name}, line {number}"
             if not raw.strip():
                 continue
-            row, unread = _decoded(raw, texts)
-            if row is None:
-                reason = "not utf-8" if unread == NOT_UTF8 else "malformed"
-                loaded.leave_out(where, reason, unread)
+            row, why = _checked(raw, texts, own, item_ids, labels)
+            if row is not None:
+                key = row_key(row)
+                identity = (str(row.get("source", "")), str(row.get("dataset", "")), *key)
+                if identity in seen:
+                    first = "{}, line {}".format(*seen[identity])
+                    why = ("duplicate", f"{key[0]}/{key[1]} repeats {first}")
+                else:
+                    seen[identity] = (file.name, number)
+            if why is not None or row is None:
+                loaded.leave_out(f"{file.name}, line {number}", *(why or ("malformed", "")))
                 continue
-            problem = row_problem(row)
-            if problem is not None:
-                loaded.leave_out(where, "malformed", problem)
-                continue
-            key = row_key(row)
-            if own and item_ids is not None and key[1] not in item_ids:
-                loaded.leave_out(where, "foreign id", f"item {key[1]!r} is not in this run")
-                continue
-            if own and labels is not None and key[0] not in labels:
-                loaded.leave_out(where, "foreign method", f"method {key[0]!r} is not an arm")
-                continue
-            identity = (str(row.get("source", "")), str(row.get("dataset", "")), *key)
-            if identity in seen:
-                loaded.leave_out(where, "duplicate", f"{key[0]}/{key[1]} repeats {seen[identity]}")
-                continue
-            seen[identity] = where
-            loaded.rows.append(row)
-    return loaded
+            loaded.used += 1
+            yield row
+
+
+def _checked(
+    raw: bytes, texts: bool, own: bool, item_ids: set[Any] | None, labels: set[Any] | None
+) -> tuple[dict[str, Any] | None, tuple[str, str] | None]:
+    """The row of a line, or ``None`` and why it is left out (reason, detail)."""
+    from debategraph.eval.log.store import row_key, row_problem
+
+    row, unread = _decoded(raw, texts)
+    if row is None:
+        return None, ("not utf-8" if unread == NOT_UTF8 else "malformed", unread)
+    problem = row_problem(row)
+    if problem is not None:
+        return None, ("malformed", problem)
+    key = row_key(row)
+    if own and item_ids is not None and key[1] not in item_ids:
+        return None, ("foreign id", f"item {key[1]!r} is not in this run")
+    if own and labels is not None and key[0] not in labels:
+        return None, ("foreign method", f"method {key[0]!r} is not an arm")
+    return row, None
 
 
 NOT_UTF8 = "not UTF-8 text"
@@ -162,7 +186,7 @@ NOT_UTF8 = "not UTF-8 text"
 
 def _lines(file: Path) -> Iterator[bytes]:
     """The lines of ``file``, one at a time (a results file may be larger than memory)."""
-    with file.open("rb") as lines:
+    with file.open("rb", buffering=1 << 20) as lines:
         yield from lines
 
 
@@ -215,7 +239,7 @@ def group_sources(rows: Sequence[Row]) -> list[str]:
     own = []
     for row in rows:
         source = str(row.get("source", ""))
-        if source == "real" and "simulated" in arms.get(_arm(row), ()) and _replayed(row):
+        if source == "real" and "simulated" in arms.get(_arm(row), ()) and replayed(row):
             source = "simulated"
         own.append(source)
     resolved: dict[tuple[str, str], set[str]] = {}
@@ -242,7 +266,7 @@ def _arm(row: Row) -> tuple[str, str]:
     return str(row.get("method", "")), str(row.get("dataset", ""))
 
 
-def _replayed(row: Row) -> bool:
+def replayed(row: Row) -> bool:
     """Whether every agent of ``row`` was the simulated model (so its real answers replay)."""
     models = row.get("agent_models") or ()
     return bool(models) and all(str(m).split(":")[0] in SIMULATED for m in models)

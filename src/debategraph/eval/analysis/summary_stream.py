@@ -54,6 +54,11 @@ def _wasted(row: Row) -> int:
     return int(row.get("wasted_input_tokens") or 0) + int(row.get("wasted_output_tokens") or 0)
 
 
+def _add_counts(total: dict[str, int], more: Mapping[str, int]) -> None:
+    for key, count in more.items():
+        total[key] += count
+
+
 class MethodTally:
     """One method's summary, built one row at a time (:func:`summarize_stream`)."""
 
@@ -216,6 +221,21 @@ class MethodTally:
                 )
             )
         return stats
+
+    @classmethod
+    def pooled_rounds(cls, tallies: Iterable[MethodTally]) -> list[RoundStats]:
+        """The round statistics of several methods' rows pooled (each debate counts once)."""
+        pool = cls("")
+        for tally in tallies:
+            for k, (direct, flips) in enumerate(zip(tally.direct, tally.flips, strict=True)):
+                if k == len(pool.direct):
+                    pool.direct.append(dict.fromkeys(_ROUND_KEYS, 0))
+                    pool.flips.append(dict.fromkeys(FLIPS, 0))
+                _add_counts(pool.direct[k], direct)
+                _add_counts(pool.flips[k], flips)
+            for length, tail in tally.tails.items():
+                _add_counts(pool.tails.setdefault(length, dict.fromkeys(_ROUND_KEYS, 0)), tail)
+        return pool.round_stats()
 
     def round_zero(self) -> RoundZeroVote:
         """The vote at round 0, as :func:`~debategraph.eval.analysis.dynamics.round_zero_vote`."""

@@ -172,6 +172,10 @@ class TransitionTally:
         self._add_readings(row, rounds)
 
     def _add_readings(self, row: Row, rounds: list[list[Answer]]) -> None:
+        if len(rounds) == 1:  # no answer after reading peers: only whether reads are known
+            turns = row.get("turns")
+            self.reads_known += isinstance(turns, list) and bool(turns)
+            return
         found, known = readings(row)
         self.reads_known += known
         names = _names(row, len(rounds[0]))
@@ -232,6 +236,30 @@ class TransitionTally:
         }
 
 
+class TransitionsByArm:
+    """:func:`transitions_by_arm`, fed one row at a time."""
+
+    def __init__(self) -> None:
+        self.tallies: dict[tuple[str, str], TransitionTally] = {}
+
+    def add(self, row: Row) -> None:
+        """Add one row of any arm."""
+        key = (str(row.get("method", "")), str(row.get("dataset", "")))
+        tally = self.tallies.get(key)
+        if tally is None:
+            tally = self.tallies[key] = TransitionTally(key[0])
+        tally.add(row)
+
+    def result(self) -> dict[str, dict[str, Any]]:
+        """What :func:`transitions_by_arm` returns for the rows added."""
+        datasets: Counter[str] = Counter(m for m, _ in self.tallies)
+        return {
+            (m if datasets[m] == 1 else f"{m} [{d}]"): t.result()
+            for (m, d), t in self.tallies.items()
+            if t.longest > 1
+        }
+
+
 def transitions_by_arm(rows: Iterable[Row]) -> dict[str, dict[str, Any]]:
     """Per debating arm (one whose rows went past round 0 at least once), its transitions.
 
@@ -242,19 +270,10 @@ def transitions_by_arm(rows: Iterable[Row]) -> dict[str, dict[str, Any]]:
         Arm label -> :meth:`TransitionTally.result`, in first-seen order; an arm with rows
         of several datasets is keyed ``label [dataset]`` per dataset.
     """
-    tallies: dict[tuple[str, str], TransitionTally] = {}
+    tallies = TransitionsByArm()
     for row in rows:
-        key = (str(row.get("method", "")), str(row.get("dataset", "")))
-        tally = tallies.get(key)
-        if tally is None:
-            tally = tallies[key] = TransitionTally(key[0])
-        tally.add(row)
-    datasets: Counter[str] = Counter(m for m, _ in tallies)
-    return {
-        (m if datasets[m] == 1 else f"{m} [{d}]"): t.result()
-        for (m, d), t in tallies.items()
-        if t.longest > 1
-    }
+        tallies.add(row)
+    return tallies.result()
 
 
 def transitions_of(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from debategraph.eval.analysis.dynamics import RoundStats
-from debategraph.eval.analysis.metrics import MethodSummary, Row, is_failed
+from debategraph.eval.analysis.metrics import MethodSummary, Row
+from debategraph.eval.analysis.report_pass import RowFacts
 from debategraph.eval.analysis.results import SIMULATED_NOTE, SOURCE_TITLES, Group
 from debategraph.eval.report.bill_table import bill_section
 from debategraph.eval.report.cells import number_cell
@@ -207,21 +208,30 @@ def debate_vs_vote_table(summaries: Mapping[str, MethodSummary]) -> str:
     return _markdown_table(header, ["left", *["right"] * (len(header) - 1)], body)
 
 
-def budget_table(summaries: Mapping[str, MethodSummary], rows: Sequence[Row]) -> str:
+def row_facts(rows: Sequence[Row]) -> RowFacts:
+    """What the report's text counts over ``rows``."""
+    facts = RowFacts()
+    for row in rows:
+        facts.add(row)
+    return facts
+
+
+def budget_table(summaries: Mapping[str, MethodSummary], rows: Sequence[Row] | RowFacts) -> str:
     """Markdown table of every budget-matched arm beside the arm whose budget it spent.
 
     Args:
         summaries: Method -> summary.
-        rows: The rows (budget-matched rows name their base in ``budget_of``).
+        rows: The rows (budget-matched rows name their base in ``budget_of``), or what a
+            pass over them found (:class:`~debategraph.eval.analysis.report_pass.RowFacts`).
 
     Returns:
         The table, or ``""`` without budget-matched arms.
     """
+    facts = rows if isinstance(rows, RowFacts) else row_facts(rows)
     pairs: dict[str, tuple[str, str]] = {}
-    for row in rows:
-        base = row.get("budget_of")
-        if base is not None and row.get("method") in summaries and base in summaries:
-            pairs.setdefault(str(row["method"]), (str(base), str(row.get("budget") or "calls")))
+    for (method, base), budget in facts.budget_links.items():
+        if method in summaries and base in summaries:
+            pairs.setdefault(method, (base, budget))
     if not pairs:
         return ""
     header = ["Voting arm", "Matched", "Accuracy %", "Tokens/item", "Calls/item",
@@ -282,7 +292,8 @@ def extraction_table(summaries: Mapping[str, MethodSummary]) -> str:
 def _sources_line(groups: Sequence[Group]) -> str:
     counts: dict[str, int] = {}
     for group in groups:  # every row is in one group, under the source it is reported under
-        counts[group.source] = counts.get(group.source, 0) + len(group.rows)
+        rows = sum(s["n"] + s["failed"] for s in group.summaries.values())
+        counts[group.source] = counts.get(group.source, 0) + rows
     if set(counts) == {""}:
         return "Rows do not say whether they come from simulated models or real outputs."
     parts = []
@@ -334,7 +345,7 @@ def spending_table(summaries: Mapping[str, MethodSummary]) -> str:
 
 def render_markdown(
     groups: Sequence[Group],
-    rows: Sequence[Row],
+    rows: Sequence[Row] | RowFacts,
     *,
     files: Sequence[str],
     problems: Sequence[str],
@@ -348,7 +359,8 @@ def render_markdown(
 
     Args:
         groups: Summaries per (source, dataset).
-        rows: All rows read (for the source counts).
+        rows: All rows read, or what a pass over them found (:class:`~debategraph.eval.
+            analysis.report_pass.RowFacts`).
         files: Names of the results files read.
         problems: Unreadable lines that were skipped.
         plots: File names of the plots written next to the report.
@@ -361,10 +373,11 @@ def render_markdown(
     Returns:
         Markdown text.
     """
-    out = _intro(groups, rows, files, rows_line)
+    facts = rows if isinstance(rows, RowFacts) else row_facts(rows)
+    out = _intro(groups, facts, files, rows_line)
     for group in groups:
         out += _group_section(group, with_cost=with_cost)
-    out += _budget_section(groups, rows)
+    out += _budget_section(groups, facts)
     out += comparisons
     out += _spending_section(groups)
     out += bill_section(groups, with_cost=with_cost)
@@ -380,14 +393,14 @@ def render_markdown(
 
 
 def _intro(
-    groups: Sequence[Group], rows: Sequence[Row], files: Sequence[str], rows_line: str
+    groups: Sequence[Group], facts: RowFacts, files: Sequence[str], rows_line: str
 ) -> list[str]:
     """The report's title, what it rests on, and how to read the method tables."""
-    failed = sum(is_failed(row) for row in rows)
+    failed = facts.failed
     return [
         "# Evaluation report",
         "",
-        f"{len(rows)} result rows from {len(files)} file(s): {', '.join(files)}. "
+        f"{facts.count} result rows from {len(files)} file(s): {', '.join(files)}. "
         f"{failed} failed item(s) are counted in *Failed* and left out of every other column."
         + (f" {rows_line}" if rows_line else ""),
         "",
@@ -468,7 +481,7 @@ def _gates_and_screens(summaries: Mapping[str, MethodSummary]) -> list[str]:
     return out
 
 
-def _budget_section(groups: Sequence[Group], rows: Sequence[Row]) -> list[str]:
+def _budget_section(groups: Sequence[Group], rows: RowFacts) -> list[str]:
     """Budget-matched voting beside its debate, over every group."""
     every: dict[str, MethodSummary] = {}
     for group in groups:  # a voting arm may read as real outputs, its debate as simulated

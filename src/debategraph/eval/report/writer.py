@@ -28,23 +28,23 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from debategraph.eval.analysis.comparisons import paired_comparisons
 from debategraph.eval.analysis.ledger_bill import fold_ledger, ledger_words
-from debategraph.eval.analysis.pareto import ParetoPoint, group_points
+from debategraph.eval.analysis.metrics import Row
+from debategraph.eval.analysis.pareto import ParetoPoint
+from debategraph.eval.analysis.report_pass import GroupTally, ReportPass
 from debategraph.eval.analysis.results import (
     Group,
     LoadedRows,
     build_groups,
-    load_rows,
     read_results,
     result_files,
+    stream_rows,
 )
 from debategraph.eval.analysis.stats import DEFAULT_RESAMPLES
-from debategraph.eval.analysis.transitions import transitions_by_arm
 from debategraph.eval.log.ledger import read_ledger
 from debategraph.eval.report.comparison_table import comparison_section
 from debategraph.eval.report.pareto_plot import plot_pareto
@@ -129,29 +129,28 @@ def write_report(
         ImportError: ``plots`` is true and matplotlib is not installed.
     """
     source = Path(results_dir)
-    loaded, rows, files = _read_rows(source, decisions, sid_et_skip_rates)
+    loaded, read, files = _read_rows(source, decisions, sid_et_skip_rates)
     problems = list(loaded.problems)
-    paired = paired_comparisons(
-        rows, compare=compare, baseline=baseline, holm_correction=holm, resamples=resamples,
+    paired = read.comparisons.comparisons(
+        compare=compare, baseline=baseline, holm_correction=holm, resamples=resamples,
         seed=bootstrap_seed,
     )  # fmt: skip
     target = Path(out_dir) if out_dir is not None else source
     target.mkdir(parents=True, exist_ok=True)
-    groups = build_groups(rows, prices)
+    groups, pareto = _groups(read, prices, source, sid_et_skip_rates, decisions)
     folded = fold_ledger((g.summaries for g in groups), read_ledger(source, problems), prices)
-    pareto = group_points(groups)
     plot_files = _draw_plots(groups, pareto, target) if plots else []
     summary: dict[str, Any] = {
-        "rows": {"used": len(loaded.rows), "left_out": loaded.excluded, "problems": problems},
+        "rows": {"used": loaded.used, "left_out": loaded.excluded, "problems": problems},
         "groups": [_group_entry(g, points) for g, points in zip(groups, pareto, strict=True)],
         "comparisons": paired,
         "beside_rows": folded,
-        "transitions": transitions_by_arm(rows),
+        "transitions": read.transitions.result(),
     }
     (target / "summary.json").write_text(redact(json.dumps(_jsonable(summary), indent=2)) + "\n")
     text = render_markdown(
         groups,
-        rows,
+        read.facts,
         files=files,
         problems=problems,
         plots=plot_files,
@@ -166,26 +165,59 @@ def write_report(
     return report
 
 
-def _read_rows(
-    source: Path, decisions: Sequence[str], sid_et_skip_rates: Sequence[float | str]
-) -> tuple[LoadedRows, list[dict[str, Any]], list[str]]:
-    """The directory's rows, re-decided and with SID-ET arms where asked, and its files."""
-    files = [file.name for file in result_files(source)]
-    if not files:
-        raise FileNotFoundError(f"no *.jsonl result files in {source}")
-    loaded = load_rows(source, texts=bool(decisions or sid_et_skip_rates))
-    rows = loaded.rows
-    if not rows:
-        raise ValueError(f"no readable result rows in {source}: " + "; ".join(loaded.problems[:5]))
+def _rows(
+    source: Path, loaded: LoadedRows, decisions: Sequence[str], rates: Sequence[float | str]
+) -> Iterable[Row]:
+    """The directory's rows, streamed; re-decided and with SID-ET arms (held) where asked."""
+    texts = bool(decisions or rates)
+    rows = stream_rows(source, loaded, texts=texts)
+    if not texts:
+        return rows
+    held = list(rows)
     if decisions:
         from debategraph.eval.analysis.rescore import rescore_all
 
-        rows = rescore_all(rows, decisions)
-    if sid_et_skip_rates:
+        held = rescore_all(held, decisions)
+    if rates:
         from debategraph.eval.analysis.rescore import sid_et_arm
 
-        rows = rows + [r for rate in sid_et_skip_rates for r in sid_et_arm(rows, rate)]
-    return loaded, rows, files
+        held = held + [r for rate in rates for r in sid_et_arm(held, rate)]
+    return held
+
+
+def _read_rows(
+    source: Path, decisions: Sequence[str], sid_et_skip_rates: Sequence[float | str]
+) -> tuple[LoadedRows, ReportPass, list[str]]:
+    """The directory's rows, read once into the report's tallies, and its files."""
+    files = [file.name for file in result_files(source)]
+    if not files:
+        raise FileNotFoundError(f"no *.jsonl result files in {source}")
+    loaded = LoadedRows()
+    read = ReportPass()
+    for row in _rows(source, loaded, decisions, sid_et_skip_rates):
+        read.add(row)
+    if not loaded.used:
+        raise ValueError(f"no readable result rows in {source}: " + "; ".join(loaded.problems[:5]))
+    return loaded, read, files
+
+
+def _groups(
+    read: ReportPass,
+    prices: Mapping[str, float] | None,
+    source: Path,
+    rates: Sequence[float | str],
+    decisions: Sequence[str],
+) -> tuple[list[Group], list[list[ParetoPoint]]]:
+    """The groups and their Pareto points; where an arm's parts share a source, read again."""
+    found = read.groups.groups(prices)
+    if found is not None:
+        return found
+    again = GroupTally(read.groups.resolved())
+    for row in _rows(source, LoadedRows(), decisions, rates):
+        again.add(row)
+    regrouped = again.groups(prices)
+    assert regrouped is not None  # keyed by resolved sources, parts never share one
+    return regrouped
 
 
 def _draw_plots(groups: list[Group], pareto: list[list[ParetoPoint]], target: Path) -> list[str]:
