@@ -262,7 +262,7 @@ def _default_out(
     return name + (f"-seeds{'_'.join(map(str, seeds))}" if seeds is not None else "")
 
 
-def _screened(items: int, seeds: list[int] | None) -> str:
+def _screened(items: int, seeds: Sequence[int] | None) -> str:
     """What ``--only-contested`` screened: ``40 items``, or ``120 (item, seed) pairs``."""
     return f"{items} items" if seeds is None else f"{items * len(seeds)} (item, seed) pairs"
 
@@ -464,7 +464,7 @@ def _execute(items: list[Any], arms: list[Arm], plan: EvalPlan) -> Any:
     noting = CUT_SHORT.set(cut_short)
     try:
         progress = _progress(plan.quiet)
-        return run_sync(run_eval(items, arms, out_dir, progress=progress, **plan.run_options()))
+        return run_sync(run_eval(items, arms, plan, progress=progress))
     except CacheError as exc:  # a fault that running again would meet again
         kept = out_dir / RESULTS_FILE
         fail(
@@ -495,7 +495,7 @@ def _execute(items: list[Any], arms: list[Arm], plan: EvalPlan) -> Any:
 
 
 def _print_screen(
-    summary: dict[str, Any], arms: list[Arm], settled: int, items: int, seeds: list[int] | None
+    summary: dict[str, Any], arms: list[Arm], settled: int, items: int, seeds: Sequence[int] | None
 ) -> None:
     """The ``--only-contested`` line: how many items were settled and skipped."""
     screen = summary[arms[0].label]["screen"] if arms[0].label in summary else None
