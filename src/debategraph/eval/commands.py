@@ -515,6 +515,38 @@ def _print_screen(
     )
 
 
+# The report command's options with a long help.
+DecisionOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        help="Re-decide the stored debates with this rule, no model call (majority, "
+        "supermajority, unanimity, freemad, reconcile, credibility, a plugin's, or "
+        "package.module:ATTR; ballot rules and judge only on rows run with them; see "
+        "debategraph rules); repeat to compare rules side by side."
+    ),
+]
+
+SidEtSkipRateOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        help="Add SID-ET at this dataset-level skip rate (0.6 skips the 60% of questions "
+        "whose first answer is most confident), read from a sid-et run with "
+        "--option mode=record; 'auto' picks it by SVR-MAD's Alg. 2 against svr; repeat "
+        "for several."
+    ),
+]
+
+CompareOption = Annotated[
+    list[str] | None,
+    named(
+        "--compare",
+        "Compare two arms on the items both finished, A:B (the difference is A - B), "
+        "with a paired score interval and an exact McNemar p-value; repeat for more. "
+        "M@r0 names debate M's round-0 vote (the report's 'M · vote@r0').",
+    ),
+]
+
+
 def report_command(
     results_dir: Annotated[Path, typer.Argument(help="Directory of *.jsonl result files.")],
     out: Annotated[
@@ -522,33 +554,9 @@ def report_command(
     ] = None,
     prices: Annotated[str | None, typer.Option(help=PRICES_HELP)] = None,
     plots: Annotated[bool, typer.Option(help="Draw the PNG plots (needs matplotlib).")] = True,
-    decision: Annotated[
-        list[str] | None,
-        typer.Option(
-            help="Re-decide the stored debates with this rule, no model call (majority, "
-            "supermajority, unanimity, freemad, reconcile, credibility, a plugin's, or "
-            "package.module:ATTR; ballot rules and judge only on rows run with them; see "
-            "debategraph rules); repeat to compare rules side by side."
-        ),
-    ] = None,
-    sid_et_skip_rate: Annotated[
-        list[str] | None,
-        typer.Option(
-            help="Add SID-ET at this dataset-level skip rate (0.6 skips the 60% of questions "
-            "whose first answer is most confident), read from a sid-et run with "
-            "--option mode=record; 'auto' picks it by SVR-MAD's Alg. 2 against svr; repeat "
-            "for several."
-        ),
-    ] = None,
-    compare: Annotated[
-        list[str] | None,
-        named(
-            "--compare",
-            "Compare two arms on the items both finished, A:B (the difference is A - B), "
-            "with a paired score interval and an exact McNemar p-value; repeat for more. "
-            "M@r0 names debate M's round-0 vote (the report's 'M · vote@r0').",
-        ),
-    ] = None,
+    decision: DecisionOption = None,
+    sid_et_skip_rate: SidEtSkipRateOption = None,
+    compare: CompareOption = None,
     baseline: Annotated[
         str | None, named("--baseline", "Compare every other arm with this arm as well.")
     ] = None,
