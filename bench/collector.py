@@ -36,7 +36,7 @@ SETTINGS = ("default", "freeze", "cli")
 def child(setting: str, n_items: int) -> dict[str, float]:
     """One timed evaluation in this process under ``setting``."""
     from debategraph.eval.datasets import load_dataset
-    from debategraph.eval.run.runner import Arm, run_eval
+    from debategraph.eval.run.runner import Arm, EvalPlan, run_eval
 
     items = load_dataset("arithmetic", limit=n_items)
     if setting != "default":
@@ -56,7 +56,8 @@ def child(setting: str, n_items: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as out:
         gc.callbacks.append(timer)
         start = time.perf_counter()
-        asyncio.run(run_eval(items, arms, out, dataset="arithmetic", concurrency=64))
+        plan = EvalPlan(dataset="arithmetic", out_dir=Path(out), concurrency=64)
+        asyncio.run(run_eval(items, arms, plan))
         wall = time.perf_counter() - start
         gc.callbacks.remove(timer)
     return {"items_s": n_items / wall, "gen0": spent[0], "gen1": spent[1], "gen2": spent[2]}

@@ -56,7 +56,7 @@ sys.path.insert(1, str(Path(__file__).resolve().parent))
 from tests.openai_server import estimate_tokens, message_text, spawn
 
 from debategraph.eval.datasets import arithmetic_items
-from debategraph.eval.run.runner import Arm, EvalOutcome, run_eval
+from debategraph.eval.run.runner import Arm, EvalOutcome, EvalPlan, run_eval
 from debategraph.nodes.patience import GIVE_UP_S
 from debategraph.nodes.retry import DEFAULT_ATTEMPTS, DEFAULT_BACKOFF_S, MAX_INTERVAL_S
 
@@ -204,9 +204,8 @@ async def one_run(
     outcome: EvalOutcome | None = None
     for _ in range(1 + MAX_RESUMES):
         t0 = time.perf_counter()
-        outcome = await run_eval(
-            items, [the_arm], out, dataset="arithmetic", concurrency=concurrency
-        )
+        plan = EvalPlan(dataset="arithmetic", out_dir=Path(out), concurrency=concurrency)
+        outcome = await run_eval(items, [the_arm], plan)
         passes.append(
             {
                 "wall_s": time.perf_counter() - t0,
@@ -316,13 +315,10 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
     ):
         the_arm = arm(server.base_url, args.timeout)
         # warm up: imports, graph compile, client pool
-        await run_eval(
-            arithmetic_items(20),
-            [the_arm],
-            Path(tmp, "warm"),
-            dataset="arithmetic",
-            concurrency=args.concurrency,
+        warm = EvalPlan(
+            dataset="arithmetic", out_dir=Path(tmp, "warm"), concurrency=args.concurrency
         )
+        await run_eval(arithmetic_items(20), [the_arm], warm)
         clean = await one_run(items, the_arm, Path(tmp, "clean"), server, args.concurrency, {})
         faulted = await one_run(
             items, the_arm, Path(tmp, "faulted"), server, args.concurrency, rates
@@ -444,7 +440,7 @@ def render(r: dict[str, Any], cmd: str) -> str:
         "(`tests/openai_server/`, started with `spawn` in its own process, simulated "
         f"responder, {r['latency'] * 1e3:g} ms latency per request) and reached through "
         f"`ChatOpenAI` (`base_url`, `timeout={r['timeout']:g}` s, the library's "
-        f"`max_retries=0`), `run_eval(..., concurrency={k})`. A 20-item warm-up ran first. "
+        f"`max_retries=0`), `run_eval` with `concurrency={k}`. A 20-item warm-up ran first. "
         "Each run writes into a fresh directory; the server's counters are reset between runs.",
         "",
         "Retries are the call nodes' LangGraph `RetryPolicy` (`MODEL_RETRY`, the defaults "

@@ -34,7 +34,7 @@ from typing import Any
 
 from debategraph.eval.datasets import load_dataset
 from debategraph.eval.report.writer import write_report
-from debategraph.eval.run.runner import Arm, run_eval
+from debategraph.eval.run.runner import Arm, EvalPlan, run_eval
 from debategraph.models.oracle import REPLAY_SOURCES
 from debategraph.policies.mdm import credibility, lookup_model_size
 
@@ -56,18 +56,16 @@ SIM_ARMS = [Arm("du-simulated", "du", {"agents": 3, "rounds": 2})]
 
 async def run_all(out: Path, sim_items: int, concurrency: int) -> None:
     every = load_dataset("gsm8k")
-    await run_eval(
-        every, REAL_ARMS, out / "runs" / "real", dataset="gsm8k", concurrency=concurrency
-    )
+    real = EvalPlan(dataset="gsm8k", out_dir=out / "runs" / "real", concurrency=concurrency)
+    await run_eval(every, REAL_ARMS, real)
     sample = load_dataset("gsm8k", limit=sim_items, seed=0)
-    await run_eval(
-        sample,
-        SIM_ARMS,
-        out / "runs" / "simulated",
+    simulated = EvalPlan(
         dataset="gsm8k",
+        out_dir=out / "runs" / "simulated",
         selection={"limit": sim_items, "seed": 0},
         concurrency=concurrency,
     )
+    await run_eval(sample, SIM_ARMS, simulated)
 
 
 def read_rows(path: Path) -> list[dict[str, Any]]:

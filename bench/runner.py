@@ -40,7 +40,7 @@ from zero_model import FixedModel
 
 import debategraph as dg
 from debategraph.eval.datasets import load_dataset
-from debategraph.eval.run.runner import Arm, run_eval
+from debategraph.eval.run.runner import Arm, EvalPlan, run_eval
 
 LATENCY_S = 0.2
 RUN_TIME_RE = re.compile(r" new, ([0-9.]+) s\)")
@@ -68,9 +68,8 @@ def arms(model: FixedModel) -> list[Arm]:
 async def timed_run(items: list[Any], model: FixedModel, concurrency: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as out:
         start = time.perf_counter()
-        outcome = await run_eval(
-            items, arms(model), out, dataset="arithmetic", concurrency=concurrency
-        )
+        plan = EvalPlan(dataset="arithmetic", out_dir=Path(out), concurrency=concurrency)
+        outcome = await run_eval(items, arms(model), plan)
         wall = time.perf_counter() - start
         calls = sum(row["calls"] for row in outcome.rows)
     return {"wall_s": wall, "items": outcome.count, "calls": calls}

@@ -44,6 +44,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Coroutine
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -183,13 +184,24 @@ def arm_of(url: str) -> Any:
     return Arm("du", "du", {"agents": 3, "rounds": 2, "models": MODEL, "base_url": url})
 
 
+def _run_eval(
+    items: Any, arms: Any, out: str | Path, progress: Any = None, **settings: Any
+) -> Coroutine[Any, Any, Any]:
+    """``run_eval`` of this tree (it takes an ``EvalPlan``) or of the tree at ``--base``."""
+    from debategraph.eval.run import runner
+
+    plan_type = getattr(runner, "EvalPlan", None)
+    if plan_type is None:  # a tree from before run_eval took the plan
+        return runner.run_eval(items, arms, out, progress=progress, **settings)
+    plan = plan_type(out_dir=Path(out), **settings)
+    return runner.run_eval(items, arms, plan, progress=progress)
+
+
 async def child_throughput(arm: str, url: str, items: int, concurrency: int) -> dict[str, Any]:
     from debategraph.eval.datasets import arithmetic_items
 
     if arm == "raw":
         return await raw_client(url, items, concurrency)
-    from debategraph.eval.run.runner import run_eval
-
     executor = None
     if arm.startswith("ray"):
         from debategraph.eval.run.executors import RayExecutor
@@ -198,7 +210,7 @@ async def child_throughput(arm: str, url: str, items: int, concurrency: int) -> 
     window = Window(items)
     todo = arithmetic_items(items)
     with tempfile.TemporaryDirectory() as out:
-        outcome = await run_eval(
+        outcome = await _run_eval(
             todo,
             [arm_of(url)],
             out,
@@ -236,7 +248,6 @@ async def child_concurrency(url: str, items: int, concurrency: int, seconds: flo
     """Run for ``seconds`` (the parent counts the server's requests), print, and exit at once:
     what is measured (peak RSS, the first call, the rate) needs no more."""
     from debategraph.eval.datasets import arithmetic_items
-    from debategraph.eval.run.runner import run_eval
 
     todo = arithmetic_items(items)
     out = tempfile.mkdtemp(prefix="scale-")
@@ -244,7 +255,7 @@ async def child_concurrency(url: str, items: int, concurrency: int, seconds: flo
     server = int(os.environ.get("SERVER_PID", "0"))
     load, served = Load(lambda: {os.getpid()}), Load(lambda: {server})
     run = asyncio.ensure_future(
-        run_eval(todo, [arm_of(url)], out, dataset="arithmetic", concurrency=concurrency)
+        _run_eval(todo, [arm_of(url)], out, dataset="arithmetic", concurrency=concurrency)
     )
     await asyncio.wait({run}, timeout=seconds)
     measured, server_load = load.read(), served.read()
@@ -282,16 +293,16 @@ async def child_long(items: int) -> dict[str, Any]:
 
     from debategraph.eval.analysis.metrics import summarize
     from debategraph.eval.datasets import arithmetic_items
-    from debategraph.eval.run.runner import Arm, run_eval
+    from debategraph.eval.run.runner import Arm
 
     arms = [Arm("du", "du", {"agents": 3, "rounds": 2, "models": FixedModel()})]
     todo = arithmetic_items(items)
     with tempfile.TemporaryDirectory() as out:
-        await run_eval(todo[:20], arms, Path(out, "warm"), dataset="arithmetic", concurrency=64)
+        await _run_eval(todo[:20], arms, Path(out, "warm"), dataset="arithmetic", concurrency=64)
         gc.collect()
         hook = RssEvery(1000)
-        outcome = await run_eval(todo, arms, Path(out, "run"), dataset="arithmetic",
-                                 concurrency=64, progress=hook)  # fmt: skip
+        outcome = await _run_eval(todo, arms, Path(out, "run"), dataset="arithmetic",
+                                  concurrency=64, progress=hook)  # fmt: skip
         finalized = rss_mib()
         rows = outcome.summary_rows() if hasattr(outcome, "summary_rows") else outcome.rows
         summary = summarize(rows)

@@ -41,7 +41,7 @@ from zero_model import FixedModel
 
 import debategraph as dg
 from debategraph.eval.datasets import load_dataset
-from debategraph.eval.run.runner import arms_for, run_eval
+from debategraph.eval.run.runner import EvalPlan, arms_for, run_eval
 from debategraph.models import simulated
 
 
@@ -119,7 +119,7 @@ async def eval_rate(items: list[Any], model: Any) -> float:
     arms = arms_for(["du"], settings)
     with tempfile.TemporaryDirectory() as out:
         start = time.perf_counter()
-        await run_eval(items, arms, out, dataset="gsm8k", concurrency=16)
+        await run_eval(items, arms, EvalPlan(dataset="gsm8k", out_dir=Path(out), concurrency=16))
         return len(items) / (time.perf_counter() - start)
 
 

@@ -17,7 +17,7 @@ import pytest
 
 from debategraph.eval.datasets import load_dataset
 from debategraph.eval.run.arms import SCREEN_LABEL, screen_arm
-from debategraph.eval.run.runner import Arm, run_eval
+from debategraph.eval.run.runner import Arm, EvalPlan, run_eval
 from debategraph.eval.run.sweep import Sweep, load_sweep
 from debategraph.methods.registry import get_method
 from debategraph.nodes.runnable import run_sync
@@ -119,7 +119,8 @@ def test_a_paper_config_runs_offline_end_to_end(path: Path, tmp_path: Path, fake
     screened = bool(sweep.run.get("only_contested"))
     if screened:
         arms = [screen_arm(arms), *arms]
-    outcome = run_sync(run_eval(items, arms, tmp_path, dataset=sweep.dataset, selection=selection))
+    plan = EvalPlan(dataset=sweep.dataset, out_dir=tmp_path, selection=selection)
+    outcome = run_sync(run_eval(items, arms, plan))
     assert outcome.failed == 0, [row.get("error") for row in outcome.rows]
     assert len(items) == ITEMS
     settled = {r["id"] for r in outcome.rows if r.get("screen", {}).get("settled")}

@@ -22,12 +22,15 @@ from debategraph.eval.log.store import MANIFEST_FILE, RESULTS_FILE, SettingsMism
 from debategraph.eval.run.runner import (
     SUMMARY_FIELDS,
     Arm,
+    EvalPlan,
     arms_for,
     describe_error,
     evaluate,
+    run_eval,
     with_rate_limiter,
 )
 from debategraph.models.simulated import SimulatedDebater
+from debategraph.nodes.runnable import run_sync
 
 from .helpers import without_timings
 
@@ -76,6 +79,20 @@ def test_rows_follow_the_schema_in_plan_order(reference_run):
         assert row["wasted_input_tokens"] == row["wasted_output_tokens"] == 0
         assert sum(row["answer_sources"].values()) == row["calls"]
     assert du["settings"]["rounds"] == 1 and du["settings"]["decision"] == "majority"
+
+
+def test_run_eval_takes_the_plan_evaluate_builds_from_its_keywords(tmp_path, reference_run):
+    plan = EvalPlan(dataset="arithmetic", out_dir=tmp_path / "plan", concurrency=4)
+    outcome = run_sync(run_eval(ITEMS, ARMS, plan))
+    assert outcome.path == tmp_path / "plan" / RESULTS_FILE
+    assert (outcome.count, outcome.written, outcome.resumed) == (12, 12, 0)
+    assert without_timings(lines(tmp_path / "plan")) == reference_run
+    manifest = json.loads((tmp_path / "plan" / MANIFEST_FILE).read_text())
+    assert (
+        manifest["settings"]["dataset"] == "arithmetic" and manifest["settings"]["selection"] == {}
+    )
+    with pytest.raises(ValueError, match="concurrency must be at least 1, got 0"):
+        run_sync(run_eval(ITEMS, ARMS, dataclasses.replace(plan, concurrency=0)))
 
 
 class StopAfter:

@@ -262,7 +262,7 @@ def _default_out(
     return name + (f"-seeds{'_'.join(map(str, seeds))}" if seeds is not None else "")
 
 
-def _screened(items: int, seeds: list[int] | None) -> str:
+def _screened(items: int, seeds: Sequence[int] | None) -> str:
     """What ``--only-contested`` screened: ``40 items``, or ``120 (item, seed) pairs``."""
     return f"{items} items" if seeds is None else f"{items * len(seeds)} (item, seed) pairs"
 
@@ -464,7 +464,7 @@ def _execute(items: list[Any], arms: list[Arm], plan: EvalPlan) -> Any:
     noting = CUT_SHORT.set(cut_short)
     try:
         progress = _progress(plan.quiet)
-        return run_sync(run_eval(items, arms, out_dir, progress=progress, **plan.run_options()))
+        return run_sync(run_eval(items, arms, plan, progress=progress))
     except CacheError as exc:  # a fault that running again would meet again
         kept = out_dir / RESULTS_FILE
         fail(
@@ -495,7 +495,7 @@ def _execute(items: list[Any], arms: list[Arm], plan: EvalPlan) -> Any:
 
 
 def _print_screen(
-    summary: dict[str, Any], arms: list[Arm], settled: int, items: int, seeds: list[int] | None
+    summary: dict[str, Any], arms: list[Arm], settled: int, items: int, seeds: Sequence[int] | None
 ) -> None:
     """The ``--only-contested`` line: how many items were settled and skipped."""
     screen = summary[arms[0].label]["screen"] if arms[0].label in summary else None
@@ -515,6 +515,38 @@ def _print_screen(
     )
 
 
+# The report command's options with a long help.
+DecisionOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        help="Re-decide the stored debates with this rule, no model call (majority, "
+        "supermajority, unanimity, freemad, reconcile, credibility, a plugin's, or "
+        "package.module:ATTR; ballot rules and judge only on rows run with them; see "
+        "debategraph rules); repeat to compare rules side by side."
+    ),
+]
+
+SidEtSkipRateOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        help="Add SID-ET at this dataset-level skip rate (0.6 skips the 60% of questions "
+        "whose first answer is most confident), read from a sid-et run with "
+        "--option mode=record; 'auto' picks it by SVR-MAD's Alg. 2 against svr; repeat "
+        "for several."
+    ),
+]
+
+CompareOption = Annotated[
+    list[str] | None,
+    named(
+        "--compare",
+        "Compare two arms on the items both finished, A:B (the difference is A - B), "
+        "with a paired score interval and an exact McNemar p-value; repeat for more. "
+        "M@r0 names debate M's round-0 vote (the report's 'M · vote@r0').",
+    ),
+]
+
+
 def report_command(
     results_dir: Annotated[Path, typer.Argument(help="Directory of *.jsonl result files.")],
     out: Annotated[
@@ -522,33 +554,9 @@ def report_command(
     ] = None,
     prices: Annotated[str | None, typer.Option(help=PRICES_HELP)] = None,
     plots: Annotated[bool, typer.Option(help="Draw the PNG plots (needs matplotlib).")] = True,
-    decision: Annotated[
-        list[str] | None,
-        typer.Option(
-            help="Re-decide the stored debates with this rule, no model call (majority, "
-            "supermajority, unanimity, freemad, reconcile, credibility, a plugin's, or "
-            "package.module:ATTR; ballot rules and judge only on rows run with them; see "
-            "debategraph rules); repeat to compare rules side by side."
-        ),
-    ] = None,
-    sid_et_skip_rate: Annotated[
-        list[str] | None,
-        typer.Option(
-            help="Add SID-ET at this dataset-level skip rate (0.6 skips the 60% of questions "
-            "whose first answer is most confident), read from a sid-et run with "
-            "--option mode=record; 'auto' picks it by SVR-MAD's Alg. 2 against svr; repeat "
-            "for several."
-        ),
-    ] = None,
-    compare: Annotated[
-        list[str] | None,
-        named(
-            "--compare",
-            "Compare two arms on the items both finished, A:B (the difference is A - B), "
-            "with a paired score interval and an exact McNemar p-value; repeat for more. "
-            "M@r0 names debate M's round-0 vote (the report's 'M · vote@r0').",
-        ),
-    ] = None,
+    decision: DecisionOption = None,
+    sid_et_skip_rate: SidEtSkipRateOption = None,
+    compare: CompareOption = None,
     baseline: Annotated[
         str | None, named("--baseline", "Compare every other arm with this arm as well.")
     ] = None,

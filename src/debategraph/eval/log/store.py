@@ -422,6 +422,54 @@ def _upgraded(settings: Any) -> Any:
     return {**settings, "arms": arms}
 
 
+def _same_settings(out_dir: Path, held: list[str], wanted: Any) -> dict[str, Any]:
+    """The manifest of ``out_dir``, which holds ``held`` files, once its settings are ``wanted``.
+
+    Raises:
+        SettingsMismatchError: No manifest, an unreadable one, another results format, or
+            other settings (an edited question set said as such).
+    """
+    manifest = out_dir / MANIFEST_FILE
+    if not manifest.exists():
+        raise SettingsMismatchError(
+            f"{out_dir} holds {' and '.join(held)} but no {MANIFEST_FILE}, so its "
+            "settings are unknown: use another --out, or --force to discard those results"
+        )
+    document = read_manifest(out_dir)
+    if not document:
+        raise SettingsMismatchError(
+            f"{out_dir / MANIFEST_FILE} is unreadable (not a JSON object), so the settings "
+            f"of the results in {out_dir} are unknown: use another --out, or --force to "
+            "discard those results"
+        )
+    recorded = _upgraded(document.get("settings"))
+    if document.get("format") != MANIFEST_FORMAT:
+        raise SettingsMismatchError(
+            f"{out_dir} holds results written by another debategraph version (results "
+            f"format {document.get('format')}, this one writes {MANIFEST_FORMAT}): use "
+            "another --out, or --force to discard those results and start fresh"
+        )
+    if (
+        isinstance(recorded, dict)
+        and recorded.get("items") == wanted.get("items")
+        and recorded.get("items_sha256") != wanted.get("items_sha256")
+        and {k: v for k, v in recorded.items() if k != "items_sha256"}
+        == {k: v for k, v in wanted.items() if k != "items_sha256"}
+    ):
+        raise SettingsMismatchError(
+            f"the question set changed since the results in {out_dir} were written (same "
+            "size, other content: questions, choices or references were edited): use "
+            "another --out, or --force to discard those results and start fresh"
+        )
+    if recorded != wanted:
+        raise SettingsMismatchError(
+            f"{out_dir} holds results of a run with other settings "
+            f"({_differences(recorded, wanted)}): use another --out, or --force to "
+            "discard those results and start over"
+        )
+    return document
+
+
 def check_manifest(
     out_dir: Path,
     settings: Mapping[str, Any],
@@ -461,43 +509,7 @@ def check_manifest(
         for path in beside:
             path.unlink(missing_ok=True)
     elif held := [f.name for f in (results, *beside) if _nonempty(f)]:
-        if not manifest.exists():
-            raise SettingsMismatchError(
-                f"{out_dir} holds {' and '.join(held)} but no {MANIFEST_FILE}, so its "
-                "settings are unknown: use another --out, or --force to discard those results"
-            )
-        document = read_manifest(out_dir)
-        if not document:
-            raise SettingsMismatchError(
-                f"{out_dir / MANIFEST_FILE} is unreadable (not a JSON object), so the settings "
-                f"of the results in {out_dir} are unknown: use another --out, or --force to "
-                "discard those results"
-            )
-        recorded = _upgraded(document.get("settings"))
-        if document.get("format") != MANIFEST_FORMAT:
-            raise SettingsMismatchError(
-                f"{out_dir} holds results written by another debategraph version (results "
-                f"format {document.get('format')}, this one writes {MANIFEST_FORMAT}): use "
-                "another --out, or --force to discard those results and start fresh"
-            )
-        if (
-            isinstance(recorded, dict)
-            and recorded.get("items") == wanted.get("items")
-            and recorded.get("items_sha256") != wanted.get("items_sha256")
-            and {k: v for k, v in recorded.items() if k != "items_sha256"}
-            == {k: v for k, v in wanted.items() if k != "items_sha256"}
-        ):
-            raise SettingsMismatchError(
-                f"the question set changed since the results in {out_dir} were written (same "
-                "size, other content: questions, choices or references were edited): use "
-                "another --out, or --force to discard those results and start fresh"
-            )
-        if recorded != wanted:
-            raise SettingsMismatchError(
-                f"{out_dir} holds results of a run with other settings "
-                f"({_differences(recorded, wanted)}): use another --out, or --force to "
-                "discard those results and start over"
-            )
+        document = _same_settings(out_dir, held, wanted)
         if document.get("settings") != wanted or (item_ids and "item_ids" not in document):
             _write_manifest(manifest, wanted, item_ids or document.get("item_ids"))
         return True

@@ -69,14 +69,17 @@ from debategraph.eval.run.cut_short import (
     log_cut_short,
     note_row,
 )
+from debategraph.eval.run.eval_plan import EvalPlan
 from debategraph.eval.run.executors import Executor, Job, LocalExecutor, Work
 from debategraph.eval.run.executors.local import with_rate_limiter
 from debategraph.eval.run.redaction import run_redactor
 from debategraph.nodes.runnable import run_sync
+from debategraph.policies.secrets import Redactor
 
 __all__ = [
     "Arm",
     "EvalOutcome",
+    "EvalPlan",
     "Plan",
     "Progress",
     "ServerDownError",
@@ -436,27 +439,15 @@ class _Resumed:
 async def run_eval(
     items: Sequence[Item],
     arms: Sequence[Arm],
-    out_dir: str | Path,
+    plan: EvalPlan,
     *,
-    dataset: str,
-    selection: Mapping[str, Any] | None = None,
-    concurrency: int = 16,
-    rps: float | None = None,
-    force: bool = False,
-    fsync: bool = False,
     progress: Progress | None = None,
-    cache: Any = None,
-    texts: bool = True,
-    executor: Executor | None = None,
-    seeds: Sequence[int] | None = None,
-    prompts: bool = False,
-    spend_limit: SpendLimit | None = None,
 ) -> EvalOutcome:
-    """Run every arm on every item, appending rows to ``out_dir/results.jsonl``; resumable.
+    """Run every arm on every item, appending rows to ``plan.out_dir/results.jsonl``; resumable.
 
     Finished (method, item, seed) rows already in the file are skipped; failed rows are run
     again.
-    At most ``concurrency`` model calls are in flight, across items and agents, and items
+    At most ``plan.concurrency`` model calls are in flight, across items and agents, and items
     start as call slots free up (about ``concurrency`` / calls per round at once). When every
     row is in, the file is rewritten in plan order (arm order, then item order), so an
     interrupted and resumed run ends with the same file as an uninterrupted one (up to
@@ -465,36 +456,10 @@ async def run_eval(
     Args:
         items: The questions.
         arms: The configurations to evaluate (see :func:`arms_for`).
-        out_dir: The results directory (``results.jsonl`` and ``run.json``).
-        dataset: Dataset name, recorded in every row (``gsm8k`` enables ``source: "real"``).
-        selection: How the items were picked, recorded in ``run.json``.
-        concurrency: Bound on in-flight model calls (and on items run at once).
-        rps: Requests per second allowed to provider models (a shared LangChain
-            ``InMemoryRateLimiter``); ``None`` for no rate limit.
-        force: Discard earlier results of other settings instead of refusing.
-        fsync: ``fsync`` every appended line.
+        plan: The run settings (results directory, dataset, concurrency, seeds, spend limit,
+            ...: see :class:`~debategraph.eval.run.eval_plan.EvalPlan`); its arm and report
+            settings are not read here.
         progress: Progress display.
-        cache: Cache model calls in this SQLite file (or LangGraph ``BaseCache``); rerunning
-            into a fresh directory with the same settings then makes no model call.
-        texts: Keep every turn's reply text in the rows (``debategraph show`` prints them);
-            off for very large runs.
-        executor: Where the debates run: :class:`~debategraph.eval.run.executors.LocalExecutor`
-            (the default: this process) or
-            :class:`~debategraph.eval.run.executors.RayExecutor` (Ray workers);
-            ``concurrency`` and ``rps`` are shared out among its workers.
-        seeds: Run every arm on every item once per seed (``--seeds``): each debate runs
-            with that seed in place of its arm's ``seed`` setting (sampling, agent order,
-            random tie-breaks, the simulated model) and its row records it as ``seed``;
-            the items are the same for every seed. ``None`` (the default) runs each arm
-            once with its own seed, and rows record none.
-        prompts: Also keep every turn's prompt (the last user message its model was sent)
-            in the rows, for ``debategraph show`` and ``export --to inspect``. Like
-            ``texts``, not part of the settings a resumed run must share.
-        spend_limit: Stop when what ``out_dir`` has spent, over all its runs (rows and
-            ledger), reaches this limit: no debate starts after that, and the debates in
-            progress are cut short as by Ctrl-C (their spend is logged), so the spend ends
-            within one window of calls in flight of the limit. A later run with a higher
-            limit continues. Not part of the settings a resumed run must share.
 
     Returns:
         The outcome.
@@ -512,98 +477,186 @@ async def run_eval(
         SpendLimitReached: ``spend_limit`` was reached (before the run, with no request,
             or during it): the rows finished are kept, the spend is on record.
     """
+    seeds = _checked_seeds(items, arms, plan)
+    executor = plan.executor or LocalExecutor()
+    job = Job(
+        tuple(arms), plan.dataset, plan.concurrency, plan.rps, plan.cache, plan.texts, plan.prompts
+    )
+    executor.check(job)
+    out = Path(plan.out_dir)
+    redact = run_redactor(arms)
+    settings = run_settings(
+        items, arms, dataset=plan.dataset, selection=plan.selection, seeds=seeds
+    )
+    order = Plan(items, arms, seeds)
+    if out.is_dir() and not os.access(out, os.W_OK):
+        return _finished(out, items, arms, order, settings, redact)
+    with OutputLock(out):
+        ids = [i.id for i in items]
+        check_manifest(out, settings, force=plan.force, redact=redact, item_ids=ids)
+        results = ResultsFile(
+            out / RESULTS_FILE,
+            fsync=plan.fsync,
+            redact=redact,
+            keep_spend=partial(log_retried, out),
+            renamed=partial(log_renamed, out),
+        )
+        resumed = _resume(results, items, arms, order, progress)
+        work = resumed.work(items, arms, list(order.seeds))
+        first = next(work, None)  # nothing pending: no executor started (no Ray cluster)
+        pending = work if first is None else itertools.chain([first], work)
+        # a finished run is never refused by its spend limit
+        guard = None if first is None else _spend_guard(out, plan.spend_limit, results)
+        run = _Run(out, results, progress, arms, guard, plan.fsync)
+        ran = await _execute(executor, job, pending, run)
+        kept = results.finalize(order.order)
+        if ran.stopped and guard is not None:
+            raise SpendLimitReached(guard.words(str(out)))
+    return _outcome(results, kept, resumed, ran, order)
+
+
+def _checked_seeds(items: Sequence[Item], arms: Sequence[Arm], plan: EvalPlan) -> list[int] | None:
+    """The plan's seeds, once the plan, the items and the arms are checked (before any call)."""
+    concurrency, rps, spend_limit = plan.concurrency, plan.rps, plan.spend_limit
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
     if len({item.id for item in items}) != len(items):
         raise ValueError("item ids must be unique")
     if rps is not None and (not math.isfinite(rps) or rps <= 0):
         raise ValueError(f"rps must be a number above 0 (requests per second), got {rps}")
-    seeds = check_seeds(seeds)
+    seeds = check_seeds(plan.seeds)
     if spend_limit is not None:
         spend_limit.check()
     check_arms(arms)
-    executor = executor or LocalExecutor()
-    job = Job(tuple(arms), dataset, concurrency, rps, cache, texts, prompts)
-    executor.check(job)
-    out = Path(out_dir)
-    redact = run_redactor(arms)
-    settings = run_settings(items, arms, dataset=dataset, selection=selection, seeds=seeds)
-    plan = Plan(items, arms, seeds)
-    if out.is_dir() and not os.access(out, os.W_OK):
-        settled = _settled_items(out / RESULTS_FILE, arms)
-        planned = {
-            (a.label, i.id, s)
-            for a in arms
-            for i in items
-            for s in plan.seeds
-            if a.screens or (i.id, s) not in settled
-        }
-        check_finished(out, settings, planned, redact=redact)
-        return EvalOutcome(path=out / RESULTS_FILE, count=len(planned), resumed=len(planned),
-                           written=0, failed=0, settled=len(settled), plan=plan)  # fmt: skip
-    with OutputLock(out):
-        check_manifest(out, settings, force=force, redact=redact, item_ids=[i.id for i in items])
-        results = ResultsFile(
-            out / RESULTS_FILE,
-            fsync=fsync,
-            redact=redact,
-            keep_spend=partial(log_retried, out),
-            renamed=partial(log_renamed, out),
-        )
-        resumed = _Resumed(arms, progress=progress is not None)
-        results.load(resumed)
-        if progress is not None:
-            per_arm = len(items) * len(plan.seeds)
-            progress.start({arm.label: per_arm for arm in arms}, resumed.progress or [])
-            resumed.progress = None
-        work = resumed.work(items, arms, list(plan.seeds))
-        first = next(work, None)  # nothing pending: no executor started (no Ray cluster)
-        guard = None
-        if spend_limit is not None and first is not None:  # a finished run is never refused
-            on_record = spend_on_record(out)
-            guard = SpendGuard(spend_limit, on_record["input_tokens"], on_record["output_tokens"])
-            if guard.reached():
-                results.close()
-                raise SpendLimitReached(guard.words(str(out)))
-        start = time.perf_counter()
-        peak = 0
-        cut_short = CUT_SHORT.get()
-        token = CUT_SHORT.set([]) if cut_short is None else None
-        noted = len(cut_short or ())
-        notes = NoteFile(out, fsync=fsync)
-        stopper = None if guard is None else _Stopper(guard)
-        if stopper is not None:
-            work = stopper.until_tripped(work)
-        noting = SPEND_NOTES.set(notes.write if stopper is None else stopper.take(notes))
-        stopped = False
-        writer = _Writer(results, progress, arms, cut_short=CUT_SHORT.get(), notes=notes)
-        breaker = Breaker(writer, cut_short=CUT_SHORT.get())
-        try:
-            if first is not None:
-                peak = await executor.run(job, itertools.chain([first], work), breaker)
-                breaker.flush()
-        except BaseException as exc:
-            breaker.drop_held()  # rows held back when the run stopped: unwritten, spend noted
-            if not (stopper and stopper.fired and isinstance(exc, asyncio.CancelledError)):
-                raise
-            stopped = True
-        finally:
-            if stopper is not None:
-                stopped = stopper.disarm() or stopped
-            wall = time.perf_counter() - start
-            SPEND_NOTES.reset(noting)
-            notes.close()
+    return seeds
+
+
+def _finished(
+    out: Path,
+    items: Sequence[Item],
+    arms: Sequence[Arm],
+    plan: Plan,
+    settings: dict[str, Any],
+    redact: Redactor,
+) -> EvalOutcome:
+    """The outcome of a finished run in a read-only directory: checked, nothing run."""
+    settled = _settled_items(out / RESULTS_FILE, arms)
+    planned = {
+        (a.label, i.id, s)
+        for a in arms
+        for i in items
+        for s in plan.seeds
+        if a.screens or (i.id, s) not in settled
+    }
+    check_finished(out, settings, planned, redact=redact)
+    return EvalOutcome(path=out / RESULTS_FILE, count=len(planned), resumed=len(planned),
+                       written=0, failed=0, settled=len(settled), plan=plan)  # fmt: skip
+
+
+def _resume(
+    results: ResultsFile,
+    items: Sequence[Item],
+    arms: Sequence[Arm],
+    plan: Plan,
+    progress: Progress | None,
+) -> _Resumed:
+    """What the file already holds (keys, not rows); the progress display starts from it."""
+    resumed = _Resumed(arms, progress=progress is not None)
+    results.load(resumed)
+    if progress is not None:
+        per_arm = len(items) * len(plan.seeds)
+        progress.start({arm.label: per_arm for arm in arms}, resumed.progress or [])
+        resumed.progress = None
+    return resumed
+
+
+def _spend_guard(
+    out: Path, spend_limit: SpendLimit | None, results: ResultsFile
+) -> SpendGuard | None:
+    """The run's spend guard (``None`` without a limit); stops at once if the limit is reached."""
+    guard = None
+    if spend_limit is not None:
+        on_record = spend_on_record(out)
+        guard = SpendGuard(spend_limit, on_record["input_tokens"], on_record["output_tokens"])
+        if guard.reached():
             results.close()
-            if progress is not None:
-                progress.stop()
-            spent = (CUT_SHORT.get() or [])[noted:]
-            if token is not None:
-                CUT_SHORT.reset(token)
-            if spent:
-                log_cut_short(out, spent)
-        kept = results.finalize(plan.order)
-        if stopped and guard is not None:
             raise SpendLimitReached(guard.words(str(out)))
+    return guard
+
+
+@dataclass(frozen=True)
+class _Run:
+    """Where the executor's rows and spend notes go."""
+
+    out: Path
+    results: ResultsFile
+    progress: Progress | None
+    arms: Sequence[Arm]
+    guard: SpendGuard | None
+    fsync: bool
+
+
+@dataclass(frozen=True)
+class _Ran:
+    """What the executor's run did."""
+
+    writer: _Writer
+    peak: int
+    wall: float
+    stopped: bool
+
+
+async def _execute(executor: Executor, job: Job, work: Iterator[Work], run: _Run) -> _Ran:
+    """Hand the pending work to the executor and write its rows; close the files after.
+
+    A run whose spend guard trips is cancelled and ends with ``stopped`` (its rows kept).
+    """
+    out, results, progress, arms, guard = run.out, run.results, run.progress, run.arms, run.guard
+    stopper = None if guard is None else _Stopper(guard)
+    if stopper is not None:
+        work = stopper.until_tripped(work)
+    first = next(work, None)  # nothing pending: no executor started (no Ray cluster)
+    start = time.perf_counter()
+    peak = 0
+    cut_short = CUT_SHORT.get()
+    token = CUT_SHORT.set([]) if cut_short is None else None
+    noted = len(cut_short or ())
+    notes = NoteFile(out, fsync=run.fsync)
+    noting = SPEND_NOTES.set(notes.write if stopper is None else stopper.take(notes))
+    stopped = False
+    writer = _Writer(results, progress, arms, cut_short=CUT_SHORT.get(), notes=notes)
+    breaker = Breaker(writer, cut_short=CUT_SHORT.get())
+    try:
+        if first is not None:
+            peak = await executor.run(job, itertools.chain([first], work), breaker)
+            breaker.flush()
+    except BaseException as exc:
+        breaker.drop_held()  # rows held back when the run stopped: unwritten, spend noted
+        if not (stopper and stopper.fired and isinstance(exc, asyncio.CancelledError)):
+            raise
+        stopped = True
+    finally:
+        if stopper is not None:
+            stopped = stopper.disarm() or stopped
+        wall = time.perf_counter() - start
+        SPEND_NOTES.reset(noting)
+        notes.close()
+        results.close()
+        if progress is not None:
+            progress.stop()
+        spent = (CUT_SHORT.get() or [])[noted:]
+        if token is not None:
+            CUT_SHORT.reset(token)
+        if spent:
+            log_cut_short(out, spent)
+    return _Ran(writer, peak, wall, stopped)
+
+
+def _outcome(
+    results: ResultsFile, kept: list[tuple[Key, bool]], resumed: _Resumed, ran: _Ran, plan: Plan
+) -> EvalOutcome:
+    """What the run did, counted over this run's items and arms (other rows are a problem)."""
+    writer = ran.writer
     failed_flags = [failed for key, failed in kept if key in plan]
     problems = list(results.problems)
     if len(failed_flags) < len(kept):
@@ -621,8 +674,8 @@ async def run_eval(
         repeated=writer.repeated,
         failed=sum(failed_flags),
         problems=problems,
-        peak_in_flight=peak,
-        wall_s=wall,
+        peak_in_flight=ran.peak,
+        wall_s=ran.wall,
         plan=plan,
     )
 
@@ -683,13 +736,42 @@ def evaluate(
     arms: Sequence[Arm],
     out_dir: str | Path,
     *,
+    dataset: str,
+    selection: Mapping[str, Any] | None = None,
+    concurrency: int = 16,
+    rps: float | None = None,
+    force: bool = False,
+    fsync: bool = False,
     progress: Progress | bool | None = None,
-    **kwargs: Any,
+    cache: Any = None,
+    texts: bool = True,
+    executor: Executor | None = None,
+    seeds: Sequence[int] | None = None,
+    prompts: bool = False,
+    spend_limit: SpendLimit | None = None,
 ) -> EvalOutcome:
     """Synchronous :func:`run_eval`; works inside a running event loop (Jupyter) too.
 
-    ``progress=True`` shows progress bars in a terminal and plain lines in a notebook.
+    The keywords are the run settings of
+    :class:`~debategraph.eval.run.eval_plan.EvalPlan` (``out_dir`` is its results
+    directory); ``progress=True`` shows progress bars in a terminal and plain lines in a
+    notebook.
     """
+    plan = EvalPlan(
+        dataset=dataset,
+        out_dir=Path(out_dir),
+        selection=dict(selection or {}),
+        concurrency=concurrency,
+        rps=rps,
+        force=force,
+        fsync=fsync,
+        cache=cache,
+        texts=texts,
+        executor=executor,
+        seeds=seeds,
+        prompts=prompts,
+        spend_limit=spend_limit,
+    )
     shown: Progress | None
     if progress is True:
         from debategraph.eval.run.progress import auto_progress
@@ -697,4 +779,4 @@ def evaluate(
         shown = auto_progress()
     else:
         shown = progress or None
-    return run_sync(run_eval(items, arms, out_dir, progress=shown, **kwargs))
+    return run_sync(run_eval(items, arms, plan, progress=shown))

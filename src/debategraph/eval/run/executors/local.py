@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -74,6 +75,14 @@ def with_rate_limiter(settings: Mapping[str, Any], limiter: InMemoryRateLimiter)
         limited.append(model.model_copy(update={"rate_limiter": limiter}))
     model_setting = limited if isinstance(spec, list | tuple) else limited[0]
     return {**settings, "models": model_setting}
+
+
+@dataclass(frozen=True)
+class _Matched:
+    """A budget-matched arm's settings for one item, and the cache its probe filled."""
+
+    settings: dict[str, Any]
+    cache: BaseCache[Any] | None
 
 
 class ItemRunner:
@@ -190,6 +199,46 @@ class ItemRunner:
         result = await self._arun(arm, item, meter, probe, cache=cache)
         return float(result.usage["input_tokens"] + result.usage["output_tokens"])
 
+    async def _budget_matched(
+        self,
+        arm: Arm,
+        item: Item,
+        base: Mapping[str, Any] | None,
+        settings: dict[str, Any],
+        meter: SpendMeter,
+        start: float,
+        seed: int | None,
+    ) -> _Matched | dict[str, Any]:
+        """A budget-matched arm's settings for this item, or its failed row.
+
+        The budget is what ``arm.budget_of`` spent on the item (``base``: its row's digest,
+        ``None`` without one): its calls, or its tokens priced by one sample of this arm.
+        """
+        dataset = self.job.dataset
+        item_cache: BaseCache[Any] | None = None
+        if base is None:
+            error = f"BudgetUnavailable: {arm.budget_of} has no result for this item"
+            return error_row(arm, item, error, wall_s=0.0, dataset=dataset, seed=seed)
+        price = None
+        if arm.budget == "tokens":
+            if self.cache is None:  # the probe is the run's first sample, paid once
+                item_cache = InMemoryCache()
+            try:
+                price = await self.sample_price(arm, item, settings, meter, item_cache)
+            except Exception as exc:
+                wall = time.perf_counter() - start
+                error = describe_error(exc, self.redact)
+                row = error_row(
+                    arm, item, error, wall_s=wall, dataset=dataset, spend=meter, seed=seed
+                )
+                return mark_unreachable(row, exc, self.redact)
+        try:
+            matched = budget_settings(arm.budget, settings, base, price)
+        except ValueError as exc:
+            error = f"BudgetUnavailable: {exc}"
+            return error_row(arm, item, error, wall_s=0.0, dataset=dataset, seed=seed)
+        return _Matched(matched, item_cache)
+
     async def debate(
         self,
         arm: Arm,
@@ -223,27 +272,10 @@ class ItemRunner:
         item_cache: BaseCache[Any] | None = None
         if arm.budget_of is not None:
             base = budgets.get(arm.budget_of)
-            if base is None:
-                error = f"BudgetUnavailable: {arm.budget_of} has no result for this item"
-                return error_row(arm, item, error, wall_s=0.0, dataset=dataset, seed=seed)
-            price = None
-            if arm.budget == "tokens":
-                if self.cache is None:  # the probe is the run's first sample, paid once
-                    item_cache = InMemoryCache()
-                try:
-                    price = await self.sample_price(arm, item, settings, meter, item_cache)
-                except Exception as exc:
-                    wall = time.perf_counter() - start
-                    error = describe_error(exc, self.redact)
-                    row = error_row(
-                        arm, item, error, wall_s=wall, dataset=dataset, spend=meter, seed=seed
-                    )
-                    return mark_unreachable(row, exc, self.redact)
-            try:
-                settings = budget_settings(arm.budget, settings, base, price)
-            except ValueError as exc:
-                error = f"BudgetUnavailable: {exc}"
-                return error_row(arm, item, error, wall_s=0.0, dataset=dataset, seed=seed)
+            matched = await self._budget_matched(arm, item, base, settings, meter, start, seed)
+            if not isinstance(matched, _Matched):
+                return matched  # the failed row: no budget to match
+            settings, item_cache = matched.settings, matched.cache
         traced = item_run_config(arm.label, item.id, dataset)
         try:
             result = await self._arun(
