@@ -155,11 +155,13 @@ def test_the_inspect_command_runs_a_debate_by_name_on_a_loopback_model(tmp_path:
     """`inspect eval FILE@task --solver debategraph/debate -S ...`, as a user types it."""
     (tmp_path / "tiny.py").write_text(TASK_FILE)
     site = entry_point_site(tmp_path)
-    src = Path(__file__).resolve().parents[1] / "src"
+    # debategraph as installed (a wheel, or editable): Inspect names a solver of a module it
+    # loads from outside any installed distribution without the package's prefix.
+    paths = [str(site), *filter(None, [os.environ.get("PYTHONPATH")])]
     with serve(seed=0) as server:
         env = {
             **os.environ,
-            "PYTHONPATH": os.pathsep.join([str(site), str(src)]),
+            "PYTHONPATH": os.pathsep.join(paths),
             "LOOP_BASE_URL": server.base_url,
             "LOOP_API_KEY": "sk-test",
         }
