@@ -82,3 +82,13 @@ def test_a_directory_that_cannot_be_written_keeps_its_index_in_memory(tmp_path):
         assert not (tmp_path / "results.jsonl.index").exists()
     finally:
         tmp_path.chmod(0o755)
+
+
+def test_a_damaged_index_file_is_made_again_not_trusted(tmp_path):
+    results = tmp_path / "results.jsonl"
+    write(results, [row("du", "q-1"), "{not json", row("du", "q-2")])
+    RowIndex.of(results)
+    kept = tmp_path / "results.jsonl.index"
+    header, *rest = kept.read_bytes().split(b"\n")
+    kept.write_bytes(b"\n".join([header, b'!x\t"bad"', *rest]))  # a problem line gone wrong
+    assert [r["id"] for r in item_rows(tmp_path, "q-2")] == ["q-2"]  # no ValueError

@@ -235,7 +235,10 @@ def _read_index(
             continue
         if line.startswith(b"!"):
             number, _, reason = line[1:].partition(b"\t")
-            problems.append(LineProblem(int(number), json.loads(reason)))
+            try:
+                problems.append(LineProblem(int(number), json.loads(reason)))
+            except ValueError:  # a damaged index is made again, never trusted
+                return None
             continue
         place = _place_line(line)
         if place is None:
