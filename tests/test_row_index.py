@@ -91,4 +91,6 @@ def test_a_damaged_index_file_is_made_again_not_trusted(tmp_path):
     kept = tmp_path / "results.jsonl.index"
     header, *rest = kept.read_bytes().split(b"\n")
     kept.write_bytes(b"\n".join([header, b'!x\t"bad"', *rest]))  # a problem line gone wrong
-    assert [r["id"] for r in item_rows(tmp_path, "q-2")] == ["q-2"]  # no ValueError
+    index = RowIndex.of(results)  # no ValueError: read afresh
+    assert [(q.line, q.reason.split(" (")[0]) for q in index.problems] == [(2, "not valid JSON")]
+    assert [r["id"] for r in item_rows(tmp_path, "q-2")] == ["q-2"]
