@@ -95,8 +95,8 @@ class TurnFigures(msgspec.Struct, kw_only=True, gc=False):
     agent: str | UnsetType = UNSET
     round: int | UnsetType = UNSET
     kind: str | UnsetType = UNSET
-    reads: list[str] | UnsetType = UNSET
-    answer: str | UnsetType | None = UNSET
+    reads: list[Any] | UnsetType = UNSET
+    answer: Any = UNSET
     answer_source: str | UnsetType | None = UNSET
     input_tokens: int | UnsetType = UNSET
     output_tokens: int | UnsetType = UNSET
