@@ -347,3 +347,18 @@ def test_intervals_count_items_not_seed_rows():
     assert one_seed["ci_low"] == pytest.approx(low, abs=1e-6)
     point = pareto_points(rows)[0]
     assert (point["ci_low"], point["ci_high"]) == (summary["ci_low"], summary["ci_high"])
+
+
+def test_show_says_which_seed_each_debate_of_an_item_ran_under(tmp_path):
+    from typer.testing import CliRunner
+
+    from debategraph.cli import app
+
+    out = tmp_path / "run"
+    evaluate(ITEMS[:1], arms_for(["du"], DU), out, dataset="arithmetic", seeds=[0, 1])
+    shown = CliRunner().invoke(app, ["show", str(out), str(ITEMS[0].id), "--method", "du"])
+    assert shown.exit_code == 0, shown.output
+    assert [line for line in shown.output.splitlines() if line.startswith("seed ")] == [
+        "seed 0",
+        "seed 1",
+    ]

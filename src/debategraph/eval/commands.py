@@ -700,11 +700,15 @@ def show_command(
     for k, row in enumerate(wanted):
         if k:
             console.print()
+        seed = row.get("seed")
+        of_seed = "" if seed is None else f" (seed {seed})"
         try:
             result = result_from_row(row)
         except ValueError as exc:
-            warn(cut_text(str(exc), LINE_CHARS, redactor))
+            warn(cut_text(f"{exc}{of_seed}", LINE_CHARS, redactor))
             continue
+        if seed is not None:  # an item of a run of several seeds: one debate per seed
+            console.print(f"[dim]seed {seed}[/]")
         print_transcript(
             result, console, show_text=show_text, redact=redactor, show_prompts=show_text
         )
