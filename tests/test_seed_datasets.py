@@ -306,3 +306,10 @@ def test_a_span_answer_is_graded_by_exact_match_and_f1_over_every_accepted_answe
     assert partial["span_scores"] == {"exact_match": 0.0, "f1": round(2 / 3, 6)}
     other = row_for("Answer: the Smith family")  # "family" alone is shared
     assert other["span_scores"] == {"exact_match": 0.0, "f1": 0.5}
+    assert exact["accepted"] == ["the Brown family", "Brown family", "Brown"]
+    from debategraph.eval.analysis.dynamics import grade
+    from debategraph.eval.analysis.rescore import rescore
+
+    assert grade("Brown", exact) and not grade("the Browns", exact)  # every accepted answer
+    (again,) = rescore([exact], "majority")  # a re-decided arm is graded the same way
+    assert again["correct"] and again["span_scores"] == exact["span_scores"]

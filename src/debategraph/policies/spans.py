@@ -71,3 +71,22 @@ def _token_f1(guess: list[str], gold: list[str]) -> float:
     precision = common / len(guess)
     recall = common / len(gold)
     return 2 * precision * recall / (precision + recall)
+
+
+def span_grade(answer: str | None, accepted: Sequence[str]) -> dict[str, float]:
+    """``exact_match`` and ``f1`` of an answer against every accepted answer (0 for none).
+
+    Args:
+        answer: The answer given (``None``: an abstention).
+        accepted: Every accepted answer.
+
+    Returns:
+        ``{"exact_match": 0.0 or 1.0, "f1": ...}``, F1 rounded to 6 places.
+    """
+    if answer is None:
+        return {"exact_match": 0.0, "f1": 0.0}
+    given = str(answer)
+    return {
+        "exact_match": span_exact_match(given, accepted),
+        "f1": round(span_f1(given, accepted), 6),
+    }

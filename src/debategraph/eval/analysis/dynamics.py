@@ -93,6 +93,11 @@ def grade(answer: Answer, row: Row) -> bool:
 
 
 def _graded(answer: Answer, row: Row) -> bool:
+    accepted = row.get("accepted")  # a span answer (SQuAD, LongBench): its exact match
+    if accepted:
+        from debategraph.policies.spans import span_grade
+
+        return span_grade(answer, accepted)["exact_match"] == 1.0
     task: TaskKind = row.get("task") or "number"
     return answers_match(answer, row.get("reference"), task)
 

@@ -11,6 +11,7 @@ A result row is one JSON object per (item, method), as the runner writes it::
       "span_scores": {"exact_match": 1.0, "f1": 1.0},  # optional: span answers (SQuAD,
                                        # LongBench), best over the accepted answers;
                                        # correct is the exact match
+      "accepted": ["Denver Broncos", "Broncos"],  # optional: those accepted answers
       "abstained": false,              # the method gave no answer
       "input_tokens": 1234,            # prompt tokens, all calls of this item
       "output_tokens": 567,            # completion tokens, all calls of this item

@@ -136,6 +136,11 @@ def rescore(
                 abstained=decision.answer is None,
                 decision={"rule": decision.rule, "evidence": {**decision.evidence, **inputs}},
             )
+            if row.get("accepted"):  # a span answer: graded as its benchmark grades it
+                from debategraph.policies.spans import span_grade
+
+                scores = span_grade(decision.answer, row["accepted"])
+                new.update(correct=scores["exact_match"] == 1.0, span_scores=scores)
         out.append(new)
     return out
 

@@ -142,6 +142,7 @@ class Row(msgspec.Struct, Generic[T], kw_only=True):
     error: str | UnsetType = UNSET
     correct: bool | UnsetType = UNSET
     span_scores: dict[str, float] | UnsetType = UNSET
+    accepted: list[str] | UnsetType = UNSET
     abstained: bool | UnsetType = UNSET
     input_tokens: int | UnsetType = UNSET
     output_tokens: int | UnsetType = UNSET

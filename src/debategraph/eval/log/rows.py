@@ -193,7 +193,7 @@ def _debate_fields(
 
 
 def _graded(item: Item, result: DebateResult) -> dict[str, Any]:
-    """``correct``, and for span answers (SQuAD, LongBench) ``span_scores``.
+    """``correct``, and for span answers (SQuAD, LongBench) ``span_scores`` and ``accepted``.
 
     An item whose metadata lists its accepted ``answers`` (a reading-comprehension set) is
     graded as its benchmark grades it: exact match and token F1 of the normalised answer,
@@ -203,12 +203,10 @@ def _graded(item: Item, result: DebateResult) -> dict[str, Any]:
     golds = item.metadata.get("answers") if item.task == "text" else None
     if not (isinstance(golds, list) and golds and all(isinstance(g, str) for g in golds)):
         return {"correct": bool(result.correct)}
-    from debategraph.policies.spans import span_exact_match, span_f1
+    from debategraph.policies.spans import span_grade
 
-    given = "" if result.answer is None else str(result.answer)
-    exact = span_exact_match(given, golds) if result.answer is not None else 0.0
-    f1 = span_f1(given, golds) if result.answer is not None else 0.0
-    return {"correct": exact == 1.0, "span_scores": {"exact_match": exact, "f1": round(f1, 6)}}
+    scores = span_grade(result.answer, golds)
+    return {"correct": scores["exact_match"] == 1.0, "span_scores": scores, "accepted": golds}
 
 
 def error_row(
