@@ -94,3 +94,14 @@ def test_a_damaged_index_file_is_made_again_not_trusted(tmp_path):
     index = RowIndex.of(results)  # no ValueError: read afresh
     assert [(q.line, q.reason.split(" (")[0]) for q in index.problems] == [(2, "not valid JSON")]
     assert [r["id"] for r in item_rows(tmp_path, "q-2")] == ["q-2"]
+
+
+def test_a_row_whose_seed_is_not_next_to_its_id_is_found_with_its_seed(tmp_path):
+    results = tmp_path / "results.jsonl"
+    rest = {k: v for k, v in row("du", "q-1").items() if k not in ("method", "id")}
+    moved = {"method": "du", "id": "q-1", "dataset": "x", "seed": 1, **rest}
+    write(results, [row("du", "q-1", 0), moved])  # both compact, as eval writes lines
+    assert [(p.method, p.item, p.seed) for p in RowIndex.of(results).places] == [
+        ("du", "q-1", 0), ("du", "q-1", 1),
+    ]  # fmt: skip
+    assert [r["seed"] for r in item_rows(tmp_path, "q-1")] == [0, 1]

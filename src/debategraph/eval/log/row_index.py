@@ -215,6 +215,8 @@ def _prefix_key(line: bytes) -> tuple[str, str, int | None] | None:
     except (ValueError, UnicodeDecodeError):
         return None
     seed = match.group(3)
+    if seed is None and b'"seed":' in line[match.end() :]:
+        return None  # a seed elsewhere (a row edited by hand): the line is decoded whole
     return method, item, int(seed) if seed is not None else None
 
 
@@ -360,7 +362,10 @@ def _rows_of_item(path: Path, item: str) -> list[dict[str, Any]]:
             return [row for _, row in index.rows(places) if isinstance(row, dict)]
         except StaleIndexError:
             RowIndex.made(path)
-    return []
+    from debategraph.eval.log.store import read_rows
+
+    # The index could not be trusted twice (a file changing under it): read every line.
+    return [row for row in read_rows(path) if str(row.get("id")) == str(item)]
 
 
 def known_keys(folder: Path) -> tuple[set[str], set[str]]:
