@@ -139,6 +139,23 @@ def test_the_turns_say_who_read_whom():
     }
 
 
+def test_turns_without_their_reads_fall_back_to_everyone_reading_everyone():
+    answers = [["1", "2", "1"], ["2", "1", "1"]]
+    turns = [{k: v for k, v in t.items() if k != "reads"} for t in [
+        _turn("r0:a1", "a1", 0, "1", []), _turn("r0:a2", "a2", 0, "2", []),
+        _turn("r0:a3", "a3", 0, "1", []), _turn("r1:a1", "a1", 1, "2", []),
+        _turn("r1:a2", "a2", 1, "1", []), _turn("r1:a3", "a3", 1, "1", []),
+    ]]  # fmt: skip
+    cut = _row(answers, True, turns=turns, agent_names=["a1", "a2", "a3"])
+    plain = _row(answers, True)
+    out, expected = transitions_of([cut]), transitions_of([plain])
+    assert out["reads_known"] == 0
+    assert (out["conformity"]["k"], out["conformity"]["n"]) == (
+        expected["conformity"]["k"],
+        expected["conformity"]["n"],
+    )
+
+
 def test_only_debating_arms_get_transitions():
     vote = [{**_row([["1", "2", "1"]], True), "method": "mav"}]
     out = transitions_by_arm(vote + ROWS)

@@ -91,8 +91,9 @@ def _peer_label(row: Row, name: str, names: list[str]) -> str:
 def readings(row: Row) -> tuple[list[tuple[int, int, list[tuple[str, Answer]]]], bool]:
     """Every answer given after reading peers: ``(round, agent index, [(peer, answer)])``.
 
-    From the turns' ``reads`` when the row keeps its turns (peers' answer turns only; a
-    reader of no peer answer is left out), else every other agent's previous-round answer.
+    From the turns' ``reads`` when the row keeps its turns and their reads (peers' answer
+    turns only; a reader of no peer answer is left out), else every other agent's
+    previous-round answer.
 
     Returns:
         The readings, and whether they came from the turns.
@@ -103,7 +104,10 @@ def readings(row: Row) -> tuple[list[tuple[int, int, list[tuple[str, Answer]]]],
     names = _names(row, len(rounds[0]))
     turns = row.get("turns")
     out: list[tuple[int, int, list[tuple[str, Answer]]]] = []
-    if isinstance(turns, list) and turns:
+    kept_reads = isinstance(turns, list) and any(
+        "reads" in t and (t.get("round") or 0) > 0 and t.get("kind") == "answer" for t in turns
+    )  # turns without their reads (a row cut down by hand) say nothing of who read whom
+    if kept_reads and isinstance(turns, list):
         by_id = {t.get("id"): t for t in turns}
         for turn in turns:
             k, agent = turn.get("round") or 0, turn.get("agent")
