@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
-import sys
 import time
 
 import pytest
@@ -13,26 +12,16 @@ import pytest
 from debategraph.eval.log.files import RESULTS_FILE
 from debategraph.eval.log.ledger import read_ledger
 
-from .openai_server import serve
+from . import test_ray_cut_short
 from .test_ray import quiet_env
+from .test_ray_cut_short import command
 from .test_spend_guard import window
 from .test_spend_notes import billed, served, settle
 
 pytest.importorskip("ray")
 pytestmark = [pytest.mark.ray, pytest.mark.slow]
 
-
-@pytest.fixture
-def server(loopback):
-    with serve(seed=3, latency=0.05) as running:
-        yield running
-
-
-def command(server, out):
-    return [sys.executable, "-m", "debategraph", "eval", "--method", "du", "--dataset",
-            "arithmetic", "--limit", "12", "--model", "sim-0", "--base-url", server.base_url,
-            "--concurrency", "4", "--engine", "ray", "--workers", "2", "--out", str(out),
-            "--quiet"]  # fmt: skip
+server = test_ray_cut_short.server  # the same loopback server fixture
 
 
 def test_a_killed_ray_driver_leaves_every_token_on_the_bill(server, tmp_path):

@@ -37,6 +37,7 @@ from debategraph.eval.run.runner import Arm, evaluate
 from debategraph.nodes.cache_guard import CacheError
 
 from .openai_server import serve
+from .test_interrupted_spend import served, settle
 
 
 def billed(out: Path) -> tuple[int, int, int]:
@@ -55,18 +56,6 @@ def billed(out: Path) -> tuple[int, int, int]:
         + ledger["output_tokens"],
         sum(r["requests"] for r in rows) + ledger["requests"],
     )
-
-
-def served(server) -> tuple[int, int]:
-    """Input and output tokens of every reply the server sent."""
-    usages = [r.usage for r in server.requests if r.usage is not None]
-    return sum(u["prompt_tokens"] for u in usages), sum(u["completion_tokens"] for u in usages)
-
-
-def settle(server) -> None:
-    deadline = time.monotonic() + 10
-    while server.stats()["in_flight"] and time.monotonic() < deadline:
-        time.sleep(0.02)
 
 
 def note(attempt: str, n: int, **spend: int) -> dict[str, object]:
