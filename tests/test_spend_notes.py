@@ -231,14 +231,14 @@ def test_a_meter_notes_each_request_and_reply_and_knows_what_is_in_flight() -> N
 
 
 def test_the_notes_are_no_rows_and_go_with_force(tmp_path: Path) -> None:
-    from debategraph.eval.analysis.results import result_files
     from debategraph.eval.log.files import INTERRUPTED_FILE
+    from debategraph.eval.log.row_index import row_files
     from debategraph.eval.log.store import SettingsMismatchError, check_manifest
 
     (tmp_path / RESULTS_FILE).write_text("")
     (tmp_path / INTERRUPTED_FILE).write_text("")
     (tmp_path / SPEND_NOTES_FILE).write_text('{"attempt": "a", "n": 1, "requests": 1}\n')
-    assert result_files(tmp_path) == [tmp_path / RESULTS_FILE]
+    assert row_files(tmp_path) == [tmp_path / RESULTS_FILE]
     with pytest.raises(SettingsMismatchError, match=r"holds spend\.jsonl but no run\.json"):
         check_manifest(tmp_path, {"dataset": "x"})  # a run killed before its first row
     check_manifest(tmp_path, {"dataset": "x"}, force=True)

@@ -94,10 +94,6 @@ class LoadedRows:
         return f"{text}; {sum(self.excluded.values())} line(s) were left out ({parts})."
 
 
-result_files = row_files
-"""The row files of a results directory (:func:`~debategraph.eval.log.row_index.row_files`)."""
-
-
 def load_rows(results_dir: str | os.PathLike[str], *, texts: bool = True) -> LoadedRows:
     """Read every ``*.jsonl`` file of a directory (not recursive, name order), checked.
 
@@ -140,7 +136,7 @@ def stream_rows(
     item_ids = set(manifest.get("item_ids") or ()) or None
     labels = {a.get("label") for a in manifest.get("settings", {}).get("arms", ())} or None
     seen: dict[tuple[str | int | None, ...], tuple[str, int]] = {}
-    for file in result_files(folder):
+    for file in row_files(folder):
         own = file.name == RESULTS_FILE
         for number, raw in enumerate(_lines(file), start=1):
             if not raw.strip():

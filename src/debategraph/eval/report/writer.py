@@ -41,11 +41,11 @@ from debategraph.eval.analysis.results import (
     LoadedRows,
     build_groups,
     read_results,
-    result_files,
     stream_rows,
 )
 from debategraph.eval.analysis.stats import DEFAULT_RESAMPLES
 from debategraph.eval.log.ledger import read_ledger
+from debategraph.eval.log.row_index import row_files
 from debategraph.eval.report.comparison_table import comparison_section
 from debategraph.eval.report.pareto_plot import plot_pareto
 from debategraph.eval.report.pareto_table import pareto_section
@@ -189,7 +189,7 @@ def _read_rows(
     source: Path, decisions: Sequence[str], sid_et_skip_rates: Sequence[float | str]
 ) -> tuple[LoadedRows, ReportPass, list[str]]:
     """The directory's rows, read once into the report's tallies, and its files."""
-    files = [file.name for file in result_files(source)]
+    files = [file.name for file in row_files(source)]
     if not files:
         raise FileNotFoundError(f"no *.jsonl result files in {source}")
     loaded = LoadedRows()
