@@ -109,3 +109,25 @@ def test_every_list_of_row_fields_names_declared_fields() -> None:
     for fields in (PRICED_TURN_FIELDS, WRITTEN_TURN_FIELDS, DETAIL_FIELDS):
         assert set(fields) <= TURN_FIELDS, set(fields) - TURN_FIELDS
     assert set(TurnFigures.__struct_fields__) <= TURN_FIELDS
+
+
+def test_opt_tells_an_absent_field_from_a_falsy_one() -> None:
+    from debategraph.eval.log.row import as_row, opt
+
+    row = as_row({"method": "du", "id": 1, "seed": 0, "correct": False})
+    assert opt(row.seed) == 0
+    assert opt(row.dataset) is None
+    assert opt(row.correct) is False
+    assert (row.calls or 0) == 0
+
+
+def test_as_row_checks_a_json_object_and_keeps_a_row() -> None:
+    import pytest
+
+    from debategraph.eval.log.row import RowError, as_row
+
+    row = as_row({"method": "du", "id": "q1", "_spend_covers": {}, "turns": [{"round": 1}]})
+    assert as_row(row) is row
+    assert row.turns and row.turns[0].round == 1
+    with pytest.raises(RowError, match=r"\$\.calls"):
+        as_row({"method": "du", "id": 1, "calls": "three"})

@@ -123,6 +123,7 @@ class TurnFigures(msgspec.Struct, kw_only=True, gc=False):
 
 
 T = TypeVar("T", Turn, TurnFigures)
+V = TypeVar("V")
 
 
 class Row(msgspec.Struct, Generic[T], kw_only=True):
@@ -326,6 +327,31 @@ def new_row(fields: Mapping[str, Any]) -> dict[str, Any]:
         raise TypeError(f"undeclared row field(s): {', '.join(sorted(unknown))}")
     public = {name: value for name, value in fields.items() if name not in private}
     return row_dict(msgspec.convert(public, Row[Turn])) | private
+
+
+def opt(value: V | UnsetType) -> V | None:
+    """A field's value, ``None`` where the row lacks it: ``opt(row.seed)``.
+
+    Read a field as ``row.name`` where a falsy value and an absent one mean the same
+    (``row.calls or 0``, ``bool(row.correct)``); ``opt`` where they differ (seed 0).
+    """
+    return None if value is UNSET else value
+
+
+def as_row(row: Row[Any] | Mapping[str, Any]) -> Row[Any]:
+    """``row`` as a :class:`Row`: a row passes through, a JSON object is checked into one.
+
+    Fields starting with ``_`` (the runner's own notes) and undeclared ones are dropped.
+
+    Raises:
+        RowError: A field has the wrong type or a required one is missing.
+    """
+    if isinstance(row, Row):
+        return row
+    try:
+        return msgspec.convert(row, Row[Turn], str_keys=True)
+    except msgspec.ValidationError as exc:
+        raise RowError(str(exc)) from None
 
 
 def encode_row(row: Row[Any]) -> bytes:
