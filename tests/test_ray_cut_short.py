@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import signal
 import subprocess
 import sys
@@ -13,7 +14,7 @@ from debategraph.eval.run.cut_short import read_cut_short
 
 from .openai_server import serve
 from .test_interrupted_spend import in_rows, served, settle
-from .test_ray import quiet_env
+from .test_ray import RAY_NOISE, quiet_env
 
 pytest.importorskip("ray")
 pytestmark = [pytest.mark.ray, pytest.mark.slow]
@@ -48,6 +49,10 @@ def test_tokens_of_rows_and_of_debates_cut_short_on_workers_equal_the_servers(se
     assert len(rows) < 12 and cut["debates"] > 0  # the interrupt landed mid-run
     assert (tokens[0] + cut["input_tokens"], tokens[1] + cut["output_tokens"]) == served(server)
     assert f"{cut['debates']} debate(s) cut short had spent {cut['input_tokens']} input" in err
+    # Over HTTP as well, Ctrl-C ends with the one line: no raw Ray line, warning or traceback.
+    assert err.splitlines()[-1].startswith("interrupted: finished rows are saved"), err
+    assert not RAY_NOISE.search(err), err
+    assert not re.search(r"Warning|Traceback|coroutine .* was never awaited", err), err
 
     done = subprocess.run(command(server, out), capture_output=True, text=True, env=env,
                           timeout=300)  # fmt: skip
