@@ -168,21 +168,21 @@ def write_report(
 def _rows(
     source: Path, loaded: LoadedRows, decisions: Sequence[str], rates: Sequence[float | str]
 ) -> Iterable[Row]:
-    """The directory's rows, streamed; re-decided and with SID-ET arms (held) where asked."""
-    texts = bool(decisions or rates)
-    rows = stream_rows(source, loaded, texts=texts)
-    if not texts:
-        return rows
-    held = list(rows)
-    if decisions:
-        from debategraph.eval.analysis.rescore import rescore_all
+    """The directory's rows, streamed; re-decided and with SID-ET arms where asked.
 
-        held = rescore_all(held, decisions)
-    if rates:
-        from debategraph.eval.analysis.rescore import sid_et_arm
+    Re-deciding and SID-ET read the files again (:func:`~debategraph.eval.analysis.rescore.
+    rescored_rows`); the first pass records in ``loaded`` what it leaves out.
+    """
+    if not (decisions or rates):
+        return stream_rows(source, loaded, texts=False)
+    from debategraph.eval.analysis.rescore import rescored_rows
 
-        held = held + [r for rate in rates for r in sid_et_arm(held, rate)]
-    return held
+    passes = iter([loaded])
+
+    def again() -> Iterable[Row]:
+        return stream_rows(source, next(passes, LoadedRows()), texts=True)
+
+    return rescored_rows(again, decisions, rates)  # type: ignore[return-value]
 
 
 def _read_rows(
