@@ -14,8 +14,14 @@ its round-0 vote, the budget arm and its debate, each with a 10,000-resample boo
 sign-flip test). Each figure is the child's CPU seconds (user + system) and peak RSS
 (``ru_maxrss`` of that child alone).
 
+``--arms`` replaces the template run's arms (e.g. ``"--method sid-et --option mode=record"``),
+``--report-args`` adds flags to ``report`` (e.g. ``"--decision majority"``), and ``--also SRC``
+measures ``report`` once more with ``PYTHONPATH=SRC`` (another checkout's ``src``) on the same
+file, right after: a before and after on one machine at one load.
+
 Usage: python bench/report_scale.py [--sizes 10000,50000,300000] [--row-kib 10]
-       [--no-texts] [--out bench/RESULTS-report-scale.md]
+       [--no-texts] [--arms ARGS] [--report-args ARGS] [--also SRC]
+       [--out bench/RESULTS-report-scale.md]
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import argparse
 import json
 import os
 import platform
+import shlex
 import shutil
 import subprocess
 import sys
@@ -105,10 +112,12 @@ print(len(table))
 """
 
 
-def templates(row_kib: float, folder: Path) -> list[dict[str, object]]:
+def templates(
+    row_kib: float, folder: Path, arms: list[str] | None = None
+) -> list[dict[str, object]]:
     """One row per arm of a small simulated run, each padded to about ``row_kib`` KiB."""
     out = folder / "template"
-    command = [sys.executable, "-m", "debategraph.cli", "eval", *ARMS, "--dataset"]
+    command = [sys.executable, "-m", "debategraph.cli", "eval", *(arms or ARMS), "--dataset"]
     command += ["arithmetic", "--limit", "1", "--quiet", "--out", str(out)]
     subprocess.run(command, check=True, capture_output=True)
     rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
@@ -153,10 +162,15 @@ def write_rows(rows: list[dict[str, object]], count: int, folder: Path, *, texts
     return (folder / "results.jsonl").stat().st_size
 
 
-def measure(command: list[str]) -> dict[str, float]:
-    """CPU seconds and peak RSS of ``command`` run in a fresh process."""
+def measure(command: list[str], src: str | None = None) -> dict[str, float]:
+    """CPU seconds and peak RSS of ``command`` run in a fresh process (``PYTHONPATH=src``)."""
+    env = None if src is None else {**os.environ, "PYTHONPATH": src}
     done = subprocess.run(
-        [sys.executable, "-c", MEASURE, *command], capture_output=True, text=True, check=False
+        [sys.executable, "-c", MEASURE, *command],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
     )
     if done.returncode:
         raise SystemExit(f"{' '.join(command[:4])} failed: {done.stderr[-3000:]}")
@@ -169,23 +183,30 @@ def main() -> None:
     parser.add_argument("--sizes", default="10000,50000,300000")
     parser.add_argument("--row-kib", type=float, default=10.0)
     parser.add_argument("--no-texts", action="store_true")
+    parser.add_argument("--arms", help="eval arguments of the template run")
+    parser.add_argument("--report-args", default="", help="flags added to report")
+    parser.add_argument("--also", help="another src folder whose report is measured too")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     lines = []
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        rows = templates(args.row_kib, folder)
+        rows = templates(args.row_kib, folder, shlex.split(args.arms) if args.arms else None)
         for size in (int(s) for s in args.sizes.split(",")):
             run = folder / f"run-{size}"
             written = write_rows(rows, size, run, texts=not args.no_texts)
             cli = [sys.executable, "-m", "debategraph.cli"]
-            report = measure([*cli, "report", str(run), "--no-plots"])
+            command = [*cli, "report", str(run), "--no-plots", *shlex.split(args.report_args)]
+            report = measure(command)
             floor = measure([sys.executable, "-c", FLOOR, str(run / "results.jsonl")])
+            if args.also:
+                other = measure(command, args.also)
+                also = f"{other['cpu_s']:.1f} | {other['peak_mib']:.0f} | "
             ratio = report["cpu_s"] / floor["cpu_s"]
             line = (
                 f"| {size:,} | {written / 2**20:,.0f} | {report['cpu_s']:.1f} | "
                 f"{report['peak_mib']:.0f} | {floor['cpu_s']:.1f} | {floor['peak_mib']:.0f} | "
-                f"{ratio:.1f}x | {os.getloadavg()[0]:.1f} |"
+                f"{ratio:.1f}x | {also if args.also else ''}{os.getloadavg()[0]:.1f} |"
             )
             print(line, flush=True)
             lines.append(line)
@@ -193,12 +214,17 @@ def main() -> None:
     header = [
         f"`python bench/report_scale.py --sizes {args.sizes} --row-kib {args.row_kib:g}"
         + (" --no-texts" if args.no_texts else "")
+        + (f" --arms {shlex.quote(args.arms)}" if args.arms else "")
+        + (f" --report-args {shlex.quote(args.report_args)}" if args.report_args else "")
+        + (f" --also {shlex.quote(args.also)}" if args.also else "")
         + f"` (Python {platform.python_version()}, {os.cpu_count()} CPU(s), shared with other "
         "work: the load average is beside each size).",
         "",
         "| Rows | File MiB | Report CPU s | Report peak MiB | Floor CPU s | Floor peak MiB "
-        "| Report / floor CPU | Load |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| Report / floor CPU |"
+        + (" Also CPU s | Also peak MiB |" if args.also else "")
+        + " Load |",
+        "|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if args.also else "") + "---:|",
     ]
     text = "\n".join(header + lines) + "\n"
     print(text)

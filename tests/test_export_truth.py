@@ -116,15 +116,16 @@ def test_hostile_and_malformed_rows_are_one_line_naming_the_file_and_line(finish
     done = runner.invoke(app, ["export", str(run), "--to", "inspect", "--out", str(tmp_path / "l")])
     assert done.exit_code == 0, done.output
     assert "Traceback" not in done.output and "AttributeError:" not in done.output.split(": ")[0]
-    (line,) = [x for x in done.output.splitlines() if x.startswith("warning: 2 line(s)")]
-    assert "results.jsonl, line 4: not valid JSON" in line and line.endswith("(and 1 more)")
+    (line,) = [x for x in done.output.splitlines() if x.startswith("warning: 3 line(s)")]
+    assert "results.jsonl, line 4: not valid JSON" in line and line.endswith("(and 2 more)")
     logs = {
         log.eval.metadata["arm"]: log
         for log in map(read_eval_log, map(str, sorted((tmp_path / "l").glob("*.eval"))))
     }
     hostile = next(s for s in logs[rows[1]["method"]].samples if s.id == rows[1]["id"])
-    assert hostile.error is not None
-    assert "results.jsonl, line 2: cannot be exported (AttributeError" in hostile.error.message
+    assert hostile.error is not None  # the row's declaration names the field it refused
+    assert "results.jsonl, line 2: not a row (Expected `object`" in hostile.error.message
+    assert "$.turns[0]" in hostile.error.message
 
 
 def test_a_turns_thinking_is_reasoning_content_before_the_answer(tmp_path):
@@ -232,8 +233,8 @@ def test_a_hostile_row_is_an_error_row_in_langsmith_and_one_line(
     write_rows(run, rows)
     printed = upload(run)
     (line,) = [x for x in printed.splitlines() if x.startswith("warning: 1 line(s)")]
-    assert "results.jsonl, line 1: cannot be exported (ValueError" in line
+    assert "results.jsonl, line 1: not a row (Expected `float`, got `str` - at `$.wall_s`)" in line
     bodies = {r["body"]["experiment_metadata"]["arm"]: r["body"] for r in langsmith.taken}
     (broken,) = [r for r in bodies[rows[0]["method"]]["results"] if "error" in r]
     assert broken["inputs"]["item_id"] == rows[0]["id"]
-    assert broken["error"].startswith("results.jsonl, line 1: cannot be exported")
+    assert broken["error"].startswith("results.jsonl, line 1: not a row")

@@ -381,9 +381,10 @@ def _run_arms(arms: list[Arm], plan: EvalPlan) -> None:
     if ledger_words(beside):
         typer.echo(ledger_words(beside))
     if outcome.failed:
+        from debategraph.eval.log.row import opt
         from debategraph.eval.run.failed_rows import failure_advice, lasting_failures
 
-        lasting = lasting_failures(r for r in outcome.summary_rows() if "error" in r)
+        lasting = lasting_failures(r for r in outcome.summary_rows() if opt(r.error) is not None)
         fail(failure_advice(outcome.failed, lasting), code=1)
 
 
@@ -672,6 +673,7 @@ def show_command(
     from rich.console import Console
     from rich.markup import escape as rich_escape
 
+    from debategraph.eval.log.row import opt, row_dict
     from debategraph.eval.log.row_index import item_rows, known_keys
     from debategraph.eval.log.rows import result_from_row
     from debategraph.policies.secrets import Redactor
@@ -680,7 +682,7 @@ def show_command(
     if not (results_dir / RESULTS_FILE_NAME).is_file():
         fail(f"{results_dir} holds no {RESULTS_FILE_NAME}: give a directory written by eval")
     rows = item_rows(results_dir, item)
-    wanted = [r for r in rows if not method or r["method"] in method]
+    wanted = [r for r in rows if not method or r.method in method]
     if not wanted:
         known_ids, known_methods = known_keys(results_dir)
         ids = sorted({cut_text(i, CELL_CHARS) for i in known_ids})
@@ -694,13 +696,13 @@ def show_command(
     redactor = Redactor.from_environment()
     if as_json:
         for row in wanted:
-            typer.echo(redactor(json.dumps(row, ensure_ascii=False)))
+            typer.echo(redactor(json.dumps(row_dict(row), ensure_ascii=False)))
         return
     console = Console()
     for k, row in enumerate(wanted):
         if k:
             console.print()
-        seed = row.get("seed")
+        seed = opt(row.seed)
         of_seed = "" if seed is None else f" (seed {seed})"
         try:
             result = result_from_row(row)
@@ -712,8 +714,8 @@ def show_command(
         print_transcript(
             result, console, show_text=show_text, redact=redactor, show_prompts=show_text
         )
-        correct = row.get("correct")
-        if row.get("reference") is not None:
-            verdict = "right" if correct else "wrong"
-            reference = rich_escape(visible(cut_text(str(row["reference"]), CELL_CHARS, redactor)))
+        reference = opt(row.reference)
+        if reference is not None:
+            verdict = "right" if row.correct else "wrong"
+            reference = rich_escape(visible(cut_text(str(reference), CELL_CHARS, redactor)))
             console.print(f"reference: {reference} ({verdict})")

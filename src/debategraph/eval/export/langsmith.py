@@ -29,6 +29,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from debategraph.eval.export.stored_run import StoredArm, StoredRun
+from debategraph.eval.log.row import Row, opt
 
 __all__ = ["UPLOAD_PATH", "Uploaded", "experiment_bodies", "upload_experiments"]
 
@@ -109,7 +110,7 @@ def _results_of(
     for index, place in arm.places:
         if place.seed != seed:
             continue
-        row = run.read(index, place)
+        row = run.row(index, place)
         if row is not None:
             try:
                 yield _result(row, arm, dataset, run)
@@ -323,11 +324,11 @@ def _taken(client: Any, name: str) -> bool:
     )
 
 
-def _result(row: dict[str, Any], arm: StoredArm, dataset: str, run: StoredRun) -> dict[str, Any]:
+def _result(row: Row[Any], arm: StoredArm, dataset: str, run: StoredRun) -> dict[str, Any]:
     """One experiment row of a stored row, finished or failed."""
-    item = str(row["id"])
-    reference = row.get("reference")
-    wall = float(row.get("wall_s") or 0.0)
+    item = str(row.id)
+    reference = opt(row.reference)
+    wall = float(row.wall_s or 0.0)
     start = run.started
     result: dict[str, Any] = {
         "row_id": str(uuid.uuid5(_NAMESPACE, f"{dataset}|{item}")),
@@ -336,28 +337,28 @@ def _result(row: dict[str, Any], arm: StoredArm, dataset: str, run: StoredRun) -
         "start_time": start.isoformat(),
         "end_time": (start + timedelta(seconds=wall)).isoformat(),
         "run_name": f"{arm.label} · {item}",
-        "run_metadata": {"seed": arm.seed_of(row), "wall_s": wall, "source": row.get("source")},
+        "run_metadata": {"seed": arm.seed_of(row), "wall_s": wall, "source": opt(row.source)},
     }
-    if "error" in row:
-        result["error"] = str(row["error"])
+    if opt(row.error) is not None:
+        result["error"] = str(row.error)
         return result
-    answer = row.get("answer")
+    answer = opt(row.answer)
     result["actual_outputs"] = {
         "answer": answer,
         "abstained": answer is None,
-        "decision": row.get("decision"),
-        "rounds": row.get("rounds"),
+        "decision": opt(row.decision),
+        "rounds": opt(row.rounds),
         "usage": {
-            "input_tokens": row.get("input_tokens"),
-            "output_tokens": row.get("output_tokens"),
-            "calls": row.get("calls"),
+            "input_tokens": opt(row.input_tokens),
+            "output_tokens": opt(row.output_tokens),
+            "calls": opt(row.calls),
         },
-        "ncomm": row.get("ncomm"),
+        "ncomm": opt(row.ncomm),
     }
     result["evaluation_scores"] = [
         {
             "key": "correct",
-            "score": int(bool(row.get("correct"))),
+            "score": int(bool(row.correct)),
             "comment": "no answer (abstention)" if answer is None else f"{answer} vs {reference}",
         }
     ]
@@ -385,13 +386,13 @@ def _metadata(
 ) -> dict[str, Any]:
     from debategraph import __version__
 
-    first = next((row for row in arm.rows() if "error" not in row), {})
+    first = next((row for row in arm.rows() if opt(row.error) is None), None)
     failed = sum("error" in r for r in results)
     return {
         "debategraph_method": arm.method,
         "arm": arm.label,
-        "models": first.get("agent_models", []),
-        "agents": first.get("agent_names", []),
+        "models": first.agent_models or [] if first is not None else [],
+        "agents": first.agent_names or [] if first is not None else [],
         "seed": next(
             (r["run_metadata"]["seed"] for r in results if r["run_metadata"]["seed"] is not None),
             arm.seed_of({"seed": seed}),

@@ -9,13 +9,16 @@ seeds) is compared with the rows it holds, so an export can say what is missing.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
 from typing import Any, cast
 
+import msgspec
+
+from debategraph.eval.log.row import Row, RowError, as_row, opt, row_dict
 from debategraph.eval.log.row_index import RowIndex, RowPlace, StaleIndexError, row_files
 
 RESULTS_FILE_NAME = "results.jsonl"
@@ -69,13 +72,13 @@ class StoredArm:
             return found or [None]
         return planned + [s for s in found if s not in planned]
 
-    def rows(self) -> Iterator[dict[str, Any]]:
+    def rows(self) -> Iterator[Row[Any]]:
         """The arm's rows, read now, one at a time, through the run's redaction.
 
         A line that holds no row is left out and kept in the run's ``problems``.
         """
         for index, place in self.places:
-            row = self.run.read(index, place)
+            row = self.run.row(index, place)
             if row is not None:
                 yield row
 
@@ -87,12 +90,20 @@ class StoredArm:
         held = {(place.item, place.seed) for _, place in self.places}
         return [(i, s) for s in self.run.planned.seeds for i in items if (i, s) not in held]
 
-    def seed_of(self, row: dict[str, Any]) -> int | None:
-        """The debates' seed of a row: its own, else the arm's ``seed`` setting."""
-        seed = row.get("seed", self.settings.get("seed"))
+    def seed_of(self, row: Row[Any] | Mapping[str, Any]) -> int | None:
+        """The debates' seed of a row: its own, else the arm's ``seed`` setting.
+
+        Args:
+            row: The row, its JSON object (as :meth:`StoredRun.read` gives it), or
+                ``{"seed": seed}`` for a place that holds no row.
+        """
+        if not isinstance(row, Row):
+            row = _seed_fields(row)
+        seed = opt(row.seed)
         if seed is None:
-            settings = row.get("settings")
-            seed = settings.get("seed") if isinstance(settings, dict) else None
+            seed = self.settings.get("seed")
+        if seed is None and row.settings:
+            seed = row.settings.get("seed")
         return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
 
 
@@ -126,7 +137,11 @@ class StoredRun:
     redact: Redact | None = None
 
     def read(self, index: RowIndex, place: RowPlace) -> dict[str, Any] | None:
-        """The row at ``place``, redacted, or ``None`` (its problem kept) where it holds none."""
+        """The JSON object of the row at ``place``, redacted, or ``None`` where it holds none.
+
+        What an exporter that writes the row's fields out reads; a line that holds no row has
+        its problem kept.
+        """
         with index.path.open("rb") as file:
             try:
                 row = index.row_at(place, file)
@@ -135,7 +150,19 @@ class StoredRun:
         if isinstance(row, str):
             self.leave_out(index.path, place.line, row)
             return None
-        return cast(dict[str, Any], self.redact(row)) if self.redact is not None else row
+        fields = row_dict(row)
+        return cast(dict[str, Any], self.redact(fields)) if self.redact is not None else fields
+
+    def row(self, index: RowIndex, place: RowPlace) -> Row[Any] | None:
+        """The row at ``place``, redacted, or ``None`` (its problem kept) where it holds none."""
+        fields = self.read(index, place)
+        if fields is None:
+            return None
+        try:
+            return as_row(fields)
+        except RowError as exc:  # a redaction that changed a field's type: never expected
+            self.leave_out(index.path, place.line, f"not a row once redacted ({exc})")
+            return None
 
     def leave_out(self, path: Path, line: int, reason: str) -> None:
         """Keep a line that is left out, once."""
@@ -151,16 +178,16 @@ class StoredRun:
         the item's id.
         """
         for index, place in self._places_by_item.get(item, ()):
-            row = self.read(index, place)
-            if row is None or "error" in row or not isinstance(row.get("question"), str):
+            row = self.row(index, place)
+            if row is None or opt(row.error) is not None or not isinstance(row.question, str):
                 continue
             entry: dict[str, Any] = {
-                "question": row["question"],
-                "task": str(row.get("task") or "number"),
+                "question": row.question,
+                "task": str(row.task or "number"),
                 "item_id": item,
             }
-            if isinstance(row.get("choices"), list) and row["choices"]:
-                entry["choices"] = [str(c) for c in row["choices"]]
+            if row.choices:
+                entry["choices"] = [str(c) for c in row.choices]
             return entry
         known = self._dataset_inputs.get(item)
         return dict(known) if known else {"question": item, "task": "number", "item_id": item}
@@ -270,7 +297,7 @@ def read_stored_run(results_dir: str | Path, redact: Redact | None = None) -> St
         )
     if not recorded.get("dataset"):
         first = next(iter(run.arms[0].rows()), None) if run.arms[0].places else None
-        run.dataset = str((first or {}).get("dataset") or folder.name)
+        run.dataset = (first.dataset if first is not None else None) or folder.name
     return run
 
 
@@ -327,3 +354,14 @@ def _places(
 
 def _mtime(path: Path) -> datetime:
     return datetime.fromtimestamp(path.stat().st_mtime, tz=UTC)
+
+
+def _seed_fields(fields: Mapping[str, Any]) -> Row[Any]:
+    """A row holding only the seed and settings a row's JSON object gives (of the right types)."""
+    seed, settings = fields.get("seed"), fields.get("settings")
+    return Row(
+        method="",
+        id="",
+        seed=seed if isinstance(seed, int) and not isinstance(seed, bool) else msgspec.UNSET,
+        settings=settings if isinstance(settings, dict) else msgspec.UNSET,
+    )

@@ -26,6 +26,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
+from debategraph.eval.log.row import Row, RowError, opt
+from debategraph.eval.log.row import decode_row as decode_declared
+
 INDEX_SUFFIX = ".index"
 """What the index's file name adds to the results file's (``results.jsonl.index``)."""
 
@@ -103,7 +108,7 @@ class RowIndex:
         places, problems = _build(path, keep or (lambda _: True))
         return cls(path, places, problems)
 
-    def row_at(self, place: RowPlace, file: Any) -> dict[str, Any] | str:
+    def row_at(self, place: RowPlace, file: Any) -> Row[Any] | str:
         """The row at ``place`` read from ``file`` (open in binary), or why it is no row.
 
         Raises:
@@ -118,7 +123,7 @@ class RowIndex:
             raise StaleIndexError(f"{self.path} changed under its index")
         return row
 
-    def rows(self, places: list[RowPlace]) -> Iterator[tuple[RowPlace, dict[str, Any] | str]]:
+    def rows(self, places: list[RowPlace]) -> Iterator[tuple[RowPlace, Row[Any] | str]]:
         """Each place's row (or why it is none), reading only those lines."""
         with self.path.open("rb") as file:
             for place in places:
@@ -155,25 +160,42 @@ def places_of_item(path: Path, item: str) -> tuple[RowIndex, list[RowPlace]]:
     return index, index.places
 
 
-def decode_row(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
-    """A line decoded and checked as a row, or why it is none."""
-    try:
-        row = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        return None, f"not valid JSON ({getattr(exc, 'msg', exc)})"
-    except RecursionError:
-        return None, "JSON nested too deeply"
+def decode_row(raw: bytes) -> tuple[Row[Any] | None, str | None]:
+    """A line decoded through the row's declaration and checked, or why it is none."""
     from debategraph.eval.log.store import row_problem  # the store loads filelock: not at help
 
+    try:
+        row = decode_declared(raw)
+    except (msgspec.DecodeError, RowError) as exc:
+        try:
+            value = json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError) as bad:
+            return None, f"not valid JSON ({getattr(bad, 'msg', bad)})"
+        except RecursionError:
+            return None, "JSON nested too deeply"
+        return None, row_problem(value) or f"not a row ({exc})"
     problem = row_problem(row)
     return (None, problem) if problem is not None else (row, None)
 
 
-def key_of(row: dict[str, Any]) -> tuple[str, str, int | None]:
+def key_of(row: Row[Any]) -> tuple[str, str, int | None]:
     """A decoded row's key as the index keeps it."""
-    seed = row.get("seed")
-    kept = seed if isinstance(seed, int) and not isinstance(seed, bool) else None
-    return str(row["method"]), str(row["id"]), kept
+    return row.method, str(row.id), opt(row.seed)
+
+
+def _refused_key(raw: bytes) -> tuple[str, str, int | None] | None:
+    """The key of a line that the row's declaration refused, where it still reads as a row.
+
+    Its JSON object has a row's fields, one of them (or of its turns) of another type: it is
+    indexed, so that reading it says which field.
+    """
+    from debategraph.eval.log.store import row_key, row_problem
+
+    try:
+        value = json.loads(raw)
+        return row_key(value) if row_problem(value) is None else None
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
 
 
 def _index_path(path: Path) -> Path:
@@ -196,10 +218,9 @@ def _scan(path: Path) -> Iterator[RowPlace | LineProblem]:
                 key = _prefix_key(line)
                 if key is None:
                     row, problem = decode_row(line)
-                    if row is None:
+                    key = key_of(row) if row is not None else _refused_key(line)
+                    if key is None:
                         yield LineProblem(number, problem or "not a row")
-                    else:
-                        key = key_of(row)
                 if key is not None:
                     yield RowPlace(*key, offset, len(line), number)
             offset += length
@@ -324,7 +345,7 @@ def row_files(folder: Path) -> list[Path]:
     return [f for f in sorted(folder.glob("*.jsonl")) if f.name not in beside]
 
 
-def item_rows(folder: Path, item: str) -> list[dict[str, Any]]:
+def item_rows(folder: Path, item: str) -> list[Row[Any]]:
     """The rows of item ``item`` in a results directory, as ``load_rows`` would keep them.
 
     Only those rows are read. Rows of ``results.jsonl`` whose method is no arm of the run
@@ -338,7 +359,7 @@ def item_rows(folder: Path, item: str) -> list[dict[str, Any]]:
     item_ids = set(manifest.get("item_ids") or ()) or None
     arms = (manifest.get("settings") or {}).get("arms") or ()
     labels = {a.get("label") for a in arms if isinstance(a, dict)} or None
-    kept: list[dict[str, Any]] = []
+    kept: list[Row[Any]] = []
     seen: set[tuple[str, str, str, str, int | None]] = set()
     for path in row_files(folder):
         own = path.name == RESULTS_FILE
@@ -348,24 +369,24 @@ def item_rows(folder: Path, item: str) -> list[dict[str, Any]]:
             key = key_of(row)
             if own and labels is not None and key[0] not in labels:
                 continue
-            identity = (str(row.get("source", "")), str(row.get("dataset", "")), *key)
+            identity = (row.source or "", row.dataset or "", *key)
             if identity not in seen:
                 seen.add(identity)
                 kept.append(row)
     return kept
 
 
-def _rows_of_item(path: Path, item: str) -> list[dict[str, Any]]:
+def _rows_of_item(path: Path, item: str) -> list[Row[Any]]:
     for _ in range(2):
         index, places = places_of_item(path, item)
         try:
-            return [row for _, row in index.rows(places) if isinstance(row, dict)]
+            return [row for _, row in index.rows(places) if isinstance(row, Row)]
         except StaleIndexError:
             RowIndex.made(path)
     from debategraph.eval.log.store import read_rows
 
     # The index could not be trusted twice (a file changing under it): read every line.
-    return [row for row in read_rows(path) if str(row.get("id")) == str(item)]
+    return [row for row in read_rows(path, texts=True) if str(row.id) == str(item)]
 
 
 def known_keys(folder: Path) -> tuple[set[str], set[str]]:

@@ -6,10 +6,12 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 from langchain_core.language_models import BaseChatModel
+from msgspec import UNSET
 
 from debategraph.eval.datasets import Item
-from debategraph.eval.log.row import new_row
+from debategraph.eval.log.row import Row, as_row, new_row, opt
 from debategraph.eval.log.spend import SpendMeter
 from debategraph.models.oracle import REPLAY_SOURCES
 from debategraph.models.simulated import SimulatedDebater
@@ -250,36 +252,39 @@ SHOWN_FIELDS = ("question", "turns", "decision", "agent_names")
 """The fields a row needs for ``debategraph show`` (rows written before 0.2 lack them)."""
 
 
-def result_from_row(row: Mapping[str, Any]) -> DebateResult:
+def result_from_row(row: Row[Any] | Mapping[str, Any]) -> DebateResult:
     """The debate a finished row keeps, as a :class:`~debategraph.result.DebateResult`.
 
     Raises:
         ValueError: A failed row, or one written without the debate (before 0.2).
+        RowError: ``row`` is a JSON object that is no row (a field of the wrong type).
     """
-    if "error" in row:
-        raise ValueError(f"{row.get('method')}/{row.get('id')} failed: {row['error']}")
-    missing = [f for f in SHOWN_FIELDS if f not in row]
-    if missing:
+    row = as_row(row)
+    if opt(row.error) is not None:
+        raise ValueError(f"{row.method}/{row.id} failed: {row.error}")
+    shown = (row.question, row.turns, row.decision, row.agent_names)
+    missing = [f for f, value in zip(SHOWN_FIELDS, shown, strict=True) if value is UNSET]
+    decision, turns, names = row.decision, row.turns, row.agent_names
+    if missing or decision is UNSET or turns is UNSET or names is UNSET:
         raise ValueError(
-            f"the row of {row.get('method')}/{row.get('id')} does not keep its debate (no "
+            f"the row of {row.method}/{row.id} does not keep its debate (no "
             f"{', '.join(missing)}): it was written by debategraph 0.1; run the item again"
         )
-    models = row.get("agent_models") or []
-    names = row["agent_names"]
+    models = row.agent_models or []
     return DebateResult(
-        method=str(row["method"]),
-        question=str(row["question"]),
-        answer=row.get("answer"),
-        decision=dict(row["decision"]),
-        rounds=int(row.get("rounds", 0)),
+        method=row.method,
+        question=str(row.question),
+        answer=opt(row.answer),
+        decision=dict(decision or {}),
+        rounds=row.rounds or 0,
         agents=[
             {"name": n, "model": models[k] if k < len(models) else "?"} for k, n in enumerate(names)
         ],
-        turns=list(row["turns"]),
-        cut_off=list(row.get("cut_off") or []),
-        adversaries=dict(row.get("adversaries") or {}),
-        method_state=dict(row.get("method_state") or {}),
-        reference=row.get("reference"),
-        settings=dict(row.get("settings") or {}),
-        task=row.get("task") or "number",
+        turns=[msgspec.to_builtins(turn) for turn in turns],
+        cut_off=list(row.cut_off or []),
+        adversaries=dict(row.adversaries or {}),
+        method_state=dict(row.method_state or {}),
+        reference=opt(row.reference),
+        settings=dict(row.settings or {}),
+        task=row.task or "number",  # type: ignore[arg-type]
     )

@@ -28,6 +28,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
 
+import msgspec
 from filelock import FileLock, Timeout
 
 from debategraph.errors import DataError
@@ -35,6 +36,7 @@ from debategraph.eval.log.files import INTERRUPTED_FILE, SPEND_NOTES_FILE
 from debategraph.eval.log.files import MANIFEST_FILE as MANIFEST_FILE
 from debategraph.eval.log.files import RESULTS_FILE as RESULTS_FILE
 from debategraph.eval.log.ledger import fingerprint
+from debategraph.eval.log.row import Row, RowError, decode_row, opt, row_dict
 
 DroppedRows = Callable[[list[tuple[str, dict[str, Any]]]], None]
 """Takes failed rows about to leave the file, each with its line's fingerprint."""
@@ -113,7 +115,14 @@ def row_problem(row: object) -> str | None:
     A finished row needs ``method``, ``id``, ``answer``, ``correct``, ``input_tokens``,
     ``output_tokens``, ``calls`` and ``round_answers`` with their types; a failed row needs
     ``method``, ``id`` and ``error``. A ``seed``, where a row has one, is an integer.
+
+    Args:
+        row: A :class:`~debategraph.eval.log.row.Row` (its declaration checked the types: what
+            is left is which fields it has), or a line's JSON object, checked field by field
+            so that the message names the field and the type it has.
     """
+    if isinstance(row, Row):
+        return _declared_problem(row)
     if not isinstance(row, Mapping):
         return "not a JSON object"
     seed = row.get("seed")
@@ -132,10 +141,58 @@ def row_problem(row: object) -> str | None:
     return None
 
 
-def row_key(row: Mapping[str, Any]) -> Key:
-    """The identity of a row: ``(row["method"], row["id"], row.get("seed"))``."""
-    seed = row.get("seed")
-    return (str(row["method"]), str(row["id"]), seed if isinstance(seed, int) else None)
+def _declared_problem(row: Row[Any]) -> str | None:
+    """:func:`row_problem` of a decoded row: the fields a finished or failed row must have."""
+    if not isinstance(row.id, str):
+        return f"'id' is {type(row.id).__name__}, not str"
+    if opt(row.error) is not None:
+        return None
+    if row.answer is msgspec.UNSET:
+        return "no 'answer' field"
+    if row.answer is not None and not isinstance(row.answer, str):
+        return f"'answer' is {type(row.answer).__name__}, not str or NoneType"
+    if opt(row.correct) is None:
+        return "no 'correct' field"
+    for name, count in (
+        ("input_tokens", opt(row.input_tokens)),
+        ("output_tokens", opt(row.output_tokens)),
+        ("calls", opt(row.calls)),
+    ):
+        if count is None:
+            return f"no {name!r} field"
+        if count < 0:
+            return f"{name!r} is negative"
+    if opt(row.round_answers) is None:
+        return "no 'round_answers' field"
+    return None
+
+
+def is_failed(row: Row[Any]) -> bool:
+    """Whether ``row`` is a failed debate's (it has an ``error``)."""
+    return opt(row.error) is not None
+
+
+class _KeyFields(msgspec.Struct):
+    """The fields of a row that make its key (the rest of its JSON object is not read)."""
+
+    method: str
+    id: str | int
+    seed: int | None = None
+
+
+def row_key(row: Row[Any] | Mapping[str, Any]) -> Key:
+    """The identity of a row: its ``method``, ``id`` (as a string) and ``seed`` (or ``None``).
+
+    Raises:
+        RowError: ``row`` is a JSON object without a string ``method`` and an ``id``.
+    """
+    if isinstance(row, Row):
+        return row.method, str(row.id), opt(row.seed)
+    try:
+        key = msgspec.convert(row, _KeyFields, str_keys=True)
+    except msgspec.ValidationError as exc:
+        raise RowError(str(exc)) from None
+    return key.method, str(key.id), key.seed
 
 
 def describe_key(key: Key) -> str:
@@ -143,9 +200,11 @@ def describe_key(key: Key) -> str:
     return ", ".join(key[:2]) + ("" if key[2] is None else f", seed {key[2]}")
 
 
-def encode_row(row: Mapping[str, Any], redact: Callable[[str], str] = str) -> bytes:
+def encode_row(row: Row[Any] | Mapping[str, Any], redact: Callable[[str], str] = str) -> bytes:
     """One JSONL line (compact JSON, UTF-8, trailing newline), passed through ``redact``."""
-    return (redact(json.dumps(row, ensure_ascii=False, separators=(",", ":"))) + "\n").encode()
+    fields = row_dict(row) if isinstance(row, Row) else row
+    text = json.dumps(fields, ensure_ascii=False, separators=(",", ":"))
+    return (redact(text) + "\n").encode()
 
 
 def _atomic_write(
@@ -204,7 +263,7 @@ class ResultsFile:
         self.problems: list[str] = []
         self._handle: Any = None
 
-    def load(self, visit: Callable[[dict[str, Any]], None] | None = None) -> int:
+    def load(self, visit: Callable[[Row[Any]], None] | None = None) -> int:
         """Read the finished rows and clean the file up for resuming, one line at a time.
 
         Drops a torn last line, malformed lines (each reported in :attr:`problems` with its
@@ -238,19 +297,23 @@ class ResultsFile:
                     row, problem = _parse_checked(line)
                 if problem is not None:
                     self.problems.append(f"{self.path.name}, line {number}: {problem} (run again)")
-                if row is not None and "error" not in row and row_key(row) in seen:
-                    first = seen[row_key(row)]
-                    self.problems.append(
-                        f"{self.path.name}, line {number}: repeats the row of line {first} "
-                        f"({describe_key(row_key(row))}): dropped, line {first} kept"
-                    )
-                if row is not None and "error" in row:
-                    failed.append((fingerprint(line), row))
-                if row is None or "error" in row or row_key(row) in seen:
+                if row is None or is_failed(row):
+                    if row is not None:
+                        failed.append((fingerprint(line), row_dict(row)))
                     dropped += 1
                     skipped.add(number)
                     continue
-                seen[row_key(row)] = number
+                key = row_key(row)
+                if key in seen:
+                    first = seen[key]
+                    self.problems.append(
+                        f"{self.path.name}, line {number}: repeats the row of line {first} "
+                        f"({describe_key(key)}): dropped, line {first} kept"
+                    )
+                    dropped += 1
+                    skipped.add(number)
+                    continue
+                seen[key] = number
                 if visit is not None:
                     visit(row)
         if dropped:
@@ -290,7 +353,9 @@ class ResultsFile:
         if changed and self.renamed is not None:
             self.renamed(changed)
 
-    def append(self, row: Mapping[str, Any], before: Callable[[bytes], None] | None = None) -> None:
+    def append(
+        self, row: Row[Any] | Mapping[str, Any], before: Callable[[bytes], None] | None = None
+    ) -> None:
         """Append one row as one line: a single write, then flush (and fsync if asked).
 
         ``before`` is called with the line (its newline included) before it is written.
@@ -345,7 +410,7 @@ class ResultsFile:
                     continue
                 if not line.endswith(b"\n") or self._redacted(line) != line:
                     clean = False
-                key, here = row_key(row), _Line(start, len(line), "error" in row)
+                key, here = row_key(row), _Line(start, len(line), is_failed(row))
                 earlier = kept.get(key)
                 if earlier is not None and (here.failed or not earlier.failed):
                     if here.failed:
@@ -373,7 +438,8 @@ def _failed_row(source: BinaryIO, line: _Line) -> tuple[str, dict[str, Any]]:
     """A failed row read again from its place, with its line's fingerprint."""
     source.seek(line.offset)
     raw = source.read(line.length)
-    return fingerprint(raw), _parse(raw) or {}
+    row = _parse(raw)
+    return fingerprint(raw), row_dict(row) if row is not None else {}
 
 
 class _Line(NamedTuple):
@@ -384,19 +450,29 @@ class _Line(NamedTuple):
     failed: bool
 
 
-def _parse(line: bytes) -> dict[str, Any] | None:
+def _parse(line: bytes) -> Row[Any] | None:
     return _parse_checked(line)[0]
 
 
-def _parse_checked(line: bytes) -> tuple[dict[str, Any] | None, str | None]:
+def _parse_checked(line: bytes, *, texts: bool = True) -> tuple[Row[Any] | None, str | None]:
+    """A line's row, decoded through its declaration, or why it holds none."""
     try:
-        row = json.loads(line)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return None, "not valid JSON"
-    except RecursionError:
-        return None, "JSON nested too deeply"
+        row = decode_row(line, texts=texts)
+    except (msgspec.DecodeError, RowError) as exc:
+        return None, _line_problem(line, exc)
     problem = row_problem(row)
     return (None, problem) if problem is not None else (row, None)
+
+
+def _line_problem(line: bytes, exc: Exception) -> str:
+    """Why a line that the declaration refused holds no row, in the JSON object's words."""
+    try:
+        value = json.loads(line)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return "not valid JSON"
+    except RecursionError:
+        return "JSON nested too deeply"
+    return row_problem(value) or f"not a row ({exc})"
 
 
 def read_manifest(out_dir: Path) -> dict[str, Any]:
@@ -557,13 +633,19 @@ def _short(value: Any, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def read_rows(path: Path) -> Iterator[dict[str, Any]]:
-    """The well-formed rows of a results file, in file order, read one line at a time."""
+def read_rows(path: Path, *, texts: bool = False) -> Iterator[Row[Any]]:
+    """The well-formed rows of a results file, in file order, read one line at a time.
+
+    Args:
+        path: The results file.
+        texts: Decode the turns whole (:class:`~debategraph.eval.log.row.Turn`); without,
+            their figures only (:class:`~debategraph.eval.log.row.TurnFigures`).
+    """
     if not path.exists():
         return
     with path.open("rb") as file:
         for line in file:
-            row = _parse(line)
+            row = _parse_checked(line, texts=texts)[0]
             if row is not None:
                 yield row
 
@@ -591,7 +673,7 @@ def check_finished(
             f"{out_dir} cannot be written and holds no finished run with these settings: "
             "use another --out"
         )
-    done = {row_key(row) for row in read_rows(out_dir / RESULTS_FILE) if "error" not in row}
+    done = {row_key(row) for row in read_rows(out_dir / RESULTS_FILE) if not is_failed(row)}
     missing = len(planned - done)
     if missing:
         raise SettingsMismatchError(

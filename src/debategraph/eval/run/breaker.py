@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from debategraph.errors import ModelError, NoConnectionError
+from debategraph.eval.log.row import as_row, opt
 from debategraph.eval.run.cut_short import note_row
 from debategraph.policies.retry import exception_chain, status_of
 from debategraph.policies.secrets import redact_url
@@ -148,7 +149,8 @@ class Breaker:
             if self._streak() >= self.streak:
                 self._trip()
             return
-        if "error" not in row or row.get("requests"):
+        written = as_row(row)
+        if opt(written.error) is None or written.requests:
             self.flush()  # the server answered: the streak is broken
         self.deliver(row)
 

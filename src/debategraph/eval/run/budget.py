@@ -11,23 +11,75 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
+import msgspec
+
+from debategraph.eval.log.row import Row
 from debategraph.state.context import MAX_AGENTS
 
 Budget = Literal["calls", "tokens"]
 """What a budget-matched arm matches: model calls, or total tokens."""
 
 
-TURN_FIELDS = ("round", "kind", "input_tokens", "output_tokens")
+class PricedTurn(msgspec.Struct, kw_only=True, gc=False):
+    """What pricing reads of a stored turn: its round, kind and tokens (no text)."""
+
+    round: int | None = None
+    kind: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+
+
+TURN_FIELDS = tuple(PricedTurn.__struct_fields__)
 """What pricing reads of a stored turn: its round, kind and tokens (no text)."""
 
 
-def round0_answers(row: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """A row's round-0 answer turns: lone answers to the question, which price a sample."""
-    turns = row.get("turns") or ()
-    return [t for t in turns if t.get("round") == 0 and t.get("kind") == "answer"]
+class BudgetBase(msgspec.Struct, kw_only=True, gc=False):
+    """What :func:`budget_samples` reads of a base arm's row, and nothing more.
+
+    The runner keeps this, not the row, for the arms that others are matched to: a few
+    numbers per item, which also travel cheaply to a Ray worker.
+
+    Attributes:
+        method: The base arm's label.
+        calls: Its model calls on the item.
+        input_tokens: Its prompt tokens.
+        output_tokens: Its reply tokens.
+        turns: Its round-0 answer turns (what prices a sample).
+    """
+
+    method: str | None = None
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    turns: list[PricedTurn] = msgspec.field(default_factory=list)
 
 
-def budget_samples(budget: Budget, base: Mapping[str, Any], per_sample: float | None = None) -> int:
+def round0_answers(row: Row[Any]) -> list[PricedTurn]:
+    """A row's round-0 answer turns (lone answers to the question, which price a sample)."""
+    return [
+        PricedTurn(round=0, kind="answer", input_tokens=t.input_tokens or 0,
+                   output_tokens=t.output_tokens or 0)
+        for t in row.turns or ()
+        if t.round == 0 and t.kind == "answer"
+    ]  # fmt: skip
+
+
+def budget_digest(row: Row[Any] | Mapping[str, Any]) -> BudgetBase:
+    """What :func:`budget_samples` reads of a base arm's row (see :class:`BudgetBase`)."""
+    if not isinstance(row, Row):
+        return msgspec.convert(row, BudgetBase, str_keys=True)
+    return BudgetBase(
+        method=row.method,
+        calls=row.calls or 0,
+        input_tokens=row.input_tokens or 0,
+        output_tokens=row.output_tokens or 0,
+        turns=round0_answers(row),
+    )
+
+
+def budget_samples(
+    budget: Budget, base: BudgetBase | Row[Any] | Mapping[str, Any], per_sample: float | None = None
+) -> int:
     """How many answers a budget-matched arm draws on an item, from its base arm's row.
 
     ``calls``: one per model call of the base. ``tokens``: the base's total tokens divided by
@@ -38,40 +90,35 @@ def budget_samples(budget: Budget, base: Mapping[str, Any], per_sample: float | 
     without it, the price is the mean tokens (input and output) of the base's own round-0
     answer calls.
 
+    Args:
+        budget: What is matched.
+        base: The base arm's row, its digest (:func:`budget_digest`), or the JSON object of
+            either.
+        per_sample: The measured price of one sample, in tokens.
+
     Raises:
         ValueError: ``tokens`` and the base row keeps no round-0 answer turns (and no
             ``per_sample`` is given).
     """
+    if not isinstance(base, BudgetBase):
+        base = budget_digest(base)
     if budget == "calls":
-        return max(1, int(base["calls"]))
-    total = (base.get("input_tokens") or 0) + (base.get("output_tokens") or 0)
+        return max(1, base.calls)
+    total = base.input_tokens + base.output_tokens
     if per_sample is not None:
         return max(1, round(total / per_sample)) if per_sample > 0 else 1
-    first = round0_answers(base)
+    first = [t for t in base.turns if t.round == 0 and t.kind == "answer"]
     if not first:
-        raise ValueError(
-            f"{base.get('method')}'s row keeps no round-0 answers to price a sample by"
-        )
-    price = sum((t.get("input_tokens") or 0) + (t.get("output_tokens") or 0) for t in first)
+        raise ValueError(f"{base.method}'s row keeps no round-0 answers to price a sample by")
+    price: float = sum((t.input_tokens or 0) + (t.output_tokens or 0) for t in first)
     price /= len(first)
     return max(1, round(total / price)) if price else 1
-
-
-def budget_digest(row: Mapping[str, Any]) -> dict[str, Any]:
-    """What :func:`budget_samples` reads of a base arm's row, and nothing more.
-
-    The runner keeps this, not the row, for the arms that others are matched to: a few
-    numbers per item, which also travel cheaply to a Ray worker.
-    """
-    first = [{k: t.get(k) for k in TURN_FIELDS} for t in round0_answers(row)]
-    kept = ("method", "calls", "input_tokens", "output_tokens")
-    return {**{k: row[k] for k in kept if k in row}, "turns": first}
 
 
 def budget_settings(
     budget: Budget,
     settings: Mapping[str, Any],
-    base: Mapping[str, Any],
+    base: BudgetBase | Row[Any] | Mapping[str, Any],
     per_sample: float | None = None,
 ) -> dict[str, Any]:
     """A budget-matched arm's settings on one item: its size and, for ``mav``, its models.

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from debategraph.eval.log.ledger import TOTALS, append_line, entry, read_ledger, row_spend, totals
+from debategraph.eval.log.row import as_row, opt
 from debategraph.eval.log.spend import COVERS_KEY, Note, SpendMeter
 
 SPEND_NOTES: ContextVar[Note | None] = ContextVar("debategraph_spend_notes", default=None)
@@ -79,13 +80,14 @@ def note_spend(
 
 def note_row(sink: list[dict[str, Any]] | None, row: Mapping[str, Any]) -> None:
     """Note the spend of a row that will not be written (and the notes it covers)."""
-    covers = row.get(COVERS_KEY)
+    covers = row.get(COVERS_KEY)  # the runner's note beside the row's fields
+    written = as_row(row)
     note_spend(
         sink,
-        row.get("method"),
-        row.get("id"),
+        written.method,
+        written.id,
         row_spend(row),
-        seed=row.get("seed"),
+        seed=opt(written.seed),
         covers=covers if isinstance(covers, Mapping) else None,
     )
 

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from debategraph.errors import ConfigurationError, PlanError
+from debategraph.eval.log.row import Row, as_row, opt
 
 
 def _class_names(base: type[BaseException]) -> set[str]:
@@ -20,13 +21,13 @@ def _class_names(base: type[BaseException]) -> set[str]:
     return names
 
 
-def lasting_failures(rows: Iterable[Mapping[str, Any]]) -> int:
+def lasting_failures(rows: Iterable[Row[Any] | Mapping[str, Any]]) -> int:
     """How many failed rows failed with an error that running again would meet again."""
     lasting = _class_names(ConfigurationError) | _class_names(PlanError)
     count = 0
     for row in rows:
-        error = row.get("error")
-        if isinstance(error, str) and error.partition(":")[0].strip() in lasting:
+        error = opt(as_row(row).error)
+        if error is not None and error.partition(":")[0].strip() in lasting:
             count += 1
     return count
 

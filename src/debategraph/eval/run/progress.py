@@ -23,20 +23,27 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from debategraph.eval.log.row import as_row, opt
+
+SKIPPED = "skipped"
+"""The key of the marker progress gets for an arm that skips an item a screen settled:
+``{"method": label, "id": item, "skipped": True}`` (no row is written)."""
+
 
 class _Tally:
     def __init__(self) -> None:
         self.scored = self.correct = self.tokens = self.failed = 0
 
     def add(self, row: Mapping[str, Any]) -> None:
-        if row.get("skipped"):  # an item a screen found settled: done, never scored
+        if row.get(SKIPPED):  # an item a screen found settled: done, never scored
             return
-        if "error" in row:
+        written = as_row(row)
+        if opt(written.error) is not None:
             self.failed += 1
             return
         self.scored += 1
-        self.correct += bool(row.get("correct"))
-        self.tokens += (row.get("input_tokens") or 0) + (row.get("output_tokens") or 0)
+        self.correct += bool(written.correct)
+        self.tokens += (written.input_tokens or 0) + (written.output_tokens or 0)
 
     def fields(self) -> dict[str, Any]:
         acc = f"{100 * self.correct / self.scored:5.1f}%" if self.scored else "    —"
@@ -47,10 +54,15 @@ class _Tally:
 def _resumed(label: str, done: Sequence[Mapping[str, Any]]) -> tuple[_Tally, int]:
     """The tally of a method's resumed rows, and how many there are."""
     tally = _Tally()
-    resumed = [row for row in done if row.get("method") == label]
+    resumed = [row for row in done if _label(row) == label]
     for row in resumed:
         tally.add(row)
     return tally, len(resumed)
+
+
+def _label(row: Mapping[str, Any]) -> str:
+    """The method label of a row (or of a skipped item's marker)."""
+    return as_row(row).method
 
 
 def _short_number(n: int) -> str:
@@ -93,7 +105,7 @@ class RichProgress:
 
     def advance(self, row: Mapping[str, Any]) -> None:
         """Count one finished row."""
-        label = str(row.get("method"))
+        label = _label(row)
         if label not in self._tasks:
             return
         tally = self._tallies[label]
@@ -115,7 +127,7 @@ class _RowCounts:
 
     def _count(self, row: Mapping[str, Any]) -> str | None:
         """Count one finished row: its method's label, or ``None`` for a method not started."""
-        label = str(row.get("method"))
+        label = _label(row)
         if label not in self._totals:
             return None
         self._tallies[label].add(row)

@@ -46,8 +46,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
+import msgspec
+import msgspec.structs
+
 from debategraph.eval.datasets import Item
 from debategraph.eval.log.ledger import NoteFile, log_renamed, log_retried, spend_on_record
+from debategraph.eval.log.row import ROW_FIELDS, Row, TurnFigures, as_row, row_dict
 from debategraph.eval.log.rows import describe_error, error_row, result_row, row_source
 from debategraph.eval.log.spend import COVERS_KEY, SpendGuard, SpendLimit, SpendLimitReached
 from debategraph.eval.log.store import (
@@ -62,7 +66,7 @@ from debategraph.eval.log.store import (
 )
 from debategraph.eval.run.arms import Arm, arms_for, budget_arms, check_arms, screen_arm
 from debategraph.eval.run.breaker import Breaker, ServerDownError
-from debategraph.eval.run.budget import TURN_FIELDS, budget_digest
+from debategraph.eval.run.budget import BudgetBase, budget_digest
 from debategraph.eval.run.cut_short import (
     CUT_SHORT,
     SPEND_NOTES,
@@ -137,8 +141,8 @@ SUMMARY_FIELDS = frozenset(
 )  # fmt: skip
 """The fields of a row that :func:`debategraph.eval.analysis.metrics.summarize` reads: what
 :meth:`EvalOutcome.summary_rows` keeps (a test checks the summary is the same); of
-``turns``, round 0's :data:`~debategraph.eval.run.budget.TURN_FIELDS` (what prices the vote
-at round 0)."""
+``turns``, round 0's, as :class:`~debategraph.eval.log.row.TurnFigures` (what prices the
+vote at round 0)."""
 
 
 @dataclass
@@ -182,47 +186,60 @@ class EvalOutcome:
 
     @property
     def rows(self) -> list[dict[str, Any]]:
-        """Every row of this run's items and arms, in plan order (read from the file once)."""
+        """Every row of this run's items and arms, in plan order (read from the file once).
+
+        Each is the JSON object ``eval`` wrote, decoded through the row's declaration.
+        """
         if self._rows is None:
             rows = list(self._planned_rows())
             plan = self.plan
             if plan is not None:
                 rows.sort(key=lambda row: plan.order(row_key(row)))
-            self._rows = rows
+            self._rows = [row_dict(row) for row in rows]
         return self._rows
 
-    def summary_rows(self) -> Iterator[dict[str, Any]]:
+    def summary_rows(self) -> Iterator[Row[TurnFigures]]:
         """This run's rows, in file order, each with the :data:`SUMMARY_FIELDS` only.
 
-        What ``summarize`` needs from a large run, without the texts a row may carry; the
-        command line reads them once with
+        What ``summarize`` needs from a large run, without the texts a row may carry (the
+        turns decoded as :class:`~debategraph.eval.log.row.TurnFigures`, round 0's only);
+        the command line reads them once with
         :func:`~debategraph.eval.analysis.summary_stream.summarize_stream`, which holds no row.
         """
-        fields = sorted(SUMMARY_FIELDS)  # one key object for every row's digest
-        for row in self._planned_rows():
-            digest = {k: _shared(row[k]) for k in fields if k in row}
-            if isinstance(digest.get("turns"), list):
-                digest["turns"] = [
-                    {k: t.get(k) for k in TURN_FIELDS}
-                    for t in digest["turns"]
-                    if t.get("round") == 0
-                ]
-            yield digest
+        for row in self._planned_rows(texts=False):
+            yield _summary_digest(row)
 
-    def _planned_rows(self) -> Iterator[dict[str, Any]]:
+    def _planned_rows(self, *, texts: bool = True) -> Iterator[Row[Any]]:
         if not self.path.exists():
             raise FileNotFoundError(
                 f"{self.path} is gone: read an outcome's rows before its results directory "
                 "is removed"
             )
-        for row in read_rows(self.path):
+        for row in read_rows(self.path, texts=texts):
             if self.plan is None or row_key(row) in self.plan:
                 yield row
 
 
-def _shared(value: Any) -> Any:
-    """A digest's value, short strings (labels, answers) interned: one object for all rows."""
-    return sys.intern(value) if isinstance(value, str) and len(value) <= 64 else value
+_DROPPED_FROM_SUMMARY = tuple(name for name in ROW_FIELDS if name not in SUMMARY_FIELDS)
+
+
+def _summary_digest(row: Row[TurnFigures]) -> Row[TurnFigures]:
+    """``row`` with the :data:`SUMMARY_FIELDS` only and its turns of round 0.
+
+    Its short strings (labels, answers) are interned: one object for all rows.
+    """
+    digest = msgspec.structs.replace(
+        row,
+        method=sys.intern(row.method),
+        **{name: msgspec.UNSET for name in _DROPPED_FROM_SUMMARY},
+    )
+    for name in ("answer", "dataset", "source", "task"):  # short labels and answers
+        value = getattr(digest, name)
+        if isinstance(value, str) and len(value) <= 64:
+            setattr(digest, name, sys.intern(value))
+    if row.turns:
+        digest.turns = [t for t in row.turns if t.round == 0]
+    return digest
 
 
 class Plan:
@@ -320,15 +337,21 @@ def check_seeds(seeds: Sequence[int] | None) -> list[int] | None:
     return given
 
 
-def _settled(row: Mapping[str, Any]) -> bool:
+def _settled(row: Row[Any]) -> bool:
     """Whether ``row`` is a screening arm's row that found its item settled (skipped)."""
-    screen = row.get("screen")
-    return isinstance(screen, Mapping) and bool(screen.get("settled"))
+    return bool((row.screen or {}).get("settled"))
 
 
-def _skipped(row: Mapping[str, Any], arms: Sequence[Arm]) -> list[dict[str, Any]]:
+def _skipped(row: Row[Any], arms: Sequence[Arm]) -> list[dict[str, Any]]:
     """What progress is told of the arms a settled item skips: one marker per arm."""
-    return [{"method": a.label, "id": row["id"], "skipped": True} for a in arms if not a.screens]
+    return [{"method": a.label, "id": row.id, "skipped": True} for a in arms if not a.screens]
+
+
+def _progress_fields(row: Row[Any]) -> dict[str, Any]:
+    """What progress is told of a resumed row: its :data:`PROGRESS_FIELDS`."""
+    kept = Row[Any](method=row.method, id=row.id, error=row.error, correct=row.correct,
+                    input_tokens=row.input_tokens, output_tokens=row.output_tokens)  # fmt: skip
+    return row_dict(kept)
 
 
 Unit = tuple[str, int | None]
@@ -341,7 +364,9 @@ def _settled_items(path: Path, arms: Sequence[Arm]) -> set[Unit]:
     if screen is None or not path.exists():
         return set()
     return {
-        row_key(row)[1:] for row in read_rows(path) if row.get("method") == screen and _settled(row)
+        row_key(row)[1:]
+        for row in read_rows(path)
+        if row.method == screen and _settled(row)
     }
 
 
@@ -366,7 +391,8 @@ class _Writer:
         self.settled = 0
 
     def __call__(self, row: dict[str, Any]) -> None:
-        key = row_key(row)
+        written = as_row(row)
+        key = row_key(written)
         if self.notes is not None and self.notes.failure is not None:
             raise self.notes.failure  # the notes cannot be written: stop, as for rows
         if key in self.written:  # work an executor ran again (a worker died): written once
@@ -386,11 +412,11 @@ class _Writer:
                 raise
         else:
             self.results.append(row)
-        settled = _settled(row)
+        settled = _settled(written)
         self.settled += settled
         if self.progress is not None:
             self.progress.advance(row)
-            for marker in _skipped(row, self.arms) if settled else ():
+            for marker in _skipped(written, self.arms) if settled else ():
                 self.progress.advance(marker)
 
 
@@ -403,10 +429,10 @@ class _Resumed:
         self.screen = next((arm.label for arm in arms if arm.screens), None)
         self.done: set[Key] = set()
         self.settled: set[Unit] = set()
-        self.budgets: dict[Unit, dict[str, dict[str, Any]]] = {}
+        self.budgets: dict[Unit, dict[str, BudgetBase]] = {}
         self.progress: list[dict[str, Any]] | None = [] if progress else None
 
-    def __call__(self, row: dict[str, Any]) -> None:
+    def __call__(self, row: Row[Any]) -> None:
         key = row_key(row)
         self.done.add(key)
         if key[0] in self.bases:
@@ -415,7 +441,7 @@ class _Resumed:
         if settled:
             self.settled.add(key[1:])
         if self.progress is not None:
-            self.progress.append({k: row[k] for k in PROGRESS_FIELDS if k in row})
+            self.progress.append(_progress_fields(row))
             self.progress += _skipped(row, self.arms) if settled else []
 
     def work(

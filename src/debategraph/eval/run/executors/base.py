@@ -8,6 +8,7 @@ from typing import Any, Protocol
 
 from debategraph.eval.datasets import Item
 from debategraph.eval.run.arms import Arm
+from debategraph.eval.run.budget import BudgetBase
 
 Deliver = Callable[[dict[str, Any]], None]
 """Receives every row an executor finishes (the runner writes it)."""
@@ -65,7 +66,7 @@ class Work:
 
     item: Item
     labels: tuple[str, ...]
-    budgets: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    budgets: Mapping[str, BudgetBase] = field(default_factory=dict)
     seed: int | None = None
 
     def unconditional(self, arms: Mapping[str, Arm]) -> tuple[str, ...]:

@@ -24,11 +24,12 @@ from langgraph.cache.memory import InMemoryCache
 from debategraph.api import DebateConfigError, arun, call_cache
 from debategraph.eval.analysis.dynamics import settled_at_round0
 from debategraph.eval.datasets import Item
+from debategraph.eval.log.row import as_row, opt
 from debategraph.eval.log.rows import describe_error, error_row, result_row
 from debategraph.eval.log.spend import SpendMeter
 from debategraph.eval.run.arms import Arm
 from debategraph.eval.run.breaker import UNREACHABLE_FIELD, mark_dependent, mark_unreachable
-from debategraph.eval.run.budget import budget_digest, budget_settings
+from debategraph.eval.run.budget import BudgetBase, budget_digest, budget_settings
 from debategraph.eval.run.cut_short import debate_notes, note_cut_short
 from debategraph.eval.run.executors.admission import Admission, Turn
 from debategraph.eval.run.executors.base import Deliver, Job, Work
@@ -131,16 +132,19 @@ class ItemRunner:
             for label in work.labels:
                 arm = self.arms[label]
                 row = await self.debate(arm, work.item, budgets, seed=work.seed)
-                if UNREACHABLE_FIELD in row:
+                written = as_row(row)
+                failed = opt(written.error) is not None
+                if UNREACHABLE_FIELD in row:  # the breaker's note beside the row's fields
                     unreachable[label] = row[UNREACHABLE_FIELD]
-                elif arm.budget_of in unreachable and not row.get("requests"):
+                elif arm.budget_of in unreachable and not written.requests:
                     mark_dependent(row, unreachable[str(arm.budget_of)])
-                if label in self.bases and "error" not in row:
-                    budgets[label] = budget_digest(row)
-                if arm.screens and "error" not in row:
-                    row["screen"] = {"settled": settled_at_round0(row)}
+                if label in self.bases and not failed:
+                    budgets[label] = budget_digest(written)
+                settled = not failed and arm.screens and settled_at_round0(row)
+                if arm.screens and not failed:
+                    row["screen"] = {"settled": settled}
                 deliver(row)
-                if arm.screens and ("error" in row or row["screen"]["settled"]):
+                if arm.screens and (failed or settled):
                     return
 
     async def _arun(
@@ -203,7 +207,7 @@ class ItemRunner:
         self,
         arm: Arm,
         item: Item,
-        base: Mapping[str, Any] | None,
+        base: BudgetBase | None,
         settings: dict[str, Any],
         meter: SpendMeter,
         start: float,
@@ -243,7 +247,7 @@ class ItemRunner:
         self,
         arm: Arm,
         item: Item,
-        budgets: Mapping[str, Mapping[str, Any]],
+        budgets: Mapping[str, BudgetBase],
         *,
         seed: int | None = None,
     ) -> dict[str, Any]:
