@@ -363,11 +363,7 @@ def _settled_items(path: Path, arms: Sequence[Arm]) -> set[Unit]:
     screen = next((arm.label for arm in arms if arm.screens), None)
     if screen is None or not path.exists():
         return set()
-    return {
-        row_key(row)[1:]
-        for row in read_rows(path)
-        if row.method == screen and _settled(row)
-    }
+    return {row_key(row)[1:] for row in read_rows(path) if row.method == screen and _settled(row)}
 
 
 class _Writer:
