@@ -41,11 +41,14 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
-from typing import Any
+from typing import Any, cast
 
-from debategraph.eval.analysis.dynamics import grade
-from debategraph.eval.analysis.summary_fields import Row, is_failed, ratio
+from msgspec import UNSET
+
+from debategraph.eval.analysis.dynamics import grade as grade_row
+from debategraph.eval.analysis.summary_fields import ratio
 from debategraph.eval.analysis.transitions import paired_difference
+from debategraph.eval.log.row import Row, Turn, as_row, opt
 from debategraph.methods.gate import gate_from_text
 from debategraph.methods.plugins import Plugin, PluginError, Registry, caller, load_object
 from debategraph.policies.types import Answer
@@ -77,35 +80,41 @@ class Replayed:
     why: str = ""
 
 
-ReplayFn = Callable[[Row], Replayed]
+RowLike = Row[Any] | Mapping[str, Any]
+"""A stored row, or its JSON object (checked into a :class:`Row` on the way in)."""
+
+ReplayFn = Callable[[RowLike], Replayed]
 PolicyFactory = Callable[[str | None], ReplayFn]
 
 
-def _rounds(row: Row) -> list[list[Answer]]:
-    return [list(r) for r in row["round_answers"]]
+def grade(answer: Answer, row: Row[Any]) -> bool:
+    """Whether ``answer`` is right for ``row``, graded as its final answer was."""
+    return grade_row(answer, cast("Mapping[str, Any]", row))  # a Row reads as its JSON object
 
 
-def _tokens(row: Row, keep: Callable[[Mapping[str, Any]], bool]) -> int | None:
-    turns = row.get("turns")
-    if not isinstance(turns, list):
+def _rounds(row: Row[Any]) -> list[list[Answer]]:
+    return [list(r) for r in row.round_answers or ()]
+
+
+def _tokens(row: Row[Any], keep: Callable[[Turn], bool]) -> int | None:
+    turns = row.turns
+    if turns is UNSET:
         return None
-    return sum(
-        (t.get("input_tokens") or 0) + (t.get("output_tokens") or 0) for t in turns if keep(t)
-    )
+    return sum((t.input_tokens or 0) + (t.output_tokens or 0) for t in turns if keep(t))
 
 
-def _as_run(row: Row) -> Replayed:
-    tokens = (row.get("input_tokens") or 0) + (row.get("output_tokens") or 0)
-    return Replayed(row.get("answer"), len(row["round_answers"]) - 1, tokens)
+def _as_run(row: Row[Any]) -> Replayed:
+    tokens = (row.input_tokens or 0) + (row.output_tokens or 0)
+    return Replayed(opt(row.answer), len(row.round_answers or ()) - 1, tokens)
 
 
-def _stop_after(row: Row, k: int) -> Replayed:
+def _stop_after(row: Row[Any], k: int) -> Replayed:
     """The debate cut after round ``k`` and decided by that round's majority."""
     rounds = _rounds(row)
     if k >= len(rounds) - 1:
         return _as_run(row)
     answer = majority_vote(rounds[k], tie_policy="first").answer
-    return Replayed(answer, k, _tokens(row, lambda t: (t.get("round") or 0) <= k))
+    return Replayed(answer, k, _tokens(row, lambda t: (t.round or 0) <= k))
 
 
 def stop_at_round(argument: str | None) -> ReplayFn:
@@ -118,7 +127,7 @@ def stop_at_round(argument: str | None) -> ReplayFn:
         ) from None
     if k < 0:
         raise ValueError(f"stop-at-round needs a round >= 0, got {k}")
-    return lambda row: _stop_after(row, k)
+    return lambda row: _stop_after(as_row(row), k)
 
 
 def stop_at_unanimity(argument: str | None) -> ReplayFn:
@@ -126,7 +135,8 @@ def stop_at_unanimity(argument: str | None) -> ReplayFn:
     if argument:
         raise ValueError(f"stop-at-unanimity takes no argument, got {argument!r}")
 
-    def replay(row: Row) -> Replayed:
+    def replay(given: RowLike) -> Replayed:
+        row = as_row(given)
         rounds = _rounds(row)
         first = next((k for k, r in enumerate(rounds) if len(r) > 1 and unanimous(r)), None)
         return _as_run(row) if first is None else _stop_after(row, first)
@@ -141,9 +151,10 @@ def gate(argument: str | None) -> ReplayFn:
     """
     rule = gate_from_text(argument or "")
 
-    def replay(row: Row) -> Replayed:
+    def replay(given: RowLike) -> Replayed:
+        row = as_row(given)
         first = _rounds(row)[0]
-        confidences = list((row.get("round_confidences") or [[]])[0] or [])
+        confidences = list((row.round_confidences or [[]])[0] or [])
         if rule.kind == "confidence" and not any(c is not None for c in confidences):
             return Replayed(
                 None,
@@ -167,16 +178,17 @@ def freeze(argument: str | None) -> ReplayFn:
     if not argument:
         raise ValueError("freeze needs an agent, e.g. freeze:a1 or freeze:1")
 
-    def replay(row: Row) -> Replayed:
+    def replay(given: RowLike) -> Replayed:
+        row = as_row(given)
         rounds = _rounds(row)
-        names = row.get("agent_names") or [f"a{k + 1}" for k in range(len(rounds[0]))]
+        names = row.agent_names or [f"a{k + 1}" for k in range(len(rounds[0]))]
         if argument in names:
             i = names.index(argument)
         elif argument.isdigit() and 1 <= int(argument) <= len(names):
             i = int(argument) - 1
         else:
             raise ValueError(
-                f"freeze:{argument}: no such agent in {row.get('method')} "
+                f"freeze:{argument}: no such agent in {row.method} "
                 f"(agents {', '.join(map(str, names))}, or 1 to {len(names)})"
             )
         name, frozen = names[i], rounds[0][i]
@@ -192,29 +204,23 @@ def freeze(argument: str | None) -> ReplayFn:
             )
         last = [frozen if j == i else a for j, a in enumerate(rounds[-1])]
         answer = (
-            row.get("answer")
+            opt(row.answer)
             if last == rounds[-1]
             else majority_vote(last, tie_policy="first").answer
         )
-        tokens = _tokens(
-            row,
-            lambda t: not (t.get("agent") == name and (t.get("round") or 0) > 0),
-        )
+        tokens = _tokens(row, lambda t: not (t.agent == name and (t.round or 0) > 0))
         return Replayed(answer, len(rounds) - 1, tokens)
 
     return replay
 
 
-def _read_after_change(row: Row, name: str, since: int) -> bool:
+def _read_after_change(row: Row[Any], name: str, since: int) -> bool:
     """Whether a peer read an answer of ``name`` from round ``since`` on."""
-    turns = row.get("turns")
-    if not isinstance(turns, list):
+    turns = row.turns
+    if turns is UNSET:
         return True  # without turns every peer is taken to read every answer
-    read = {i for t in turns if t.get("agent") != name for i in t.get("reads") or []}
-    return any(
-        t.get("id") in read and t.get("agent") == name and (t.get("round") or 0) >= since
-        for t in turns
-    )
+    read = {i for t in turns if t.agent != name for i in t.reads or []}
+    return any(t.id in read and t.agent == name and (t.round or 0) >= since for t in turns)
 
 
 class _PolicyRegistry(Registry[PolicyFactory]):
@@ -304,25 +310,27 @@ class ReplayTally:
         self.cut = 0
         self.reasons: dict[str, int] = {}
 
-    def add(self, row: Row, replayed: Replayed) -> None:
+    def add(self, row: RowLike, replayed: Replayed) -> None:
         """Add one stored debate and what the policy made of it."""
+        row = as_row(row)
         self.items += 1
         if not replayed.exact:
             self.reasons[replayed.why] = self.reasons.get(replayed.why, 0) + 1
             return
         self.exact += 1
-        run = bool(row.get("correct"))
+        run = bool(row.correct)
         policy = grade(replayed.answer, row)
         self.run_right += run
         self.policy_right += policy
         self.policy_only += policy and not run
         self.run_only += run and not policy
-        first = list(row["round_answers"][0])
+        rounds = row.round_answers or [[]]
+        first = list(rounds[0])
         initially_right = grade(majority_vote(first, tie_policy="first").answer, row)
         self.prevented += initially_right and policy and not run
         self.lost += not initially_right and run and not policy
-        self.cut += replayed.rounds < len(row["round_answers"]) - 1
-        self.run_tokens += (row.get("input_tokens") or 0) + (row.get("output_tokens") or 0)
+        self.cut += replayed.rounds < len(rounds) - 1
+        self.run_tokens += (row.input_tokens or 0) + (row.output_tokens or 0)
         if replayed.tokens is None:
             self.tokens_known = False
         else:
@@ -350,7 +358,7 @@ class ReplayTally:
 
 
 def replay(
-    rows: str | os.PathLike[str] | Iterable[Row],
+    rows: str | os.PathLike[str] | Iterable[RowLike],
     policy: str | ReplayFn,
     *,
     arms: Iterable[str] = (),
@@ -379,12 +387,13 @@ def replay(
     tallies: dict[str, ReplayTally] = {}
     debated: set[str] = set()
     seen: set[str] = set()
-    for row in rows:
-        label = str(row.get("method", ""))
+    for given in rows:
+        row = as_row(given)
+        label = row.method
         seen.add(label)
-        if (wanted and label not in wanted) or is_failed(row) or not row.get("round_answers"):
+        if (wanted and label not in wanted) or opt(row.error) is not None or not row.round_answers:
             continue
-        debated.update([label] if len(row["round_answers"]) > 1 else [])
+        debated.update([label] if len(row.round_answers) > 1 else [])
         tallies.setdefault(label, ReplayTally()).add(row, fn(row))
     missing = sorted(wanted - seen)
     if missing:
