@@ -17,8 +17,9 @@ reference's; 10% if none. No LangGraph import.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Literal
 
 from debategraph.policies.canonical import answers_match
@@ -253,25 +254,59 @@ def sid_et_items(rows: Iterable[Mapping[str, Any]]) -> list[SidEtItem]:
     Raises:
         ValueError: A row without a ``sid-et`` record or without the first agent's min-LL.
     """
-    items = []
-    for row in rows:
-        record = sid_et_record(row)
-        if record.get("min_ll") is None:
-            raise ValueError(f"row {row.get('id')!r}: its sid-et record has no min_ll")
-        first = record.get("answer")
-        debated = not record.get("skipped", False)
-        items.append(
-            SidEtItem(
-                id=str(row.get("id")),
-                min_ll=float(record["min_ll"]),
-                first_answer=first,
-                first_correct=answers_match(first, row.get("reference"), row.get("task", "number")),
-                first_tokens=int(record["input_tokens"]) + int(record["output_tokens"]),
-                debate_answer=row.get("answer") if debated else None,
-                debate_correct=bool(row.get("correct")) if debated else None,
-                debate_tokens=int(row["input_tokens"]) + int(row["output_tokens"])
-                if debated
-                else None,
-            )
+    return [
+        sid_et_item(
+            sid_et_record(row),
+            item_id=row.get("id"),
+            reference=row.get("reference"),
+            task=row.get("task", "number"),
+            answer=row.get("answer"),
+            correct=bool(row.get("correct")),
+            tokens=partial(_row_tokens, row),
         )
-    return items
+        for row in rows
+    ]
+
+
+def _row_tokens(row: Mapping[str, Any]) -> int:
+    return int(row["input_tokens"]) + int(row["output_tokens"])
+
+
+def sid_et_item(
+    record: Mapping[str, Any],
+    *,
+    item_id: object,
+    reference: Any,
+    task: Any,
+    answer: Answer,
+    correct: bool,
+    tokens: Callable[[], int],
+) -> SidEtItem:
+    """SID-ET's view of one evaluation row, from its fields (see :func:`sid_et_items`).
+
+    Args:
+        record: The row's ``sid-et`` record (:func:`sid_et_record`).
+        item_id: The row's ``id``.
+        reference: Its ``reference``.
+        task: Its ``task``.
+        answer: Its (the debate's) answer.
+        correct: Whether that answer is right.
+        tokens: Its input and output tokens (read only where the debate ran).
+
+    Raises:
+        ValueError: The record has no min-LL.
+    """
+    if record.get("min_ll") is None:
+        raise ValueError(f"row {item_id!r}: its sid-et record has no min_ll")
+    first = record.get("answer")
+    debated = not record.get("skipped", False)
+    return SidEtItem(
+        id=str(item_id),
+        min_ll=float(record["min_ll"]),
+        first_answer=first,
+        first_correct=answers_match(first, reference, task),
+        first_tokens=int(record["input_tokens"]) + int(record["output_tokens"]),
+        debate_answer=answer if debated else None,
+        debate_correct=correct if debated else None,
+        debate_tokens=tokens() if debated else None,
+    )

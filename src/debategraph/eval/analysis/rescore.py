@@ -54,8 +54,7 @@ from debategraph.policies.sid_et import (
     SidEtItem,
     SidEtOutcome,
     sid_et_at,
-    sid_et_items,
-    sid_et_record,
+    sid_et_item,
     tune_skip_rate,
 )
 from debategraph.policies.types import TaskKind, Trajectory
@@ -274,7 +273,17 @@ class _SidEtPass:
         if _failed(row):
             return
         if row.method == self.method:
-            self.items.extend(sid_et_items([row_dict(row)]))
+            self.items.append(
+                sid_et_item(
+                    _sid_et_record(row),
+                    item_id=row.id,
+                    reference=opt(row.reference),
+                    task=row.task or "number",
+                    answer=opt(row.answer),
+                    correct=bool(row.correct),
+                    tokens=lambda: (row.input_tokens or 0) + (row.output_tokens or 0),
+                )
+            )
             self.ids.add(row.id)
         elif row.method == self.reference:
             self.references.append((row.id, bool(row.correct), _tokens(row)))
@@ -404,13 +413,30 @@ def _figures(row: Row[Any]) -> Row[Any]:
     return kept
 
 
+def _sid_et_record(row: Row[Any]) -> dict[str, Any]:
+    """The ``sid-et`` record a row's method state keeps.
+
+    Raises:
+        ValueError: A row without one (not a ``sid-et`` row, or a row format that does not
+            keep the method state).
+    """
+    record = (row.method_state or {}).get("sid_et")
+    if not isinstance(record, dict) or not record:
+        raise ValueError(
+            f"row {row.id!r} has no sid-et record (a 'sid_et' field or "
+            "method_state['sid_et']): it is not a row of a sid-et run, or its rows do not "
+            "keep the method state"
+        )
+    return record
+
+
 def _tokens(row: Row[Any]) -> int:
     return (row.input_tokens or 0) + (row.output_tokens or 0)
 
 
 def _first_answer_only(row: Row[Any], answer: Any, correct: bool) -> Row[Any]:
     """``row`` as if only its first agent's first answer had been given."""
-    record = sid_et_record(row_dict(row))
+    record = _sid_et_record(row)
     turns: list[Turn] = row.turns or []
     first = [t for t in turns if t.round == 0 and t.agent == record.get("agent")][:1]
     records = [_turn_record(t) for t in first]
