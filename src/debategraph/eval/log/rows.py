@@ -1,4 +1,13 @@
-"""The JSONL row of one evaluated debate: a finished debate's, or a failed one's."""
+"""The JSONL row of one evaluated debate: a finished debate's, or a failed one's.
+
+:func:`result_row` and :func:`error_row` make the row through its declaration
+(:func:`~debategraph.eval.log.row.new_row`) as the JSON object ``eval`` writes: the form it
+travels in from an executor (a Ray worker's too) to the writer, with the runner's own notes
+beside the declared fields (the spend notes a row covers, a connection failure's mark), which
+are never written. Whatever reads a field of it checks it into a
+:class:`~debategraph.eval.log.row.Row` first (:func:`~debategraph.eval.log.row.as_row`) and
+reads attributes; rows read back from ``results.jsonl`` are decoded into one.
+"""
 
 from __future__ import annotations
 

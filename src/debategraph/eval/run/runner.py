@@ -44,7 +44,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import msgspec
 import msgspec.structs
@@ -231,15 +231,25 @@ def _summary_digest(row: Row[TurnFigures]) -> Row[TurnFigures]:
     digest = msgspec.structs.replace(
         row,
         method=sys.intern(row.method),
+        answer=_shared(row.answer),
+        dataset=_shared(row.dataset),
+        source=_shared(row.source),
+        task=_shared(row.task),
         **{name: msgspec.UNSET for name in _DROPPED_FROM_SUMMARY},
     )
-    for name in ("answer", "dataset", "source", "task"):  # short labels and answers
-        value = getattr(digest, name)
-        if isinstance(value, str) and len(value) <= 64:
-            setattr(digest, name, sys.intern(value))
     if row.turns:
         digest.turns = [t for t in row.turns if t.round == 0]
     return digest
+
+
+V = TypeVar("V")
+
+
+def _shared(value: V) -> V:
+    """A short string (a label, an answer) interned: one object for all rows."""
+    if isinstance(value, str) and len(value) <= 64:
+        return sys.intern(value)  # type: ignore[return-value]
+    return value
 
 
 class Plan:
