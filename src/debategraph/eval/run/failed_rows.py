@@ -10,8 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import msgspec
+
 from debategraph.errors import ConfigurationError, PlanError
-from debategraph.eval.log.row import Row, as_row, opt
+from debategraph.eval.log.row import Row, opt
 
 
 def _class_names(base: type[BaseException]) -> set[str]:
@@ -26,10 +28,21 @@ def lasting_failures(rows: Iterable[Row[Any] | Mapping[str, Any]]) -> int:
     lasting = _class_names(ConfigurationError) | _class_names(PlanError)
     count = 0
     for row in rows:
-        error = opt(as_row(row).error)
+        error = opt(row.error) if isinstance(row, Row) else _error_of(row)
         if error is not None and error.partition(":")[0].strip() in lasting:
             count += 1
     return count
+
+
+class _Failure(msgspec.Struct):
+    """What :func:`lasting_failures` reads of a row's JSON object."""
+
+    error: Any = None
+
+
+def _error_of(row: Mapping[str, Any]) -> str | None:
+    error = msgspec.convert(row, _Failure, str_keys=True).error
+    return error if isinstance(error, str) else None
 
 
 def failure_advice(failed: int, lasting: int) -> str:
