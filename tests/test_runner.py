@@ -319,12 +319,17 @@ def test_malformed_rows_are_reported_by_line_and_run_again(tmp_path, reference_r
     bad_type = json.loads(rows[4])
     bad_type["calls"] = "six"
     rows[4] = json.dumps(bad_type)
+    bad_turn = json.loads(rows[5])  # a row's fields, one of its turns not a turn
+    bad_turn["turns"][0] = 5
+    rows[5] = json.dumps(bad_turn)
     path.write_text("\n".join(rows) + "\n")
     outcome = evaluate(ITEMS, ARMS, tmp_path, dataset="arithmetic")
-    assert outcome.written == 2
+    assert outcome.written == 3
     assert outcome.problems == [
         "results.jsonl, line 3: no 'correct' field (run again)",
         "results.jsonl, line 5: 'calls' is str, not int (run again)",
+        "results.jsonl, line 6: not a row (Expected `object`, got `int` - at `$.turns[0]`)"
+        " (run again)",
     ]
     assert without_timings(lines(tmp_path)) == reference_run
 
