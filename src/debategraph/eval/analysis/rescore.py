@@ -35,11 +35,10 @@ from msgspec import UNSET
 from debategraph.eval.analysis.dynamics import round_dynamics, vote_at_round
 from debategraph.eval.log.row import (
     ANSWER_SOURCES,
-    FIGURES,
     Row,
     Turn,
+    TurnFigures,
     as_row,
-    encode_row,
     figures,
     opt,
     row_dict,
@@ -408,9 +407,23 @@ def rescored_rows(
 
 def _figures(row: Row[Any]) -> Row[Any]:
     """A row as a report reads it: without texts and record fields (see ``row.figures``)."""
-    kept = FIGURES.decode(encode_row(row))
+    turns = row.turns
+    kept = msgspec.structs.replace(
+        row,
+        turns=UNSET if turns is UNSET else [_turn_figures(t) for t in turns],
+    )
     figures(kept)
     return kept
+
+
+_TURN_FIGURES = TurnFigures.__struct_fields__
+
+
+def _turn_figures(turn: Turn | TurnFigures) -> TurnFigures:
+    """What a report reads of a turn (its text, reasoning and prompt left behind)."""
+    if isinstance(turn, TurnFigures):
+        return turn
+    return TurnFigures(**{name: getattr(turn, name) for name in _TURN_FIGURES})
 
 
 def _sid_et_record(row: Row[Any]) -> dict[str, Any]:
