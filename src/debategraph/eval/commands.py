@@ -632,19 +632,18 @@ def replay_command(
     import json
 
     from debategraph.eval.analysis.replay import replay
-    from debategraph.eval.analysis.results import load_rows
+    from debategraph.eval.analysis.results import LoadedRows, stream_rows
     from debategraph.eval.report.replay_table import replay_table
     from debategraph.policies.secrets import Redactor
 
     if not results_dir.is_dir():
         fail(f"{results_dir} is not a directory: give a results directory written by eval")
-    loaded = load_rows(results_dir)
-    if not loaded.rows:
+    if next(iter(stream_rows(results_dir, LoadedRows())), None) is None:
         fail(f"no readable result rows in {results_dir}")
     out: dict[str, Any] = {}
-    for spec in policy:
+    for spec in policy:  # each policy reads the rows again, one at a time: none is held
         try:
-            out[spec] = replay(loaded.rows, spec, arms=arm or ())
+            out[spec] = replay(stream_rows(results_dir, LoadedRows()), spec, arms=arm or ())
         except ValueError as exc:
             fail(str(exc))
     redact = Redactor.from_environment()

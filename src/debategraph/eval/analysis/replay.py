@@ -366,8 +366,9 @@ def replay(
     """Replay ``policy`` on the stored debates, per debating arm, with no model call.
 
     Args:
-        rows: A results directory, or result rows read once. Failed rows, rows without
-            ``round_answers`` and arms that never went past round 0 are left out.
+        rows: A results directory (read a row at a time), or result rows read once. Failed
+            rows, rows without ``round_answers`` and arms that never went past round 0 are
+            left out.
         policy: ``NAME[:ARGUMENT]`` of a registered policy, or a replay function.
         arms: Only these arms (their labels); all debating arms when empty.
 
@@ -380,9 +381,9 @@ def replay(
     """
     fn = parse_policy(policy) if isinstance(policy, str) else policy
     if isinstance(rows, str | os.PathLike):
-        from debategraph.eval.analysis.results import load_rows
+        from debategraph.eval.analysis.results import LoadedRows, stream_rows
 
-        rows = load_rows(rows).rows
+        rows = stream_rows(rows, LoadedRows())
     wanted = set(arms)
     tallies: dict[str, ReplayTally] = {}
     debated: set[str] = set()
