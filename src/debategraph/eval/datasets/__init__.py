@@ -6,7 +6,8 @@ and StrategyQA load through the Hugging Face ``datasets`` library for users with
 access, each at the commit its ``DatasetInfo.revision`` pins where public code pins one
 (``load_dataset(name, revision=...)`` reads another). Every source is a
 :class:`~.source.DatasetInfo` whose ``load`` takes a
-:class:`~.source.Selection` (limit, seed, ids, path); :func:`load_dataset` looks the name up
+:class:`~.source.Selection` (limit, seed, ids, path, revision); :func:`load_dataset` looks the
+name up
 in :data:`DATASETS`. :mod:`.source` documents how items are sampled.
 """
 
