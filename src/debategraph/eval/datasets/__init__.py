@@ -7,8 +7,7 @@ access, each at the commit its ``DatasetInfo.revision`` pins where public code p
 (``load_dataset(name, revision=...)`` reads another). Every source is a
 :class:`~.source.DatasetInfo` whose ``load`` takes a
 :class:`~.source.Selection` (limit, seed, ids, path, revision); :func:`load_dataset` looks the
-name up
-in :data:`DATASETS`. :mod:`.source` documents how items are sampled.
+name up in :data:`DATASETS`. :mod:`.source` documents how items are sampled.
 """
 
 from debategraph.eval.datasets.arc import arc_row_to_item, load_arc_challenge
