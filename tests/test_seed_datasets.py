@@ -155,7 +155,8 @@ def test_imo_answerbench_grades_short_and_boxed_answers(
 
 def test_mmlu_subject_reads_its_configuration(fake_hub: list[tuple[Any, ...]]) -> None:
     items = load_dataset("mmlu-logical-fallacies")
-    assert fake_hub == [("cais/mmlu", "logical_fallacies", "test", {})]
+    revision = {"revision": "c30699e8356da336a370243923dbaf21066bb9fe"}
+    assert fake_hub == [("cais/mmlu", "logical_fallacies", "test", revision)]
     assert items[0].id == "mmlu-logical_fallacies-test-00000"
 
 

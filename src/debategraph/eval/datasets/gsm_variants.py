@@ -21,11 +21,17 @@ from debategraph.policies.answers import canonicalize
 GSM_IC_HUB = "voidful/GSM-IC"
 """A hub copy of the files of github.com/google-research-datasets/GSM-IC."""
 
+GSM_IC_REVISION: str | None = None
+"""None: no public code pins a GSM-IC hub commit that we found, so it reads the default branch."""
+
 GSM_IC_FILES = {"2step": "GSM-IC_2step.json", "mstep": "GSM-IC_mstep.json"}
 """GSM-IC's two variants and their files (34,220 and 23,832 problems; the papers sample)."""
 
 GSM_RANGES_HUB = "guactastesgood/GSM-Ranges"
 """GSM-Ranges on the hub (MIT), one configuration per perturbation level."""
+
+GSM_RANGES_REVISION: str | None = None
+"""None: no public code pins a GSM-Ranges commit that we found, so it reads the default branch."""
 
 
 def gsm_ic_row_to_item(row: Mapping[str, Any], index: int, *, variant: str = "2step") -> Item:
@@ -62,11 +68,12 @@ def gsm_ic_row_to_item(row: Mapping[str, Any], index: int, *, variant: str = "2s
     )
 
 
-def load_gsm_ic(variant: str = "2step") -> list[Item]:
+def load_gsm_ic(variant: str = "2step", *, revision: str | None = GSM_IC_REVISION) -> list[Item]:
     """GSM-IC's ``"2step"`` or ``"mstep"`` file, in file order.
 
     Args:
         variant: Which file.
+        revision: The hub commit to read (``None``: the default branch).
 
     Returns:
         The items.
@@ -76,6 +83,7 @@ def load_gsm_ic(variant: str = "2step") -> list[Item]:
         None,
         "train",
         partial(gsm_ic_row_to_item, variant=variant),
+        revision=revision,
         data_files=GSM_IC_FILES[variant],
     )
 
@@ -112,11 +120,12 @@ def gsm_ranges_row_to_item(row: Mapping[str, Any], index: int, *, level: int = 4
     )
 
 
-def load_gsm_ranges(level: int = 4) -> list[Item]:
+def load_gsm_ranges(level: int = 4, *, revision: str | None = GSM_RANGES_REVISION) -> list[Item]:
     """One GSM-Ranges level (5,000 problems: 50 sets of the same 100).
 
     Args:
         level: 1 to 6; Free-MAD uses 4 and 6.
+        revision: The hub commit to read (``None``: the default branch).
 
     Returns:
         The items.
@@ -126,6 +135,7 @@ def load_gsm_ranges(level: int = 4) -> list[Item]:
         f"level_{level}",
         "test",
         partial(gsm_ranges_row_to_item, level=level),
+        revision=revision,
     )
 
 
@@ -139,6 +149,7 @@ GSM_IC = {
         license="see github.com/google-research-datasets/GSM-IC",
         size="34,220" if variant == "2step" else "23,832",
         grader="number",
+        revision=GSM_IC_REVISION,
     )
     for variant in GSM_IC_FILES
 }
@@ -152,6 +163,7 @@ GSM_RANGES = {
         license="MIT",
         size="5,000",
         grader="number",
+        revision=GSM_RANGES_REVISION,
     )
     for level in (4, 6)
 }
