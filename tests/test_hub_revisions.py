@@ -1,4 +1,4 @@
-"""Every hub set reads the commit it declares, and a caller can read another one."""
+"""Every hub or GitHub set reads the commit it declares, and a caller can read another one."""
 
 from __future__ import annotations
 
@@ -26,8 +26,6 @@ FIXTURE_OF = {
     "allenai/ai2_arc": "arc_challenge",
     "HuggingFaceH4/MATH-500": "math500",
     "ChilleD/StrategyQA": "strategyqa",
-    "voidful/GSM-IC": "gsm_ic",
-    "guactastesgood/GSM-Ranges": "gsm_ranges",
     "Idavidrein/gpqa": "gpqa",
     "cais/hle": "hle",
     "yuuwwang/aicrypto": "aicrypto",
@@ -62,10 +60,19 @@ PINNED = {
 }
 """The commit each pinned set reads, copied from the public code that pins it."""
 
-FLOATING = {"gsm-ic-2step", "gsm-ic-mstep", "gsm-ranges-4", "gsm-ranges-6", "aicrypto"}
+FLOATING = {"aicrypto"}
 """The hub sets that no public pin was found for: they read the default branch."""
 
-HUB_SETS = sorted(name for name, info in DATASETS.items() if not info.offline)
+GITHUB = {
+    "gsm-ic-2step": "0c1da13552afcc5d995d6f1ad5288417cb110246",
+    "gsm-ic-mstep": "0c1da13552afcc5d995d6f1ad5288417cb110246",
+    "gsm-ranges-4": "4ee84658dbcda3a65227d81610f715cce54b9627",
+    "gsm-ranges-6": "4ee84658dbcda3a65227d81610f715cce54b9627",
+}
+"""The sets read from their publisher's GitHub repository at a pinned commit (the files and
+their digests are tested in test_pinned_files.py)."""
+
+HUB_SETS = sorted(name for name, info in DATASETS.items() if info.source.startswith("hub "))
 
 
 @pytest.fixture
@@ -94,6 +101,9 @@ def test_the_pinned_and_the_floating_sets_are_these() -> None:
     assert {name: DATASETS[name].revision for name in PINNED} == PINNED
     assert {name for name in HUB_SETS if DATASETS[name].revision is None} == FLOATING
     assert set(PINNED) | FLOATING == set(HUB_SETS)
+    online = {name for name, info in DATASETS.items() if not info.offline}
+    assert online - set(HUB_SETS) == set(GITHUB)
+    assert {name: DATASETS[name].revision for name in GITHUB} == GITHUB
 
 
 @pytest.mark.parametrize("name", HUB_SETS)
@@ -120,17 +130,11 @@ def test_a_caller_reads_another_revision_of_every_config(
     fake_hub: list[tuple[str, dict[str, Any]]],
 ) -> None:
     load_dataset("aime2025", revision="main")
-    load_dataset("gsm-ic-2step", revision="0123456789abcdef0123456789abcdef01234567")
+    load_dataset("aicrypto", revision="0123456789abcdef0123456789abcdef01234567")
     assert fake_hub == [
         ("opencompass/AIME2025", {"revision": "main"}),
         ("opencompass/AIME2025", {"revision": "main"}),
-        (
-            "voidful/GSM-IC",
-            {
-                "revision": "0123456789abcdef0123456789abcdef01234567",
-                "data_files": "GSM-IC_2step.json",
-            },
-        ),
+        ("yuuwwang/aicrypto", {"revision": "0123456789abcdef0123456789abcdef01234567"}),
     ]
 
 
@@ -182,3 +186,7 @@ def test_the_docs_name_the_source_of_every_pinned_commit() -> None:
     for name in FLOATING:
         path = DATASETS[name].source.split()[1].rstrip(",")
         assert f"({path})" in section, name
+    for name, commit in GITHUB.items():
+        repo, file = DATASETS[name].source.removeprefix("github ").split(", ")
+        row = rf"^\| github\.com/{re.escape(repo)} \| {commit} \| .*`{file}`"
+        assert re.search(row, section, re.M), name
