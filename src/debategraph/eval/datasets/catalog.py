@@ -108,7 +108,9 @@ def load_dataset(
     For ``arithmetic`` the items are generated: ``limit`` (default 100) items from ``seed``;
     ``ids`` such as ``"arith-3-7"`` regenerate exactly those items. A hub set reads the
     commit its ``revision`` pins (``debategraph datasets`` shows it) unless ``revision``
-    names another commit, tag or branch (``"main"`` follows the default branch).
+    names another commit, tag or branch (``"main"`` follows the default branch); so does a
+    set read from a GitHub repository (GSM-IC, GSM-Ranges), whose pinned file is checked by
+    its digests (:mod:`debategraph.eval.datasets.pinned`).
 
     Args:
         name: A key of :data:`DATASETS`.
@@ -116,8 +118,8 @@ def load_dataset(
         seed: Sample seed; the same seed gives every method the same items.
         ids: Exactly these ids in this order (a list, or a file with one id per line).
         path: The question-set file, for ``jsonl`` only.
-        revision: The hub commit, tag or branch to read instead of the pinned one (hub
-            sets only).
+        revision: The commit, tag or branch to read instead of the pinned one (hub and
+            GitHub sets only).
 
     Returns:
         The selected items.
