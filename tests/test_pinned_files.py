@@ -174,8 +174,8 @@ def test_a_file_that_is_not_the_pinned_one_is_refused_and_not_cached(
     got = hashlib.sha256((FIXTURES / "gsm_ranges_level4.csv").read_bytes()).hexdigest()
     assert str(raised.value) == (
         f"GSM-Ranges level 4: the file at {RAW}/{RANGES}/sample_dataset/level4.csv is not the "
-        f"pinned one (SHA-256 {got}, pinned {'0' * 64}); it was not used. Report this to "
-        "debategraph, or read another commit with revision="
+        f"pinned one (SHA-256 {got}, pinned {'0' * 64}), so it was not used; to read what the "
+        "repository serves now, pass revision= to load_dataset"
     )
     assert not cached_path(pinned).exists()
     monkeypatch.setitem(GSM_IC_FILES, "2step", replace(GSM_IC_FILES["2step"], git_blob="1" * 40))
@@ -218,6 +218,13 @@ def test_a_file_saved_by_hand_in_the_cache_loads_offline(
     monkeypatch.setattr("debategraph.eval.datasets.pinned.download", offline)
     path = cached_path(GSM_IC_FILES["2step"])
     path.parent.mkdir(parents=True)
+    path.write_bytes(b"[]")
+    with pytest.raises(HubUnavailable) as raised:
+        load_dataset("gsm-ic-2step")
+    assert str(raised.value).endswith(
+        f"save that file as {path} (the file there now is not it: git blob "
+        f"{git_blob_id(b'[]')}, pinned {GSM_IC_FILES['2step'].git_blob})"
+    )
     path.write_bytes((FIXTURES / "gsm_ic_2step.json").read_bytes())
     assert len(load_dataset("gsm-ic-2step")) == 3
 

@@ -28,7 +28,9 @@ HLE_REVISION = "5a81a4c7271a2a2a312b9a690f0c2fde837e4c29"
 """The HLE commit read, as inspect-evals 0.28.0 pins it (inspect_evals/hle/dataset.py)."""
 AICRYPTO_HUB = "yuuwwang/aicrypto"
 AICRYPTO_REVISION: str | None = None
-"""None: no public code pins an AICrypto commit that we found, so it reads the default branch."""
+"""None: it reads the default branch. No public code that we found pins an AICrypto hub
+commit, and the authors' repository (github.com/wangyu-ovo/aicrypto-agent) holds no copy of
+the questions to pin instead: its README sends users to the hub for them."""
 
 GPQA_SUBSETS = {"main": "gpqa_main", "diamond": "gpqa_diamond"}
 """GPQA's subsets by our name: main (448 questions) and diamond (198)."""

@@ -108,23 +108,27 @@ def pinned_bytes(file: PinnedFile, name: str, *, revision: str | None = None) ->
 
     Raises:
         HubUnavailable: The download failed (no network); one line names the set, the
-            address and the cache path where a copy of the file can be put instead.
+            address and the cache path where a copy of the file can be put instead (and
+            says so when the file there is not the pinned one).
         DataError: The downloaded file's digests are not the pinned ones.
     """
     if revision is not None and revision != file.commit:
         return _fetch(file.url(revision), name, fix="connect to the network")
     path = cached_path(file)
+    fix = f"connect to the network, or save that file as {path}"
     if path.is_file():
         data = path.read_bytes()
-        if digest_mismatch(file, data) is None:
+        stale = digest_mismatch(file, data)
+        if stale is None:
             return data
+        fix += f" (the file there now is not it: {stale})"
     url = file.url()
-    data = _fetch(url, name, fix=f"connect to the network, or save that file as {path}")
+    data = _fetch(url, name, fix=fix)
     wrong = digest_mismatch(file, data)
     if wrong is not None:
         raise DataError(
-            f"{name}: the file at {url} is not the pinned one ({wrong}); it was not used. "
-            "Report this to debategraph, or read another commit with revision="
+            f"{name}: the file at {url} is not the pinned one ({wrong}), so it was not used; "
+            "to read what the repository serves now, pass revision= to load_dataset"
         )
     _store(path, data)
     return data
