@@ -2,8 +2,9 @@
 
 The fixtures are real lines of the pinned files: the GSM-Ranges CSVs are rows 1, 2 and 51
 of level4.csv and rows 1 and 5,000 of level6.csv byte for byte (the whole files were
-read when they were pinned); the GSM-IC records are rows of GSM-IC_2step.json (rows 0, 78
-and 661) and GSM-IC_mstep.json as public code quotes them, in the file's JSON-array form.
+read when they were pinned); the GSM-IC records are three of GSM-IC_2step.json (rows 78
+and 661 among them) and one of GSM-IC_mstep.json as public code quotes them (the files
+themselves could not be read here), in the files' JSON-array form.
 """
 
 from __future__ import annotations
