@@ -29,12 +29,15 @@ on how many items that was not needed.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from debategraph.eval.analysis.dynamics import grade, majority_right
+from msgspec import UNSET
+
+from debategraph.eval.analysis.dynamics import AnyTurn, Reading, reading_of
 from debategraph.eval.analysis.stats import mcnemar_exact, paired_score_interval
-from debategraph.eval.analysis.summary_fields import Row, is_failed, ratio, wilson_interval
+from debategraph.eval.analysis.summary_fields import Row, RowLike, ratio, wilson_interval
+from debategraph.eval.log.row import as_row, opt
 from debategraph.policies.types import Answer
 
 LEDGER = ("preserved", "collapse", "correction", "unrepaired")
@@ -76,19 +79,19 @@ def modal_answer(answers: Sequence[Answer]) -> Answer:
 
 
 def _names(row: Row, agents: int) -> list[str]:
-    names = row.get("agent_names")
-    if isinstance(names, list) and len(names) == agents:
+    names = row.agent_names
+    if names is not UNSET and len(names) == agents:
         return [str(n) for n in names]
     return [f"a{k + 1}" for k in range(agents)]
 
 
 def _peer_label(row: Row, name: str, names: list[str]) -> str:
-    models = row.get("agent_models") or []
+    models = row.agent_models or []
     k = names.index(name) if name in names else -1
     return f"{name} ({models[k]})" if 0 <= k < len(models) else name
 
 
-def readings(row: Row) -> tuple[list[tuple[int, int, list[tuple[str, Answer]]]], bool]:
+def readings(row: RowLike) -> tuple[list[tuple[int, int, list[tuple[str, Answer]]]], bool]:
     """Every answer given after reading peers: ``(round, agent index, [(peer, answer)])``.
 
     From the turns' ``reads`` when the row keeps its turns and their reads (peers' answer
@@ -98,31 +101,32 @@ def readings(row: Row) -> tuple[list[tuple[int, int, list[tuple[str, Answer]]]],
     Returns:
         The readings, and whether they came from the turns.
     """
-    rounds = [list(r) for r in row.get("round_answers") or []]
+    typed = as_row(row)
+    rounds = typed.round_answers or []
     if not rounds:
         return [], False
-    names = _names(row, len(rounds[0]))
-    turns = row.get("turns")
+    names = _names(typed, len(rounds[0]))
+    turns: list[AnyTurn] = typed.turns or []
     out: list[tuple[int, int, list[tuple[str, Answer]]]] = []
-    kept_reads = isinstance(turns, list) and any(
-        "reads" in t and (t.get("round") or 0) > 0 and t.get("kind") == "answer" for t in turns
+    kept_reads = any(
+        t.reads is not UNSET and (t.round or 0) > 0 and t.kind == "answer" for t in turns
     )  # turns without their reads (a row cut down by hand) say nothing of who read whom
-    if kept_reads and isinstance(turns, list):
-        by_id = {t.get("id"): t for t in turns}
+    if kept_reads:
+        by_id = {opt(t.id): t for t in turns}
         for turn in turns:
-            k, agent = turn.get("round") or 0, turn.get("agent")
-            if turn.get("kind") != "answer" or k < 1 or agent not in names or k >= len(rounds):
+            k, agent = turn.round or 0, opt(turn.agent)
+            if turn.kind != "answer" or k < 1 or agent not in names or k >= len(rounds):
                 continue
             peers = [
-                (str(read["agent"]), read.get("answer"))
-                for read in (by_id.get(i) for i in turn.get("reads") or [])
+                (str(read.agent), opt(read.answer))
+                for read in (by_id.get(i) for i in turn.reads or [])
                 if read is not None
-                and read.get("kind") == "answer"
-                and read.get("agent") in names
-                and read.get("agent") != agent
+                and read.kind == "answer"
+                and read.agent in names
+                and read.agent != agent
             ]
             if peers:
-                out.append((k, names.index(agent), peers))
+                out.append((k, names.index(str(agent)), peers))
         return out, True
     for k in range(1, len(rounds)):
         for i in range(len(rounds[k])):
@@ -153,12 +157,13 @@ class TransitionTally:
 
     def add(self, row: Row) -> None:
         """Add one row of this arm."""
-        if is_failed(row) or not row.get("round_answers"):
+        if row.error is not UNSET or not row.round_answers:
             return
-        rounds = [list(r) for r in row["round_answers"]]
+        reading = reading_of(row)
+        rounds = reading.rounds
         self.items += 1
         self.longest = max(self.longest, len(rounds))
-        right = [majority_right(r, row) for r in rounds]
+        right = reading.majorities
         kind = ledger_kind(right[0], right[-1])
         self.ledger[kind] += 1
         if right[0]:
@@ -167,18 +172,19 @@ class TransitionTally:
                 self.onset[broke] += 1
             elif broke is not None:
                 self.recovered += 1
-        correct = bool(row.get("correct"))
-        in_pool = any(grade(a, row) for r in rounds for a in r if a is not None)
+        correct = bool(row.correct)
+        in_pool = any(g for r, gs in zip(rounds, reading.graded, strict=True)
+                      for a, g in zip(r, gs, strict=True) if a is not None)  # fmt: skip
         self.final_right += correct
         self.pool_right += in_pool
         self.pool_only += in_pool and not correct
         self.final_only += correct and not in_pool
-        self._add_readings(row, rounds)
+        self._add_readings(reading)
 
-    def _add_readings(self, row: Row, rounds: list[list[Answer]]) -> None:
+    def _add_readings(self, reading: Reading) -> None:
+        row, rounds, grade = reading.row, reading.rounds, reading.grade
         if len(rounds) == 1:  # no answer after reading peers: only whether reads are known
-            turns = row.get("turns")
-            self.reads_known += isinstance(turns, list) and bool(turns)
+            self.reads_known += bool(row.turns)
             return
         found, known = readings(row)
         self.reads_known += known
@@ -189,8 +195,8 @@ class TransitionTally:
             if mode is not None and mode != before:
                 self.conform[0] += after == mode
                 self.conform[1] += 1
-            right_before = before is not None and grade(before, row)
-            wrong_after = after is not None and not grade(after, row)
+            right_before = before is not None and grade(before)
+            wrong_after = after is not None and not grade(after)
             if right_before:
                 self.vulnerable[0] += wrong_after
                 self.vulnerable[1] += 1
@@ -248,7 +254,7 @@ class TransitionsByArm:
 
     def add(self, row: Row) -> None:
         """Add one row of any arm."""
-        key = (str(row.get("method", "")), str(row.get("dataset", "")))
+        key = (row.method, row.dataset or "")
         tally = self.tallies.get(key)
         if tally is None:
             tally = self.tallies[key] = TransitionTally(key[0])
@@ -264,7 +270,7 @@ class TransitionsByArm:
         }
 
 
-def transitions_by_arm(rows: Iterable[Row]) -> dict[str, dict[str, Any]]:
+def transitions_by_arm(rows: Iterable[RowLike]) -> dict[str, dict[str, Any]]:
     """Per debating arm (one whose rows went past round 0 at least once), its transitions.
 
     Args:
@@ -276,13 +282,13 @@ def transitions_by_arm(rows: Iterable[Row]) -> dict[str, dict[str, Any]]:
     """
     tallies = TransitionsByArm()
     for row in rows:
-        tallies.add(row)
+        tallies.add(as_row(row))
     return tallies.result()
 
 
-def transitions_of(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+def transitions_of(rows: Iterable[RowLike]) -> dict[str, Any]:
     """One arm's transitions from its rows (:class:`TransitionTally` over them)."""
     tally = TransitionTally("")
     for row in rows:
-        tally.add(row)
+        tally.add(as_row(row))
     return tally.result()
