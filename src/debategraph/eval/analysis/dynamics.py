@@ -130,6 +130,60 @@ def majority_right(answers: Sequence[Answer], row: RowLike) -> bool:
     return grade(first_majority(answers), row)
 
 
+class TurnSums:
+    """What the tallies read of a row's turns, summed in one pass over them.
+
+    Attributes:
+        tokens: Per entry of ``round_answers``, the tokens of :func:`produced_turns`.
+        calls: Per entry, the calls of :func:`produced_turns`.
+        by_agent: Tokens per agent (``None`` for turns without one), in first-call order.
+        lone: Every turn is an answer in round 0 (a lone vote's sample).
+    """
+
+    __slots__ = ("by_agent", "calls", "lone", "tokens")
+
+    def __init__(self, row: Row, turns: Sequence[AnyTurn]) -> None:
+        names = row.agent_names
+        agents = None if names is UNSET else set(names)
+        through = [0]
+        spent = undecided = undecided_calls = answer_rounds = 0
+        ends: dict[int, int] = {}  # per round, the end of its last answer call
+        by_agent: dict[Any, int] = {}
+        lone = True
+        for end, turn in enumerate(turns, start=1):
+            cost = (turn.input_tokens or 0) + (turn.output_tokens or 0)
+            spent += cost
+            through.append(spent)
+            agent = None if turn.agent is UNSET else turn.agent
+            by_agent[agent] = by_agent.get(agent, 0) + cost
+            kind = turn.kind
+            if kind != "decision":
+                undecided += cost
+                undecided_calls += 1
+            if kind and kind != "answer":
+                lone = False
+                continue
+            r = turn.round or 0
+            if r:
+                lone = False
+                answer_rounds = max(answer_rounds, r)
+            if agents is None or agent in agents:
+                ends[r] = end
+        self.tokens: list[int] = []
+        self.calls: list[int] = []
+        cut = 0
+        for r in range(len(row.round_answers or ())):
+            if r > answer_rounds:  # stances after the answer rounds: every call but a decision
+                self.tokens.append(undecided)
+                self.calls.append(undecided_calls)
+                continue
+            cut = max(cut, ends.get(r, 0))
+            self.tokens.append(through[cut])
+            self.calls.append(cut)
+        self.by_agent = by_agent
+        self.lone = lone
+
+
 class Reading:
     """What the report's tallies read of one row, each part computed once, when first read.
 
@@ -137,14 +191,16 @@ class Reading:
         row: A result row.
     """
 
+    __slots__ = ("_graded", "_grades", "_majorities", "_summed", "_sums", "rounds", "row")
+
     def __init__(self, row: Row) -> None:
         self.row = row
         self.rounds: list[list[Answer]] = row.round_answers or []
         self._grades: dict[Answer, bool] = {}
         self._graded: list[list[bool]] | None = None
         self._majorities: list[bool] | None = None
-        self._spends: tuple[list[int], list[int]] | None = None
-        self._spent = False
+        self._sums: TurnSums | None = None
+        self._summed = False
 
     def grade(self, answer: Answer) -> bool:
         """:func:`grade` of ``answer`` for the row."""
@@ -157,7 +213,11 @@ class Reading:
     def graded(self) -> list[list[bool]]:
         """Per round of ``round_answers``, whether each agent's answer is right."""
         if self._graded is None:
-            self._graded = [[self.grade(a) for a in now] for now in self.rounds]
+            grades = self._grades
+            for answer in {a for now in self.rounds for a in now}:
+                if answer not in grades:
+                    grades[answer] = _graded(answer, self.row)
+            self._graded = [[grades[a] for a in now] for now in self.rounds]
         return self._graded
 
     @property
@@ -167,14 +227,21 @@ class Reading:
             self._majorities = [self.grade(first_majority(now)) for now in self.rounds]
         return self._majorities
 
+    def sums(self) -> TurnSums | None:
+        """The row's :class:`TurnSums`; ``None`` without stored turns."""
+        if not self._summed:
+            turns: list[AnyTurn] | msgspec.UnsetType = self.row.turns
+            self._sums = None if turns is UNSET else TurnSums(self.row, turns)
+            self._summed = True
+        return self._sums
+
     def spends(self) -> tuple[list[int], list[int]] | None:
         """Per entry of ``round_answers``, the tokens and the calls of :func:`produced_turns`.
 
         ``None`` without stored turns.
         """
-        if not self._spent:
-            self._spends, self._spent = _produced_spends(self.row), True
-        return self._spends
+        sums = self.sums()
+        return None if sums is None else (sums.tokens, sums.calls)
 
 
 _REMEMBERED = Reading(RowStruct(method="", id=""))
@@ -245,39 +312,9 @@ def _answer_ends(row: Row, turns: Sequence[AnyTurn]) -> tuple[dict[int, int], in
             continue
         r = turn.round or 0
         answer_rounds = max(answer_rounds, r)
-        if agents is None or opt(turn.agent) in agents:
+        if agents is None or (None if turn.agent is UNSET else turn.agent) in agents:
             ends[r] = i + 1
     return ends, answer_rounds
-
-
-def _produced_spends(row: Row) -> tuple[list[int], list[int]] | None:
-    """:meth:`Reading.spends`: the tokens and calls of :func:`produced_turns`, in one pass."""
-    turns: list[AnyTurn] | msgspec.UnsetType = row.turns
-    if turns is UNSET:
-        return None
-    ends, answer_rounds = _answer_ends(row, turns)
-    through = [0]
-    spent = 0
-    undecided = undecided_calls = 0  # every call but a decision
-    for turn in turns:
-        cost = (turn.input_tokens or 0) + (turn.output_tokens or 0)
-        spent += cost
-        through.append(spent)
-        if turn.kind != "decision":
-            undecided += cost
-            undecided_calls += 1
-    tokens: list[int] = []
-    calls: list[int] = []
-    cut = 0
-    for r in range(len(row.round_answers or ())):
-        if r > answer_rounds:
-            tokens.append(undecided)
-            calls.append(undecided_calls)
-            continue
-        cut = max(cut, ends.get(r, 0))
-        tokens.append(through[cut])
-        calls.append(cut)
-    return tokens, calls
 
 
 def turn_tokens(turns: Sequence[AnyTurn]) -> int:

@@ -38,9 +38,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypedDict
 
-from msgspec import UNSET, UnsetType
+from msgspec import UNSET
 
-from debategraph.eval.analysis.dynamics import AnyTurn, Reading, reading_of
+from debategraph.eval.analysis.dynamics import Reading, reading_of
 from debategraph.eval.analysis.metrics import (
     Row,
     RowLike,
@@ -100,18 +100,14 @@ def _total(row: Row) -> int:
     return (row.input_tokens or 0) + (row.output_tokens or 0)
 
 
-def _spend(turn: AnyTurn) -> int:
-    return (turn.input_tokens or 0) + (turn.output_tokens or 0)
-
-
-def _lone_answers(row: Row) -> bool:
+def _lone_answers(reading: Reading) -> bool:
     """Whether a row that records ``round_answers`` made lone round-0 answers only."""
-    if len(row.round_answers or ()) != 1:
+    if len(reading.rounds) != 1:
         return False
-    turns: list[AnyTurn] | UnsetType = row.turns
-    if turns is UNSET:
-        return (row.rounds or 0) == 0
-    return all(not t.round and (t.kind or "answer") == "answer" for t in turns)
+    sums = reading.sums()
+    if sums is None:
+        return (reading.row.rounds or 0) == 0
+    return sums.lone
 
 
 def is_voting_arm(rows: Sequence[RowLike]) -> bool:
@@ -123,7 +119,7 @@ def is_voting_arm(rows: Sequence[RowLike]) -> bool:
     Args:
         rows: Scored rows of one arm that record ``round_answers``.
     """
-    return all(_lone_answers(as_row(row)) for row in rows)
+    return all(_lone_answers(Reading(as_row(row))) for row in rows)
 
 
 class _Tally:
@@ -155,21 +151,37 @@ class _Steps:
     """
 
     def __init__(self) -> None:
-        self.steps: list[_Tally] = []
+        self.correct: list[int] = []
+        self.tokens: list[float] = []
+        self.exact: list[bool] = []
         self.carried = _Tally()
         self.exact_from = 0
 
     def add(self, steps: Sequence[_Step], carried: _Carried) -> None:
         right, tokens, exact_from = carried
-        for i, (step_right, step_tokens, exact) in enumerate(steps):
-            if i == len(self.steps):
+        correct, spent, exact = self.correct, self.tokens, self.exact
+        known = len(correct)
+        for i, (step_right, step_tokens, step_exact) in enumerate(steps):
+            if i < known:
+                correct[i] += step_right
+                spent[i] += step_tokens
+                exact[i] = exact[i] and step_exact
+            else:
                 base = self.carried
-                self.steps.append(_Tally(base.correct, base.tokens, i >= self.exact_from))
-            self.steps[i].add(step_right, step_tokens, exact)
-        for i in range(len(steps), len(self.steps)):
-            self.steps[i].add(right, tokens, i >= exact_from)
+                correct.append(base.correct + step_right)
+                spent.append(base.tokens + step_tokens)
+                exact.append(i >= self.exact_from and step_exact)
+        for i in range(len(steps), known):
+            correct[i] += right
+            spent[i] += tokens
+            exact[i] = exact[i] and i >= exact_from
         self.carried.add(right, tokens, True)
         self.exact_from = max(self.exact_from, exact_from)
+
+    @property
+    def steps(self) -> list[_Tally]:
+        """The tallies, one per step."""
+        return [_Tally(*step) for step in zip(self.correct, self.tokens, self.exact, strict=True)]
 
 
 def _point(
@@ -218,7 +230,7 @@ def _round_steps(reading: Reading) -> tuple[list[_Step], _Carried]:
 
 def _vote_steps(reading: Reading) -> tuple[list[_Step], _Carried]:
     """A voting row's steps: per ``k``, the majority of its first ``k`` answers and their tokens."""
-    answers, costs = _samples(reading.row)
+    answers, costs = _samples(reading)
     total = _total(reading.row)
     decided = prefix_majorities(answers)
     grade = reading.grade
@@ -252,22 +264,16 @@ def round_points(arm: str, rows: Sequence[RowLike]) -> list[ParetoPoint]:
     return [_point(arm, t, len(rows), items, at_round=r) for r, t in enumerate(steps.steps)]
 
 
-def _samples(row: Row) -> tuple[list[Answer], list[int] | None]:
+def _samples(reading: Reading) -> tuple[list[Answer], list[int] | None]:
     """A voting row's answers, one per agent that made a call, and each one's tokens.
 
     Without turns (or agent names that match the answers), every answer and no prices.
     """
-    answers: list[Answer] = list((row.round_answers or [[]])[0])
-    turns: list[AnyTurn] | UnsetType = row.turns
-    names = row.agent_names
-    if turns is UNSET or names is UNSET or len(names) != len(answers):
+    answers: list[Answer] = list(reading.rounds[0]) if reading.rounds else []
+    sums, names = reading.sums(), reading.row.agent_names
+    if sums is None or names is UNSET or len(names) != len(answers):
         return answers, None
-    by_agent: dict[Any, int] = {}
-    for turn in turns:
-        agent = opt(turn.agent)
-        by_agent[agent] = (
-            by_agent.get(agent, 0) + (turn.input_tokens or 0) + (turn.output_tokens or 0)
-        )
+    by_agent = sums.by_agent
     drawn = [i for i, name in enumerate(names) if name in by_agent]
     return [answers[i] for i in drawn], [by_agent[names[i]] for i in drawn]
 
@@ -338,7 +344,7 @@ class ArmPoints:
         self.traced_items.add(item)
         reading = reading_of(row)
         self.rounds.add(*_round_steps(reading))
-        self.voting = self.voting and _lone_answers(row)
+        self.voting = self.voting and _lone_answers(reading)
         if self.voting:
             self.votes.add(*_vote_steps(reading))
 
