@@ -140,7 +140,7 @@ class TurnSums:
         lone: Every turn is an answer in round 0 (a lone vote's sample).
     """
 
-    __slots__ = ("by_agent", "calls", "lone", "tokens")
+    __slots__ = ("_by_agent", "_turns", "calls", "lone", "tokens")
 
     def __init__(self, row: Row, turns: Sequence[AnyTurn]) -> None:
         names = row.agent_names
@@ -148,17 +148,13 @@ class TurnSums:
         through = [0]
         spent = undecided = undecided_calls = answer_rounds = 0
         ends: dict[int, int] = {}  # per round, the end of its last answer call
-        by_agent: dict[Any, int] = {}
         lone = True
         for end, turn in enumerate(turns, start=1):
-            cost = (turn.input_tokens or 0) + (turn.output_tokens or 0)
-            spent += cost
+            spent += (turn.input_tokens or 0) + (turn.output_tokens or 0)
             through.append(spent)
-            agent = None if turn.agent is UNSET else turn.agent
-            by_agent[agent] = by_agent.get(agent, 0) + cost
             kind = turn.kind
             if kind != "decision":
-                undecided += cost
+                undecided += through[end] - through[end - 1]
                 undecided_calls += 1
             if kind and kind != "answer":
                 lone = False
@@ -167,7 +163,7 @@ class TurnSums:
             if r:
                 lone = False
                 answer_rounds = max(answer_rounds, r)
-            if agents is None or agent in agents:
+            if agents is None or (None if turn.agent is UNSET else turn.agent) in agents:
                 ends[r] = end
         self.tokens: list[int] = []
         self.calls: list[int] = []
@@ -180,8 +176,21 @@ class TurnSums:
             cut = max(cut, ends.get(r, 0))
             self.tokens.append(through[cut])
             self.calls.append(cut)
-        self.by_agent = by_agent
         self.lone = lone
+        self._turns = turns
+        self._by_agent: dict[Any, int] | None = None
+
+    @property
+    def by_agent(self) -> dict[Any, int]:
+        """Tokens per agent (``None`` for turns without one), in first-call order."""
+        if self._by_agent is None:
+            by_agent: dict[Any, int] = {}
+            for turn in self._turns:
+                agent = None if turn.agent is UNSET else turn.agent
+                cost = (turn.input_tokens or 0) + (turn.output_tokens or 0)
+                by_agent[agent] = by_agent.get(agent, 0) + cost
+            self._by_agent = by_agent
+        return self._by_agent
 
 
 class Reading:

@@ -154,11 +154,10 @@ def stream_rows(
     for file in row_files(folder):
         own = file.name == RESULTS_FILE
         for number, raw in enumerate(_lines(file), start=1):
-            if not raw.strip():
+            if raw.isspace() or not raw:
                 continue
-            row, why = _checked(raw, texts, own, item_ids, labels)
+            row, key, why = _checked(raw, texts, own, item_ids, labels)
             if row is not None:
-                key = _key(row)
                 identity = (row.source or "", row.dataset or "", *key)
                 if identity in seen:
                     first = "{}, line {}".format(*seen[identity])
@@ -177,23 +176,26 @@ def _key(row: Row) -> tuple[str, str, int | None]:
     return (row.method, str(row.id), opt(row.seed))
 
 
+_NO_KEY = ("", "", None)
+
+
 def _checked(
     raw: bytes, texts: bool, own: bool, item_ids: set[Any] | None, labels: set[Any] | None
-) -> tuple[Row | None, tuple[str, str] | None]:
-    """The row of a line, or ``None`` and why it is left out (reason, detail)."""
+) -> tuple[Row | None, tuple[str, str, int | None], tuple[str, str] | None]:
+    """The row of a line and its key, or ``None`` and why it is left out (reason, detail)."""
     row, unread = _decoded(raw, texts)
     if row is None:
-        return None, ("not utf-8" if unread == NOT_UTF8 else "malformed", unread)
+        return None, _NO_KEY, ("not utf-8" if unread == NOT_UTF8 else "malformed", unread)
     if not _well_formed(row):
         from debategraph.eval.log.store import row_problem
 
-        return None, ("malformed", row_problem(row) or "not a results row")
+        return None, _NO_KEY, ("malformed", row_problem(row) or "not a results row")
     key = _key(row)
     if own and item_ids is not None and key[1] not in item_ids:
-        return None, ("foreign id", f"item {key[1]!r} is not in this run")
+        return None, key, ("foreign id", f"item {key[1]!r} is not in this run")
     if own and labels is not None and key[0] not in labels:
-        return None, ("foreign method", f"method {key[0]!r} is not an arm")
-    return row, None
+        return None, key, ("foreign method", f"method {key[0]!r} is not an arm")
+    return row, key, None
 
 
 def _well_formed(row: Row) -> bool:

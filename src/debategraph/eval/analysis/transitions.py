@@ -72,10 +72,15 @@ def paired_difference(a_only: int, b_only: int, n: int) -> dict[str, Any]:
 
 def modal_answer(answers: Sequence[Answer]) -> Answer:
     """The one most common non-abstaining answer of ``answers``; ``None`` on a tie or none."""
-    counts = Counter(a for a in answers if a is not None).most_common(2)
-    if not counts or (len(counts) == 2 and counts[0][1] == counts[1][1]):
+    counts: dict[str, int] = {}
+    for answer in answers:
+        if answer is not None:
+            counts[answer] = counts.get(answer, 0) + 1
+    if not counts:
         return None
-    return counts[0][0]
+    top = max(counts.values())
+    leaders = [answer for answer, count in counts.items() if count == top]
+    return leaders[0] if len(leaders) == 1 else None
 
 
 def _names(row: Row, agents: int) -> list[str]:
@@ -189,6 +194,7 @@ class TransitionTally:
         found, known = readings(row)
         self.reads_known += known
         names = _names(row, len(rounds[0]))
+        labels: dict[str, str] = {}
         for k, i, peers in found:
             before, after = rounds[k - 1][i], rounds[k][i]
             mode = modal_answer([a for _, a in peers])
@@ -203,7 +209,9 @@ class TransitionTally:
             if not known:
                 continue
             for peer, answer in peers:
-                label = _peer_label(row, peer, names)
+                label = labels.get(peer)
+                if label is None:
+                    label = labels[peer] = _peer_label(row, peer, names)
                 if answer is not None and answer != before:
                     slot = self.conform_by_peer.setdefault(label, [0, 0])
                     slot[0] += after == answer
