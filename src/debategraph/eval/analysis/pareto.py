@@ -234,15 +234,16 @@ def _vote_steps(reading: Reading) -> tuple[list[_Step], _Carried]:
     total = _total(reading.row)
     decided = prefix_majorities(answers)
     grade = reading.grade
+    right_at = {answer: grade(answer) for answer in set(decided)}
     steps: list[_Step] = []
     through = 0
     if costs is not None:
         for answer, cost in zip(decided, costs, strict=True):
             through += cost
-            steps.append((grade(answer), through, True))
+            steps.append((right_at[answer], through, True))
     else:  # samples priced alike
         count = len(answers)
-        steps = [(grade(a), total * k / count, k == count) for k, a in enumerate(decided, 1)]
+        steps = [(right_at[a], total * k / count, k == count) for k, a in enumerate(decided, 1)]
     right = grade(decided[-1] if answers else None)
     return steps, (right, through if costs is not None else total, 0)
 

@@ -37,7 +37,7 @@ from msgspec import UNSET
 from debategraph.eval.analysis.dynamics import AnyTurn, Reading, reading_of
 from debategraph.eval.analysis.stats import mcnemar_exact, paired_score_interval
 from debategraph.eval.analysis.summary_fields import Row, RowLike, ratio, wilson_interval
-from debategraph.eval.log.row import as_row, opt
+from debategraph.eval.log.row import as_row
 from debategraph.policies.types import Answer
 
 LEDGER = ("preserved", "collapse", "correction", "unrepaired")
@@ -117,19 +117,22 @@ def readings(row: RowLike) -> tuple[list[tuple[int, int, list[tuple[str, Answer]
         t.reads is not UNSET and (t.round or 0) > 0 and t.kind == "answer" for t in turns
     )  # turns without their reads (a row cut down by hand) say nothing of who read whom
     if kept_reads:
-        by_id = {opt(t.id): t for t in turns}
+        by_id = {(None if t.id is UNSET else t.id): t for t in turns}
+        last = len(rounds)
         for turn in turns:
-            k, agent = turn.round or 0, opt(turn.agent)
-            if turn.kind != "answer" or k < 1 or agent not in names or k >= len(rounds):
+            k = turn.round or 0
+            if turn.kind != "answer" or k < 1 or k >= last:
                 continue
-            peers = [
-                (str(read.agent), opt(read.answer))
-                for read in (by_id.get(i) for i in turn.reads or [])
-                if read is not None
-                and read.kind == "answer"
-                and read.agent in names
-                and read.agent != agent
-            ]
+            agent = None if turn.agent is UNSET else turn.agent
+            if agent not in names:
+                continue
+            peers = []
+            for i in turn.reads or ():
+                read = by_id.get(i)
+                if read is not None and read.kind == "answer":
+                    peer = read.agent
+                    if peer in names and peer != agent:
+                        peers.append((str(peer), None if read.answer is UNSET else read.answer))
             if peers:
                 out.append((k, names.index(str(agent)), peers))
         return out, True
