@@ -220,7 +220,8 @@ def test_a_wrongly_typed_figure_leaves_its_line_out_naming_file_line_and_field(
     folder = tmp_path / "run"
     folder.mkdir()
     good = {"method": "cot", "id": "q1", "answer": "4", "reference": "4", "correct": True,
-            "input_tokens": 10, "output_tokens": 5, "calls": 1, "round_answers": [["4"]]}  # fmt: skip
+            "input_tokens": 10, "output_tokens": 5, "calls": 1,
+            "round_answers": [["4"]]}  # fmt: skip
     lines = [
         good,
         {**good, "id": "q2", "wall_s": "slow"},

@@ -28,7 +28,7 @@ from debategraph.eval.analysis.comparisons import ComparisonTally
 from debategraph.eval.analysis.dynamics import remember_round_turns
 from debategraph.eval.analysis.pareto import ArmPoints, ParetoPoint, mark_front
 from debategraph.eval.analysis.results import Group, replayed
-from debategraph.eval.analysis.summary_fields import Row, RowLike
+from debategraph.eval.analysis.summary_fields import RowLike
 from debategraph.eval.analysis.summary_stream import MethodTally
 from debategraph.eval.analysis.transitions import TransitionsByArm
 from debategraph.eval.log.row import as_row
@@ -139,8 +139,9 @@ class RowFacts:
     failed: int = 0
     budget_links: dict[tuple[str, str], str] = field(default_factory=dict)
 
-    def add(self, row: Row) -> None:
+    def add(self, row: RowLike) -> None:
         """Add one row."""
+        row = as_row(row)
         self.count += 1
         self.failed += row.error is not UNSET
         base = row.budget_of
