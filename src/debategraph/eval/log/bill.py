@@ -69,10 +69,6 @@ class Bill(TypedDict):
     cached_latency_s: float
 
 
-def _int(value: Any) -> int:
-    return int(value or 0)
-
-
 def row_parts(row: RowLike) -> tuple[Mapping[str, Any], Mapping[str, Any]]:
     """A row's paid and replayed usage (a row without ``usage_by_source`` was all paid).
 
@@ -132,18 +128,24 @@ class BillTally:
                     self.stated[field] = self.stated.get(field, 0) + value
             return
         paid, cached = split
-        self.paid_calls += _int(paid.get("calls"))
-        self.input_tokens += _int(paid.get("input_tokens"))
-        self.output_tokens += _int(paid.get("output_tokens"))
+        calls = int(paid.get("calls") or 0)
+        self.paid_calls += calls
+        self.input_tokens += int(paid.get("input_tokens") or 0)
+        self.output_tokens += int(paid.get("output_tokens") or 0)
         for field in ("cached_input_tokens", "reasoning_tokens"):
-            if paid.get(field) is not None:
-                self.stated[field] = self.stated.get(field, 0) + _int(paid[field])
-        if paid.get("latency_s") is not None:
-            self.latency += float(paid["latency_s"])
-            self.timed_calls += _int(paid.get("calls"))
-        self.cached_calls += _int(cached.get("calls"))
-        self.cached_tokens += _int(cached.get("input_tokens")) + _int(cached.get("output_tokens"))
-        self.cached_latency += float(cached.get("latency_s") or 0.0)
+            stated = paid.get(field)
+            if stated is not None:
+                self.stated[field] = self.stated.get(field, 0) + int(stated or 0)
+        latency = paid.get("latency_s")
+        if latency is not None:
+            self.latency += float(latency)
+            self.timed_calls += calls
+        if cached:
+            self.cached_calls += int(cached.get("calls") or 0)
+            self.cached_tokens += int(cached.get("input_tokens") or 0) + int(
+                cached.get("output_tokens") or 0
+            )
+            self.cached_latency += float(cached.get("latency_s") or 0.0)
 
     def bill(self) -> Bill:
         """The bill of the rows added so far."""
