@@ -291,7 +291,7 @@ def _first_answer_only(row: Row, answer: Any, correct: bool) -> dict[str, Any]:
         "tokens_by_kind": {"answer": used},
         "cached_calls": int(kept.get("cached_calls", 0)),
         "usage_by_source": by_source,
-        **{field: kept.get(field) for field in DETAIL_FIELDS},
+        **{field: kept[field] for field in DETAIL_FIELDS if field in kept},
         "turns": first[:1],
         "answer_sources": {
             src: int(bool(first) and first[0].get("answer_source") == src) for src in ANSWER_SOURCES

@@ -45,6 +45,7 @@ from debategraph.eval.analysis.results import (
 )
 from debategraph.eval.analysis.stats import DEFAULT_RESAMPLES
 from debategraph.eval.log.ledger import read_ledger
+from debategraph.eval.log.row import as_row, row_dict
 from debategraph.eval.log.row_index import row_files
 from debategraph.eval.report.comparison_table import comparison_section
 from debategraph.eval.report.pareto_plot import plot_pareto
@@ -173,15 +174,16 @@ def _rows(
     rows = stream_rows(source, loaded, texts=texts)
     if not texts:
         return rows
-    held = list(rows)
+    held: list[Row] = list(rows)
     if decisions:
         from debategraph.eval.analysis.rescore import rescore_all
 
-        held = rescore_all(held, decisions)
+        held = [as_row(row) for row in rescore_all([row_dict(r) for r in held], decisions)]
     if rates:
         from debategraph.eval.analysis.rescore import sid_et_arm
 
-        held = held + [r for rate in rates for r in sid_et_arm(held, rate)]
+        plain = [row_dict(r) for r in held]
+        held = held + [as_row(r) for rate in rates for r in sid_et_arm(plain, rate)]
     return held
 
 
