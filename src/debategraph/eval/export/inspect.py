@@ -31,9 +31,10 @@ from __future__ import annotations
 import re
 import uuid
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -95,7 +96,7 @@ def write_inspect_logs(
 ) -> list[Path]:
     """Write one ``.eval`` log per arm of ``run`` into ``out_dir`` (created if missing).
 
-    Each arm's log is built, written and let go before the next is built.
+    Arm by arm, and within an arm sample by sample (:func:`write_arm_log`).
 
     Args:
         run: The stored run.
@@ -107,34 +108,74 @@ def write_inspect_logs(
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, log in inspect_logs(run):
-        path = out_dir / name
-        write_eval_log(log, str(path))
-        del log
+    for arm in run.arms:
+        path = out_dir / log_name(run, arm)
+        write_arm_log(run, arm, path)
         written.append(path)
         if on_write is not None:
             on_write(path)
     return written
 
 
+def write_arm_log(run: StoredRun, arm: StoredArm, path: Path) -> None:
+    """Write one arm's log to ``path``, building each sample as the writer takes it.
+
+    ``write_eval_log`` is handed a log whose samples are built one at a time as it iterates
+    them, and kept by nobody but the writer (which keeps a condensed copy of each until the
+    log ends). The log is first written as ``started``, without results; once every sample
+    has passed, its header is written again (``header_only``) with the status, the accuracy
+    and the tokens counted on the way.
+    """
+    samples = _ArmSamples(run, arm)
+    log = _started_log(run, arm, samples.first)
+    log.samples = samples
+    write_eval_log(log, str(path))
+    if samples.tally.samples != len(samples):
+        raise RuntimeError(
+            f"inspect_ai's write_eval_log took {samples.tally.samples} of the "
+            f"{len(samples)} samples of {arm.label}: {path} is incomplete"
+        )
+    write_eval_log(_finished_log(log, arm, samples.tally), str(path), header_only=True)
+
+
 def inspect_logs(run: StoredRun) -> Iterator[tuple[str, EvalLog]]:
     """Every arm of ``run`` as an Inspect ``EvalLog``, with its file name, one at a time."""
-    stamp = run.started.strftime("%Y-%m-%dT%H-%M-%S+00-00")
     for arm in run.arms:
-        yield f"{stamp}_{_safe(run.dataset)}_{_safe(arm.label)}.eval", arm_log(run, arm)
+        yield log_name(run, arm), arm_log(run, arm)
+
+
+def log_name(run: StoredRun, arm: StoredArm) -> str:
+    """An arm's log file name: the run's start, its dataset and the arm's label."""
+    stamp = run.started.strftime("%Y-%m-%dT%H-%M-%S+00-00")
+    return f"{stamp}_{_safe(run.dataset)}_{_safe(arm.label)}.eval"
 
 
 def arm_log(run: StoredRun, arm: StoredArm) -> EvalLog:
-    """One arm's rows as an Inspect ``EvalLog``, with a status that says what it lacks."""
+    """One arm's rows as an Inspect ``EvalLog`` held whole, with a status that says what it lacks.
+
+    The same log :func:`write_arm_log` writes, every sample in memory at once.
+    """
+    samples = _ArmSamples(run, arm)
+    log = _started_log(run, arm, samples.first)
+    held = list(samples)
+    finished = _finished_log(log, arm, samples.tally)
+    finished.samples = held
+    return finished
+
+
+def _started_log(run: StoredRun, arm: StoredArm, first: dict[str, Any]) -> EvalLog:
+    """An arm's log before its samples are counted: its spec and plan, status ``started``.
+
+    ``first`` is the arm's first finished row, whose debate settings and agents the spec
+    records.
+    """
     from debategraph import __version__
 
     seeds = arm.seeds
-    samples, first, failed = _samples(run, arm, seeds)
-    missing = arm.missing()
-    for item, seed in missing:
-        samples.append(_not_run(run, arm, item, seed, seeds.index(seed) + 1))
     key = f"{run.path.resolve()}|{arm.label}|{run.items_sha256}"
-    item_ids = list(dict.fromkeys(str(s.id) for s in samples))
+    item_ids = list(
+        dict.fromkeys([place.item for _, place in arm.places] + [item for item, _ in arm.missing()])
+    )
     spec = EvalSpec(
         eval_id=uuid.uuid5(_NAMESPACE, key).hex,
         run_id=uuid.uuid5(_NAMESPACE, str(run.path.resolve())).hex,
@@ -162,60 +203,139 @@ def arm_log(run: StoredRun, arm: StoredArm) -> EvalLog:
             "results": str(run.path),
         },
     )
-    usage = _total_usage(sample.model_usage for sample in samples)
-    status, error = _status(run, len(samples), failed, len(missing))
     return EvalLog(
-        status=status,
+        status="started",
         eval=spec,
         plan=EvalPlan(
             steps=[EvalPlanStep(solver=f"debategraph/{arm.method}", params=arm.settings)]
         ),
-        results=_results(arm, samples),
-        stats=EvalStats(
-            started_at=run.started.isoformat(),
-            completed_at=run.finished.isoformat() if status != "started" else "",
-            model_usage=usage,
-        ),
-        error=error,
-        samples=samples,
+        stats=EvalStats(started_at=run.started.isoformat(), completed_at=""),
     )
 
 
-def _samples(
-    run: StoredRun, arm: StoredArm, seeds: list[int | None]
-) -> tuple[list[EvalSample], dict[str, Any], int]:
-    """The arm's rows as samples; its first finished row; how many failed or are unreadable.
+def _finished_log(log: EvalLog, arm: StoredArm, tally: _Tally) -> EvalLog:
+    """``log``'s header once every sample is counted: status, error, results and tokens."""
+    run = arm.run
+    status, error = _status(run, tally.samples, tally.failed, tally.missing)
+    return log.model_copy(
+        update={
+            "status": status,
+            "error": error,
+            "results": _results(arm, tally),
+            "stats": EvalStats(
+                started_at=run.started.isoformat(),
+                completed_at=run.finished.isoformat() if status != "started" else "",
+                model_usage=dict(tally.usage),
+            ),
+            "samples": None,
+        }
+    )
+
+
+@dataclass
+class _Tally:
+    """What an arm's log header says of its samples, counted as they are built.
+
+    Attributes:
+        samples: Samples built, the items not run included.
+        failed: Samples of rows that failed, or that could not be read or exported.
+        missing: Samples of planned items the run never reached.
+        scored: Per item, 1.0 or 0.0 for each scored sample (one per epoch).
+        usage: Tokens per model, over every sample.
+    """
+
+    samples: int = 0
+    failed: int = 0
+    missing: int = 0
+    scored: dict[str, list[float]] = field(default_factory=dict)
+    usage: defaultdict[str, ModelUsage] = field(default_factory=lambda: defaultdict(ModelUsage))
+
+    def add(self, sample: EvalSample) -> None:
+        """Count one sample built from a row (or from a row that could not be read)."""
+        self.samples += 1
+        if sample.error is not None:
+            self.failed += 1
+        if sample.scores:
+            value = 1.0 if sample.scores[SCORER].value == CORRECT else 0.0
+            self.scored.setdefault(str(sample.id), []).append(value)
+        for model, used in sample.model_usage.items():
+            self.usage[model] += used
+
+
+class _ArmSamples(list[EvalSample]):
+    """An arm's samples, built one at a time as they are iterated, none kept.
+
+    ``inspect_ai``'s public writer takes a whole ``EvalLog`` and iterates its samples once
+    (its recorders that take samples one by one are not public); this list gives it each
+    sample as it is built, and counts each in :attr:`tally` as it passes. It answers
+    ``len`` and truth; indexing raises, as its storage is empty by design.
+    """
+
+    def __init__(self, run: StoredRun, arm: StoredArm) -> None:
+        super().__init__()
+        self.run, self.arm, self.seeds = run, arm, arm.seeds
+        self.missing = arm.missing()
+        self.tally = _Tally()
+
+    @cached_property
+    def first(self) -> dict[str, Any]:
+        """The arm's first finished row that exports (``{}`` where it has none)."""
+        for index, place in self.arm.places:
+            row = self.run.read(index, place)
+            if row is None or "error" in row:
+                continue
+            try:
+                _sample(self.run, self.arm, row, 1)
+            except _UNEXPORTABLE:
+                continue
+            return row
+        return {}
+
+    def __len__(self) -> int:
+        return len(self.arm.places) + len(self.missing)
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+    def __getitem__(self, index: Any) -> Any:
+        raise TypeError("an arm's samples are built as they are iterated, not indexed")
+
+    def __iter__(self) -> Iterator[EvalSample]:
+        self.tally = tally = _Tally()
+        for sample in _samples(self.run, self.arm, self.seeds):
+            tally.add(sample)
+            yield sample
+        for item, seed in self.missing:
+            tally.samples += 1
+            tally.missing += 1
+            yield _not_run(self.run, self.arm, item, seed, self.seeds.index(seed) + 1)
+
+
+_UNEXPORTABLE = (AttributeError, TypeError, ValueError, KeyError, IndexError)
+"""What building a sample from a row of the wrong shape raises."""
+
+
+def _samples(run: StoredRun, arm: StoredArm, seeds: list[int | None]) -> Iterator[EvalSample]:
+    """The arm's rows as samples, read and built one at a time, in file order.
 
     A line that holds no row, or a row that cannot be exported (a field of the wrong shape),
     is a sample with an error that names its file and line.
     """
-    samples: list[EvalSample] = []
-    first: dict[str, Any] = {}
-    failed = 0
     for index, place in arm.places:
         epoch = seeds.index(place.seed) + 1 if place.seed in seeds else 1
         row = run.read(index, place)
         if row is not None:
             try:
                 sample = _sample(run, arm, row, epoch)
-            except (AttributeError, TypeError, ValueError, KeyError, IndexError) as exc:
+            except _UNEXPORTABLE as exc:
                 reason = f"cannot be exported ({type(exc).__name__}: {str(exc)[:200]})"
                 run.leave_out(index.path, place.line, reason)
-                row = None
             else:
-                samples.append(sample)
-                if sample.error is not None:
-                    failed += 1
-                elif not first:
-                    first = row
+                yield sample
                 continue
-        failed += 1
         where = f"{index.path.name}, line {place.line}"
         problem = next((p for p in run.problems if p.startswith(where + ":")), where)
-        samples.append(
-            _error_sample(run, place.item, epoch, arm.seed_of({"seed": place.seed}), problem)
-        )
-    return samples, first, failed
+        yield _error_sample(run, place.item, epoch, arm.seed_of({"seed": place.seed}), problem)
 
 
 def _not_run(run: StoredRun, arm: StoredArm, item: str, seed: int | None, epoch: int) -> EvalSample:
@@ -495,14 +615,6 @@ def _usage(turn: dict[str, Any]) -> ModelUsage:
     )
 
 
-def _total_usage(usages: Iterable[dict[str, ModelUsage]]) -> dict[str, ModelUsage]:
-    total: dict[str, ModelUsage] = defaultdict(ModelUsage)
-    for usage in usages:
-        for model, u in usage.items():
-            total[model] += u
-    return dict(total)
-
-
 def _roles(row: dict[str, Any]) -> dict[str, ModelConfig | list[ModelConfig]] | None:
     names, models = row.get("agent_names"), row.get("agent_models")
     if not isinstance(names, list) or not isinstance(models, list) or not names:
@@ -510,24 +622,20 @@ def _roles(row: dict[str, Any]) -> dict[str, ModelConfig | list[ModelConfig]] | 
     return {str(n): ModelConfig(model=str(m)) for n, m in zip(names, models, strict=False)}
 
 
-def _results(arm: StoredArm, samples: list[EvalSample]) -> EvalResults:
+def _results(arm: StoredArm, tally: _Tally) -> EvalResults:
     """Accuracy and its standard error as Inspect computes them: epochs averaged per item.
 
     An arm with no finished debate has no score at all (not an accuracy of 0).
     """
-    per_item: dict[str, list[float]] = defaultdict(list)
-    for sample in samples:
-        if sample.scores:
-            per_item[str(sample.id)].append(1.0 if sample.scores[SCORER].value == CORRECT else 0.0)
-    values = [sum(v) / len(v) for v in per_item.values()]
+    values = [sum(v) / len(v) for v in tally.scored.values()]
     n = len(values)
-    scored = sum(len(v) for v in per_item.values())
+    scored = sum(len(v) for v in tally.scored.values())
     if not n:
-        return EvalResults(total_samples=len(samples), completed_samples=0, scores=[])
+        return EvalResults(total_samples=tally.samples, completed_samples=0, scores=[])
     accuracy = sum(values) / n
     variance = sum((v - accuracy) ** 2 for v in values) / (n - 1) if n > 1 else 0.0
     return EvalResults(
-        total_samples=len(samples),
+        total_samples=tally.samples,
         completed_samples=scored,
         scores=[
             EvalScore(
@@ -535,7 +643,7 @@ def _results(arm: StoredArm, samples: list[EvalSample]) -> EvalResults:
                 scorer=SCORER,
                 reducer="mean" if len(arm.seeds) > 1 else None,
                 scored_samples=scored,
-                unscored_samples=len(samples) - scored,
+                unscored_samples=tally.samples - scored,
                 metrics={
                     "accuracy": EvalMetric(name="accuracy", value=accuracy),
                     "stderr": EvalMetric(name="stderr", value=(variance / n) ** 0.5),
