@@ -28,6 +28,7 @@ with no finished debate has no accuracy.
 
 from __future__ import annotations
 
+import json
 import re
 import uuid
 from collections import defaultdict
@@ -418,11 +419,12 @@ def _sample(run: StoredRun, arm: StoredArm, row: dict[str, Any], epoch: int) -> 
             working_start=last.working_start if last else 0.0,
         )
     )
-    by_model: dict[str, ModelUsage] = defaultdict(ModelUsage)
-    by_role: dict[str, ModelUsage] = defaultdict(ModelUsage)
+    by_model: dict[str, list[int | None]] = {}
+    by_role: dict[str, list[int | None]] = {}
     for turn in turns:
-        by_model[str(turn.get("model") or "?")] += _usage(turn)
-        by_role[str(turn.get("agent") or "?")] += _usage(turn)
+        counts = _usage_counts(turn)
+        _add_counts(by_model, str(turn.get("model") or "?"), counts)
+        _add_counts(by_role, str(turn.get("agent") or "?"), counts)
     return EvalSample(
         **base,
         messages=[
@@ -448,15 +450,15 @@ def _sample(run: StoredRun, arm: StoredArm, row: dict[str, Any], epoch: int) -> 
             "models": row.get("agent_models"),
         },
         events=events,
-        model_usage=dict(by_model),
-        role_usage=dict(by_role),
+        model_usage={model: _model_usage(*c) for model, c in by_model.items()},
+        role_usage={role: _model_usage(*c) for role, c in by_role.items()},
     )
 
 
 def _events(row: dict[str, Any], turns: list[dict[str, Any]], start: datetime) -> list[Any]:
     """A span per round holding that round's model calls, in the order they were made."""
     question = str(row.get("question") or "")
-    config = GenerateConfig(**_generate_config(row.get("settings") or {}))
+    config = _shared_config(row.get("settings") or {})
     by_id = {str(t.get("id")): t for t in turns}
     said: dict[str, ChatMessage] = {}
     events: list[Any] = []
@@ -480,42 +482,58 @@ def _events(row: dict[str, Any], turns: list[dict[str, Any]], start: datetime) -
         model = str(turn.get("model") or "?")
         text = turn.get("text")
         reply = text if isinstance(text, str) else _answer_line(turn)
-        output = _output(model, reply, turn.get("reasoning"))
-        output.usage = _usage(turn)
+        output = _output(model, reply, turn.get("reasoning"), _model_usage(*_usage_counts(turn)))
         attempts = turn.get("attempts")
-        events.append(
-            ModelEvent(
-                model=model,
-                role=str(turn.get("agent")),
-                input=_input(question, turn, by_id, said),
-                tools=[],
-                tool_choice="none",
-                config=config,
-                output=output,
-                retries=attempts - 1 if isinstance(attempts, int) and attempts > 1 else None,
-                timestamp=clock,
-                working_start=(clock - start).total_seconds(),
-                completed=clock + timedelta(seconds=latency),
-                working_time=latency,
-                span_id=f"round-{round_}",
-                metadata={k: turn[k] for k in _TURN_METADATA if k in turn},
-            )
+        event = ModelEvent(
+            model=model,
+            role=str(turn.get("agent")),
+            input=_input(question, turn, by_id, said),
+            tools=[],
+            tool_choice="none",
+            config=config,
+            output=output,
+            timestamp=clock,
+            working_start=(clock - start).total_seconds(),
+            completed=clock + timedelta(seconds=latency),
+            working_time=latency,
+            span_id=f"round-{round_}",
+            metadata={k: turn[k] for k in _TURN_METADATA if k in turn},
         )
+        if isinstance(attempts, int) and attempts > 1:
+            event.retries = attempts - 1  # only here: each field set costs every event memory
+        events.append(event)
         clock += timedelta(seconds=latency)
     if open_round is not None:
         events.append(_span_end(open_round, clock, start))
     return events
 
 
-def _output(model: str, reply: str, reasoning: object) -> ModelOutput:
+def _output(model: str, reply: str, reasoning: object, usage: ModelUsage) -> ModelOutput:
     """A call's reply; where the turn kept the model's thinking, it comes first, as reasoning."""
-    if not isinstance(reasoning, str) or not reasoning:
-        return ModelOutput.from_content(model=model, content=reply)
-    content: list[Content] = [ContentReasoning(reasoning=reasoning), ContentText(text=reply)]
+    content: str | list[Content] = reply
+    if isinstance(reasoning, str) and reasoning:
+        content = [ContentReasoning(reasoning=reasoning), ContentText(text=reply)]
     message = ChatMessageAssistant(content=content, model=model, source="generate")
     return ModelOutput(
-        model=model, choices=[ChatCompletionChoice(message=message, stop_reason="stop")]
+        model=model,
+        choices=[ChatCompletionChoice(message=message, stop_reason="stop")],
+        usage=usage,
     )
+
+
+_CONFIGS: dict[str, GenerateConfig] = {}
+"""The ``GenerateConfig`` of each settings seen, shared by the events and rows that ran with it."""
+
+
+def _shared_config(settings: dict[str, Any]) -> GenerateConfig:
+    """The events' ``GenerateConfig`` of a row's settings, one object per distinct settings."""
+    config = _generate_config(settings)
+    key = json.dumps(config, sort_keys=True, default=str)
+    if key not in _CONFIGS:
+        if len(_CONFIGS) > 64:
+            _CONFIGS.clear()
+        _CONFIGS[key] = GenerateConfig(**config)
+    return _CONFIGS[key]
 
 
 def _generate_config(settings: dict[str, Any]) -> dict[str, Any]:
@@ -598,20 +616,50 @@ def _answer_line(turn: dict[str, Any]) -> str:
     return f"(reply not stored; parsed answer: {turn.get('answer')})"
 
 
-def _usage(turn: dict[str, Any]) -> ModelUsage:
-    """A call's usage; the provider's cached input and reasoning tokens where it stated them.
+def _usage_counts(turn: dict[str, Any]) -> list[int | None]:
+    """A call's input, output and total tokens, then its cached input and reasoning tokens.
 
     Inspect counts cache reads apart from ``input_tokens``; our turns count them inside it (as
-    OpenAI's ``prompt_tokens`` does), so they move from one to the other.
+    OpenAI's ``prompt_tokens`` does), so they move from one to the other. The last two are
+    ``None`` where the provider did not state them.
     """
     read, wrote = int(turn.get("input_tokens") or 0), int(turn.get("output_tokens") or 0)
     cached, reasoning = turn.get("cached_input_tokens"), turn.get("reasoning_tokens")
+    return [
+        read - int(cached or 0),
+        wrote,
+        read + wrote,
+        int(cached) if cached is not None else None,
+        int(reasoning) if reasoning is not None else None,
+    ]
+
+
+def _add_counts(totals: dict[str, list[int | None]], key: str, counts: list[int | None]) -> None:
+    """Add ``counts`` to ``totals[key]``; a count no call stated stays ``None``."""
+    held = totals.setdefault(key, [0, 0, 0, None, None])
+    for k, n in enumerate(counts):
+        if n is not None:
+            held[k] = (held[k] or 0) + n
+
+
+def _model_usage(
+    input_tokens: int | None,
+    output_tokens: int | None,
+    total_tokens: int | None,
+    cache_read: int | None,
+    reasoning: int | None,
+) -> ModelUsage:
+    """A ``ModelUsage`` given only the counts that were stated (it is held per call, per sample)."""
+    stated: dict[str, int] = {}
+    if cache_read is not None:
+        stated["input_tokens_cache_read"] = cache_read
+    if reasoning is not None:
+        stated["reasoning_tokens"] = reasoning
     return ModelUsage(
-        input_tokens=read - int(cached or 0),
-        output_tokens=wrote,
-        total_tokens=read + wrote,
-        input_tokens_cache_read=int(cached) if cached is not None else None,
-        reasoning_tokens=int(reasoning) if reasoning is not None else None,
+        input_tokens=input_tokens or 0,
+        output_tokens=output_tokens or 0,
+        total_tokens=total_tokens or 0,
+        **stated,
     )
 
 
