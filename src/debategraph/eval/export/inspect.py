@@ -479,14 +479,15 @@ def _events(row: dict[str, Any], turns: list[dict[str, Any]], start: datetime) -
             )
             open_round = round_
         latency = float(turn.get("latency_s") or 0.0)
-        model = str(turn.get("model") or "?")
+        done = clock + timedelta(seconds=latency)
+        model = _shared(str(turn.get("model") or "?"))
         text = turn.get("text")
         reply = text if isinstance(text, str) else _answer_line(turn)
         output = _output(model, reply, turn.get("reasoning"), _model_usage(*_usage_counts(turn)))
         attempts = turn.get("attempts")
         event = ModelEvent(
             model=model,
-            role=str(turn.get("agent")),
+            role=_shared(str(turn.get("agent"))),
             input=_input(question, turn, by_id, said),
             tools=[],
             tool_choice="none",
@@ -494,18 +495,40 @@ def _events(row: dict[str, Any], turns: list[dict[str, Any]], start: datetime) -
             output=output,
             timestamp=clock,
             working_start=(clock - start).total_seconds(),
-            completed=clock + timedelta(seconds=latency),
+            completed=done,
             working_time=latency,
-            span_id=f"round-{round_}",
-            metadata={k: turn[k] for k in _TURN_METADATA if k in turn},
+            span_id=_shared(f"round-{round_}"),
+            metadata={k: _shared_value(turn[k]) for k in _TURN_METADATA if k in turn},
         )
         if isinstance(attempts, int) and attempts > 1:
             event.retries = attempts - 1  # only here: each field set costs every event memory
         events.append(event)
-        clock += timedelta(seconds=latency)
+        clock = done
     if open_round is not None:
         events.append(_span_end(open_round, clock, start))
     return events
+
+
+_STRINGS: dict[str, str] = {}
+"""One object per short string the events repeat (models, agents, turn ids, kinds, answers)."""
+
+
+def _shared(text: str) -> str:
+    """``text``, as the one object that holds it where it is short and was seen before."""
+    if len(text) > 64:
+        return text
+    if len(_STRINGS) > 100_000:
+        _STRINGS.clear()
+    return _STRINGS.setdefault(text, text)
+
+
+def _shared_value(value: object) -> object:
+    """A turn's metadata value, its short strings (alone or in a list) shared."""
+    if isinstance(value, str):
+        return _shared(value)
+    if isinstance(value, list):
+        return [_shared(v) if isinstance(v, str) else v for v in value]
+    return value
 
 
 def _output(model: str, reply: str, reasoning: object, usage: ModelUsage) -> ModelOutput:
