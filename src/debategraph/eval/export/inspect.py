@@ -277,6 +277,7 @@ class _ArmSamples(list[EvalSample]):
         self.run, self.arm, self.seeds = run, arm, arm.seeds
         self.missing = arm.missing()
         self.tally = _Tally()
+        self.shared = _Shared()
 
     @cached_property
     def first(self) -> dict[str, Any]:
@@ -286,7 +287,7 @@ class _ArmSamples(list[EvalSample]):
             if row is None or "error" in row:
                 continue
             try:
-                _sample(self.run, self.arm, row, 1)
+                _sample(self.run, self.arm, row, 1, self.shared)
             except _UNEXPORTABLE:
                 continue
             return row
@@ -303,7 +304,7 @@ class _ArmSamples(list[EvalSample]):
 
     def __iter__(self) -> Iterator[EvalSample]:
         self.tally = tally = _Tally()
-        for sample in _samples(self.run, self.arm, self.seeds):
+        for sample in _samples(self.run, self.arm, self.seeds, self.shared):
             tally.add(sample)
             yield sample
         for item, seed in self.missing:
@@ -312,11 +313,46 @@ class _ArmSamples(list[EvalSample]):
             yield _not_run(self.run, self.arm, item, seed, self.seeds.index(seed) + 1)
 
 
+class _Shared:
+    """One object per value an arm's samples repeat: short strings and generation configs.
+
+    The writer holds every sample of an arm until its log ends; the models, agents, turn ids,
+    kinds and answers its events repeat, and the ``GenerateConfig`` of each settings, are then
+    held once for the arm rather than once per event or per sample.
+    """
+
+    def __init__(self) -> None:
+        self.strings: dict[str, str] = {}
+        self.configs: dict[str, GenerateConfig] = {}
+
+    def text(self, text: str) -> str:
+        """``text``, as the one object that holds it where it is short."""
+        return self.strings.setdefault(text, text) if len(text) <= 64 else text
+
+    def value(self, value: object) -> object:
+        """A turn's metadata value, its short strings (alone or in a list) shared."""
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, list):
+            return [self.text(v) if isinstance(v, str) else v for v in value]
+        return value
+
+    def config(self, settings: dict[str, Any]) -> GenerateConfig:
+        """The events' ``GenerateConfig`` of a row's settings, one object per distinct one."""
+        config = _generate_config(settings)
+        key = json.dumps(config, sort_keys=True, default=str)
+        if key not in self.configs:
+            self.configs[key] = GenerateConfig(**config)
+        return self.configs[key]
+
+
 _UNEXPORTABLE = (AttributeError, TypeError, ValueError, KeyError, IndexError)
 """What building a sample from a row of the wrong shape raises."""
 
 
-def _samples(run: StoredRun, arm: StoredArm, seeds: list[int | None]) -> Iterator[EvalSample]:
+def _samples(
+    run: StoredRun, arm: StoredArm, seeds: list[int | None], shared: _Shared
+) -> Iterator[EvalSample]:
     """The arm's rows as samples, read and built one at a time, in file order.
 
     A line that holds no row, or a row that cannot be exported (a field of the wrong shape),
@@ -327,7 +363,7 @@ def _samples(run: StoredRun, arm: StoredArm, seeds: list[int | None]) -> Iterato
         row = run.read(index, place)
         if row is not None:
             try:
-                sample = _sample(run, arm, row, epoch)
+                sample = _sample(run, arm, row, epoch, shared)
             except _UNEXPORTABLE as exc:
                 reason = f"cannot be exported ({type(exc).__name__}: {str(exc)[:200]})"
                 run.leave_out(index.path, place.line, reason)
@@ -378,7 +414,9 @@ def _status(
     return ("started" if missing else "success"), None
 
 
-def _sample(run: StoredRun, arm: StoredArm, row: dict[str, Any], epoch: int) -> EvalSample:
+def _sample(
+    run: StoredRun, arm: StoredArm, row: dict[str, Any], epoch: int, shared: _Shared
+) -> EvalSample:
     item = str(row["id"])
     question = str(row.get("question") or (run.inputs_of(item) or {}).get("question") or "")
     reference = row.get("reference")
@@ -408,7 +446,7 @@ def _sample(run: StoredRun, arm: StoredArm, row: dict[str, Any], epoch: int) -> 
         else f"{answer} vs {reference}",
     )
     turns = list(row.get("turns") or [])
-    events = _events(row, turns, run.started)
+    events = _events(row, turns, run.started, shared)
     last = events[-1] if events else None
     events.append(
         ScoreEvent(
@@ -455,10 +493,12 @@ def _sample(run: StoredRun, arm: StoredArm, row: dict[str, Any], epoch: int) -> 
     )
 
 
-def _events(row: dict[str, Any], turns: list[dict[str, Any]], start: datetime) -> list[Any]:
+def _events(
+    row: dict[str, Any], turns: list[dict[str, Any]], start: datetime, shared: _Shared
+) -> list[Any]:
     """A span per round holding that round's model calls, in the order they were made."""
     question = str(row.get("question") or "")
-    config = _shared_config(row.get("settings") or {})
+    config = shared.config(row.get("settings") or {})
     by_id = {str(t.get("id")): t for t in turns}
     said: dict[str, ChatMessage] = {}
     events: list[Any] = []
@@ -480,14 +520,14 @@ def _events(row: dict[str, Any], turns: list[dict[str, Any]], start: datetime) -
             open_round = round_
         latency = float(turn.get("latency_s") or 0.0)
         done = clock + timedelta(seconds=latency)
-        model = _shared(str(turn.get("model") or "?"))
+        model = shared.text(str(turn.get("model") or "?"))
         text = turn.get("text")
         reply = text if isinstance(text, str) else _answer_line(turn)
         output = _output(model, reply, turn.get("reasoning"), _model_usage(*_usage_counts(turn)))
         attempts = turn.get("attempts")
         event = ModelEvent(
             model=model,
-            role=_shared(str(turn.get("agent"))),
+            role=shared.text(str(turn.get("agent"))),
             input=_input(question, turn, by_id, said),
             tools=[],
             tool_choice="none",
@@ -497,8 +537,8 @@ def _events(row: dict[str, Any], turns: list[dict[str, Any]], start: datetime) -
             working_start=(clock - start).total_seconds(),
             completed=done,
             working_time=latency,
-            span_id=_shared(f"round-{round_}"),
-            metadata={k: _shared_value(turn[k]) for k in _TURN_METADATA if k in turn},
+            span_id=shared.text(f"round-{round_}"),
+            metadata={k: shared.value(turn[k]) for k in _TURN_METADATA if k in turn},
         )
         if isinstance(attempts, int) and attempts > 1:
             event.retries = attempts - 1  # only here: each field set costs every event memory
@@ -507,28 +547,6 @@ def _events(row: dict[str, Any], turns: list[dict[str, Any]], start: datetime) -
     if open_round is not None:
         events.append(_span_end(open_round, clock, start))
     return events
-
-
-_STRINGS: dict[str, str] = {}
-"""One object per short string the events repeat (models, agents, turn ids, kinds, answers)."""
-
-
-def _shared(text: str) -> str:
-    """``text``, as the one object that holds it where it is short and was seen before."""
-    if len(text) > 64:
-        return text
-    if len(_STRINGS) > 100_000:
-        _STRINGS.clear()
-    return _STRINGS.setdefault(text, text)
-
-
-def _shared_value(value: object) -> object:
-    """A turn's metadata value, its short strings (alone or in a list) shared."""
-    if isinstance(value, str):
-        return _shared(value)
-    if isinstance(value, list):
-        return [_shared(v) if isinstance(v, str) else v for v in value]
-    return value
 
 
 def _output(model: str, reply: str, reasoning: object, usage: ModelUsage) -> ModelOutput:
@@ -542,21 +560,6 @@ def _output(model: str, reply: str, reasoning: object, usage: ModelUsage) -> Mod
         choices=[ChatCompletionChoice(message=message, stop_reason="stop")],
         usage=usage,
     )
-
-
-_CONFIGS: dict[str, GenerateConfig] = {}
-"""The ``GenerateConfig`` of each settings seen, shared by the events and rows that ran with it."""
-
-
-def _shared_config(settings: dict[str, Any]) -> GenerateConfig:
-    """The events' ``GenerateConfig`` of a row's settings, one object per distinct settings."""
-    config = _generate_config(settings)
-    key = json.dumps(config, sort_keys=True, default=str)
-    if key not in _CONFIGS:
-        if len(_CONFIGS) > 64:
-            _CONFIGS.clear()
-        _CONFIGS[key] = GenerateConfig(**config)
-    return _CONFIGS[key]
 
 
 def _generate_config(settings: dict[str, Any]) -> dict[str, Any]:
