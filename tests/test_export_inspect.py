@@ -324,5 +324,5 @@ def test_a_writer_that_takes_fewer_samples_is_an_error_not_a_short_log(tmp_path,
     assert made.exit_code == 0, made.output
     stored = read_stored_run(run)
     monkeypatch.setattr(inspect_export, "write_eval_log", lambda log, path, **_: None)
-    with pytest.raises(RuntimeError, match="took 0 of the 3 samples of du"):
+    with pytest.raises(inspect_export.IncompleteLogError, match="took 0 of the 3 samples of du"):
         inspect_export.write_arm_log(stored, stored.arms[0], tmp_path / "du.eval")

@@ -16,9 +16,14 @@ events carry the parsed answers only. A turn that kept the model's thinking (``r
 gives its event's output message a ``ContentReasoning`` part before the answer text, which
 Inspect's viewer shows folded.
 
-Logs are built and written one arm at a time (``inspect_ai``'s public API writes a log whole,
-with ``write_eval_log``; its recorders that append samples are not public), and rows are read
-from their places in ``results.jsonl`` as the arm's log is built, so memory holds one arm.
+Logs are written one arm at a time, and an arm's samples one at a time: ``inspect_ai``'s public
+API writes a log whole (``write_eval_log``; its recorders that append samples are not public),
+so the log it is handed holds a list that builds each sample, from the row's place in
+``results.jsonl``, as the writer iterates it, and keeps none (:class:`_ArmSamples`). The writer
+keeps a condensed copy of each sample until the log ends, so memory grows with the largest arm
+(built lean for that: shared strings and configs, only the fields a call states). The header's
+status, accuracy and tokens are counted as the samples pass and written last
+(``write_eval_log(..., header_only=True)``).
 
 A log claims no more than the run holds: an arm with rows missing (a run stopped early) has
 status ``started`` and a sample per missing item with the error "not run"; failed debates are
@@ -77,7 +82,16 @@ except ImportError as exc:  # pragma: no cover - the message is the point
         "export --to inspect needs inspect_ai: pip install 'debategraph[inspect]'"
     ) from exc
 
-__all__ = ["SCORER", "inspect_logs", "sent_settings", "write_inspect_logs"]
+__all__ = [
+    "SCORER",
+    "IncompleteLogError",
+    "arm_log",
+    "inspect_logs",
+    "log_name",
+    "sent_settings",
+    "write_arm_log",
+    "write_inspect_logs",
+]
 
 SCORER = "correct"
 """The name of the score every sample carries."""
@@ -90,6 +104,10 @@ _INSPECT_NAMES = {"stop": "stop_seqs"}
 _TURN_METADATA = ("id", "agent", "round", "kind", "answer", "answer_source", "confidence",
                   "reads", "label", "usage_estimated", "logprobs", "attempts")  # fmt: skip
 """What a model event's metadata keeps of its turn."""
+
+
+class IncompleteLogError(RuntimeError):
+    """``inspect_ai``'s writer did not take every sample of an arm; the message says which."""
 
 
 def write_inspect_logs(
@@ -132,9 +150,13 @@ def write_arm_log(run: StoredRun, arm: StoredArm, path: Path) -> None:
     log.samples = samples
     write_eval_log(log, str(path))
     if samples.tally.samples != len(samples):
-        raise RuntimeError(
-            f"inspect_ai's write_eval_log took {samples.tally.samples} of the "
-            f"{len(samples)} samples of {arm.label}: {path} is incomplete"
+        from importlib.metadata import version
+
+        raise IncompleteLogError(
+            f"inspect_ai {version('inspect_ai')}'s write_eval_log took {samples.tally.samples} "
+            f"of the {len(samples)} samples of {arm.label}: {path} is incomplete (this export "
+            "hands it samples as it iterates them; an inspect_ai that reads them otherwise "
+            "needs this exporter changed)"
         )
     write_eval_log(_finished_log(log, arm, samples.tally), str(path), header_only=True)
 
