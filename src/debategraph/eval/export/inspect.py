@@ -146,7 +146,7 @@ def write_arm_log(run: StoredRun, arm: StoredArm, path: Path) -> None:
     and the tokens counted on the way.
     """
     samples = _ArmSamples(run, arm)
-    log = _started_log(run, arm, samples.first)
+    log = _started_log(run, arm, samples)
     log.samples = samples
     write_eval_log(log, str(path))
     if samples.tally.samples != len(samples):
@@ -179,26 +179,24 @@ def arm_log(run: StoredRun, arm: StoredArm) -> EvalLog:
     The same log :func:`write_arm_log` writes, every sample in memory at once.
     """
     samples = _ArmSamples(run, arm)
-    log = _started_log(run, arm, samples.first)
+    log = _started_log(run, arm, samples)
     held = list(samples)
     finished = _finished_log(log, arm, samples.tally)
     finished.samples = held
     return finished
 
 
-def _started_log(run: StoredRun, arm: StoredArm, first: dict[str, Any]) -> EvalLog:
+def _started_log(run: StoredRun, arm: StoredArm, samples: _ArmSamples) -> EvalLog:
     """An arm's log before its samples are counted: its spec and plan, status ``started``.
 
-    ``first`` is the arm's first finished row, whose debate settings and agents the spec
-    records.
+    The spec records the debate settings and agents of the arm's first finished row.
     """
     from debategraph import __version__
 
-    seeds = arm.seeds
+    seeds, first = arm.seeds, samples.first
     key = f"{run.path.resolve()}|{arm.label}|{run.items_sha256}"
-    item_ids = list(
-        dict.fromkeys([place.item for _, place in arm.places] + [item for item, _ in arm.missing()])
-    )
+    planned = [place.item for _, place in arm.places] + [item for item, _ in samples.missing]
+    item_ids = list(dict.fromkeys(planned))
     spec = EvalSpec(
         eval_id=uuid.uuid5(_NAMESPACE, key).hex,
         run_id=uuid.uuid5(_NAMESPACE, str(run.path.resolve())).hex,
