@@ -35,8 +35,20 @@ out of memory), of a debate that a fault outside it ended, and of replies that a
 after their debate's row was made. A cover line whose row never reached the file (a crash
 between the two writes) covers nothing. A rewrite of ``results.jsonl`` that changes a kept
 line (the redactor knows a secret more) first appends a rename (``was``, ``row_sha256``:
-the line's old and new SHA-256), so its cover line still covers. The notes are read in two
-streamed passes, never held in memory (``bench/RESULTS-spend-notes.md``).
+the line's old and new SHA-256), so its cover line still covers. A cover line also names
+its row's ``method``, ``id`` and ``seed``: a row edited by hand (its SHA-256 named by no
+cover line) is held by the last cover line of its key whose own line is gone, and reported
+once. The notes are read in two streamed passes, never held in memory
+(``bench/RESULTS-spend-notes.md``).
+
+Ray workers write their own notes, one file each: ``OUT/spend/<run>/<worker>.jsonl``
+(:func:`note_files`; the driver writes the cover lines to ``OUT/spend.jsonl``), so every
+file has one writer and a driver killed with its workers loses no note.
+
+A request's note carries an estimate of its input (``input_estimate``) and the note of its
+reply or failure closes it (``closed``, ``closed_estimate``): the requests no note closed
+are read apart, as :data:`UNANSWERED` (a reply on the wire when the run was killed: billed
+by the provider, read by no client), never added to the exact figures.
 
 Each note is one ``write`` to the file, which the kernel keeps once the call returns: a
 killed process loses no note it made. Without ``--fsync`` the notes reach the disk when the
