@@ -80,10 +80,11 @@ def on_record(out: Path) -> dict[str, int]:
 def billed(server: Any) -> dict[str, int]:
     """What the server received and the tokens of the replies it sent."""
     usages = [r.usage for r in server.requests if r.usage is not None]
-    received = server.stats()["chat_requests"]
+    stats = server.stats()
+    received = stats["chat_requests"]
     return {
         "requests": received,
-        "no_reply": received - len(usages),
+        "no_reply": received - stats["completed"] - stats["faulted"],
         "input": sum(u["prompt_tokens"] for u in usages),
         "output": sum(u["completion_tokens"] for u in usages),
     }
