@@ -69,8 +69,9 @@ def fold_ledger(
 
     Returns:
         The totals of each kind (``cut_short``, ``retried``, ``noted``) and of the entries
-        counted in no table (``unplaced``); under ``unanswered`` (added to no bill) the
-        requests with no reply on record and their ``input_estimate``.
+        counted in no table (``unplaced``); where there are any, under ``unanswered``
+        (added to no bill), the requests with no reply on record and their
+        ``input_estimate``.
     """
     tables = list(tables)
     touched: dict[int, MutableMapping[str, Any]] = {}
@@ -89,10 +90,11 @@ def fold_ledger(
     folded: dict[str, Any] = {kind: totals(ledger.get(kind, ())) for kind in BILLED_KINDS}
     folded["unplaced"] = totals(unplaced)
     unanswered = ledger.get(UNANSWERED, ())
-    folded[UNANSWERED] = {
-        "requests": sum(int(d["requests"]) for d in unanswered),
-        "input_estimate": sum(int(d["input_estimate"]) for d in unanswered),
-    }
+    if unanswered:
+        folded[UNANSWERED] = {
+            "requests": sum(int(d["requests"]) for d in unanswered),
+            "input_estimate": sum(int(d["input_estimate"]) for d in unanswered),
+        }
     return folded
 
 

@@ -37,8 +37,8 @@ between the two writes) covers nothing. A rewrite of ``results.jsonl`` that chan
 line (the redactor knows a secret more) first appends a rename (``was``, ``row_sha256``:
 the line's old and new SHA-256), so its cover line still covers. A cover line also names
 its row's ``method``, ``id`` and ``seed``: a row edited by hand (its SHA-256 named by no
-cover line) is held by the last cover line of its key whose own line is gone, and reported
-once. The notes are read in two streamed passes, never held in memory
+cover line) is held by the last cover line of its key whose own line is gone, so its notes
+are not counted twice. The notes are read in two streamed passes, never held in memory
 (``bench/RESULTS-spend-notes.md``).
 
 Ray workers write their own notes, one file each: ``OUT/spend/<run>/<worker>.jsonl``
@@ -299,12 +299,11 @@ def read_ledger(
     Args:
         out_dir: The results directory.
         problems: Where a damaged line or entry is reported (one line each, naming
-            ``interrupted.jsonl`` and the line number); it is left out of the entries. Rows
-            edited since they were written are reported here too (once).
+            ``interrupted.jsonl`` and the line number); it is left out of the entries.
     """
     lines = _lines(out_dir, problems)
     found = {kind: [e for line in lines for e in _entries(line, kind)] for kind in KINDS}
-    found["noted"], found[UNANSWERED] = _read_notes(out_dir, found, problems)
+    found["noted"], found[UNANSWERED] = _read_notes(out_dir, found)
     if found["retried"]:
         present = _failed_lines(out_dir / RESULTS_FILE)
         kept = []
@@ -534,15 +533,13 @@ class _Cover(NamedTuple):
     key: Key | None
 
 
-def _covered(
-    out_dir: Path, ledger: Mapping[str, Sequence[Mapping[str, Any]]], problems: list[str] | None
-) -> dict[str, int]:
+def _covered(out_dir: Path, ledger: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, int]:
     """How many of each attempt's notes a row or entry holds (the first pass).
 
     A cut-short entry holds its attempt's first ``notes`` notes; a cover line does when its
     row is a line of ``results.jsonl`` (under its SHA-256, or renamed) or a retried entry.
     A row edited by hand (its SHA-256 named by no cover line) is held by the last cover line
-    of its key whose own line is gone; each such row is reported once in ``problems``.
+    of its key whose own line is gone, so its notes are not counted twice.
     """
     held: dict[str, int] = {}
     for debate in ledger.get("cut_short", ()):
@@ -568,26 +565,17 @@ def _covered(
     for old, new in reversed(renames):  # a line rewritten twice: the later name first
         if new in rows:
             rows.add(old)
-    matched = 0
     for cover in reversed(covers):  # an edited row: its key's last cover whose line is gone
         if cover.sha in rows:
             held[cover.attempt] = max(held.get(cover.attempt, 0), cover.notes)
         elif cover.key is not None and edited[cover.key] > 0:
             edited[cover.key] -= 1
-            matched += 1
             held[cover.attempt] = max(held.get(cover.attempt, 0), cover.notes)
-    if matched and problems is not None:
-        problems.append(
-            f"{RESULTS_FILE}: {matched} row(s) changed since they were written (edited by "
-            "hand?): their spend notes are matched to them by method, id and seed"
-        )
     return held
 
 
 def _read_notes(
-    out_dir: Path,
-    ledger: Mapping[str, Sequence[Mapping[str, Any]]],
-    problems: list[str] | None = None,
+    out_dir: Path, ledger: Mapping[str, Sequence[Mapping[str, Any]]]
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The notes no row or entry holds, and the requests with no reply on record.
 
@@ -597,7 +585,7 @@ def _read_notes(
     the :data:`UNANSWERED` requests. A cut-short entry without an attempt (its run kept no
     notes) adds its own ``cut_off_requests`` and ``estimated_input_tokens``.
     """
-    held = _covered(out_dir, ledger, problems)
+    held = _covered(out_dir, ledger)
     spent: dict[str, dict[str, Any]] = {}
     open_: dict[str, dict[str, Any]] = {}
     for line in _note_lines(out_dir, covers=False):  # second pass: sum what no one holds
@@ -644,9 +632,7 @@ def _balance(open_: dict[str, dict[str, Any]], attempt: str, line: _NoteLine) ->
 
 
 def uncovered_notes(
-    out_dir: Path,
-    ledger: Mapping[str, Sequence[Mapping[str, Any]]],
-    problems: list[str] | None = None,
+    out_dir: Path, ledger: Mapping[str, Sequence[Mapping[str, Any]]]
 ) -> list[dict[str, Any]]:
     """The spend of the notes that no row, retried entry or cut-short entry holds.
 
@@ -656,12 +642,11 @@ def uncovered_notes(
     Args:
         out_dir: The results directory.
         ledger: The ledger's entries by kind (:data:`KINDS`), read from ``interrupted.jsonl``.
-        problems: Where rows edited since they were written are reported.
 
     Returns:
         One entry per attempt with uncovered notes (its ``attempt`` named), in file order.
     """
-    return _read_notes(out_dir, ledger, problems)[0]
+    return _read_notes(out_dir, ledger)[0]
 
 
 def spend_on_record(out_dir: Path) -> dict[str, int]:
