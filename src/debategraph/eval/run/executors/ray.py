@@ -4,8 +4,8 @@ Each worker is a Ray async actor holding one
 :class:`~debategraph.eval.run.executors.local.ItemRunner`, the per-process runner that the local
 executor uses, with its share of ``concurrency`` and ``rps``. The driver (the process that
 called :func:`~debategraph.eval.run.runner.run_eval`) gives each worker as many work units as it
-has call slots, plus two ready to start, and writes every row the workers hand back; no
-worker writes a file.
+has call slots, plus two ready to start, and writes every row the workers hand back; a
+worker writes no file but its own spend notes (below).
 
 * Models are resolved inside the workers from their specs, with the workers' environment
   (``OPENAI_API_KEY``, ``OPENAI_BASE_URL`` and the like): no key travels through Ray. An arm
