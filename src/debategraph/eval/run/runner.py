@@ -66,6 +66,8 @@ from debategraph.eval.run.budget import TURN_FIELDS, budget_digest
 from debategraph.eval.run.cut_short import (
     CUT_SHORT,
     SPEND_NOTES,
+    WORKER_NOTES,
+    WorkerNotes,
     log_cut_short,
     note_row,
 )
@@ -378,7 +380,7 @@ class _Writer:
         notes = self.notes
         if notes is not None and isinstance(covers, Mapping):
             try:
-                self.results.append(row, before=partial(notes.cover, covers))
+                self.results.append(row, before=partial(notes.cover, covers, key=key))
             except OSError as exc:
                 if exc is notes.failure:  # no cover line, so no row: its spend is cut short
                     self.written.discard(key)
@@ -623,6 +625,8 @@ async def _execute(executor: Executor, job: Job, work: Iterator[Work], run: _Run
     noted = len(cut_short or ())
     notes = NoteFile(out, fsync=run.fsync)
     noting = SPEND_NOTES.set(notes.write if stopper is None else stopper.take(notes))
+    seen = None if stopper is None else stopper.count
+    workers = WORKER_NOTES.set(WorkerNotes(out, fsync=run.fsync, seen=seen))
     stopped = False
     writer = _Writer(results, progress, arms, cut_short=CUT_SHORT.get(), notes=notes)
     breaker = Breaker(writer, cut_short=CUT_SHORT.get())
@@ -640,6 +644,7 @@ async def _execute(executor: Executor, job: Job, work: Iterator[Work], run: _Run
             stopped = stopper.disarm() or stopped
         wall = time.perf_counter() - start
         SPEND_NOTES.reset(noting)
+        WORKER_NOTES.reset(workers)
         notes.close()
         results.close()
         if progress is not None:
@@ -709,10 +714,14 @@ class _Stopper:
 
         def take(note: dict[str, Any]) -> None:
             notes.write(note)
-            if self.guard.add(note):
-                self.loop.call_soon_threadsafe(self._cancel)
+            self.count(note)
 
         return take
+
+    def count(self, note: Mapping[str, Any]) -> None:
+        """Add a note (written already) to the guard; stop the run once the limit is reached."""
+        if self.guard.add(note):
+            self.loop.call_soon_threadsafe(self._cancel)
 
     def _cancel(self) -> None:
         if self.armed and self.task is not None:
