@@ -14,8 +14,14 @@ are answered, Ctrl-C, and the spend guard (``--max-tokens-total``).
 A kill at an arbitrary moment can catch a reply on the wire: the server billed it, the
 killed client never read it. Such a request is on the bill (it was noted when sent) but its
 tokens cannot be: they are the storm's difference between the server's tokens and the
-bill's. A request noted just before the kill may never have reached the server: it is on
-the bill, not on the server.
+bill's. The bill names such requests apart (``no reply on record``: every request noted as
+sent whose reply or failure no note holds, with the estimate of its input that its note
+carries), never in the exact figures; the table sets that estimate beside the input tokens
+the server billed and the bill lacks. A request noted just before the kill may never have
+reached the server: it is on the bill, not on the server.
+
+With Ray, each worker writes its own notes (``OUT/spend/<run>/<worker>.jsonl``), so a
+driver killed with its workers loses none of them.
 
 Usage: PYTHONPATH=src python bench/faults.py --spend [--out bench/RESULTS-faults-spend.md]
        [--no-ray]
@@ -43,7 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tests.openai_server import serve
 
 from debategraph.eval.log.files import RESULTS_FILE
-from debategraph.eval.log.ledger import BILLED_KINDS, read_ledger, totals
+from debategraph.eval.log.ledger import BILLED_KINDS, UNANSWERED, read_ledger, totals
 
 ITEMS = 16
 CONCURRENCY = 6
@@ -66,14 +72,19 @@ def on_record(out: Path) -> dict[str, int]:
         + sum(r["wasted_output_tokens"] for r in rows)
         + ledger["output_tokens"],
         "noted_debates": len(found["noted"]),
+        "unanswered": sum(d["requests"] for d in found[UNANSWERED]),
+        "input_estimate": sum(d["input_estimate"] for d in found[UNANSWERED]),
     }
 
 
 def billed(server: Any) -> dict[str, int]:
     """What the server received and the tokens of the replies it sent."""
     usages = [r.usage for r in server.requests if r.usage is not None]
+    stats = server.stats()
+    received = stats["chat_requests"]
     return {
-        "requests": server.stats()["chat_requests"],
+        "requests": received,
+        "no_reply": received - stats["completed"] - stats["faulted"],
         "input": sum(u["prompt_tokens"] for u in usages),
         "output": sum(u["completion_tokens"] for u in usages),
     }
@@ -237,21 +248,27 @@ def render(results: list[dict[str, Any]], cmd: str) -> str:
         "server (50 ms latency). Each case stops the run its way, then resumes it to the "
         "end; `server` is what the server received and billed (tokens of the replies it "
         "sent), `bill` the rows (used and wasted tokens) plus the ledger "
-        "(`interrupted.jsonl`, and the notes of `spend.jsonl` that no row holds). See the "
-        "docstring of `bench/spend_faults.py`.",
+        "(`interrupted.jsonl`, and the notes of `spend.jsonl` and the Ray workers' "
+        "`spend/` files that no row holds); `no reply on record` the requests the bill "
+        "names apart, sent with no reply or failure noted, and the estimate of their input "
+        "(never in the exact figures), beside the requests the server received and never "
+        "answered (its client gone) and `input off the bill` (server minus bill). "
+        "See the docstring of `bench/spend_faults.py`.",
         "",
         BEFORE,
         "",
         "| case | requests: server / bill | input tokens: server / bill | output tokens: "
-        "server / bill | equal | wall s |",
-        "|---|---:|---:|---:|---|---:|",
+        "server / bill | equal | no reply: server / bill (bill's est. input) | input off the "
+        "bill | wall s |",
+        "|---|---:|---:|---:|---|---:|---:|---:|",
     ]
     for r in results:
         s, b = r["server"], r["bill"]
         equal = "yes" if (s["input"], s["output"]) == (b["input"], b["output"]) else "no"
         lines.append(
             f"| {r['case']} | {s['requests']} / {b['requests']} | {s['input']} / {b['input']} "
-            f"| {s['output']} / {b['output']} | {equal} | {r['wall_s']} |"
+            f"| {s['output']} / {b['output']} | {equal} | {s['no_reply']} / {b['unanswered']} "
+            f"({b['input_estimate']}) | {s['input'] - b['input']} | {r['wall_s']} |"
         )
     lines += ["", "## Cases", ""]
     for r in results:
@@ -263,7 +280,9 @@ def render(results: list[dict[str, Any]], cmd: str) -> str:
                     lines.append(
                         f"  - after kill {n}: requests {s['requests']} / {b['requests']}, "
                         f"input {s['input']} / {b['input']}, output {s['output']} / "
-                        f"{b['output']}; debates only the notes hold: {b['noted_debates']}"
+                        f"{b['output']}; debates only the notes hold: {b['noted_debates']}; "
+                        f"no reply: server {s['no_reply']}, bill {b['unanswered']} (est. "
+                        f"input {b['input_estimate']})"
                     )
             elif k == "at_stop":
                 s, b = v["server"], v["bill"]

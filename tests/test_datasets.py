@@ -325,8 +325,10 @@ def fake_hub(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, ...]]:
     calls: list[tuple[Any, ...]] = []
     by_path = {path: fixture for path, _, fixture in HUB.values()}
 
-    def load_dataset(path: str, name: str | None = None, *, split: str) -> list[dict[str, Any]]:
-        calls.append((path, name, split))
+    def load_dataset(
+        path: str, name: str | None = None, *, split: str, revision: str
+    ) -> list[dict[str, Any]]:
+        calls.append((path, name, split, revision))
         return fixture_rows(by_path[path])
 
     monkeypatch.setitem(sys.modules, "datasets", types.SimpleNamespace(load_dataset=load_dataset))
@@ -337,7 +339,7 @@ def fake_hub(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, ...]]:
 def test_hub_loaders_fetch_the_right_dataset(name: str, fake_hub: list[tuple[Any, ...]]) -> None:
     path, config, fixture = HUB[name]
     items = load_dataset(name)
-    assert fake_hub == [(path, config, "test")]
+    assert fake_hub == [(path, config, "test", DATASETS[name].revision)]
     assert len(items) == len(fixture_rows(fixture))
     assert {i.task for i in items} == {DATASETS[name].task}
     assert not DATASETS[name].offline
@@ -456,8 +458,8 @@ def test_hub_loaders_turn_each_row_of_the_split_into_an_item(monkeypatch):
 
     asked = []
 
-    def rows(path, config, split):
-        asked.append((path, config, split))
+    def rows(path, config, split, revision):
+        asked.append((path, config, split, revision))
         return [
             {"question": "1+1?", "answer": "1+1=2 #### 2"},
             {"question": "2*3?", "answer": "#### 6"},
@@ -465,7 +467,7 @@ def test_hub_loaders_turn_each_row_of_the_split_into_an_item(monkeypatch):
 
     monkeypatch.setattr(hub, "hub_rows", rows)
     items = ds.load_gsm8k_hub("train")
-    assert asked == [("openai/gsm8k", "main", "train")]
+    assert asked == [("openai/gsm8k", "main", "train", "cc7b047b6e5bb11b4f1af84efc572db110a51b3c")]
     assert [(i.id, i.question, i.reference) for i in items] == [
         ("gsm8k-train-0000", "1+1?", "2"),
         ("gsm8k-train-0001", "2*3?", "6"),

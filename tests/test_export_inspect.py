@@ -6,15 +6,20 @@ them with the stored rows: samples, scores, the model calls and their tokens, th
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 import statistics
+import weakref
 from pathlib import Path
 
+import pytest
 from inspect_ai.log import read_eval_log
 from typer.testing import CliRunner
 
 from debategraph.cli import app
+from debategraph.eval.export import inspect as inspect_export
+from debategraph.eval.export.stored_run import read_stored_run
 
 runner = CliRunner()
 EVAL = ["eval", "--dataset", "arithmetic", "--limit", "3", "--agents", "2", "--rounds", "1"]
@@ -216,3 +221,108 @@ def test_bad_requests_are_one_line_each(tmp_path):
     assert mixed.exit_code == 2 and "go with --to langsmith" in mixed.output
     unknown = runner.invoke(app, ["export", str(tmp_path), "--to", "phoenix"])
     assert unknown.exit_code == 2
+
+
+def texts_row() -> dict:
+    """``HAND_ROW`` with replies long enough for Inspect to keep them as attachments, the
+    model's thinking on the second call, and a first call that took three attempts."""
+    row = json.loads(json.dumps(HAND_ROW))
+    first, second = row["turns"]
+    first.update(text="I add three and four, then check the sum twice. " * 3, attempts=3)
+    second.update(text="Having read a1, I keep the count I made before. " * 3)
+    second["reasoning"] = "The first count looked off by one, so I count again. " * 2
+    return row
+
+
+def resolved(text: str, attachments: dict[str, str]) -> str:
+    """``text``, or what it names where it is an ``attachment://`` reference."""
+    prefix = "attachment://"
+    return attachments[text.removeprefix(prefix)] if text.startswith(prefix) else text
+
+
+def test_a_written_log_reads_back_as_the_row_holds_with_or_without_resolving(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    row = texts_row()
+    (run / "results.jsonl").write_text(json.dumps(row) + "\n")
+    done = runner.invoke(app, ["export", str(run), "--to", "inspect", "--out", str(tmp_path)])
+    assert done.exit_code == 0, done.output
+    (path,) = tmp_path.glob("*.eval")
+    first, second = row["turns"]
+    heading = "[r0:a1] a1, round 0:\n"
+    for resolve in (True, False):
+        log = read_eval_log(str(path), resolve_attachments=resolve)
+        assert log.status == "success" and log.results.scores[0].metrics["accuracy"].value == 0
+        (sample,) = log.samples
+        kept = sample.attachments
+        if not resolve:  # every long text is stored once, by hash
+            assert first["text"] in kept.values() and heading + first["text"] in kept.values()
+        assert [(m.role, resolved(m.text, kept)) for m in sample.messages] == [
+            ("user", "What is 3+4?"),
+            ("assistant", "(no answer)"),
+        ]
+        calls = [e for e in sample.events if e.event == "model"]
+        assert [e.metadata["id"] for e in calls] == ["r0:a1", "r1:a1"]
+        inputs = [[resolved(m.text, kept) for m in e.input] for e in calls]
+        assert inputs == [["What is 3+4?"], ["What is 3+4?", heading + first["text"]]]
+        reasoning, answer = calls[1].output.message.content
+        assert resolved(reasoning.reasoning, kept) == second["reasoning"]
+        assert resolved(answer.text, kept) == second["text"]
+        assert resolved(calls[0].output.message.text, kept) == first["text"]
+        assert [e.retries for e in calls] == [2, None]  # three attempts: two retries
+        assert [(e.output.usage.input_tokens, e.output.usage.output_tokens) for e in calls] == [
+            (10, 5),
+            (20 - 8, 7),
+        ]
+        assert calls[1].output.usage.input_tokens_cache_read == 8
+        assert calls[0].output.usage.input_tokens_cache_read is None
+        assert calls[1].metadata == {
+            k: second[k] for k in inspect_export._TURN_METADATA if k in second
+        }
+        assert calls[1].timestamp == calls[0].completed
+
+
+def test_the_written_log_is_the_log_built_in_memory(tmp_path):
+    run = tmp_path / "run"
+    made = runner.invoke(app, [*EVAL, "--method", "du", "--out", str(run)])
+    assert made.exit_code == 0, made.output
+    stored_rows = rows(run)
+    stored_rows[1] = {"method": "du", "id": stored_rows[1]["id"], "error": "E: x"}  # failed
+    (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in stored_rows))
+    stored = read_stored_run(run)
+    (arm,) = stored.arms
+    held = inspect_export.arm_log(stored, arm)
+    inspect_export.write_arm_log(stored, arm, tmp_path / "du.eval")
+    read = read_eval_log(str(tmp_path / "du.eval"), resolve_attachments=True)
+    assert (read.status, held.status) == ("error", "error")
+    assert read.error == held.error and read.results == held.results
+    assert read.stats.model_usage == held.stats.model_usage
+    assert read.eval.dataset == held.eval.dataset
+    assert [(s.id, s.epoch, s.scores, s.model_usage) for s in read.samples] == [
+        (s.id, s.epoch, s.scores, s.model_usage) for s in held.samples
+    ]
+
+
+def test_the_writer_is_handed_each_sample_as_it_is_built_and_none_is_kept(tmp_path):
+    run = tmp_path / "run"
+    made = runner.invoke(app, [*EVAL, "--method", "du", "--out", str(run)])
+    assert made.exit_code == 0, made.output
+    stored = read_stored_run(run)
+    samples = inspect_export._ArmSamples(stored, stored.arms[0])
+    alive = []
+    for sample in samples:
+        alive.append(weakref.ref(sample))
+    del sample
+    gc.collect()
+    assert len(alive) == len(samples) == 3 and all(ref() is None for ref in alive)
+    assert samples.tally.samples == 3 and list.__len__(samples) == 0  # the list holds none
+
+
+def test_a_writer_that_takes_fewer_samples_is_an_error_not_a_short_log(tmp_path, monkeypatch):
+    run = tmp_path / "run"
+    made = runner.invoke(app, [*EVAL, "--method", "du", "--out", str(run)])
+    assert made.exit_code == 0, made.output
+    stored = read_stored_run(run)
+    monkeypatch.setattr(inspect_export, "write_eval_log", lambda log, path, **_: None)
+    with pytest.raises(inspect_export.IncompleteLogError, match="took 0 of the 3 samples of du"):
+        inspect_export.write_arm_log(stored, stored.arms[0], tmp_path / "du.eval")

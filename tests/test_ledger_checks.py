@@ -141,6 +141,7 @@ def test_damaged_ledger_lines_are_left_out_and_named_by_line(tmp_path):
         "cut_short": [CUT, {**CUT, "id": "q3"}],
         "retried": [{**CUT, "row_sha256": "ab"}],
         "noted": [],
+        "unanswered": [],
     }
 
 

@@ -39,7 +39,8 @@ def rows_of(path):
     ],
 )
 def test_settled_means_every_agent_gave_the_same_answer(first, settled):
-    assert settled_at_round0({"round_answers": [first, ["1"] * len(first)]}) is settled
+    row = {"method": "du", "id": "q1", "round_answers": [first, ["1"] * len(first)]}
+    assert settled_at_round0(row) is settled
 
 
 def test_the_screen_is_the_first_debating_arms_round_zero():

@@ -1,8 +1,9 @@
 """The reproduction kit: every sweep under configs/papers/ loads, and runs offline end to end.
 
 Each file names a provider model or a server; here every arm runs on the simulated model
-instead, on two items (as ``--limit 2`` would), with the hub datasets served from the
-fixtures of ``tests/fixtures/datasets``. The sampling preset must stay ``paper``.
+instead, on two items (as ``--limit 2`` would), with the hub datasets and the pinned GitHub
+files served from the fixtures of ``tests/fixtures/datasets``. The sampling preset must stay
+``paper``.
 """
 
 import json
@@ -21,6 +22,7 @@ from debategraph.eval.run.runner import Arm, EvalPlan, run_eval
 from debategraph.eval.run.sweep import Sweep, load_sweep
 from debategraph.methods.registry import get_method
 from debategraph.nodes.runnable import run_sync
+from tests.test_pinned_files import serve_pinned_fixtures
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = ROOT / "configs" / "papers"
@@ -35,8 +37,6 @@ HUB_FIXTURES = {
     "allenai/ai2_arc": "arc_challenge",
     "HuggingFaceH4/MATH-500": "math500",
     "ChilleD/StrategyQA": "strategyqa",
-    "voidful/GSM-IC": "gsm_ic",
-    "guactastesgood/GSM-Ranges": "gsm_ranges",
     "Idavidrein/gpqa": "gpqa",
     "cais/hle": "hle",
     "yuuwwang/aicrypto": "aicrypto",
@@ -70,8 +70,9 @@ def file_arms(path: Path) -> dict[str, dict[str, Any]]:
 
 
 @pytest.fixture
-def fake_hub(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Hub datasets answer with the fixture rows, without the network."""
+def fake_hub(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Hub datasets and pinned GitHub files answer with the fixtures, without the network."""
+    serve_pinned_fixtures(monkeypatch, tmp_path / "data-cache")
 
     def load(path: str, name: str | None = None, *, split: str, **_: Any) -> list[dict[str, Any]]:
         text = (FIXTURES / f"{HUB_FIXTURES[path]}.jsonl").read_text(encoding="utf-8")

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from debategraph.eval.datasets.items import Item
-from debategraph.eval.run.cut_short import CUT_SHORT, SPEND_NOTES
+from debategraph.eval.run.cut_short import CUT_SHORT, SPEND_NOTES, WORKER_NOTES, WorkerNotes
 from debategraph.eval.run.executors import ray as ray_executor
 from debategraph.eval.run.executors.base import Job, Work
 from debategraph.eval.run.executors.ray import SETTLE_S, RayExecutor
@@ -89,27 +89,34 @@ def sink():
     CUT_SHORT.reset(token)
 
 
-def test_settle_notes_a_unit_that_finished_unread_and_the_workers_notes(sink, monkeypatch):
+def test_settle_notes_a_unit_that_finished_unread_and_the_workers_notes(
+    sink, monkeypatch, tmp_path
+):
     clock = Clock()
     monkeypatch.setattr(ray_executor, "time", clock)
     noted_on_worker = {"method": "du", "id": "q9", "input_tokens": 11, "output_tokens": 1,
                        "requests": 1, "failed_requests": 0}  # fmt: skip
     untaken = {"method": "du", "id": "q3", "attempt": "a1", "n": 4, "input_tokens": 7}
+    written = {"method": "du", "id": "q4", "attempt": "a2", "n": 1, "input_tokens": 9}
     results = {
         "unit-a": ([finished("q1"), failed("q2", 40, 5)], 3, 77),
-        "ask-0": ([noted_on_worker], [untaken]),
+        "ask-0": ([noted_on_worker], ([untaken], [written])),
     }
     ray = FakeRay(clock, results, ready={"unit-a", "ask-0"}, took=3.0)
     executor = RayExecutor()
     futures = [concurrent.futures.Future(), concurrent.futures.Future()]
     executor._in_flight = dict(zip(futures, ["unit-a", "unit-b"], strict=True))
     notes: list[dict[str, Any]] = []
+    counted: list[dict[str, Any]] = []
     token = SPEND_NOTES.set(notes.append)
+    place = WORKER_NOTES.set(WorkerNotes(tmp_path, seen=counted.append))
     try:
         executor._settle(ray, [SimpleNamespace(spent=Asks("ask-0"))])
     finally:
+        WORKER_NOTES.reset(place)
         SPEND_NOTES.reset(token)
     assert notes == [untaken]  # the worker's notes not yet taken reach the note file
+    assert counted == [written]  # one it wrote itself: counted by the guard, not written again
     assert ray.cancelled == ["unit-a", "unit-b"]
     assert all(f.cancelled() for f in futures) and executor._in_flight == {}
     assert sink == [
@@ -185,7 +192,7 @@ class Taker:
 
     def remote(self) -> Any:
         future: concurrent.futures.Future[Any] = concurrent.futures.Future()
-        note = [{"attempt": self.name, "n": len(self.asked) + 1}]
+        note = ([{"attempt": self.name, "n": len(self.asked) + 1}], [])
         self.asked.append(future)
         if self.at_once:
             future.set_result(note)
@@ -210,7 +217,7 @@ def test_stopping_the_takes_mid_take_keeps_the_notes_on_their_way():
         taken: list[dict[str, Any]] = []
         worker = Taker("a")
         stop = asyncio.Event()
-        taking = asyncio.ensure_future(ray_executor._take_notes([worker], taken.append, stop))
+        taking = asyncio.ensure_future(ray_executor._take_notes([worker], taken.append, None, stop))
         await until(lambda: len(worker.asked) == 1)  # the worker forgot the note it sends
         stopping = asyncio.ensure_future(ray_executor._stop_taking(taking, stop))
         await asyncio.sleep(0.05)
@@ -226,7 +233,9 @@ def test_a_worker_that_never_answers_delays_no_other_workers_takes():
         taken: list[dict[str, Any]] = []
         stuck, quick = Taker("stuck", stuck=True), Taker("quick", at_once=True)
         stop = asyncio.Event()
-        taking = asyncio.ensure_future(ray_executor._take_notes([stuck, quick], taken.append, stop))
+        taking = asyncio.ensure_future(
+            ray_executor._take_notes([stuck, quick], taken.append, None, stop)
+        )
         await until(lambda: len(taken) >= 3)
         taking.cancel()
         return len(stuck.asked), len(taken)
@@ -262,5 +271,5 @@ def test_a_worker_whose_driver_takes_again_is_no_longer_orphaned():
     worker = ray_executor._Worker(Job((), "arithmetic", 1), {"node": "elsewhere", "pid": 1})
     worker.orphaned = True  # no take for ORPHAN_S: a stalled driver, taken for gone
     worker.notes.append({"attempt": "a", "n": 1})
-    assert asyncio.run(worker.take_notes()) == [{"attempt": "a", "n": 1}]
+    assert asyncio.run(worker.take_notes()) == ([{"attempt": "a", "n": 1}], [])
     assert not worker.orphaned and worker.notes == []

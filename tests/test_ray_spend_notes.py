@@ -10,7 +10,7 @@ import time
 import pytest
 
 from debategraph.eval.log.files import RESULTS_FILE
-from debategraph.eval.log.ledger import read_ledger
+from debategraph.eval.log.ledger import UNANSWERED, read_ledger
 
 from . import test_ray_cut_short
 from .test_ray import quiet_env
@@ -38,6 +38,43 @@ def test_a_killed_ray_driver_leaves_every_token_on_the_bill(server, tmp_path):
     server.configure({"latency": 0.05})
     assert billed(out)[:2] == served(server)
     assert read_ledger(out)["noted"]  # the kill left spend that only the notes hold
+
+    done = subprocess.run(command(server, out), capture_output=True, text=True, env=env,
+                          timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    rows = [json.loads(x) for x in (out / RESULTS_FILE).read_text().splitlines()]
+    assert len(rows) == len({r["id"] for r in rows}) == 12
+    assert billed(out)[:2] == served(server)
+
+
+def test_notes_the_workers_made_while_their_driver_was_stopped_survive_its_kill(server, tmp_path):
+    """The driver takes no note while stopped; the workers write their own, so none is lost."""
+    env = {**quiet_env(), "OPENAI_API_KEY": "sk-test"}
+    out = tmp_path / "run"
+    proc = subprocess.Popen(command(server, out), stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.monotonic() + 180
+    while server.stats()["completed"] < 20 and time.monotonic() < deadline:
+        time.sleep(0.005)
+    proc.send_signal(signal.SIGSTOP)  # the workers go on; their notes reach no driver
+    answered = server.stats()["completed"]
+    while server.stats()["completed"] < answered + 6 and time.monotonic() < deadline:
+        time.sleep(0.005)
+    server.configure({"latency": 3.0})  # replies on their way arrive; new ones wait
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate(timeout=60)
+    settle(server)
+    server.configure({"latency": 0.05})
+    assert billed(out)[:2] == served(server)
+    found = read_ledger(out)
+    assert found["noted"]
+    # The requests left waiting when the workers stopped (their driver gone) had no reply:
+    # the server billed none of them; the bill names them apart, with their input estimated.
+    unanswered = sum(d["requests"] for d in found[UNANSWERED])
+    assert unanswered == server.stats()["chat_requests"] - len(
+        [r for r in server.requests if r.usage is not None]
+    )
+    assert unanswered > 0 and all(d["input_estimate"] > 0 for d in found[UNANSWERED])
 
     done = subprocess.run(command(server, out), capture_output=True, text=True, env=env,
                           timeout=300)  # fmt: skip

@@ -105,7 +105,7 @@ class FakeRay:
 
     def remote(self, cls: type) -> Any:
         def options(**_: Any) -> Any:
-            return SimpleNamespace(remote=lambda share, driver: next(self.actors))
+            return SimpleNamespace(remote=lambda share, driver, notes_at: next(self.actors))
 
         return SimpleNamespace(options=options)
 

@@ -213,6 +213,29 @@ def test_report_without_answer_sources_has_no_extraction_table(results: Path) ->
     assert "Answer extraction" not in write_report(results, plots=False).read_text("utf-8")
 
 
+def test_a_wrongly_typed_figure_leaves_its_line_out_naming_file_line_and_field(
+    tmp_path: Path,
+) -> None:
+    """A figure row_problem does not check (``wall_s``) once ended the report with an error."""
+    folder = tmp_path / "run"
+    folder.mkdir()
+    good = {"method": "cot", "id": "q1", "answer": "4", "reference": "4", "correct": True,
+            "input_tokens": 10, "output_tokens": 5, "calls": 1,
+            "round_answers": [["4"]]}  # fmt: skip
+    lines = [
+        good,
+        {**good, "id": "q2", "wall_s": "slow"},
+        {**good, "id": "q3", "turns": [{"round": "one"}]},
+    ]
+    (folder / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
+    report = write_report(folder, plots=False).read_text(encoding="utf-8")
+    assert "The figures rest on 1 row(s); 2 line(s) were left out (2 malformed)." in report
+    assert "results.jsonl, line 2: Expected `float`, got `str` - at `$.wall_s`" in report
+    assert "results.jsonl, line 3: Expected `int`, got `str` - at `$.turns[0].round`" in report
+    summary = json.loads((folder / "summary.json").read_text())
+    assert summary["rows"]["left_out"] == {"malformed": 2}
+
+
 def test_rows_are_checked_against_the_runs_question_set(tmp_path: Path) -> None:
     from debategraph.eval.datasets import arithmetic_items
     from debategraph.eval.run.runner import Arm, evaluate
@@ -235,7 +258,7 @@ def test_rows_are_checked_against_the_runs_question_set(tmp_path: Path) -> None:
     for where in ("line 4: cot/arith-1-0 repeats results.jsonl, line 1",
                   "line 5: item 'foreign-7' is not in this run",
                   "line 6: method 'ghost' is not an arm",
-                  "line 7: 'calls' is str, not int",
+                  "line 7: Expected `int`, got `str` - at `$.calls`",
                   "line 8: not UTF-8 text"):  # fmt: skip
         assert f"results.jsonl, {where}" in report
     summary = json.loads((out / "summary.json").read_text())

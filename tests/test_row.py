@@ -86,10 +86,11 @@ ROW_ORDER += ["calls", "round_answers"]
 def test_rows_of_release_0_1_still_read(tmp_path: Path) -> None:
     """0.1 wrote figures but not the debate (no question, turns or source)."""
     old = {**ROW, "reference": "7", "rounds": 0, "agents": 1, "ncomm": 0, "wall_s": 0.1}
-    odd = {**old, "id": "q2", "rounds": None}  # a type the declaration refuses still reads
+    odd = {**old, "id": "q2", "rounds": None}  # a type the declaration refuses: left out
     (tmp_path / "results.jsonl").write_text(json.dumps(old) + "\n" + json.dumps(odd) + "\n")
     loaded = load_rows(tmp_path, texts=False)
-    assert [dict(row) for row in loaded.rows] == [old, odd] and not loaded.problems
+    assert [dict(row) for row in loaded.rows] == [old]
+    assert loaded.problems == ["results.jsonl, line 2: Expected `int`, got `null` - at `$.rounds`"]
 
 
 def test_every_list_of_row_fields_names_declared_fields() -> None:

@@ -208,3 +208,34 @@ def test_a_limit_reached_by_the_last_reply_stops_nothing(tmp_path):
     done = evaluate(items, cot(), tmp_path, dataset="arithmetic",
                     executor=NotingExecutor(pause=False), spend_limit=limit)  # fmt: skip
     assert done.count == 3 and done.written == 3
+
+
+def test_once_a_run_halts_its_calls_no_call_takes_a_slot() -> None:
+    import threading
+
+    from debategraph.nodes.call import CALLS_HALTED, CallLimiter
+
+    async def scenario() -> None:
+        limiter, halted, sent = CallLimiter(2), threading.Event(), []
+
+        async def call() -> None:
+            async with limiter:
+                sent.append(1)
+                await asyncio.sleep(0)
+
+        token = CALLS_HALTED.set(halted)
+        try:
+            await call()
+            halted.set()
+            waiting = asyncio.ensure_future(call())
+            await asyncio.sleep(0.05)
+            assert not waiting.done() and sent == [1] and limiter.in_flight == 0
+            waiting.cancel()  # what the stopping run does
+            with pytest.raises(asyncio.CancelledError):
+                await waiting
+        finally:
+            CALLS_HALTED.reset(token)
+        await asyncio.gather(call(), call())  # both slots were given back
+        assert sent == [1, 1, 1] and limiter.peak == 2
+
+    asyncio.run(scenario())

@@ -213,10 +213,14 @@ def test_a_meter_notes_each_request_and_reply_and_knows_what_is_in_flight() -> N
                                             "total_tokens": 13})  # fmt: skip
     meter.on_llm_end(LLMResult(generations=[[ChatGeneration(message=reply)]]), run_id=first)
     meter.on_llm_error(RuntimeError("boom"), run_id=second)
+    guess = estimate_tokens(prompt)
     assert [{k: v for k, v in n.items() if k != "attempt"} for n in noted] == [
-        {"n": 1, "requests": 1}, {"n": 2, "requests": 1}, {"n": 3, "requests": 1},
-        {"n": 4, "input_tokens": 9, "output_tokens": 4}, {"n": 5, "failed_requests": 1},
-    ]  # fmt: skip
+        {"n": 1, "requests": 1, "input_estimate": guess},
+        {"n": 2, "requests": 1, "input_estimate": guess},
+        {"n": 3, "requests": 1, "input_estimate": guess},
+        {"n": 4, "input_tokens": 9, "output_tokens": 4, "closed": 1, "closed_estimate": guess},
+        {"n": 5, "failed_requests": 1, "closed": 1, "closed_estimate": guess},
+    ]
     assert {n["attempt"] for n in noted} == {meter.attempt}
     assert meter.cut_off() == {
         "cut_off_requests": 1,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 import weakref
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from debategraph.eval.analysis.metrics import (
     wilson_interval,
 )
 from debategraph.eval.analysis.summary_stream import MethodTally, summarize_stream
+from debategraph.eval.log.row import as_row
 from debategraph.eval.log.store import read_rows
 
 PRICES = {"input": 2e-6, "output": 8e-6, "cached_input": 5e-7}
@@ -344,10 +346,6 @@ def test_turns_price_the_round_zero_vote_when_every_row_keeps_them(tmp_path):
     assert got["vote_at_round0"]["calls_per_item"] == 1.0
 
 
-class _Row(dict[str, Any]):
-    """A row that can be watched with a weak reference."""
-
-
 class _Answers(list[Any]):
     """A round's answers that can be watched with a weak reference."""
 
@@ -356,11 +354,12 @@ def test_the_tally_keeps_no_row_nor_any_part_of_one():
     tally = MethodTally("du")
     watched = []
     for k in range(50):
-        row = _Row(ROWS[k % 3])
-        row["round_answers"] = [_Answers(r) for r in row["round_answers"]]
-        row["id"] = f"item-{k}"
-        watched += [weakref.ref(row), *(weakref.ref(r) for r in row["round_answers"])]
+        row = as_row({**ROWS[k % 3], "id": f"item-{k}"})
+        row.round_answers = [_Answers(r) for r in row.round_answers or ()]
+        watched += [weakref.ref(r) for r in row.round_answers]
+        held = sys.getrefcount(row)
         tally.add(row)
+        assert sys.getrefcount(row) == held
         del row
     assert all(ref() is None for ref in watched)
     assert tally.summary()["n"] == 50

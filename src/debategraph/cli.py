@@ -237,7 +237,7 @@ def rules_command(sources: RuleSources = False) -> None:
 @app.command("datasets")
 @interruptible
 def datasets_command() -> None:
-    """List the datasets (--dataset NAME): source, licence, size, answer type and grader."""
+    """List the datasets (--dataset NAME): source, revision, licence, size, answer type, grader."""
     from debategraph.eval.datasets import dataset_table
 
     typer.echo(visible(dataset_table()))

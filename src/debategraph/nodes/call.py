@@ -81,8 +81,17 @@ class CallTask(TypedDict):
     identity: dict[str, Any]
 
 
+CALLS_HALTED: contextvars.ContextVar[threading.Event | None] = contextvars.ContextVar(
+    "debategraph_calls_halted", default=None
+)
+"""Set by a run that is stopping (its spend limit is reached): a :class:`CallLimiter` then sends
+no further call; a call waiting for a slot waits for the run's cancellation instead."""
+
+
 class CallLimiter:
     """Bounds in-flight model calls across every debate that shares it, and counts the peak.
+
+    Once :data:`CALLS_HALTED` is set, no call takes a slot: the calls in flight are the last.
 
     Args:
         limit: Most calls in flight at once.
@@ -100,6 +109,10 @@ class CallLimiter:
 
     async def __aenter__(self) -> None:
         await self._semaphore.acquire()
+        halted = CALLS_HALTED.get()
+        if halted is not None and halted.is_set():
+            self._semaphore.release()
+            await asyncio.get_running_loop().create_future()  # until the run is cancelled
         self.in_flight += 1
         self.peak = max(self.peak, self.in_flight)
 

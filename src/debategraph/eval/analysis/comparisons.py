@@ -14,8 +14,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, TypedDict
 
-from debategraph.eval.analysis.dynamics import vote_is_right
-from debategraph.eval.analysis.metrics import Row, group_by, is_failed
+from msgspec import UNSET
+
+from debategraph.eval.analysis.dynamics import reading_of
+from debategraph.eval.analysis.metrics import Row, RowLike, group_by
 from debategraph.eval.analysis.stats import (
     DEFAULT_RESAMPLES,
     holm,
@@ -24,6 +26,8 @@ from debategraph.eval.analysis.stats import (
     paired_score_interval,
     sign_flip_test,
 )
+from debategraph.eval.log.row import Row as RowStruct
+from debategraph.eval.log.row import as_row, opt
 
 Kind = Literal["vote", "budget", "user"]
 """Why a pair is compared: a debate and its round-0 vote, budget matching, or the user."""
@@ -94,7 +98,7 @@ class Comparison(TypedDict):
 
 
 def _key(row: Row) -> _Key:
-    return (str(row["id"]), row.get("seed"))
+    return (str(row.id), opt(row.seed))
 
 
 class _Index:
@@ -113,16 +117,16 @@ class _Index:
             self.scored[key] = right
 
 
-def _index(rows: Iterable[Row]) -> _Index:
+def _index(rows: Iterable[RowLike]) -> _Index:
     index = _Index()
-    for row in rows:
-        index.add(_key(row), is_failed(row), bool(row.get("correct")))
+    for row in map(as_row, rows):
+        index.add(_key(row), row.error is not UNSET, bool(row.correct))
     return index
 
 
 def compare_rows(
-    rows_a: Iterable[Row],
-    rows_b: Iterable[Row],
+    rows_a: Iterable[RowLike],
+    rows_b: Iterable[RowLike],
     a: str,
     b: str,
     *,
@@ -217,10 +221,10 @@ def _compare(
 
 
 def _debates(rows: Sequence[Row]) -> bool:
-    return any(len(r.get("round_answers") or ()) > 1 for r in rows if not is_failed(r))
+    return any(len(r.round_answers or ()) > 1 for r in rows if r.error is UNSET)
 
 
-def default_pairs(rows: Sequence[Row]) -> list[tuple[str, str, Kind]]:
+def default_pairs(rows: Sequence[RowLike]) -> list[tuple[str, str, Kind]]:
     """The pairs a report compares unasked, in the rows' method order.
 
     Every method whose rows debated (more than one round recorded) against the majority vote
@@ -241,7 +245,7 @@ def _default_pairs(by_method: Mapping[str, list[Row]]) -> list[tuple[str, str, K
         (m, VOTE_LABEL.format(method=m), "vote") for m, rs in by_method.items() if _debates(rs)
     ]
     for method, method_rows in by_method.items():
-        base = next((r.get("budget_of") for r in method_rows if r.get("budget_of")), None)
+        base = next((r.budget_of for r in method_rows if r.budget_of), None)
         if base is not None and str(base) in by_method:
             pairs.append((str(base), method, "budget"))
     return pairs
@@ -263,7 +267,7 @@ def split_pair(text: str, arms: Sequence[str]) -> tuple[str, str]:
 
 
 def user_pairs(
-    rows: Sequence[Row],
+    rows: Sequence[RowLike],
     compare: Sequence[str | tuple[str, str]] = (),
     baseline: str | None = None,
 ) -> list[tuple[str, str, Kind]]:
@@ -328,7 +332,7 @@ def vote_label(name: str, arms: Sequence[str]) -> str:
 
 
 def compare_arms(
-    rows: Sequence[Row],
+    rows: Sequence[RowLike],
     a: str,
     b: str,
     *,
@@ -361,7 +365,7 @@ def compare_arms(
             + ", ".join(by_method)
         )
     rows_a, rows_b = (found or [] for found in resolved)
-    datasets = {str(r.get("dataset", "")) for r in (*rows_a, *rows_b)}
+    datasets = {r.dataset or "" for r in (*rows_a, *rows_b)}
     kind: Kind = "vote" if b == VOTE_LABEL.format(method=a) else "user"
     return compare_rows(
         rows_a,
@@ -377,10 +381,10 @@ def compare_arms(
 
 def _vote_row(row: Row) -> Row:
     """What pairing reads of the row :func:`vote_at_round` makes at round 0 (failed: kept)."""
-    key = {"id": row["id"], "seed": row.get("seed")}
-    return (
-        {**key, "error": row["error"]} if is_failed(row) else {**key, "correct": vote_is_right(row)}
-    )
+    if row.error is not UNSET:
+        return RowStruct(method=row.method, id=row.id, seed=row.seed, error=row.error)
+    right = reading_of(row).majorities[0]
+    return RowStruct(method=row.method, id=row.id, seed=row.seed, correct=right)
 
 
 def _arm_rows(by_method: Mapping[str, list[Row]], name: str) -> list[Row] | None:
@@ -388,12 +392,12 @@ def _arm_rows(by_method: Mapping[str, list[Row]], name: str) -> list[Row] | None
         return by_method[name]
     for method, rows in by_method.items():
         if name == VOTE_LABEL.format(method=method):
-            return [_vote_row(r) for r in rows if is_failed(r) or r.get("round_answers")]
+            return [_vote_row(r) for r in rows if r.error is not UNSET or r.round_answers]
     return None
 
 
 def paired_comparisons(
-    rows: Sequence[Row],
+    rows: Iterable[RowLike],
     *,
     compare: Sequence[str | tuple[str, str]] = (),
     baseline: str | None = None,
@@ -424,7 +428,7 @@ def paired_comparisons(
     """
     tally = ComparisonTally()
     for row in rows:
-        tally.add(row)
+        tally.add(as_row(row))
     return tally.comparisons(
         compare=compare, baseline=baseline, defaults=defaults, holm_correction=holm_correction,
         resamples=resamples, seed=seed,
@@ -440,14 +444,14 @@ class _ArmIndex:
         self.budget_of: str | None = None
 
     def add(self, row: Row) -> None:
-        key, failed = _key(row), is_failed(row)
-        self.own.add(key, failed, bool(row.get("correct")))
-        answers = row.get("round_answers")
+        key, failed = _key(row), row.error is not UNSET
+        self.own.add(key, failed, bool(row.correct))
+        answers = row.round_answers
         if failed or answers:  # what :func:`vote_at_round` makes of the row at round 0
-            self.vote.add(key, failed, not failed and vote_is_right(row))
+            self.vote.add(key, failed, not failed and reading_of(row).majorities[0])
         self.debates = self.debates or (not failed and len(answers or ()) > 1)
-        if self.budget_of is None and row.get("budget_of"):
-            self.budget_of = str(row["budget_of"])
+        if self.budget_of is None and row.budget_of:
+            self.budget_of = str(row.budget_of)
 
 
 class ComparisonTally:
@@ -462,8 +466,8 @@ class ComparisonTally:
 
     def add(self, row: Row) -> None:
         """Add one row."""
-        method = str(row.get("method", ""))
-        by_method = self.datasets.setdefault(str(row.get("dataset", "")), {})
+        method = row.method
+        by_method = self.datasets.setdefault(row.dataset or "", {})
         arm = by_method.get(method)
         if arm is None:
             arm = by_method[method] = _ArmIndex()

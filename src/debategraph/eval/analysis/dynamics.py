@@ -14,14 +14,25 @@ final answers (:func:`debategraph.policies.answers.answers_match`, with the row'
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, TypedDict
+from typing import Any, TypedDict, cast
 
-from debategraph.eval.log.row import ANSWER_SOURCES
+import msgspec.structs
+from msgspec import UNSET
+
+from debategraph.eval.log.row import ANSWER_SOURCES, Turn, TurnFigures, as_row, opt
+from debategraph.eval.log.row import Row as RowStruct
 from debategraph.policies.answers import answers_match
 from debategraph.policies.types import Answer, TaskKind
-from debategraph.policies.voting import majority_vote
 
-Row = Mapping[str, Any]
+Row = RowStruct[Any]
+"""One result row, its turns :class:`~debategraph.eval.log.row.Turn` or
+:class:`~debategraph.eval.log.row.TurnFigures` (see :mod:`debategraph.eval.log.row`)."""
+
+RowLike = RowStruct[Any] | Mapping[str, Any]
+"""What a public reader takes: a :class:`Row`, or its JSON object (checked into one)."""
+
+AnyTurn = Turn | TurnFigures
+"""A stored turn, with its texts or without."""
 
 FLIPS = (
     "right_to_wrong",
@@ -82,75 +93,189 @@ def _share(part: float, whole: float) -> float:
     return part / whole if whole else float("nan")
 
 
-def grade(answer: Answer, row: Row) -> bool:
+def grade(answer: Answer, row: RowLike) -> bool:
     """Whether ``answer`` is right for ``row``: graded as its final answer is (its ``task``)."""
-    if row is _REMEMBERED.row:
-        known = _REMEMBERED.grades.get(answer)
-        if known is None:
-            known = _REMEMBERED.grades[answer] = _graded(answer, row)
-        return known
-    return _graded(answer, row)
+    checked = as_row(row)
+    if checked is _REMEMBERED.row:
+        return _REMEMBERED.grade(answer)
+    return _graded(answer, checked)
 
 
 def _graded(answer: Answer, row: Row) -> bool:
-    accepted = row.get("accepted")  # a span answer (SQuAD, LongBench): its exact match
+    accepted = row.accepted  # a span answer (SQuAD, LongBench): its exact match
     if accepted:
         from debategraph.policies.spans import span_grade
 
         return span_grade(answer, accepted)["exact_match"] == 1.0
-    task: TaskKind = row.get("task") or "number"
-    return answers_match(answer, row.get("reference"), task)
+    task = cast("TaskKind", row.task or "number")
+    return answers_match(answer, opt(row.reference), task)
 
 
-def majority_right(answers: Sequence[Answer], row: Row) -> bool:
+def first_majority(answers: Sequence[Answer]) -> Answer:
+    """The most common non-abstaining answer, the first seen among ties; ``None`` for none.
+
+    :func:`~debategraph.policies.voting.majority_vote`'s answer with ``tie_policy="first"``.
+    """
+    counts: dict[str, int] = {}
+    for answer in answers:
+        if answer is not None:
+            counts[answer] = counts.get(answer, 0) + 1
+    if not counts:
+        return None
+    return max(counts, key=counts.__getitem__)
+
+
+def majority_right(answers: Sequence[Answer], row: RowLike) -> bool:
     """Whether the majority of ``answers`` (first-seen tie-break) is right for ``row``."""
-    if row is not _REMEMBERED.row:
-        return grade(majority_vote(answers, tie_policy="first").answer, row)
-    key = tuple(answers)
-    known = _REMEMBERED.majorities.get(key)
-    if known is None:
-        known = grade(majority_vote(answers, tie_policy="first").answer, row)
-        _REMEMBERED.majorities[key] = known
-    return known
+    return grade(first_majority(answers), row)
 
 
-class _Remembered:
-    """The row whose :func:`round_turns` is kept while several tallies read it."""
+class TurnSums:
+    """What the tallies read of a row's turns, summed in one pass over them.
 
-    def __init__(self, row: object = None) -> None:
+    Attributes:
+        tokens: Per entry of ``round_answers``, the tokens of :func:`produced_turns`.
+        calls: Per entry, the calls of :func:`produced_turns`.
+        by_agent: Tokens per agent (``None`` for turns without one), in first-call order.
+        lone: Every turn is an answer in round 0 (a lone vote's sample).
+    """
+
+    __slots__ = ("_by_agent", "_turns", "calls", "lone", "tokens")
+
+    def __init__(self, row: Row, turns: Sequence[AnyTurn]) -> None:
+        names = row.agent_names
+        agents = None if names is UNSET else set(names)
+        through = [0]
+        spent = undecided = undecided_calls = answer_rounds = 0
+        ends: dict[int, int] = {}  # per round, the end of its last answer call
+        lone = True
+        for end, turn in enumerate(turns, start=1):
+            spent += (turn.input_tokens or 0) + (turn.output_tokens or 0)
+            through.append(spent)
+            kind = turn.kind
+            if kind != "decision":
+                undecided += through[end] - through[end - 1]
+                undecided_calls += 1
+            if kind and kind != "answer":
+                lone = False
+                continue
+            r = turn.round or 0
+            if r:
+                lone = False
+                answer_rounds = max(answer_rounds, r)
+            if agents is None or (None if turn.agent is UNSET else turn.agent) in agents:
+                ends[r] = end
+        self.tokens: list[int] = []
+        self.calls: list[int] = []
+        cut = 0
+        for r in range(len(row.round_answers or ())):
+            if r > answer_rounds:  # stances after the answer rounds: every call but a decision
+                self.tokens.append(undecided)
+                self.calls.append(undecided_calls)
+                continue
+            cut = max(cut, ends.get(r, 0))
+            self.tokens.append(through[cut])
+            self.calls.append(cut)
+        self.lone = lone
+        self._turns = turns
+        self._by_agent: dict[Any, int] | None = None
+
+    @property
+    def by_agent(self) -> dict[Any, int]:
+        """Tokens per agent (``None`` for turns without one), in first-call order."""
+        if self._by_agent is None:
+            by_agent: dict[Any, int] = {}
+            for turn in self._turns:
+                agent = None if turn.agent is UNSET else turn.agent
+                cost = (turn.input_tokens or 0) + (turn.output_tokens or 0)
+                by_agent[agent] = by_agent.get(agent, 0) + cost
+            self._by_agent = by_agent
+        return self._by_agent
+
+
+class Reading:
+    """What the report's tallies read of one row, each part computed once, when first read.
+
+    Args:
+        row: A result row.
+    """
+
+    __slots__ = ("_graded", "_grades", "_majorities", "_summed", "_sums", "rounds", "row")
+
+    def __init__(self, row: Row) -> None:
         self.row = row
-        self.turns: list[list[Mapping[str, Any]]] | None = None
-        self.known = False
-        self.grades: dict[Answer, bool] = {}
-        self.majorities: dict[tuple[Answer, ...], bool] = {}
+        self.rounds: list[list[Answer]] = row.round_answers or []
+        self._grades: dict[Answer, bool] = {}
+        self._graded: list[list[bool]] | None = None
+        self._majorities: list[bool] | None = None
+        self._sums: TurnSums | None = None
+        self._summed = False
+
+    def grade(self, answer: Answer) -> bool:
+        """:func:`grade` of ``answer`` for the row."""
+        known = self._grades.get(answer)
+        if known is None:
+            known = self._grades[answer] = _graded(answer, self.row)
+        return known
+
+    @property
+    def graded(self) -> list[list[bool]]:
+        """Per round of ``round_answers``, whether each agent's answer is right."""
+        if self._graded is None:
+            grades = self._grades
+            for answer in {a for now in self.rounds for a in now}:
+                if answer not in grades:
+                    grades[answer] = _graded(answer, self.row)
+            self._graded = [[grades[a] for a in now] for now in self.rounds]
+        return self._graded
+
+    @property
+    def majorities(self) -> list[bool]:
+        """Per round, whether its majority (first-seen tie-break) is right."""
+        if self._majorities is None:
+            self._majorities = [self.grade(first_majority(now)) for now in self.rounds]
+        return self._majorities
+
+    def sums(self) -> TurnSums | None:
+        """The row's :class:`TurnSums`; ``None`` without stored turns."""
+        if not self._summed:
+            turns: list[AnyTurn] | msgspec.UnsetType = self.row.turns
+            self._sums = None if turns is UNSET else TurnSums(self.row, turns)
+            self._summed = True
+        return self._sums
+
+    def spends(self) -> tuple[list[int], list[int]] | None:
+        """Per entry of ``round_answers``, the tokens and the calls of :func:`produced_turns`.
+
+        ``None`` without stored turns.
+        """
+        sums = self.sums()
+        return None if sums is None else (sums.tokens, sums.calls)
 
 
-_REMEMBERED = _Remembered()
+_REMEMBERED = Reading(RowStruct(method="", id=""))
 
 
 def remember_round_turns(row: Row | None) -> None:
-    """Keep what is read of ``row`` once computed, until called with another row.
+    """Keep what is read of ``row`` once computed (its :class:`Reading`), until called again.
 
-    Its :func:`round_turns`, grades and majorities: for one pass that feeds each row to
-    several tallies. ``None`` forgets.
+    For one pass that feeds each row to several tallies. ``None`` forgets.
     """
     global _REMEMBERED
-    _REMEMBERED = _Remembered(row)
+    _REMEMBERED = Reading(row if row is not None else RowStruct(method="", id=""))
 
 
-def round_turns(row: Row) -> list[list[Mapping[str, Any]]] | None:
-    """:func:`produced_turns` of ``row``, computed once for a remembered row.
-
-    See :func:`remember_round_turns`.
-    """
-    if row is not _REMEMBERED.row:
-        return produced_turns(row)
-    if not _REMEMBERED.known:
-        _REMEMBERED.turns, _REMEMBERED.known = produced_turns(row), True
-    return _REMEMBERED.turns
+def reading_of(row: Row) -> Reading:
+    """The row's :class:`Reading`: the one remembered (:func:`remember_round_turns`) or new."""
+    return _REMEMBERED if row is _REMEMBERED.row else Reading(row)
 
 
-def produced_turns(row: Row) -> list[list[Mapping[str, Any]]] | None:
+def round_turns(row: RowLike) -> list[list[AnyTurn]] | None:
+    """:func:`produced_turns` of ``row`` (see :func:`remember_round_turns`)."""
+    return produced_turns(row)
+
+
+def produced_turns(row: RowLike) -> list[list[AnyTurn]] | None:
     """Per entry of ``round_answers``, the calls that produced its answers, in call order.
 
     A round of answers (round ``r`` of the answer turns) is produced by every call made up to
@@ -169,52 +294,58 @@ def produced_turns(row: Row) -> list[list[Mapping[str, Any]]] | None:
     Returns:
         One list of turns per entry of ``round_answers``; ``None`` without stored turns.
     """
-    turns = row.get("turns")
-    if not isinstance(turns, list):
+    checked = as_row(row)
+    turns: list[AnyTurn] | msgspec.UnsetType = checked.turns
+    if turns is UNSET:
         return None
-    names = row.get("agent_names")
-    agents = set(names) if isinstance(names, list) else None
-    entries = len(row.get("round_answers") or [])
-    answer_rounds = 0
-    ends: dict[int, int] = {}  # per round, the end of its last answer call
-    for i, turn in enumerate(turns):
-        if (turn.get("kind") or "answer") != "answer":
-            continue
-        r = int(turn.get("round") or 0)
-        answer_rounds = max(answer_rounds, r)
-        if agents is None or turn.get("agent") in agents:
-            ends[r] = i + 1
-    out: list[list[Mapping[str, Any]]] = []
+    ends, answer_rounds = _answer_ends(checked, turns)
+    out: list[list[AnyTurn]] = []
     cut = 0
-    for r in range(entries):
+    for r in range(len(checked.round_answers or ())):
         if r > answer_rounds:
-            out.append([t for t in turns if t.get("kind") != "decision"])
+            out.append([t for t in turns if t.kind != "decision"])
             continue
         cut = max(cut, ends.get(r, 0))
         out.append(turns[:cut])
     return out
 
 
-def turn_tokens(turns: Sequence[Mapping[str, Any]]) -> int:
+def _answer_ends(row: Row, turns: Sequence[AnyTurn]) -> tuple[dict[int, int], int]:
+    """Per round, the end of its last answer call (of the row's agents); the last answer round."""
+    names = row.agent_names
+    agents = None if names is UNSET else set(names)
+    answer_rounds = 0
+    ends: dict[int, int] = {}
+    for i, turn in enumerate(turns):
+        if (turn.kind or "answer") != "answer":
+            continue
+        r = turn.round or 0
+        answer_rounds = max(answer_rounds, r)
+        if agents is None or (None if turn.agent is UNSET else turn.agent) in agents:
+            ends[r] = i + 1
+    return ends, answer_rounds
+
+
+def turn_tokens(turns: Sequence[AnyTurn]) -> int:
     """Input + output tokens of some stored turns."""
-    return sum(int(t.get("input_tokens") or 0) + int(t.get("output_tokens") or 0) for t in turns)
+    return sum((t.input_tokens or 0) + (t.output_tokens or 0) for t in turns)
 
 
 def _rounds(row: Row) -> list[list[Answer]]:
-    return [list(r) for r in row.get("round_answers") or []]
+    return [list(r) for r in row.round_answers or []]
 
 
 def _at(rounds: list[list[Answer]], k: int) -> list[Answer]:
     return rounds[min(k, len(rounds) - 1)]
 
 
-def settled_at_round0(row: Row) -> bool:
+def settled_at_round0(row: RowLike) -> bool:
     """Whether a row's round-0 answers all agree, none abstaining: no debate is needed.
 
     An item whose agents disagree, or where any abstains, is contested (even if they are
     all wrong). What ``--only-contested`` screens items by.
     """
-    rounds = _rounds(row)
+    rounds = as_row(row).round_answers or []
     first = rounds[0] if rounds else []
     return len(first) > 1 and None not in first and len(set(first)) == 1
 
@@ -241,7 +372,7 @@ def flip_kind(before: Answer, after: Answer, right_before: bool, right_after: bo
     return "wrong_to_other_wrong" if after != before else None
 
 
-def round_dynamics(rows: Sequence[Row]) -> list[RoundStats]:
+def round_dynamics(rows: Sequence[RowLike]) -> list[RoundStats]:
     """Per round, the majority's accuracy, the share of agents right, and the flips.
 
     Args:
@@ -251,17 +382,18 @@ def round_dynamics(rows: Sequence[Row]) -> list[RoundStats]:
     Returns:
         One entry per round, up to the longest debate.
     """
-    kept = [r for r in rows if "error" not in r and r.get("round_answers")]
-    trajectories = [(r, _rounds(r)) for r in kept]
-    longest = max((len(t) for _, t in trajectories), default=0)
+    kept = [r for r in map(as_row, rows) if r.error is UNSET and r.round_answers]
+    readings = [Reading(r) for r in kept]
+    longest = max((len(t.rounds) for t in readings), default=0)
     stats: list[RoundStats] = []
     for k in range(longest):
         flips = dict.fromkeys(FLIPS, 0)
         majorities_right = right = answers = compared = 0
-        for row, rounds in trajectories:
+        for reading in readings:
+            rounds = reading.rounds
             now = _at(rounds, k)
-            graded = [grade(a, row) for a in now]
-            majorities_right += majority_right(now, row)
+            graded = [reading.grade(a) for a in now]
+            majorities_right += reading.grade(first_majority(now))
             right += sum(graded)
             answers += len(now)
             if k == 0:
@@ -269,10 +401,10 @@ def round_dynamics(rows: Sequence[Row]) -> list[RoundStats]:
             before = _at(rounds, k - 1)
             compared += len(now)
             for a, b, right_after in zip(before, now, graded, strict=True):
-                kind = flip_kind(a, b, grade(a, row), right_after)
+                kind = flip_kind(a, b, reading.grade(a), right_after)
                 if kind is not None:
                     flips[kind] += 1
-        n = len(trajectories)
+        n = len(readings)
         stats.append(
             RoundStats(
                 round=k,
@@ -291,22 +423,21 @@ def total_flips(stats: Sequence[RoundStats]) -> dict[str, int]:
     return {kind: sum(s["flips"][kind] for s in stats) for kind in FLIPS}
 
 
-def round_zero_vote(rows: Sequence[Row]) -> RoundZeroVote:
+def round_zero_vote(rows: Sequence[RowLike]) -> RoundZeroVote:
     """The vote at round 0 of one method's rows, beside their final answers.
 
     Args:
         rows: Rows of one method; failed rows and rows without ``round_answers`` are left out.
     """
-    kept = [r for r in rows if "error" not in r and r.get("round_answers")]
+    kept = [Reading(r) for r in map(as_row, rows) if r.error is UNSET and r.round_answers]
     n = len(kept)
-    correct = sum(majority_right(_rounds(r)[0], r) for r in kept)
-    final = sum(bool(r.get("correct")) for r in kept)
-    with_turns = [r for r in kept if isinstance(r.get("turns"), list)]
+    correct = sum(r.majorities[0] for r in kept)
+    final = sum(bool(r.row.correct) for r in kept)
+    spends = [r.spends() for r in kept]
     tokens = calls = None
-    if with_turns and len(with_turns) == n:
-        first = [(round_turns(r) or [[]])[0] for r in with_turns]
-        tokens = sum(turn_tokens(ts) for ts in first) / n
-        calls = sum(len(ts) for ts in first) / n
+    if n and all(spend is not None for spend in spends):
+        tokens = sum(spend[0][0] for spend in spends if spend is not None) / n
+        calls = sum(spend[1][0] for spend in spends if spend is not None) / n
     return RoundZeroVote(
         n=n,
         correct=correct,
@@ -317,7 +448,7 @@ def round_zero_vote(rows: Sequence[Row]) -> RoundZeroVote:
     )
 
 
-def vote_is_right(row: Row, k: int = 0) -> bool:
+def vote_is_right(row: RowLike, k: int = 0) -> bool:
     """Whether the majority of a row's round-``k`` answers is right.
 
     Graded as :func:`vote_at_round` grades it: first-seen tie-break, a vote of abstentions is
@@ -327,13 +458,13 @@ def vote_is_right(row: Row, k: int = 0) -> bool:
         row: A scored row with ``round_answers``.
         k: The round.
     """
-    rounds = row["round_answers"]
-    return majority_right(rounds[min(k, len(rounds) - 1)], row)
+    majorities = reading_of(as_row(row)).majorities
+    return majorities[min(k, len(majorities) - 1)]
 
 
 def vote_at_round(
-    rows: Sequence[Row], k: int = 0, label: str = "{method} · vote@r{k}"
-) -> list[dict[str, Any]]:
+    rows: Sequence[RowLike], k: int = 0, label: str = "{method} · vote@r{k}"
+) -> list[Row]:
     """Rows as if each debate had stopped after round ``k`` and taken its majority.
 
     Each new row's answer is the majority of the agents' round-``k`` answers (first-seen
@@ -351,46 +482,44 @@ def vote_at_round(
         The new rows.
     """
     out = []
-    for row in rows:
-        if "error" in row or not row.get("round_answers"):
+    for row in map(as_row, rows):
+        if row.error is not UNSET or not row.round_answers:
             continue
         rounds = _rounds(row)
-        answer = majority_vote(_at(rounds, k), tie_policy="first").answer
-        new = dict(row)
-        new.update(
-            method=label.format(method=row.get("method"), k=k),
-            answer=answer,
-            correct=grade(answer, row),
-            abstained=answer is None,
-            rounds=min(k, len(rounds) - 1),
-            round_answers=rounds[: k + 1],
-            decision={"rule": "majority", "evidence": {"round": k}},
-        )
-        if isinstance(row.get("round_confidences"), list):
-            new["round_confidences"] = row["round_confidences"][: k + 1]
+        answer = first_majority(_at(rounds, k))
+        changes: dict[str, Any] = {
+            "method": label.format(method=row.method, k=k),
+            "answer": answer,
+            "correct": grade(answer, row),
+            "abstained": answer is None,
+            "rounds": min(k, len(rounds) - 1),
+            "round_answers": rounds[: k + 1],
+            "decision": {"rule": "majority", "evidence": {"round": k}},
+        }
+        if row.round_confidences is not UNSET:
+            changes["round_confidences"] = row.round_confidences[: k + 1]
         if k == 0:
-            new["ncomm"] = 0  # initial answers read nobody
+            changes["ncomm"] = 0  # initial answers read nobody
         produced = round_turns(row)
         if produced is not None:
             early = produced[min(k, len(produced) - 1)]
             by_kind: dict[str, dict[str, int]] = {}
-            for t in early:
-                slot = by_kind.setdefault(t.get("kind") or "answer", dict.fromkeys(_TOKENS, 0))
-                for key in _TOKENS:
-                    slot[key] += t.get(key) or 0
             sources = dict.fromkeys(ANSWER_SOURCES, 0)
             for t in early:
-                if t.get("kind") == "answer" and t.get("answer_source") in sources:
-                    sources[t["answer_source"]] += 1
-            new.update(
+                slot = by_kind.setdefault(t.kind or "answer", dict.fromkeys(_TOKENS, 0))
+                slot["input_tokens"] += t.input_tokens or 0
+                slot["output_tokens"] += t.output_tokens or 0
+                if t.kind == "answer" and t.answer_source in sources:
+                    sources[str(t.answer_source)] += 1
+            changes.update(
                 turns=early,
                 answer_sources=sources,
                 calls=len(early),
-                input_tokens=sum(t.get("input_tokens") or 0 for t in early),
-                output_tokens=sum(t.get("output_tokens") or 0 for t in early),
+                input_tokens=sum(t.input_tokens or 0 for t in early),
+                output_tokens=sum(t.output_tokens or 0 for t in early),
                 tokens_by_kind=by_kind,
             )
-        out.append(new)
+        out.append(msgspec.structs.replace(row, **changes))
     return out
 
 

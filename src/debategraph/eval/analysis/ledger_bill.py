@@ -7,6 +7,10 @@ after their debate's row). Their
 tokens were paid all the same, so ``debategraph report`` and ``eval``'s closing table add
 them to their method's bill as paid, not kept (and to its cost, requests and wasted
 tokens); the tokens of the rows plus those added are every token the provider reported.
+
+What no record can hold is said apart, as an estimate: requests sent whose reply never
+reached the run (on the wire when it was killed, cut off in flight), with an estimate of
+their input tokens; the provider may have billed them, and their output is not known.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from debategraph.eval.analysis.metrics import MethodSummary
 from debategraph.eval.analysis.summary_fields import ratio
 from debategraph.eval.log.bill import bill_cost
 from debategraph.eval.log.files import INTERRUPTED_FILE, SPEND_NOTES_FILE
-from debategraph.eval.log.ledger import BILLED_KINDS, totals
+from debategraph.eval.log.ledger import BILLED_KINDS, UNANSWERED, totals
 
 Ledger = Mapping[str, Sequence[Mapping[str, Any]]]
 """The ledger's entries by kind, as :func:`~debategraph.eval.log.ledger.read_ledger` reads them."""
@@ -65,7 +69,9 @@ def fold_ledger(
 
     Returns:
         The totals of each kind (``cut_short``, ``retried``, ``noted``) and of the entries
-        counted in no table (``unplaced``).
+        counted in no table (``unplaced``); where there are any, under ``unanswered``
+        (added to no bill), the requests with no reply on record and their
+        ``input_estimate``.
     """
     tables = list(tables)
     touched: dict[int, MutableMapping[str, Any]] = {}
@@ -83,7 +89,31 @@ def fold_ledger(
         reprice(summary, prices)
     folded: dict[str, Any] = {kind: totals(ledger.get(kind, ())) for kind in BILLED_KINDS}
     folded["unplaced"] = totals(unplaced)
+    unanswered = ledger.get(UNANSWERED, ())
+    if unanswered:
+        folded[UNANSWERED] = {
+            "requests": sum(int(d["requests"]) for d in unanswered),
+            "input_estimate": sum(int(d["input_estimate"]) for d in unanswered),
+        }
     return folded
+
+
+def unanswered_words(folded: Mapping[str, Any]) -> str:
+    """One sentence on the requests whose reply no record holds (empty when none).
+
+    Args:
+        folded: What :func:`fold_ledger` returned.
+    """
+    unanswered = folded.get(UNANSWERED) or {}
+    count = int(unanswered.get("requests") or 0)
+    if not count:
+        return ""
+    return (
+        f"Not on the bill: {count:,} request(s) sent whose reply reached no record (on the "
+        "wire when a run was killed, or cut off in flight); their input was about "
+        f"{int(unanswered['input_estimate']):,} tokens (an estimate, counted in no figure "
+        "above); what the provider billed for them, and their output, are not known here."
+    )
 
 
 def ledger_words(folded: Mapping[str, Any]) -> str:
@@ -95,7 +125,7 @@ def ledger_words(folded: Mapping[str, Any]) -> str:
     cut, retried = folded["cut_short"], folded["retried"]
     noted = folded.get("noted") or totals(())
     if not cut["debates"] and not retried["debates"] and not noted["debates"]:
-        return ""
+        return unanswered_words(folded)
     parts = []
     if retried["debates"]:
         parts.append(f"{retried['debates']} failed row(s) run again")
@@ -123,4 +153,4 @@ def ledger_words(folded: Mapping[str, Any]) -> str:
             f"tokens of them belong to {unplaced['debates']} debate(s) of methods with no row, "
             "in no table)"
         )
-    return text + "."
+    return " ".join(filter(None, [text + ".", unanswered_words(folded)]))

@@ -31,7 +31,8 @@ A result row is one JSON object per (item, method), as the runner writes it::
 
 Optional keys used by the report: ``source`` (``"simulated"`` or ``"real"``) and
 ``dataset``. A row with an ``error`` key is a failed item: it is counted in ``failed`` and
-left out of every other metric. Missing or ``null`` counters count as 0.
+left out of every other metric. Missing counters count as 0 (a counter is never ``null``:
+the row's declaration, :mod:`debategraph.eval.log.row`, refuses it).
 
 ``answer_sources`` counts the item's answer turns by how their answer was found
 (:class:`debategraph.policies.answers.Extraction`): ``declared``, ``fallback`` (the "last
@@ -44,17 +45,21 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
+from msgspec import UNSET
+
 from debategraph.eval.analysis.summary_fields import (
     ANSWER_SOURCES,
     NAN,
     MethodSummary,
     Row,
+    RowLike,
     distinct_items,
     is_failed,
     item_wilson_interval,
     wilson_interval,
 )
 from debategraph.eval.analysis.summary_stream import MethodTally, summarize_stream
+from debategraph.eval.log.row import ROW_FIELDS, as_row
 from debategraph.policies.types import Answer
 
 __all__ = [
@@ -62,6 +67,7 @@ __all__ = [
     "NAN",
     "MethodSummary",
     "Row",
+    "RowLike",
     "accuracy_by_round",
     "consensus_by_round",
     "distinct_items",
@@ -77,24 +83,32 @@ __all__ = [
 ]
 
 
-def group_by(rows: Iterable[Row], key: str = "method", default: str = "") -> dict[str, list[Row]]:
-    """Rows grouped by ``row[key]`` (``default`` when missing), in first-seen order.
+def group_by(
+    rows: Iterable[RowLike], key: str = "method", default: str = ""
+) -> dict[str, list[Row]]:
+    """Rows grouped by the row field ``key`` (``default`` when missing), in first-seen order.
 
     Args:
         rows: Result rows.
-        key: The grouping key.
-        default: Group of rows without the key.
+        key: The grouping field, a field of the row's declaration.
+        default: Group of rows without the field.
 
     Returns:
         Group label -> rows.
+
+    Raises:
+        ValueError: ``key`` is no field of a row.
     """
+    if key not in ROW_FIELDS:
+        raise ValueError(f"a row has no field {key!r}: group by one of {sorted(ROW_FIELDS)}")
     groups: dict[str, list[Row]] = {}
-    for row in rows:
-        groups.setdefault(str(row.get(key, default)), []).append(row)
+    for row in map(as_row, rows):
+        value = getattr(row, key)
+        groups.setdefault(default if value is UNSET else str(value), []).append(row)
     return groups
 
 
-def round_answers_at(row: Row, k: int) -> list[Answer] | None:
+def round_answers_at(row: RowLike, k: int) -> list[Answer] | None:
     """The agents' answers of round ``k``; past a row's last round, its last round.
 
     Args:
@@ -104,13 +118,13 @@ def round_answers_at(row: Row, k: int) -> list[Answer] | None:
     Returns:
         The answers, or ``None`` when the row records no rounds.
     """
-    rounds = row.get("round_answers") or []
+    rounds = as_row(row).round_answers or []
     if not rounds:
         return None
     return list(rounds[min(k, len(rounds) - 1)])
 
 
-def consensus_by_round(rows: Sequence[Row]) -> list[float]:
+def consensus_by_round(rows: Sequence[RowLike]) -> list[float]:
     """Per round, the fraction of items whose agents all agree (non-abstaining, equal).
 
     Items that stopped early count with their last round carried forward; rows without
@@ -126,7 +140,7 @@ def consensus_by_round(rows: Sequence[Row]) -> list[float]:
     return summarize_method("", rows)["consensus_by_round"]
 
 
-def accuracy_by_round(rows: Sequence[Row]) -> list[float]:
+def accuracy_by_round(rows: Sequence[RowLike]) -> list[float]:
     """Per round, the accuracy of that round's majority vote (first-seen tie-break).
 
     Items that stopped early count with their last round carried forward; rows without
@@ -144,7 +158,7 @@ def accuracy_by_round(rows: Sequence[Row]) -> list[float]:
     return summarize_method("", rows)["accuracy_by_round"]
 
 
-def initial_vote_size(rows: Sequence[Row]) -> int | None:
+def initial_vote_size(rows: Sequence[RowLike]) -> int | None:
     """The number of answers in the initial round, when every row that records one agrees.
 
     The figure of :func:`summarize_method` (``vote_k``).
@@ -172,7 +186,7 @@ def harness_metrics(summary: MethodSummary) -> dict[str, float]:
 
 
 def summarize_method(
-    method: str, rows: Sequence[Row], prices: Mapping[str, float] | None = None
+    method: str, rows: Iterable[RowLike], prices: Mapping[str, float] | None = None
 ) -> MethodSummary:
     """Aggregate one method's rows (failed rows are counted, then left out).
 
@@ -187,12 +201,12 @@ def summarize_method(
     """
     tally = MethodTally(method)
     for row in rows:
-        tally.add(row)
+        tally.add(as_row(row))
     return tally.summary(prices)
 
 
 def summarize(
-    rows: Iterable[Row], prices: Mapping[str, float] | None = None
+    rows: Iterable[RowLike], prices: Mapping[str, float] | None = None
 ) -> dict[str, MethodSummary]:
     """Aggregate result rows per method.
 

@@ -38,14 +38,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypedDict
 
-from debategraph.eval.analysis.dynamics import grade, majority_right, round_turns, turn_tokens
+from msgspec import UNSET
+
+from debategraph.eval.analysis.dynamics import Reading, reading_of
 from debategraph.eval.analysis.metrics import (
     Row,
+    RowLike,
     distinct_items,
     group_by,
-    is_failed,
     item_wilson_interval,
 )
+from debategraph.eval.log.row import as_row, opt
 from debategraph.policies.types import Answer
 from debategraph.policies.voting import prefix_majorities
 
@@ -94,33 +97,20 @@ def point_label(point: Mapping[str, Any]) -> str:
 
 
 def _total(row: Row) -> int:
-    return int(row.get("input_tokens") or 0) + int(row.get("output_tokens") or 0)
+    return (row.input_tokens or 0) + (row.output_tokens or 0)
 
 
-def _turns(row: Row) -> list[Mapping[str, Any]] | None:
-    turns = row.get("turns")
-    return turns if isinstance(turns, list) else None
-
-
-def _spend(turn: Mapping[str, Any]) -> int:
-    return int(turn.get("input_tokens") or 0) + int(turn.get("output_tokens") or 0)
-
-
-def _round_of(turn: Mapping[str, Any]) -> int:
-    return int(turn.get("round") or 0)
-
-
-def _lone_answers(row: Row) -> bool:
+def _lone_answers(reading: Reading) -> bool:
     """Whether a row that records ``round_answers`` made lone round-0 answers only."""
-    if len(row["round_answers"]) != 1:
+    if len(reading.rounds) != 1:
         return False
-    turns = _turns(row)
-    if turns is None:
-        return int(row.get("rounds") or 0) == 0
-    return all(_round_of(t) == 0 and (t.get("kind") or "answer") == "answer" for t in turns)
+    sums = reading.sums()
+    if sums is None:
+        return (reading.row.rounds or 0) == 0
+    return sums.lone
 
 
-def is_voting_arm(rows: Sequence[Row]) -> bool:
+def is_voting_arm(rows: Sequence[RowLike]) -> bool:
     """Whether every call of every row is a lone answer to the question, in round 0.
 
     A row with turns qualifies when each turn is a round-0 ``answer``; a row without them
@@ -129,7 +119,7 @@ def is_voting_arm(rows: Sequence[Row]) -> bool:
     Args:
         rows: Scored rows of one arm that record ``round_answers``.
     """
-    return all(_lone_answers(row) for row in rows)
+    return all(_lone_answers(Reading(as_row(row))) for row in rows)
 
 
 class _Tally:
@@ -161,21 +151,37 @@ class _Steps:
     """
 
     def __init__(self) -> None:
-        self.steps: list[_Tally] = []
+        self.correct: list[int] = []
+        self.tokens: list[float] = []
+        self.exact: list[bool] = []
         self.carried = _Tally()
         self.exact_from = 0
 
     def add(self, steps: Sequence[_Step], carried: _Carried) -> None:
         right, tokens, exact_from = carried
-        for i, (step_right, step_tokens, exact) in enumerate(steps):
-            if i == len(self.steps):
+        correct, spent, exact = self.correct, self.tokens, self.exact
+        known = len(correct)
+        for i, (step_right, step_tokens, step_exact) in enumerate(steps):
+            if i < known:
+                correct[i] += step_right
+                spent[i] += step_tokens
+                exact[i] = exact[i] and step_exact
+            else:
                 base = self.carried
-                self.steps.append(_Tally(base.correct, base.tokens, i >= self.exact_from))
-            self.steps[i].add(step_right, step_tokens, exact)
-        for i in range(len(steps), len(self.steps)):
-            self.steps[i].add(right, tokens, i >= exact_from)
+                correct.append(base.correct + step_right)
+                spent.append(base.tokens + step_tokens)
+                exact.append(i >= self.exact_from and step_exact)
+        for i in range(len(steps), known):
+            correct[i] += right
+            spent[i] += tokens
+            exact[i] = exact[i] and i >= exact_from
         self.carried.add(right, tokens, True)
         self.exact_from = max(self.exact_from, exact_from)
+
+    @property
+    def steps(self) -> list[_Tally]:
+        """The tallies, one per step."""
+        return [_Tally(*step) for step in zip(self.correct, self.tokens, self.exact, strict=True)]
 
 
 def _point(
@@ -204,44 +210,45 @@ def _point(
     )
 
 
-def _round_steps(row: Row) -> tuple[list[_Step], _Carried]:
+def _round_steps(reading: Reading) -> tuple[list[_Step], _Carried]:
     """A debating row's steps: per round, its majority and the tokens through that round.
 
     Without turns, a round is priced at the whole debate's tokens, exact once nothing is left
     to spend (from its last round and its ``rounds`` on).
     """
-    rounds: list[list[Answer]] = [list(r) for r in row["round_answers"]]
-    produced, total = round_turns(row), _total(row)
-    ran = int(row.get("rounds") or 0)
-    steps: list[_Step] = []
-    for r, now in enumerate(rounds):
-        right = majority_right(now, row)
-        if produced is not None:
-            steps.append((right, turn_tokens(produced[r]), True))
-        else:
-            steps.append((right, total, r >= len(rounds) - 1 and r >= ran))
-    return steps, (steps[-1][0], total, 0 if produced is not None else ran)
+    row = reading.row
+    majorities, spends, total = reading.majorities, reading.spends(), _total(row)
+    ran = row.rounds or 0
+    steps: list[_Step]
+    if spends is not None:
+        steps = [(right, tokens, True) for right, tokens in zip(majorities, spends[0], strict=True)]
+    else:
+        last = len(majorities) - 1
+        steps = [(right, total, r >= last and r >= ran) for r, right in enumerate(majorities)]
+    return steps, (steps[-1][0], total, 0 if spends is not None else ran)
 
 
-def _vote_steps(row: Row) -> tuple[list[_Step], _Carried]:
+def _vote_steps(reading: Reading) -> tuple[list[_Step], _Carried]:
     """A voting row's steps: per ``k``, the majority of its first ``k`` answers and their tokens."""
-    answers, costs = _samples(row)
-    total = _total(row)
+    answers, costs = _samples(reading)
+    total = _total(reading.row)
     decided = prefix_majorities(answers)
+    grade = reading.grade
+    right_at = {answer: grade(answer) for answer in set(decided)}
     steps: list[_Step] = []
     through = 0
-    for k in range(1, len(answers) + 1):
-        right = grade(decided[k - 1], row)
-        if costs is not None:
-            through += costs[k - 1]
-            steps.append((right, through, True))
-        else:  # samples priced alike
-            steps.append((right, total * k / len(answers), k == len(answers)))
-    right = grade(decided[-1] if answers else None, row)
+    if costs is not None:
+        for answer, cost in zip(decided, costs, strict=True):
+            through += cost
+            steps.append((right_at[answer], through, True))
+    else:  # samples priced alike
+        count = len(answers)
+        steps = [(right_at[a], total * k / count, k == count) for k, a in enumerate(decided, 1)]
+    right = grade(decided[-1] if answers else None)
     return steps, (right, through if costs is not None else total, 0)
 
 
-def round_points(arm: str, rows: Sequence[Row]) -> list[ParetoPoint]:
+def round_points(arm: str, rows: Sequence[RowLike]) -> list[ParetoPoint]:
     """A debating arm's points: per round, that round's majority against tokens through it.
 
     Args:
@@ -253,28 +260,26 @@ def round_points(arm: str, rows: Sequence[Row]) -> list[ParetoPoint]:
     """
     steps = _Steps()
     for row in rows:
-        steps.add(*_round_steps(row))
+        steps.add(*_round_steps(Reading(as_row(row))))
     items = distinct_items(rows)
     return [_point(arm, t, len(rows), items, at_round=r) for r, t in enumerate(steps.steps)]
 
 
-def _samples(row: Row) -> tuple[list[Answer], list[int] | None]:
+def _samples(reading: Reading) -> tuple[list[Answer], list[int] | None]:
     """A voting row's answers, one per agent that made a call, and each one's tokens.
 
     Without turns (or agent names that match the answers), every answer and no prices.
     """
-    answers: list[Answer] = list(row["round_answers"][0])
-    turns, names = _turns(row), row.get("agent_names")
-    if turns is None or not isinstance(names, list) or len(names) != len(answers):
+    answers: list[Answer] = list(reading.rounds[0]) if reading.rounds else []
+    sums, names = reading.sums(), reading.row.agent_names
+    if sums is None or names is UNSET or len(names) != len(answers):
         return answers, None
-    by_agent: dict[Any, int] = {}
-    for turn in turns:
-        by_agent[turn.get("agent")] = by_agent.get(turn.get("agent"), 0) + _spend(turn)
+    by_agent = sums.by_agent
     drawn = [i for i, name in enumerate(names) if name in by_agent]
     return [answers[i] for i in drawn], [by_agent[names[i]] for i in drawn]
 
 
-def vote_points(arm: str, rows: Sequence[Row]) -> list[ParetoPoint]:
+def vote_points(arm: str, rows: Sequence[RowLike]) -> list[ParetoPoint]:
     """A voting arm's points: per ``k``, the majority of its first ``k`` answers.
 
     Args:
@@ -290,12 +295,12 @@ def vote_points(arm: str, rows: Sequence[Row]) -> list[ParetoPoint]:
     """
     steps = _Steps()
     for row in rows:
-        steps.add(*_vote_steps(row))
+        steps.add(*_vote_steps(Reading(as_row(row))))
     items = distinct_items(rows)
     return [_point(arm, t, len(rows), items, k=k) for k, t in enumerate(steps.steps, start=1)]
 
 
-def decision_point(arm: str, rows: Sequence[Row]) -> ParetoPoint:
+def decision_point(arm: str, rows: Sequence[RowLike]) -> ParetoPoint:
     """The arm's own final answers (``correct``) against its whole spend per item.
 
     Args:
@@ -303,8 +308,8 @@ def decision_point(arm: str, rows: Sequence[Row]) -> ParetoPoint:
         rows: Its scored rows.
     """
     tally = _Tally()
-    for row in rows:
-        tally.add(bool(row.get("correct")), _total(row), True)
+    for row in map(as_row, rows):
+        tally.add(bool(row.correct), _total(row), True)
     return _point(arm, tally, len(rows), distinct_items(rows))
 
 
@@ -326,22 +331,23 @@ class ArmPoints:
 
     def add(self, row: Row) -> None:
         """Add one row of the arm (a failed row adds nothing)."""
-        if is_failed(row):
+        if row.error is not UNSET:
             return
-        right, tokens = bool(row.get("correct")), _total(row)
-        item = (row.get("dataset"), row.get("id"))
+        right, tokens = bool(row.correct), _total(row)
+        item = (opt(row.dataset), row.id)
         self.scored.add(right, tokens, True)
         self.scored_n += 1
         self.scored_items.add(item)
-        if not row.get("round_answers"):
+        if not row.round_answers:
             return
         self.traced.add(right, tokens, True)
         self.traced_n += 1
         self.traced_items.add(item)
-        self.rounds.add(*_round_steps(row))
-        self.voting = self.voting and _lone_answers(row)
+        reading = reading_of(row)
+        self.rounds.add(*_round_steps(reading))
+        self.voting = self.voting and _lone_answers(reading)
         if self.voting:
-            self.votes.add(*_vote_steps(row))
+            self.votes.add(*_vote_steps(reading))
 
     def points(self, arm: str) -> list[ParetoPoint]:
         """The arm's points, as :func:`arm_points` gives them for the rows added."""
@@ -363,7 +369,7 @@ class ArmPoints:
         return steps if _same(final, steps[-1]) else [*steps, final]
 
 
-def arm_points(arm: str, rows: Sequence[Row]) -> list[ParetoPoint]:
+def arm_points(arm: str, rows: Iterable[RowLike]) -> list[ParetoPoint]:
     """Every point of one arm, in order of spend: rounds or ``k``, then its decision.
 
     Failed rows are left out; so are rows without ``round_answers``, unless no row has them
@@ -381,7 +387,7 @@ def arm_points(arm: str, rows: Sequence[Row]) -> list[ParetoPoint]:
     """
     tally = ArmPoints()
     for row in rows:
-        tally.add(row)
+        tally.add(as_row(row))
     return tally.points(arm)
 
 
@@ -437,7 +443,7 @@ def mark_front(points: Sequence[ParetoPoint]) -> list[ParetoPoint]:
     return marked
 
 
-def pareto_points(rows: Iterable[Row]) -> list[ParetoPoint]:
+def pareto_points(rows: Iterable[RowLike]) -> list[ParetoPoint]:
     """Every arm's points over the rows of one group, marked for the group's front.
 
     Args:

@@ -22,13 +22,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from msgspec import UNSET
+
 from debategraph.eval.analysis.comparisons import ComparisonTally
 from debategraph.eval.analysis.dynamics import remember_round_turns
 from debategraph.eval.analysis.pareto import ArmPoints, ParetoPoint, mark_front
 from debategraph.eval.analysis.results import Group, replayed
-from debategraph.eval.analysis.summary_fields import Row, is_failed
+from debategraph.eval.analysis.summary_fields import RowLike
 from debategraph.eval.analysis.summary_stream import MethodTally
 from debategraph.eval.analysis.transitions import TransitionsByArm
+from debategraph.eval.log.row import as_row
 
 _PartKey = tuple[str, str, str, bool]
 """(method, dataset, source, replayed): rows of one arm that are reported under one source."""
@@ -57,10 +60,10 @@ class GroupTally:
         self.sources = sources
         self.rows = 0
 
-    def add(self, row: Row) -> None:
+    def add(self, row: RowLike) -> None:
         """Add one row."""
-        method, dataset = str(row.get("method", "")), str(row.get("dataset", ""))
-        source = str(row.get("source", ""))
+        row = as_row(row)
+        method, dataset, source = row.method, row.dataset or "", row.source or ""
         key = (method, dataset, source, source == "real" and replayed(row))
         if self.sources is not None:
             key = (method, dataset, self.sources[key], False)
@@ -136,14 +139,15 @@ class RowFacts:
     failed: int = 0
     budget_links: dict[tuple[str, str], str] = field(default_factory=dict)
 
-    def add(self, row: Row) -> None:
+    def add(self, row: RowLike) -> None:
         """Add one row."""
+        row = as_row(row)
         self.count += 1
-        self.failed += is_failed(row)
-        base = row.get("budget_of")
-        if base is not None:
-            link = (str(row.get("method")), str(base))
-            self.budget_links.setdefault(link, str(row.get("budget") or "calls"))
+        self.failed += row.error is not UNSET
+        base = row.budget_of
+        if base is not None and base is not UNSET:
+            link = (row.method, base)
+            self.budget_links.setdefault(link, str(row.budget or "calls"))
 
 
 class ReportPass:
@@ -155,8 +159,9 @@ class ReportPass:
         self.transitions = TransitionsByArm()
         self.facts = RowFacts()
 
-    def add(self, row: Row) -> None:
+    def add(self, row: RowLike) -> None:
         """Add one row."""
+        row = as_row(row)
         remember_round_turns(row)
         try:
             self.groups.add(row)

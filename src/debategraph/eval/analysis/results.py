@@ -10,10 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+import msgspec.structs
+from msgspec import UNSET
 
 from debategraph.eval.analysis.dynamics import RoundStats, round_dynamics
-from debategraph.eval.analysis.metrics import MethodSummary, Row, group_by, is_failed, summarize
-from debategraph.eval.log.row import RowError, decode_row, figures, row_dict, with_source
+from debategraph.eval.analysis.metrics import MethodSummary, Row, RowLike, group_by, summarize
+from debategraph.eval.log.row import RECORD_FIELDS, RowError, as_row, decode_row, opt
 from debategraph.eval.log.row_index import row_files
 from debategraph.policies.model_names import SIMULATED
 
@@ -75,7 +77,7 @@ class LoadedRows:
         used: How many rows were used.
     """
 
-    rows: list[dict[str, Any]] = field(default_factory=list)
+    rows: list[Row] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     excluded: dict[str, int] = field(default_factory=dict)
     used: int = 0
@@ -111,25 +113,38 @@ def load_rows(results_dir: str | os.PathLike[str], *, texts: bool = True) -> Loa
     Args:
         results_dir: The results directory.
         texts: Keep every field, and what the turns' models wrote (texts, reasoning,
-            prompts); without, a row keeps its figures only (see
-            :func:`~debategraph.eval.log.row.figures_dict`), which is all a report reads.
+            prompts); without, a row keeps its figures only (its turns
+            :class:`~debategraph.eval.log.row.TurnFigures`, its
+            :data:`~debategraph.eval.log.row.RECORD_FIELDS` unset), which is all a report
+            reads.
 
     Returns:
         The rows used, and what was left out.
     """
     loaded = LoadedRows()
-    loaded.rows.extend(stream_rows(results_dir, loaded, texts=texts))
+    rows = stream_rows(results_dir, loaded, texts=texts)
+    loaded.rows.extend(rows if texts else map(_figures_only, rows))
     return loaded
+
+
+def _figures_only(row: Row) -> Row:
+    """The row without its :data:`~debategraph.eval.log.row.RECORD_FIELDS` (held rows)."""
+    for name in RECORD_FIELDS:
+        setattr(row, name, UNSET)
+    return row
 
 
 def stream_rows(
     results_dir: str | os.PathLike[str], loaded: LoadedRows, *, texts: bool = True
-) -> Iterator[dict[str, Any]]:
+) -> Iterator[Row]:
     """The rows :func:`load_rows` uses, one at a time, recording in ``loaded`` what it leaves out.
 
-    Holds one key per row (to find duplicates), not the rows.
+    Every row is a :class:`~debategraph.eval.log.row.Row`: a line the typed decoder refuses
+    is read as JSON and checked into one (:func:`~debategraph.eval.log.row.as_row`), or left
+    out as malformed with the reason the check gives, naming the field. Holds one key per
+    row (to find duplicates), not the rows.
     """
-    from debategraph.eval.log.store import RESULTS_FILE, read_manifest, row_key
+    from debategraph.eval.log.store import RESULTS_FILE, read_manifest
 
     folder = Path(results_dir)
     manifest = read_manifest(folder)
@@ -139,12 +154,11 @@ def stream_rows(
     for file in row_files(folder):
         own = file.name == RESULTS_FILE
         for number, raw in enumerate(_lines(file), start=1):
-            if not raw.strip():
+            if raw.isspace() or not raw:
                 continue
-            row, why = _checked(raw, texts, own, item_ids, labels)
+            row, key, why = _checked(raw, texts, own, item_ids, labels)
             if row is not None:
-                key = row_key(row)
-                identity = (str(row.get("source", "")), str(row.get("dataset", "")), *key)
+                identity = (row.source or "", row.dataset or "", *key)
                 if identity in seen:
                     first = "{}, line {}".format(*seen[identity])
                     why = ("duplicate", f"{key[0]}/{key[1]} repeats {first}")
@@ -157,24 +171,50 @@ def stream_rows(
             yield row
 
 
+def _key(row: Row) -> tuple[str, str, int | None]:
+    """A row's identity: method, id and seed (``store.row_key``'s)."""
+    return (row.method, str(row.id), opt(row.seed))
+
+
+_NO_KEY = ("", "", None)
+
+
 def _checked(
     raw: bytes, texts: bool, own: bool, item_ids: set[Any] | None, labels: set[Any] | None
-) -> tuple[dict[str, Any] | None, tuple[str, str] | None]:
-    """The row of a line, or ``None`` and why it is left out (reason, detail)."""
-    from debategraph.eval.log.store import row_key, row_problem
-
+) -> tuple[Row | None, tuple[str, str, int | None], tuple[str, str] | None]:
+    """The row of a line and its key, or ``None`` and why it is left out (reason, detail)."""
     row, unread = _decoded(raw, texts)
     if row is None:
-        return None, ("not utf-8" if unread == NOT_UTF8 else "malformed", unread)
-    problem = row_problem(row)
-    if problem is not None:
-        return None, ("malformed", problem)
-    key = row_key(row)
+        return None, _NO_KEY, ("not utf-8" if unread == NOT_UTF8 else "malformed", unread)
+    if not _well_formed(row):
+        from debategraph.eval.log.store import row_problem
+
+        return None, _NO_KEY, ("malformed", row_problem(row) or "not a results row")
+    key = _key(row)
     if own and item_ids is not None and key[1] not in item_ids:
-        return None, ("foreign id", f"item {key[1]!r} is not in this run")
+        return None, key, ("foreign id", f"item {key[1]!r} is not in this run")
     if own and labels is not None and key[0] not in labels:
-        return None, ("foreign method", f"method {key[0]!r} is not an arm")
-    return row, None
+        return None, key, ("foreign method", f"method {key[0]!r} is not an arm")
+    return row, key, None
+
+
+def _well_formed(row: Row) -> bool:
+    """What ``store.row_problem`` checks, read from a row whose field types are checked.
+
+    A failed row needs its ``id`` a string; a finished one ``answer`` (a string or null),
+    ``correct``, ``round_answers`` and its counters, none negative.
+    """
+    if not isinstance(row.id, str):
+        return False
+    if row.error is not UNSET:
+        return True
+    counters = (row.input_tokens, row.output_tokens, row.calls)
+    return (
+        (row.answer is None or isinstance(row.answer, str))
+        and row.correct is not UNSET
+        and row.round_answers is not UNSET
+        and all(n is not UNSET and n >= 0 for n in counters)
+    )
 
 
 NOT_UTF8 = "not UTF-8 text"
@@ -186,11 +226,10 @@ def _lines(file: Path) -> Iterator[bytes]:
         yield from lines
 
 
-def _decoded(raw: bytes, texts: bool) -> tuple[dict[str, Any] | None, str]:
+def _decoded(raw: bytes, texts: bool) -> tuple[Row | None, str]:
     """The row of a line through its declaration, or ``None`` and why it is no row."""
     try:
-        row = decode_row(raw, texts=texts)
-        return (row_dict(row) if texts else figures(row)), ""
+        return decode_row(raw, texts=texts), ""
     except (msgspec.DecodeError, RowError):
         pass
     try:
@@ -203,16 +242,21 @@ def _decoded(raw: bytes, texts: bool) -> tuple[dict[str, Any] | None, str]:
         return None, f"not valid JSON ({exc.msg})"
     except RecursionError:
         return None, "JSON nested too deeply"
-    return value, ""
+    if not isinstance(value, dict):
+        return None, "not a JSON object"
+    try:
+        return as_row(value), ""
+    except RowError as exc:
+        return None, str(exc)
 
 
-def read_results(results_dir: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], list[str]]:
+def read_results(results_dir: str | os.PathLike[str]) -> tuple[list[Row], list[str]]:
     """The checked rows of a directory and one line per line left out (see :func:`load_rows`)."""
     loaded = load_rows(results_dir)
     return loaded.rows, loaded.problems
 
 
-def group_sources(rows: Sequence[Row]) -> list[str]:
+def group_sources(rows: Sequence[RowLike]) -> list[str]:
     """The source each row is reported under, so that one arm's rows are never split.
 
     A row's own ``source`` says where its answers came from (see
@@ -228,47 +272,52 @@ def group_sources(rows: Sequence[Row]) -> list[str]:
     Returns:
         One source per row, in order.
     """
+    typed = [as_row(row) for row in rows]
     arms: dict[tuple[str, str], set[str]] = {}
-    for row in rows:
-        if row.get("source"):
-            arms.setdefault(_arm(row), set()).add(str(row["source"]))
+    for row in typed:
+        if row.source:
+            arms.setdefault(_arm(row), set()).add(row.source)
     own = []
-    for row in rows:
-        source = str(row.get("source", ""))
+    for row in typed:
+        source = row.source or ""
         if source == "real" and "simulated" in arms.get(_arm(row), ()) and replayed(row):
             source = "simulated"
         own.append(source)
     resolved: dict[tuple[str, str], set[str]] = {}
-    for row, source in zip(rows, own, strict=True):
+    for row, source in zip(typed, own, strict=True):
         if source:
             resolved.setdefault(_arm(row), set()).add(source)
     sources = []
-    for row, source in zip(rows, own, strict=True):
+    for row, source in zip(typed, own, strict=True):
         arm_sources = resolved.get(_arm(row), set())
         sources.append(source or (next(iter(arm_sources)) if len(arm_sources) == 1 else ""))
     return sources
 
 
-def sourced_rows(rows: Sequence[Row]) -> list[dict[str, Any]]:
+def sourced_rows(rows: Sequence[RowLike]) -> list[Row]:
     """The rows, each with ``source`` set to the source it is reported under.
 
     Every view of a report's groups (summaries, Pareto points) reads these, so that each
     covers the same rows (see :func:`group_sources`).
     """
-    return [with_source(row, s) for row, s in zip(rows, group_sources(rows), strict=True)]
+    typed = [as_row(row) for row in rows]
+    return [
+        msgspec.structs.replace(row, source=source)
+        for row, source in zip(typed, group_sources(typed), strict=True)
+    ]
 
 
 def _arm(row: Row) -> tuple[str, str]:
-    return str(row.get("method", "")), str(row.get("dataset", ""))
+    return row.method, row.dataset or ""
 
 
-def replayed(row: Row) -> bool:
+def replayed(row: RowLike) -> bool:
     """Whether every agent of ``row`` was the simulated model (so its real answers replay)."""
-    models = row.get("agent_models") or ()
+    models = as_row(row).agent_models or ()
     return bool(models) and all(str(m).split(":")[0] in SIMULATED for m in models)
 
 
-def build_groups(rows: Sequence[Row], prices: Mapping[str, float] | None = None) -> list[Group]:
+def build_groups(rows: Sequence[RowLike], prices: Mapping[str, float] | None = None) -> list[Group]:
     """Summaries per method within each (source, dataset) group, groups in first-seen order.
 
     Each row is reported under :func:`group_sources`' source, so one arm is one group.
@@ -285,7 +334,7 @@ def build_groups(rows: Sequence[Row], prices: Mapping[str, float] | None = None)
         for dataset, dataset_rows in group_by(source_rows, "dataset").items():
             summaries = summarize(dataset_rows, prices)
             debated = {m for m, s in summaries.items() if len(s["round_stats"]) > 1}
-            pooled = [r for r in dataset_rows if r.get("method") in debated and not is_failed(r)]
+            pooled = [r for r in dataset_rows if r.method in debated and r.error is UNSET]
             overall = round_dynamics(pooled) if len(debated) > 1 else []
             groups.append(Group(source, dataset, summaries, overall, dataset_rows))
     return groups

@@ -13,9 +13,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
-Row = Mapping[str, Any]
+from msgspec import UNSET
+
+from debategraph.eval.log.row import as_row, opt
+
+if TYPE_CHECKING:
+    from debategraph.eval.analysis.dynamics import Row, RowLike
 
 
 class SeedAccuracy(TypedDict):
@@ -54,13 +59,12 @@ class SeedSpread(TypedDict):
     accuracies: list[SeedAccuracy]
 
 
-def row_seed(row: Row) -> int | None:
+def row_seed(row: RowLike) -> int | None:
     """The seed a row ran under: its integer ``seed``, or ``None`` when it records none."""
-    seed = row.get("seed")
-    return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
+    return opt(as_row(row).seed)
 
 
-def seed_accuracies(rows: Iterable[Row]) -> list[SeedAccuracy]:
+def seed_accuracies(rows: Iterable[RowLike]) -> list[SeedAccuracy]:
     """Each seed's accuracy over one method's rows (failed rows left out), in seed order.
 
     Args:
@@ -71,17 +75,17 @@ def seed_accuracies(rows: Iterable[Row]) -> list[SeedAccuracy]:
     """
     counts: dict[int | None, list[int]] = {}
     for row in rows:
-        count_seed(counts, row)
+        count_seed(counts, as_row(row))
     return accuracies_of(counts)
 
 
 def count_seed(counts: dict[int | None, list[int]], row: Row) -> None:
     """Add a row to per-seed ``[scored, correct]`` counts (a failed row adds nothing)."""
-    if "error" in row:
+    if row.error is not UNSET:
         return
-    tally = counts.setdefault(row_seed(row), [0, 0])
+    tally = counts.setdefault(opt(row.seed), [0, 0])
     tally[0] += 1
-    tally[1] += bool(row.get("correct"))
+    tally[1] += bool(row.correct)
 
 
 def accuracies_of(counts: Mapping[int | None, list[int]]) -> list[SeedAccuracy]:
@@ -94,7 +98,7 @@ def accuracies_of(counts: Mapping[int | None, list[int]]) -> list[SeedAccuracy]:
     ]  # fmt: skip
 
 
-def seed_spread(rows: Iterable[Row]) -> SeedSpread:
+def seed_spread(rows: Iterable[RowLike]) -> SeedSpread:
     """Mean, sample sd (``ddof=1``), min and max of one method's per-seed accuracies.
 
     Args:

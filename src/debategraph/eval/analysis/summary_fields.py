@@ -9,16 +9,18 @@ imports the other's callers. The row format is described in
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any, TypedDict
 
+from msgspec import UNSET
+
 from debategraph.eval.analysis.dynamics import RoundStats, RoundZeroVote
+from debategraph.eval.analysis.dynamics import Row as Row
+from debategraph.eval.analysis.dynamics import RowLike as RowLike
 from debategraph.eval.analysis.seeds import SeedSpread
 from debategraph.eval.log.bill import Bill
 from debategraph.eval.log.row import ANSWER_SOURCES as ROW_ANSWER_SOURCES
-
-Row = Mapping[str, Any]
-"""One result row (see the module docstring)."""
+from debategraph.eval.log.row import as_row, opt
 
 NAN = float("nan")
 
@@ -214,11 +216,11 @@ def item_wilson_interval(correct: int, n: int, items: int, z: float = 1.96) -> t
     return wilson_interval(correct * items / n, items, z)
 
 
-def distinct_items(rows: Iterable[Row]) -> int:
+def distinct_items(rows: Iterable[RowLike]) -> int:
     """How many distinct items (dataset, id) the rows cover."""
-    return len({(row.get("dataset"), row.get("id")) for row in rows})
+    return len({(opt(row.dataset), row.id) for row in map(as_row, rows)})
 
 
-def is_failed(row: Row) -> bool:
-    """Whether a row records a failed item (it has an ``error`` key)."""
-    return "error" in row
+def is_failed(row: RowLike) -> bool:
+    """Whether a row records a failed item (it has an ``error`` field)."""
+    return as_row(row).error is not UNSET

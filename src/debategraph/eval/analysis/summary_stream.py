@@ -19,14 +19,14 @@ from array import array
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from msgspec import UNSET
+
 from debategraph.eval.analysis.dynamics import (
     FLIPS,
     RoundStats,
     RoundZeroVote,
     flip_kind,
-    grade,
-    majority_right,
-    round_turns,
+    reading_of,
     total_flips,
 )
 from debategraph.eval.analysis.seeds import accuracies_of, count_seed, spread_of
@@ -35,11 +35,12 @@ from debategraph.eval.analysis.summary_fields import (
     NAN,
     MethodSummary,
     Row,
-    is_failed,
+    RowLike,
     item_wilson_interval,
     ratio,
 )
 from debategraph.eval.log.bill import BillTally, bill_cost
+from debategraph.eval.log.row import as_row, opt
 from debategraph.policies.types import Answer
 from debategraph.policies.voting import unanimous
 
@@ -51,7 +52,7 @@ _COUNTERS = ("input_tokens", "output_tokens", "calls", "ncomm", "rounds")
 
 
 def _wasted(row: Row) -> int:
-    return int(row.get("wasted_input_tokens") or 0) + int(row.get("wasted_output_tokens") or 0)
+    return (row.wasted_input_tokens or 0) + (row.wasted_output_tokens or 0)
 
 
 def _add_counts(total: dict[str, int], more: Mapping[str, int]) -> None:
@@ -88,74 +89,73 @@ class MethodTally:
         """Add one row of this method (a failed row adds only its count and what it paid)."""
         self.rows += 1
         self.bill.add(row)
-        if row.get("requests") is not None:
+        failed = row.error is not UNSET
+        if row.requests is not UNSET:
             self.spending += 1
-            self.requests += row.get("requests") or 0
-            self.failed_requests += row.get("failed_requests") or 0
+            self.requests += row.requests
+            self.failed_requests += row.failed_requests or 0
             self.wasted += _wasted(row)
-            if is_failed(row):
+            if failed:
                 self.failed_wasted += _wasted(row)
-        if is_failed(row):
+        if failed:
             return
         self.n += 1
-        self.correct += bool(row.get("correct"))
-        self.abstained += bool(row.get("abstained"))
-        key = repr((row.get("dataset"), row.get("id"))).encode()
+        self.correct += bool(row.correct)
+        self.abstained += bool(row.abstained)
+        key = repr((opt(row.dataset), row.id)).encode()
         self.items.add(hashlib.blake2b(key, digest_size=16).digest())
-        for name in _COUNTERS:
-            self.sums[name] += row.get(name) or 0
-        self.walls.append(row.get("wall_s") or 0)
-        self._add_sources(row)
-        if row.get("reasoning_tokens") is not None:
-            self.reasoning = (self.reasoning or 0) + int(row["reasoning_tokens"])
-        for kind, usage in (row.get("tokens_by_kind") or {}).items():
+        sums = self.sums
+        sums["input_tokens"] += row.input_tokens or 0
+        sums["output_tokens"] += row.output_tokens or 0
+        sums["calls"] += row.calls or 0
+        sums["ncomm"] += row.ncomm or 0
+        sums["rounds"] += row.rounds or 0
+        self.walls.append(row.wall_s or 0)
+        if row.answer_sources is not UNSET:
+            self.sources_rows += 1
+            counts = row.answer_sources
+            for source in ANSWER_SOURCES:
+                self.sources[source] += counts.get(source) or 0
+        if row.reasoning_tokens is not UNSET:
+            self.reasoning = (self.reasoning or 0) + row.reasoning_tokens
+        for kind, usage in (row.tokens_by_kind or {}).items():
             slot = self.kinds.setdefault(kind, {"input_tokens": 0, "output_tokens": 0})
             slot["input_tokens"] += usage.get("input_tokens") or 0
             slot["output_tokens"] += usage.get("output_tokens") or 0
-        if row.get("round_answers"):
+        if row.round_answers:
             self._add_rounds(row)
         count_seed(self.seeds, row)
-        self._add_gate(row)
-        self._add_screen(row)
-
-    def _add_sources(self, row: Row) -> None:
-        counts = row.get("answer_sources")
-        if isinstance(counts, Mapping):
-            self.sources_rows += 1
-            for source in ANSWER_SOURCES:
-                self.sources[source] += int(counts.get(source) or 0)
+        if isinstance(row.gate, Mapping):
+            self._add_gate(row, row.gate)
+        if row.screen is not UNSET:
+            self._add_screen(row, row.screen)
 
     def _add_rounds(self, row: Row) -> None:
-        rounds = [list(r) for r in row["round_answers"]]
+        reading = reading_of(row)
+        rounds, graded, majorities = reading.rounds, reading.graded, reading.majorities
         self.vote_sizes.add(len(rounds[0]))
         while len(self.direct) < len(rounds):
             self.direct.append(dict.fromkeys(_ROUND_KEYS, 0))
             self.flips.append(dict.fromkeys(FLIPS, 0))
-        graded_before: list[bool] = []
-        vote_right = False
         for k, now in enumerate(rounds):
-            graded = [grade(a, row) for a in now]
-            vote_right = majority_right(now, row)
-            self._count_round(self.direct[k], now, graded, vote_right, compared=k > 0)
+            self._count_round(self.direct[k], now, graded[k], majorities[k], compared=k > 0)
             if k > 0:
-                pairs = zip(rounds[k - 1], now, graded_before, graded, strict=True)
+                flips = self.flips[k]
+                pairs = zip(rounds[k - 1], now, graded[k - 1], graded[k], strict=True)
                 for before, after, right_before, right_after in pairs:
-                    kind = flip_kind(before, after, right_before, right_after)
-                    if kind is not None:
-                        self.flips[k][kind] += 1
-            graded_before = graded
+                    if before != after:  # an unchanged answer is no flip
+                        kind = flip_kind(before, after, right_before, right_after)
+                        if kind is not None:
+                            flips[kind] += 1
         tail = self.tails.setdefault(len(rounds), dict.fromkeys(_ROUND_KEYS, 0))
-        self._count_round(tail, rounds[-1], graded_before, vote_right, compared=True)
+        self._count_round(tail, rounds[-1], graded[-1], majorities[-1], compared=True)
         zero = self.zero  # its n and right votes are round 0's direct tally
-        zero["final"] += bool(row.get("correct"))
-        produced = round_turns(row)
-        if produced is not None:
-            first = produced[0]
+        zero["final"] += bool(row.correct)
+        spends = reading.spends()
+        if spends is not None:
             zero["with_turns"] += 1
-            zero["tokens"] += sum(
-                (t.get("input_tokens") or 0) + (t.get("output_tokens") or 0) for t in first
-            )
-            zero["calls"] += len(first)
+            zero["tokens"] += spends[0][0]
+            zero["calls"] += spends[1][0]
 
     @staticmethod
     def _count_round(
@@ -174,27 +174,21 @@ class MethodTally:
             tally["voters"] += 1
             tally["unanimous"] += unanimous(now)
 
-    def _add_gate(self, row: Row) -> None:
-        gate = row.get("gate")
-        if not isinstance(gate, Mapping):
-            return
+    def _add_gate(self, row: Row, gate: Mapping[str, Any]) -> None:
         if self.gate is None:
             self.gate = {"rule": gate.get("rule"), "items": 0, "passed": 0, "debated": 0}
         self.gate["items"] += 1
         if gate.get("fired"):
             self.gate["passed"] += 1
-            self.gate["debated"] += (row.get("rounds") or 0) > 0
+            self.gate["debated"] += (row.rounds or 0) > 0
 
-    def _add_screen(self, row: Row) -> None:
-        screen = row.get("screen")
-        if not isinstance(screen, Mapping):
-            return
+    def _add_screen(self, row: Row, screen: Mapping[str, Any]) -> None:
         if self.screen is None:
             self.screen = {"items": 0, "contested": 0, "right": 0}
         self.screen["items"] += 1
         if not screen.get("settled"):
             self.screen["contested"] += 1
-            self.screen["right"] += bool(row.get("correct"))
+            self.screen["right"] += bool(row.correct)
 
     def _round(self, k: int) -> dict[str, int]:
         """Round ``k``'s tallies: its rows', plus the carried last rounds of shorter rows."""
@@ -329,7 +323,7 @@ class MethodTally:
 
 
 def summarize_stream(
-    rows: Iterable[Row], prices: Mapping[str, float] | None = None
+    rows: Iterable[RowLike], prices: Mapping[str, float] | None = None
 ) -> dict[str, MethodSummary]:
     """Aggregate result rows per method in one pass, holding tallies instead of the rows.
 
@@ -344,8 +338,8 @@ def summarize_stream(
         Method -> summary, methods in first-seen order.
     """
     tallies: dict[str, MethodTally] = {}
-    for row in rows:
-        method = str(row.get("method", ""))
+    for row in map(as_row, rows):
+        method = row.method
         tally = tallies.get(method)
         if tally is None:
             tally = tallies[method] = MethodTally(method)

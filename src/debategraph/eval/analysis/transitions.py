@@ -29,12 +29,15 @@ on how many items that was not needed.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from debategraph.eval.analysis.dynamics import grade, majority_right
+from msgspec import UNSET
+
+from debategraph.eval.analysis.dynamics import AnyTurn, Reading, reading_of
 from debategraph.eval.analysis.stats import mcnemar_exact, paired_score_interval
-from debategraph.eval.analysis.summary_fields import Row, is_failed, ratio, wilson_interval
+from debategraph.eval.analysis.summary_fields import Row, RowLike, ratio, wilson_interval
+from debategraph.eval.log.row import as_row
 from debategraph.policies.types import Answer
 
 LEDGER = ("preserved", "collapse", "correction", "unrepaired")
@@ -69,26 +72,31 @@ def paired_difference(a_only: int, b_only: int, n: int) -> dict[str, Any]:
 
 def modal_answer(answers: Sequence[Answer]) -> Answer:
     """The one most common non-abstaining answer of ``answers``; ``None`` on a tie or none."""
-    counts = Counter(a for a in answers if a is not None).most_common(2)
-    if not counts or (len(counts) == 2 and counts[0][1] == counts[1][1]):
+    counts: dict[str, int] = {}
+    for answer in answers:
+        if answer is not None:
+            counts[answer] = counts.get(answer, 0) + 1
+    if not counts:
         return None
-    return counts[0][0]
+    top = max(counts.values())
+    leaders = [answer for answer, count in counts.items() if count == top]
+    return leaders[0] if len(leaders) == 1 else None
 
 
 def _names(row: Row, agents: int) -> list[str]:
-    names = row.get("agent_names")
-    if isinstance(names, list) and len(names) == agents:
+    names = row.agent_names
+    if names is not UNSET and len(names) == agents:
         return [str(n) for n in names]
     return [f"a{k + 1}" for k in range(agents)]
 
 
 def _peer_label(row: Row, name: str, names: list[str]) -> str:
-    models = row.get("agent_models") or []
+    models = row.agent_models or []
     k = names.index(name) if name in names else -1
     return f"{name} ({models[k]})" if 0 <= k < len(models) else name
 
 
-def readings(row: Row) -> tuple[list[tuple[int, int, list[tuple[str, Answer]]]], bool]:
+def readings(row: RowLike) -> tuple[list[tuple[int, int, list[tuple[str, Answer]]]], bool]:
     """Every answer given after reading peers: ``(round, agent index, [(peer, answer)])``.
 
     From the turns' ``reads`` when the row keeps its turns and their reads (peers' answer
@@ -98,31 +106,35 @@ def readings(row: Row) -> tuple[list[tuple[int, int, list[tuple[str, Answer]]]],
     Returns:
         The readings, and whether they came from the turns.
     """
-    rounds = [list(r) for r in row.get("round_answers") or []]
+    typed = as_row(row)
+    rounds = typed.round_answers or []
     if not rounds:
         return [], False
-    names = _names(row, len(rounds[0]))
-    turns = row.get("turns")
+    names = _names(typed, len(rounds[0]))
+    turns: list[AnyTurn] = typed.turns or []
     out: list[tuple[int, int, list[tuple[str, Answer]]]] = []
-    kept_reads = isinstance(turns, list) and any(
-        "reads" in t and (t.get("round") or 0) > 0 and t.get("kind") == "answer" for t in turns
+    kept_reads = any(
+        t.reads is not UNSET and (t.round or 0) > 0 and t.kind == "answer" for t in turns
     )  # turns without their reads (a row cut down by hand) say nothing of who read whom
-    if kept_reads and isinstance(turns, list):
-        by_id = {t.get("id"): t for t in turns}
+    if kept_reads:
+        by_id = {(None if t.id is UNSET else t.id): t for t in turns}
+        last = len(rounds)
         for turn in turns:
-            k, agent = turn.get("round") or 0, turn.get("agent")
-            if turn.get("kind") != "answer" or k < 1 or agent not in names or k >= len(rounds):
+            k = turn.round or 0
+            if turn.kind != "answer" or k < 1 or k >= last:
                 continue
-            peers = [
-                (str(read["agent"]), read.get("answer"))
-                for read in (by_id.get(i) for i in turn.get("reads") or [])
-                if read is not None
-                and read.get("kind") == "answer"
-                and read.get("agent") in names
-                and read.get("agent") != agent
-            ]
+            agent = None if turn.agent is UNSET else turn.agent
+            if agent not in names:
+                continue
+            peers = []
+            for i in turn.reads or ():
+                read = by_id.get(i)
+                if read is not None and read.kind == "answer":
+                    peer = read.agent
+                    if peer in names and peer != agent:
+                        peers.append((str(peer), None if read.answer is UNSET else read.answer))
             if peers:
-                out.append((k, names.index(agent), peers))
+                out.append((k, names.index(str(agent)), peers))
         return out, True
     for k in range(1, len(rounds)):
         for i in range(len(rounds[k])):
@@ -153,12 +165,13 @@ class TransitionTally:
 
     def add(self, row: Row) -> None:
         """Add one row of this arm."""
-        if is_failed(row) or not row.get("round_answers"):
+        if row.error is not UNSET or not row.round_answers:
             return
-        rounds = [list(r) for r in row["round_answers"]]
+        reading = reading_of(row)
+        rounds = reading.rounds
         self.items += 1
         self.longest = max(self.longest, len(rounds))
-        right = [majority_right(r, row) for r in rounds]
+        right = reading.majorities
         kind = ledger_kind(right[0], right[-1])
         self.ledger[kind] += 1
         if right[0]:
@@ -167,37 +180,41 @@ class TransitionTally:
                 self.onset[broke] += 1
             elif broke is not None:
                 self.recovered += 1
-        correct = bool(row.get("correct"))
-        in_pool = any(grade(a, row) for r in rounds for a in r if a is not None)
+        correct = bool(row.correct)
+        in_pool = any(g for r, gs in zip(rounds, reading.graded, strict=True)
+                      for a, g in zip(r, gs, strict=True) if a is not None)  # fmt: skip
         self.final_right += correct
         self.pool_right += in_pool
         self.pool_only += in_pool and not correct
         self.final_only += correct and not in_pool
-        self._add_readings(row, rounds)
+        self._add_readings(reading)
 
-    def _add_readings(self, row: Row, rounds: list[list[Answer]]) -> None:
+    def _add_readings(self, reading: Reading) -> None:
+        row, rounds, grade = reading.row, reading.rounds, reading.grade
         if len(rounds) == 1:  # no answer after reading peers: only whether reads are known
-            turns = row.get("turns")
-            self.reads_known += isinstance(turns, list) and bool(turns)
+            self.reads_known += bool(row.turns)
             return
         found, known = readings(row)
         self.reads_known += known
         names = _names(row, len(rounds[0]))
+        labels: dict[str, str] = {}
         for k, i, peers in found:
             before, after = rounds[k - 1][i], rounds[k][i]
             mode = modal_answer([a for _, a in peers])
             if mode is not None and mode != before:
                 self.conform[0] += after == mode
                 self.conform[1] += 1
-            right_before = before is not None and grade(before, row)
-            wrong_after = after is not None and not grade(after, row)
+            right_before = before is not None and grade(before)
+            wrong_after = after is not None and not grade(after)
             if right_before:
                 self.vulnerable[0] += wrong_after
                 self.vulnerable[1] += 1
             if not known:
                 continue
             for peer, answer in peers:
-                label = _peer_label(row, peer, names)
+                label = labels.get(peer)
+                if label is None:
+                    label = labels[peer] = _peer_label(row, peer, names)
                 if answer is not None and answer != before:
                     slot = self.conform_by_peer.setdefault(label, [0, 0])
                     slot[0] += after == answer
@@ -248,7 +265,7 @@ class TransitionsByArm:
 
     def add(self, row: Row) -> None:
         """Add one row of any arm."""
-        key = (str(row.get("method", "")), str(row.get("dataset", "")))
+        key = (row.method, row.dataset or "")
         tally = self.tallies.get(key)
         if tally is None:
             tally = self.tallies[key] = TransitionTally(key[0])
@@ -264,7 +281,7 @@ class TransitionsByArm:
         }
 
 
-def transitions_by_arm(rows: Iterable[Row]) -> dict[str, dict[str, Any]]:
+def transitions_by_arm(rows: Iterable[RowLike]) -> dict[str, dict[str, Any]]:
     """Per debating arm (one whose rows went past round 0 at least once), its transitions.
 
     Args:
@@ -276,13 +293,13 @@ def transitions_by_arm(rows: Iterable[Row]) -> dict[str, dict[str, Any]]:
     """
     tallies = TransitionsByArm()
     for row in rows:
-        tallies.add(row)
+        tallies.add(as_row(row))
     return tallies.result()
 
 
-def transitions_of(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+def transitions_of(rows: Iterable[RowLike]) -> dict[str, Any]:
     """One arm's transitions from its rows (:class:`TransitionTally` over them)."""
     tally = TransitionTally("")
     for row in rows:
-        tally.add(row)
+        tally.add(as_row(row))
     return tally.result()

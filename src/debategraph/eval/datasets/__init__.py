@@ -3,9 +3,12 @@
 The bundled GSM8K split and Du et al.'s arithmetic task load offline; your own question sets
 load from JSONL (:mod:`.items` documents the format); MMLU, MMLU-Pro, ARC-Challenge, MATH-500
 and StrategyQA load through the Hugging Face ``datasets`` library for users with network
-access. Every source is a :class:`~.source.DatasetInfo` whose ``load`` takes a
-:class:`~.source.Selection` (limit, seed, ids, path); :func:`load_dataset` looks the name up
-in :data:`DATASETS`. :mod:`.source` documents how items are sampled.
+access, each at the commit its ``DatasetInfo.revision`` pins where public code pins one
+(``load_dataset(name, revision=...)`` reads another); GSM-IC and GSM-Ranges are files of
+their GitHub repositories at a pinned commit, checked by digest (:mod:`.pinned`). Every source is a
+:class:`~.source.DatasetInfo` whose ``load`` takes a
+:class:`~.source.Selection` (limit, seed, ids, path, revision); :func:`load_dataset` looks the
+name up in :data:`DATASETS`. :mod:`.source` documents how items are sampled.
 """
 
 from debategraph.eval.datasets.arc import arc_row_to_item, load_arc_challenge

@@ -46,16 +46,22 @@ def arc_row_to_item(row: Mapping[str, Any], index: int) -> Item:
     )
 
 
-def load_arc_challenge(split: str = "test") -> list[Item]:
+ARC_REVISION = "210d026faf9955653af8916fad021475a3f00453"
+"""The ``allenai/ai2_arc`` commit read, as inspect-evals 0.28.0 pins it
+(inspect_evals/arc/arc.py)."""
+
+
+def load_arc_challenge(split: str = "test", *, revision: str | None = ARC_REVISION) -> list[Item]:
     """ARC-Challenge (``allenai/ai2_arc``, ``ARC-Challenge``).
 
     Args:
         split: ``"test"``, ``"validation"`` or ``"train"``.
+        revision: The hub commit to read (``None``: the default branch).
 
     Returns:
         The items.
     """
-    return hub_items("allenai/ai2_arc", "ARC-Challenge", split, arc_row_to_item)
+    return hub_items("allenai/ai2_arc", "ARC-Challenge", split, arc_row_to_item, revision=revision)
 
 
 ARC_CHALLENGE = DatasetInfo(
@@ -67,4 +73,5 @@ ARC_CHALLENGE = DatasetInfo(
     license="CC BY-SA 4.0",
     size="1,172",
     grader="letter",
+    revision=ARC_REVISION,
 )

@@ -57,14 +57,24 @@ DATASETS: dict[str, DatasetInfo] = {
 }
 """Every dataset name :func:`load_dataset` accepts."""
 
-DATASET_COLUMNS = ("dataset", "source", "license", "size", "answer type", "grader")
+DATASET_COLUMNS = ("dataset", "source", "revision", "license", "size", "answer type", "grader")
 """The columns of :func:`dataset_table` (``debategraph datasets``, docs/evaluation.md)."""
+
+DEFAULT_BRANCH = "default branch"
+"""The revision column of a hub set that no public pin was found for."""
+
+
+def revision_shown(info: DatasetInfo) -> str:
+    """A dataset's revision column: the pinned commit, the default branch, or ``-`` offline."""
+    if info.revision is not None:
+        return info.revision
+    return "-" if info.offline else DEFAULT_BRANCH
 
 
 def dataset_rows() -> list[tuple[str, ...]]:
     """One row per dataset, in :data:`DATASETS` order, with :data:`DATASET_COLUMNS`."""
     return [
-        (name, info.source, info.license, info.size, info.task, info.grader)
+        (name, info.source, revision_shown(info), info.license, info.size, info.task, info.grader)
         for name, info in DATASETS.items()
     ]
 
@@ -91,11 +101,16 @@ def load_dataset(
     seed: int = 0,
     ids: Sequence[str] | str | os.PathLike[str] | None = None,
     path: str | os.PathLike[str] | None = None,
+    revision: str | None = None,
 ) -> list[Item]:
     """Load a named dataset and pick the evaluation subset (see :func:`select_items`).
 
     For ``arithmetic`` the items are generated: ``limit`` (default 100) items from ``seed``;
-    ``ids`` such as ``"arith-3-7"`` regenerate exactly those items.
+    ``ids`` such as ``"arith-3-7"`` regenerate exactly those items. A hub set reads the
+    commit its ``revision`` pins (``debategraph datasets`` shows it) unless ``revision``
+    names another commit, tag or branch (``"main"`` follows the default branch); so does a
+    set read from a GitHub repository (GSM-IC, GSM-Ranges), whose pinned file is checked by
+    its digests (:mod:`debategraph.eval.datasets.pinned`).
 
     Args:
         name: A key of :data:`DATASETS`.
@@ -103,13 +118,16 @@ def load_dataset(
         seed: Sample seed; the same seed gives every method the same items.
         ids: Exactly these ids in this order (a list, or a file with one id per line).
         path: The question-set file, for ``jsonl`` only.
+        revision: The commit, tag or branch to read instead of the pinned one (hub and
+            GitHub sets only).
 
     Returns:
         The selected items.
 
     Raises:
         ValueError: An empty or unknown dataset name, a missing, empty or misplaced ``path``,
-            an empty id list or id file, unknown ids.
+            an empty id list or id file, unknown ids, an empty ``revision`` or one given
+            for a set that loads offline.
         DatasetFormatError: The ``jsonl`` file or the id file is malformed or not UTF-8.
         OSError: The ``jsonl`` file or the id file cannot be read.
         ImportError: A hub dataset without the ``datasets`` extra installed.
@@ -124,6 +142,10 @@ def load_dataset(
         raise ValueError(f"path is only used by dataset 'jsonl', not {name!r}")
     if path is not None and not str(path).strip():
         raise ValueError("path is empty: give your question set's .jsonl file")
+    if revision is not None and not revision.strip():
+        raise ValueError("revision is empty: give a hub commit, tag or branch, or none")
+    if revision is not None and DATASETS[name].offline:
+        raise ValueError(f"revision is only for hub datasets; {name!r} loads offline")
     wanted = None
     if ids is not None:
         wanted = read_ids(ids) if isinstance(ids, str | os.PathLike) else list(ids)
@@ -133,4 +155,5 @@ def load_dataset(
                 if isinstance(ids, str | os.PathLike)
                 else "the id list is empty: give at least one id, or no ids for every item"
             )
-    return DATASETS[name].load(Selection(limit=limit, seed=seed, ids=wanted, path=path))
+    selection = Selection(limit=limit, seed=seed, ids=wanted, path=path, revision=revision)
+    return DATASETS[name].load(selection)

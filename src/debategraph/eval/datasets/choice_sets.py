@@ -19,9 +19,18 @@ from debategraph.eval.datasets.source import DatasetInfo, pooled
 
 GPQA_HUB = "Idavidrein/gpqa"
 GPQA_PAGE = "https://huggingface.co/datasets/Idavidrein/gpqa"
+GPQA_REVISION = "5233cd1db58884ed0bf678c7c6be731722a23f84"
+"""The GPQA commit read, as inspect-evals 0.28.0 pins it
+(inspect_evals/abstention_bench/recipe/abstention_datasets/gpqa.py)."""
 HLE_HUB = "cais/hle"
 HLE_PAGE = "https://huggingface.co/datasets/cais/hle"
+HLE_REVISION = "5a81a4c7271a2a2a312b9a690f0c2fde837e4c29"
+"""The HLE commit read, as inspect-evals 0.28.0 pins it (inspect_evals/hle/dataset.py)."""
 AICRYPTO_HUB = "yuuwwang/aicrypto"
+AICRYPTO_REVISION: str | None = None
+"""None: it reads the default branch. No public code that we found pins an AICrypto hub
+commit, and the authors' repository (github.com/wangyu-ovo/aicrypto-agent) holds no copy of
+the questions to pin instead: its README sends users to the hub for them."""
 
 GPQA_SUBSETS = {"main": "gpqa_main", "diamond": "gpqa_diamond"}
 """GPQA's subsets by our name: main (448 questions) and diamond (198)."""
@@ -68,16 +77,18 @@ def gpqa_row_to_item(row: Mapping[str, Any], index: int, *, subset: str = "main"
     )
 
 
-def load_gpqa(subset: str = "main") -> list[Item]:
+def load_gpqa(subset: str = "main", *, revision: str | None = GPQA_REVISION) -> list[Item]:
     """GPQA ``"main"`` (448) or ``"diamond"`` (198); gated: accept its terms and log in.
 
     Args:
         subset: Which subset.
+        revision: The hub commit to read (``None``: the default branch).
 
     Returns:
         The items.
     """
-    rows = hub_rows(GPQA_HUB, GPQA_SUBSETS[subset], "train", gated=GPQA_PAGE)
+    config = GPQA_SUBSETS[subset]
+    rows = hub_rows(GPQA_HUB, config, "train", revision=revision, gated=GPQA_PAGE)
     return [gpqa_row_to_item(row, i, subset=subset) for i, row in enumerate(rows)]
 
 
@@ -144,13 +155,17 @@ def hle_row_to_item(row: Mapping[str, Any], index: int) -> Item | None:
     )
 
 
-def load_hle_filtered() -> list[Item]:
+def load_hle_filtered(*, revision: str | None = HLE_REVISION) -> list[Item]:
     """HLE's text-only, non-math, multiple-choice questions; gated: accept terms, log in.
+
+    Args:
+        revision: The hub commit to read (``None``: the default branch).
+
 
     Returns:
         The items, in the split's order.
     """
-    rows = hub_rows(HLE_HUB, None, "test", gated=HLE_PAGE)
+    rows = hub_rows(HLE_HUB, None, "test", revision=revision, gated=HLE_PAGE)
     items = (hle_row_to_item(row, i) for i, row in enumerate(rows))
     return [item for item in items if item is not None]
 
@@ -187,13 +202,17 @@ def aicrypto_row_to_item(row: Mapping[str, Any], index: int) -> Item | None:
     )
 
 
-def load_aicrypto() -> list[Item]:
+def load_aicrypto(*, revision: str | None = AICRYPTO_REVISION) -> list[Item]:
     """AICrypto's multiple-choice questions with one right option (135 questions in all).
+
+    Args:
+        revision: The hub commit to read (``None``: the default branch).
+
 
     Returns:
         The items.
     """
-    rows = hub_rows(AICRYPTO_HUB, None, "train")
+    rows = hub_rows(AICRYPTO_HUB, None, "train", revision=revision)
     items = (aicrypto_row_to_item(row, i) for i, row in enumerate(rows))
     return [item for item in items if item is not None]
 
@@ -208,6 +227,7 @@ GPQA = {
         license="CC BY 4.0 (gated)",
         size="448" if subset == "main" else "198",
         grader="letter",
+        revision=GPQA_REVISION,
     )
     for subset, config in GPQA_SUBSETS.items()
 }
@@ -220,6 +240,7 @@ HLE = DatasetInfo(
     license="MIT (gated)",
     size="the filtered part of 2,500",
     grader="letter",
+    revision=HLE_REVISION,
 )
 AICRYPTO = DatasetInfo(
     "AICrypto multiple-choice questions with one right option",
@@ -230,4 +251,5 @@ AICRYPTO = DatasetInfo(
     license="see the AICrypto repository",
     size="135 (single-answer ones kept)",
     grader="letter",
+    revision=AICRYPTO_REVISION,
 )

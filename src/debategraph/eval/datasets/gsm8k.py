@@ -16,6 +16,10 @@ from debategraph.policies.answers import canonicalize
 
 GSM8K_RESOURCE = "gsm8k_test.jsonl.gz"
 
+GSM8K_REVISION = "cc7b047b6e5bb11b4f1af84efc572db110a51b3c"
+"""The ``openai/gsm8k`` commit read, as inspect-evals 0.28.0 pins it
+(inspect_evals/gsm8k/gsm8k.py)."""
+
 
 @cache
 def _bundled_gsm8k() -> tuple[Item, ...]:
@@ -68,16 +72,18 @@ def gsm8k_row_to_item(row: Mapping[str, Any], index: int, *, split: str = "test"
     )
 
 
-def load_gsm8k_hub(split: str = "test") -> list[Item]:
+def load_gsm8k_hub(split: str = "test", *, revision: str | None = GSM8K_REVISION) -> list[Item]:
     """GSM8K from the hub (``openai/gsm8k``, ``main``). Offline, use :func:`load_gsm8k_bundled`.
 
     Args:
         split: ``"test"`` or ``"train"``.
+        revision: The hub commit to read (``None``: the default branch).
 
     Returns:
         The items.
     """
-    return hub_items("openai/gsm8k", "main", split, partial(gsm8k_row_to_item, split=split))
+    to_item = partial(gsm8k_row_to_item, split=split)
+    return hub_items("openai/gsm8k", "main", split, to_item, revision=revision)
 
 
 GSM8K = DatasetInfo(
@@ -99,4 +105,5 @@ GSM8K_HUB = DatasetInfo(
     license="MIT",
     size="1,319",
     grader="number",
+    revision=GSM8K_REVISION,
 )

@@ -48,16 +48,22 @@ def math_row_to_item(row: Mapping[str, Any], index: int, *, prefix: str = "math5
     )
 
 
-def load_math500(split: str = "test") -> list[Item]:
+MATH500_REVISION = "6e4ed1a2a79af7d8630a6b768ec859cb5af4d3be"
+"""The ``HuggingFaceH4/MATH-500`` commit read, as eval-framework 0.15.4 pins it
+(eval_framework/tasks/hf-dataset-revisions.json)."""
+
+
+def load_math500(split: str = "test", *, revision: str | None = MATH500_REVISION) -> list[Item]:
     """MATH-500 (``HuggingFaceH4/MATH-500``), graded by symbolic equivalence (``math`` task).
 
     Args:
         split: ``"test"`` (the only split).
+        revision: The hub commit to read (``None``: the default branch).
 
     Returns:
         The items.
     """
-    return hub_items("HuggingFaceH4/MATH-500", None, split, math_row_to_item)
+    return hub_items("HuggingFaceH4/MATH-500", None, split, math_row_to_item, revision=revision)
 
 
 MATH500 = DatasetInfo(
@@ -69,4 +75,5 @@ MATH500 = DatasetInfo(
     license="MIT",
     size="500",
     grader="math equivalence",
+    revision=MATH500_REVISION,
 )

@@ -81,31 +81,44 @@ def mmlu_pro_row_to_item(row: Mapping[str, Any], index: int) -> Item:
     )
 
 
-def load_mmlu(split: str = "test", subject: str = "all") -> list[Item]:
+MMLU_REVISION = "c30699e8356da336a370243923dbaf21066bb9fe"
+"""The ``cais/mmlu`` commit read, as inspect-evals 0.28.0 pins it (inspect_evals/mmlu/mmlu.py)."""
+
+MMLU_PRO_REVISION = "527feea0afed1de15a8c115abf7be4c912123315"
+"""The ``TIGER-Lab/MMLU-Pro`` commit read, as inspect-evals 0.28.0 pins it
+(inspect_evals/mmlu_pro/mmlu_pro.py)."""
+
+
+def load_mmlu(
+    split: str = "test", subject: str = "all", *, revision: str | None = MMLU_REVISION
+) -> list[Item]:
     """MMLU, all 57 subjects (``cais/mmlu``, ``all``) or one (e.g. ``logical_fallacies``).
 
     Args:
         split: ``"test"``, ``"validation"`` or ``"dev"``.
         subject: ``"all"`` or one subject's configuration name; a subject's ids carry it
             (``mmlu-logical_fallacies-test-00000``).
+        revision: The hub commit to read (``None``: the default branch).
 
     Returns:
         The items.
     """
     id_split = split if subject == "all" else f"{subject}-{split}"
-    return hub_items("cais/mmlu", subject, split, partial(mmlu_row_to_item, split=id_split))
+    to_item = partial(mmlu_row_to_item, split=id_split)
+    return hub_items("cais/mmlu", subject, split, to_item, revision=revision)
 
 
-def load_mmlu_pro(split: str = "test") -> list[Item]:
+def load_mmlu_pro(split: str = "test", *, revision: str | None = MMLU_PRO_REVISION) -> list[Item]:
     """MMLU-Pro (``TIGER-Lab/MMLU-Pro``), up to ten options per question.
 
     Args:
         split: ``"test"`` or ``"validation"``.
+        revision: The hub commit to read (``None``: the default branch).
 
     Returns:
         The items.
     """
-    return hub_items("TIGER-Lab/MMLU-Pro", None, split, mmlu_pro_row_to_item)
+    return hub_items("TIGER-Lab/MMLU-Pro", None, split, mmlu_pro_row_to_item, revision=revision)
 
 
 MMLU = DatasetInfo(
@@ -117,6 +130,7 @@ MMLU = DatasetInfo(
     license="MIT",
     size="14,042",
     grader="letter",
+    revision=MMLU_REVISION,
 )
 MMLU_LOGICAL_FALLACIES = DatasetInfo(
     "MMLU test, the logical_fallacies subject (cais/mmlu, logical_fallacies)",
@@ -127,6 +141,7 @@ MMLU_LOGICAL_FALLACIES = DatasetInfo(
     license="MIT",
     size="163",
     grader="letter",
+    revision=MMLU_REVISION,
 )
 MMLU_PRO = DatasetInfo(
     "MMLU-Pro test (TIGER-Lab/MMLU-Pro)",
@@ -137,4 +152,5 @@ MMLU_PRO = DatasetInfo(
     license="MIT",
     size="12,032",
     grader="letter",
+    revision=MMLU_PRO_REVISION,
 )

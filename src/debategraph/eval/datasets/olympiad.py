@@ -17,9 +17,18 @@ from debategraph.eval.datasets.source import DatasetInfo, pooled
 from debategraph.policies.answers import canonicalize
 
 AIME_2024_HUB = "HuggingFaceH4/aime_2024"
+AIME_2024_REVISION = "2fe88a2f1091d5048c0f36abc874fb997b3dd99a"
+"""The AIME 2024 commit read, as eval-framework 0.15.4 pins it
+(eval_framework/tasks/hf-dataset-revisions.json)."""
 AIME_2025_HUB = "opencompass/AIME2025"
+AIME_2025_REVISION = "a6ad95f611d72cf628a80b58bd0432ef6638f958"
+"""The AIME 2025 commit read, as github.com/stochi0/research-environments pins it
+(environments/aime2025/aime2025.py)."""
 AIME_2025_CONFIGS = ("AIME2025-I", "AIME2025-II")
 IMO_ANSWERBENCH_HUB = "Hwilner/imo-answerbench"
+IMO_ANSWERBENCH_REVISION = "0258becbd00fc07d34862bc8539e61c8742f0d14"
+"""The IMO-AnswerBench commit read, as github.com/Asap7772/value_as_tool pins it
+(src/value_as_tool/benchmarks.py)."""
 
 
 def aime_reference(value: Any, where: str) -> str:
@@ -61,17 +70,25 @@ def aime_row_to_item(row: Mapping[str, Any], index: int, *, prefix: str = "aime2
     )
 
 
-def load_aime_2024() -> list[Item]:
+def load_aime_2024(*, revision: str | None = AIME_2024_REVISION) -> list[Item]:
     """AIME 2024, both exams (30 problems).
+
+    Args:
+        revision: The hub commit to read (``None``: the default branch).
+
 
     Returns:
         The items.
     """
-    return hub_items(AIME_2024_HUB, None, "train", aime_row_to_item)
+    return hub_items(AIME_2024_HUB, None, "train", aime_row_to_item, revision=revision)
 
 
-def load_aime_2025() -> list[Item]:
+def load_aime_2025(*, revision: str | None = AIME_2025_REVISION) -> list[Item]:
     """AIME 2025: exam I then exam II (15 problems each), ids ``aime2025-I-00``, ...
+
+    Args:
+        revision: The hub commit to read (``None``: the default branch).
+
 
     Returns:
         The items.
@@ -80,7 +97,7 @@ def load_aime_2025() -> list[Item]:
     for config in AIME_2025_CONFIGS:
         exam = config.rpartition("-")[2]
         to_item = partial(aime_row_to_item, prefix=f"aime2025-{exam}")
-        items += hub_items(AIME_2025_HUB, config, "test", to_item)
+        items += hub_items(AIME_2025_HUB, config, "test", to_item, revision=revision)
     return items
 
 
@@ -117,13 +134,17 @@ def imo_row_to_item(row: Mapping[str, Any], index: int) -> Item:
     )
 
 
-def load_imo_answerbench() -> list[Item]:
+def load_imo_answerbench(*, revision: str | None = IMO_ANSWERBENCH_REVISION) -> list[Item]:
     """IMO-AnswerBench (400 short-answer olympiad problems).
+
+    Args:
+        revision: The hub commit to read (``None``: the default branch).
+
 
     Returns:
         The items.
     """
-    return hub_items(IMO_ANSWERBENCH_HUB, None, "train", imo_row_to_item)
+    return hub_items(IMO_ANSWERBENCH_HUB, None, "train", imo_row_to_item, revision=revision)
 
 
 AIME_2024 = DatasetInfo(
@@ -135,6 +156,7 @@ AIME_2024 = DatasetInfo(
     license="see the hub card (problems by the MAA)",
     size="30",
     grader="integer 0-999",
+    revision=AIME_2024_REVISION,
 )
 AIME_2025 = DatasetInfo(
     "AIME 2025, exams I and II (answers are integers 0-999)",
@@ -145,6 +167,7 @@ AIME_2025 = DatasetInfo(
     license="MIT (hub card; problems by the MAA)",
     size="30",
     grader="integer 0-999",
+    revision=AIME_2025_REVISION,
 )
 IMO_ANSWERBENCH = DatasetInfo(
     "IMO-AnswerBench short-answer olympiad problems (boxed or short answers)",
@@ -155,4 +178,5 @@ IMO_ANSWERBENCH = DatasetInfo(
     license="CC BY 4.0",
     size="400",
     grader="math equivalence (boxed or short answer)",
+    revision=IMO_ANSWERBENCH_REVISION,
 )

@@ -18,7 +18,13 @@ from debategraph.eval.datasets.source import DatasetInfo, pooled
 from debategraph.policies.answers import canonicalize
 
 SQUAD_HUB = "rajpurkar/squad"
+SQUAD_REVISION = "7b6d24c440a36b6815f21b70d25016731768db1f"
+"""The SQuAD commit read, as eval-framework 0.15.4 pins it
+(eval_framework/tasks/hf-dataset-revisions.json)."""
 LONGBENCH_HUB = "THUDM/LongBench"
+LONGBENCH_REVISION = "5e628be450b7e67fb7ae6e201bd6d8f7056f7672"
+"""The LongBench commit read (its data.zip and loading script), as
+github.com/youssef-Araby/AdaptiveServe pins it (scripts/longbench16_protocol.py)."""
 
 LONGBENCH_SCRIPT = (
     "use a `datasets` release that still runs loading scripts (`pip install 'datasets<4'`) "
@@ -64,13 +70,17 @@ def squad_row_to_item(row: Mapping[str, Any], index: int) -> Item:
     )
 
 
-def load_squad() -> list[Item]:
+def load_squad(*, revision: str | None = SQUAD_REVISION) -> list[Item]:
     """SQuAD v1.1's development set (10,570 questions).
+
+    Args:
+        revision: The hub commit to read (``None``: the default branch).
+
 
     Returns:
         The items.
     """
-    return hub_items(SQUAD_HUB, None, "validation", squad_row_to_item)
+    return hub_items(SQUAD_HUB, None, "validation", squad_row_to_item, revision=revision)
 
 
 def longbench_row_to_item(row: Mapping[str, Any], index: int, *, subset: str = "") -> Item:
@@ -101,18 +111,21 @@ def longbench_row_to_item(row: Mapping[str, Any], index: int, *, subset: str = "
     )
 
 
-def load_longbench(subsets: tuple[str, ...] = LONGBENCH_QA) -> list[Item]:
+def load_longbench(
+    subsets: tuple[str, ...] = LONGBENCH_QA, *, revision: str | None = LONGBENCH_REVISION
+) -> list[Item]:
     """LongBench's tasks in ``subsets``, one after another (test split).
 
     Args:
         subsets: LongBench task names.
+        revision: The hub commit to read (``None``: the default branch).
 
     Returns:
         The items.
     """
     items: list[Item] = []
     for subset in subsets:
-        rows = hub_rows(LONGBENCH_HUB, subset, "test", script=LONGBENCH_SCRIPT)
+        rows = hub_rows(LONGBENCH_HUB, subset, "test", revision=revision, script=LONGBENCH_SCRIPT)
         items += [longbench_row_to_item(row, i, subset=subset) for i, row in enumerate(rows)]
     return items
 
@@ -126,6 +139,7 @@ SQUAD = DatasetInfo(
     license="CC BY-SA 4.0",
     size="10,570",
     grader="SQuAD exact match / token F1",
+    revision=SQUAD_REVISION,
 )
 LONGBENCH = {
     "longbench": DatasetInfo(
@@ -137,6 +151,7 @@ LONGBENCH = {
         license="MIT",
         size="1,150",
         grader="LongBench QA token F1",
+        revision=LONGBENCH_REVISION,
     ),
     **{
         f"longbench-{subset}": DatasetInfo(
@@ -148,6 +163,7 @@ LONGBENCH = {
             license="MIT",
             size="200" if subset not in {"multifieldqa_en"} else "150",
             grader="LongBench QA token F1",
+            revision=LONGBENCH_REVISION,
         )
         for subset in LONGBENCH_QA
     },

@@ -33,12 +33,15 @@ class Selection:
         seed: Sample seed; the same seed gives every method the same items.
         ids: Exactly these ids, in this order (excludes ``limit``).
         path: The question-set file (``jsonl`` only).
+        revision: The commit, tag or branch to read instead of the set's pinned revision
+            (sets read from the hub or from GitHub only; ``None``: the pinned one).
     """
 
     limit: int | None = None
     seed: int = 0
     ids: list[str] | None = None
     path: str | os.PathLike[str] | None = None
+    revision: str | None = None
 
 
 @dataclass(frozen=True)
@@ -51,10 +54,14 @@ class DatasetInfo:
         offline: Whether it loads without network access.
         load: The items a selection picks (the one loader contract of every source).
         source: Where the items come from (``"bundled"``, ``"generated"``, ``"your file"``,
-            or the hub dataset, config and split).
+            the hub dataset, config and split, or the GitHub repository and file).
         license: The data's licence, as its publisher states it.
         size: How many items the set holds (the paper's selection, where it differs).
         grader: How an answer is graded (see ``debategraph datasets``).
+        revision: The full commit hash it reads: of the hub dataset, pinned where public
+            code pins the same hub dataset to a commit, or of the GitHub repository whose
+            file it reads; ``None`` for an offline set or a hub set that reads its default
+            branch.
     """
 
     description: str
@@ -65,13 +72,19 @@ class DatasetInfo:
     license: str = ""
     size: str = ""
     grader: str = ""
+    revision: str | None = None
 
 
-def pooled(pool: Callable[[], list[Item]]) -> Callable[[Selection], list[Item]]:
-    """The loader of a fixed question set: every item, then :func:`select_items`."""
+def pooled(pool: Callable[..., list[Item]]) -> Callable[[Selection], list[Item]]:
+    """The loader of a fixed question set: every item, then :func:`select_items`.
+
+    A selection's ``revision`` reaches ``pool`` as its ``revision`` keyword (hub and GitHub
+    sets).
+    """
 
     def load(selection: Selection) -> list[Item]:
-        return select_items(pool(), limit=selection.limit, seed=selection.seed, ids=selection.ids)
+        items = pool() if selection.revision is None else pool(revision=selection.revision)
+        return select_items(items, limit=selection.limit, seed=selection.seed, ids=selection.ids)
 
     return load
 

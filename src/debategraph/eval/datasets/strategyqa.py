@@ -42,16 +42,24 @@ def strategyqa_row_to_item(row: Mapping[str, Any], index: int) -> Item:
     )
 
 
-def load_strategyqa(split: str = "test") -> list[Item]:
+STRATEGYQA_REVISION = "705562638fe1d8ca6bb98c66fc8f94d45fda8c83"
+"""The ``ChilleD/StrategyQA`` commit read, as github.com/strands-labs/strands-decider pins it
+(evaluation/unseen/build.py)."""
+
+
+def load_strategyqa(
+    split: str = "test", *, revision: str | None = STRATEGYQA_REVISION
+) -> list[Item]:
     """StrategyQA yes/no questions (``ChilleD/StrategyQA``).
 
     Args:
         split: ``"test"`` or ``"train"``.
+        revision: The hub commit to read (``None``: the default branch).
 
     Returns:
         The items.
     """
-    return hub_items("ChilleD/StrategyQA", None, split, strategyqa_row_to_item)
+    return hub_items("ChilleD/StrategyQA", None, split, strategyqa_row_to_item, revision=revision)
 
 
 STRATEGYQA = DatasetInfo(
@@ -63,4 +71,5 @@ STRATEGYQA = DatasetInfo(
     license="MIT",
     size="687",
     grader="yes/no",
+    revision=STRATEGYQA_REVISION,
 )

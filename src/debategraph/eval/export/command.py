@@ -73,13 +73,15 @@ def export_command(
 
 def _to_inspect(run: StoredRun, out: Path) -> None:
     try:
-        from debategraph.eval.export.inspect import write_inspect_logs
+        from debategraph.eval.export.inspect import IncompleteLogError, write_inspect_logs
     except ImportError as exc:
         fail(str(exc))
     try:
         write_inspect_logs(run, out, on_write=lambda path: typer.echo(f"wrote {path}"))
     except OSError as exc:
         fail(f"cannot write the Inspect logs to {out}: {exc.strerror or exc}")
+    except IncompleteLogError as exc:
+        fail(str(exc))
     typer.echo(f"open them with: inspect view --log-dir {out}")
 
 

@@ -16,9 +16,14 @@ events carry the parsed answers only. A turn that kept the model's thinking (``r
 gives its event's output message a ``ContentReasoning`` part before the answer text, which
 Inspect's viewer shows folded.
 
-Logs are built and written one arm at a time (``inspect_ai``'s public API writes a log whole,
-with ``write_eval_log``; its recorders that append samples are not public), and rows are read
-from their places in ``results.jsonl`` as the arm's log is built, so memory holds one arm.
+Logs are written one arm at a time, and an arm's samples one at a time: ``inspect_ai``'s public
+API writes a log whole (``write_eval_log``; its recorders that append samples are not public),
+so the log it is handed holds a list that builds each sample, from the row's place in
+``results.jsonl``, as the writer iterates it, and keeps none (:class:`_ArmSamples`). The writer
+keeps a condensed copy of each sample until the log ends, so memory grows with the largest arm
+(built lean for that: shared strings and configs, only the fields a call states). The header's
+status, accuracy and tokens are counted as the samples pass and written last
+(``write_eval_log(..., header_only=True)``).
 
 A log claims no more than the run holds: an arm with rows missing (a run stopped early) has
 status ``started`` and a sample per missing item with the error "not run"; failed debates are
@@ -28,12 +33,14 @@ with no finished debate has no accuracy.
 
 from __future__ import annotations
 
+import json
 import re
 import uuid
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -75,7 +82,16 @@ except ImportError as exc:  # pragma: no cover - the message is the point
         "export --to inspect needs inspect_ai: pip install 'debategraph[inspect]'"
     ) from exc
 
-__all__ = ["SCORER", "inspect_logs", "sent_settings", "write_inspect_logs"]
+__all__ = [
+    "SCORER",
+    "IncompleteLogError",
+    "arm_log",
+    "inspect_logs",
+    "log_name",
+    "sent_settings",
+    "write_arm_log",
+    "write_inspect_logs",
+]
 
 SCORER = "correct"
 """The name of the score every sample carries."""
@@ -90,12 +106,16 @@ _TURN_METADATA = ("id", "agent", "round", "kind", "answer", "answer_source", "co
 """What a model event's metadata keeps of its turn."""
 
 
+class IncompleteLogError(RuntimeError):
+    """``inspect_ai``'s writer did not take every sample of an arm; the message says which."""
+
+
 def write_inspect_logs(
     run: StoredRun, out_dir: Path, on_write: Callable[[Path], object] | None = None
 ) -> list[Path]:
     """Write one ``.eval`` log per arm of ``run`` into ``out_dir`` (created if missing).
 
-    Each arm's log is built, written and let go before the next is built.
+    Arm by arm, and within an arm sample by sample (:func:`write_arm_log`).
 
     Args:
         run: The stored run.
@@ -107,34 +127,76 @@ def write_inspect_logs(
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, log in inspect_logs(run):
-        path = out_dir / name
-        write_eval_log(log, str(path))
-        del log
+    for arm in run.arms:
+        path = out_dir / log_name(run, arm)
+        write_arm_log(run, arm, path)
         written.append(path)
         if on_write is not None:
             on_write(path)
     return written
 
 
+def write_arm_log(run: StoredRun, arm: StoredArm, path: Path) -> None:
+    """Write one arm's log to ``path``, building each sample as the writer takes it.
+
+    ``write_eval_log`` is handed a log whose samples are built one at a time as it iterates
+    them, and kept by nobody but the writer (which keeps a condensed copy of each until the
+    log ends). The log is first written as ``started``, without results; once every sample
+    has passed, its header is written again (``header_only``) with the status, the accuracy
+    and the tokens counted on the way.
+    """
+    samples = _ArmSamples(run, arm)
+    log = _started_log(run, arm, samples)
+    log.samples = samples
+    write_eval_log(log, str(path))
+    if samples.tally.samples != len(samples):
+        from importlib.metadata import version
+
+        raise IncompleteLogError(
+            f"inspect_ai {version('inspect_ai')}'s write_eval_log took {samples.tally.samples} "
+            f"of the {len(samples)} samples of {arm.label}: {path} is incomplete (this export "
+            "hands it samples as it iterates them; an inspect_ai that reads them otherwise "
+            "needs this exporter changed)"
+        )
+    write_eval_log(_finished_log(log, arm, samples.tally), str(path), header_only=True)
+
+
 def inspect_logs(run: StoredRun) -> Iterator[tuple[str, EvalLog]]:
     """Every arm of ``run`` as an Inspect ``EvalLog``, with its file name, one at a time."""
-    stamp = run.started.strftime("%Y-%m-%dT%H-%M-%S+00-00")
     for arm in run.arms:
-        yield f"{stamp}_{_safe(run.dataset)}_{_safe(arm.label)}.eval", arm_log(run, arm)
+        yield log_name(run, arm), arm_log(run, arm)
+
+
+def log_name(run: StoredRun, arm: StoredArm) -> str:
+    """An arm's log file name: the run's start, its dataset and the arm's label."""
+    stamp = run.started.strftime("%Y-%m-%dT%H-%M-%S+00-00")
+    return f"{stamp}_{_safe(run.dataset)}_{_safe(arm.label)}.eval"
 
 
 def arm_log(run: StoredRun, arm: StoredArm) -> EvalLog:
-    """One arm's rows as an Inspect ``EvalLog``, with a status that says what it lacks."""
+    """One arm's rows as an Inspect ``EvalLog`` held whole, with a status that says what it lacks.
+
+    The same log :func:`write_arm_log` writes, every sample in memory at once.
+    """
+    samples = _ArmSamples(run, arm)
+    log = _started_log(run, arm, samples)
+    held = list(samples)
+    finished = _finished_log(log, arm, samples.tally)
+    finished.samples = held
+    return finished
+
+
+def _started_log(run: StoredRun, arm: StoredArm, samples: _ArmSamples) -> EvalLog:
+    """An arm's log before its samples are counted: its spec and plan, status ``started``.
+
+    The spec records the debate settings and agents of the arm's first finished row.
+    """
     from debategraph import __version__
 
-    seeds = arm.seeds
-    samples, first, failed = _samples(run, arm, seeds)
-    missing = arm.missing()
-    for item, seed in missing:
-        samples.append(_not_run(run, arm, item, seed, seeds.index(seed) + 1))
+    seeds, first = arm.seeds, samples.first
     key = f"{run.path.resolve()}|{arm.label}|{run.items_sha256}"
-    item_ids = list(dict.fromkeys(str(s.id) for s in samples))
+    planned = [place.item for _, place in arm.places] + [item for item, _ in samples.missing]
+    item_ids = list(dict.fromkeys(planned))
     spec = EvalSpec(
         eval_id=uuid.uuid5(_NAMESPACE, key).hex,
         run_id=uuid.uuid5(_NAMESPACE, str(run.path.resolve())).hex,
@@ -162,60 +224,175 @@ def arm_log(run: StoredRun, arm: StoredArm) -> EvalLog:
             "results": str(run.path),
         },
     )
-    usage = _total_usage(sample.model_usage for sample in samples)
-    status, error = _status(run, len(samples), failed, len(missing))
     return EvalLog(
-        status=status,
+        status="started",
         eval=spec,
         plan=EvalPlan(
             steps=[EvalPlanStep(solver=f"debategraph/{arm.method}", params=arm.settings)]
         ),
-        results=_results(arm, samples),
-        stats=EvalStats(
-            started_at=run.started.isoformat(),
-            completed_at=run.finished.isoformat() if status != "started" else "",
-            model_usage=usage,
-        ),
-        error=error,
-        samples=samples,
+        stats=EvalStats(started_at=run.started.isoformat(), completed_at=""),
     )
 
 
+def _finished_log(log: EvalLog, arm: StoredArm, tally: _Tally) -> EvalLog:
+    """``log``'s header once every sample is counted: status, error, results and tokens."""
+    run = arm.run
+    status, error = _status(run, tally.samples, tally.failed, tally.missing)
+    return log.model_copy(
+        update={
+            "status": status,
+            "error": error,
+            "results": _results(arm, tally),
+            "stats": EvalStats(
+                started_at=run.started.isoformat(),
+                completed_at=run.finished.isoformat() if status != "started" else "",
+                model_usage=dict(tally.usage),
+            ),
+            "samples": None,
+        }
+    )
+
+
+@dataclass
+class _Tally:
+    """What an arm's log header says of its samples, counted as they are built.
+
+    Attributes:
+        samples: Samples built, the items not run included.
+        failed: Samples of rows that failed, or that could not be read or exported.
+        missing: Samples of planned items the run never reached.
+        scored: Per item, 1.0 or 0.0 for each scored sample (one per epoch).
+        usage: Tokens per model, over every sample.
+    """
+
+    samples: int = 0
+    failed: int = 0
+    missing: int = 0
+    scored: dict[str, list[float]] = field(default_factory=dict)
+    usage: defaultdict[str, ModelUsage] = field(default_factory=lambda: defaultdict(ModelUsage))
+
+    def add(self, sample: EvalSample) -> None:
+        """Count one sample built from a row (or from a row that could not be read)."""
+        self.samples += 1
+        if sample.error is not None:
+            self.failed += 1
+        if sample.scores:
+            value = 1.0 if sample.scores[SCORER].value == CORRECT else 0.0
+            self.scored.setdefault(str(sample.id), []).append(value)
+        for model, used in sample.model_usage.items():
+            self.usage[model] += used
+
+
+class _ArmSamples(list[EvalSample]):
+    """An arm's samples, built one at a time as they are iterated, none kept.
+
+    ``inspect_ai``'s public writer takes a whole ``EvalLog`` and iterates its samples once
+    (its recorders that take samples one by one are not public); this list gives it each
+    sample as it is built, and counts each in :attr:`tally` as it passes. It answers
+    ``len`` and truth; indexing raises, as its storage is empty by design.
+    """
+
+    def __init__(self, run: StoredRun, arm: StoredArm) -> None:
+        super().__init__()
+        self.run, self.arm, self.seeds = run, arm, arm.seeds
+        self.missing = arm.missing()
+        self.tally = _Tally()
+        self.shared = _Shared()
+
+    @cached_property
+    def first(self) -> dict[str, Any]:
+        """The arm's first finished row that exports (``{}`` where it has none)."""
+        for index, place in self.arm.places:
+            row = self.run.read(index, place)
+            if row is None or "error" in row:
+                continue
+            try:
+                _sample(self.run, self.arm, row, 1, self.shared)
+            except _UNEXPORTABLE:
+                continue
+            return row
+        return {}
+
+    def __len__(self) -> int:
+        return len(self.arm.places) + len(self.missing)
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+    def __getitem__(self, index: Any) -> Any:
+        raise TypeError("an arm's samples are built as they are iterated, not indexed")
+
+    def __iter__(self) -> Iterator[EvalSample]:
+        self.tally = tally = _Tally()
+        for sample in _samples(self.run, self.arm, self.seeds, self.shared):
+            tally.add(sample)
+            yield sample
+        for item, seed in self.missing:
+            tally.samples += 1
+            tally.missing += 1
+            yield _not_run(self.run, self.arm, item, seed, self.seeds.index(seed) + 1)
+
+
+class _Shared:
+    """One object per value an arm's samples repeat: short strings and generation configs.
+
+    The writer holds every sample of an arm until its log ends; the models, agents, turn ids,
+    kinds and answers its events repeat, and the ``GenerateConfig`` of each settings, are then
+    held once for the arm rather than once per event or per sample.
+    """
+
+    def __init__(self) -> None:
+        self.strings: dict[str, str] = {}
+        self.configs: dict[str, GenerateConfig] = {}
+
+    def text(self, text: str) -> str:
+        """``text``, as the one object that holds it where it is short."""
+        return self.strings.setdefault(text, text) if len(text) <= 64 else text
+
+    def value(self, value: object) -> object:
+        """A turn's metadata value, its short strings (alone or in a list) shared."""
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, list):
+            return [self.text(v) if isinstance(v, str) else v for v in value]
+        return value
+
+    def config(self, settings: dict[str, Any]) -> GenerateConfig:
+        """The events' ``GenerateConfig`` of a row's settings, one object per distinct one."""
+        config = _generate_config(settings)
+        key = json.dumps(config, sort_keys=True, default=str)
+        if key not in self.configs:
+            self.configs[key] = GenerateConfig(**config)
+        return self.configs[key]
+
+
+_UNEXPORTABLE = (AttributeError, TypeError, ValueError, KeyError, IndexError)
+"""What building a sample from a row of the wrong shape raises."""
+
+
 def _samples(
-    run: StoredRun, arm: StoredArm, seeds: list[int | None]
-) -> tuple[list[EvalSample], dict[str, Any], int]:
-    """The arm's rows as samples; its first finished row; how many failed or are unreadable.
+    run: StoredRun, arm: StoredArm, seeds: list[int | None], shared: _Shared
+) -> Iterator[EvalSample]:
+    """The arm's rows as samples, read and built one at a time, in file order.
 
     A line that holds no row, or a row that cannot be exported (a field of the wrong shape),
     is a sample with an error that names its file and line.
     """
-    samples: list[EvalSample] = []
-    first: dict[str, Any] = {}
-    failed = 0
     for index, place in arm.places:
         epoch = seeds.index(place.seed) + 1 if place.seed in seeds else 1
         row = run.read(index, place)
         if row is not None:
             try:
-                sample = _sample(run, arm, row, epoch)
-            except (AttributeError, TypeError, ValueError, KeyError, IndexError) as exc:
+                sample = _sample(run, arm, row, epoch, shared)
+            except _UNEXPORTABLE as exc:
                 reason = f"cannot be exported ({type(exc).__name__}: {str(exc)[:200]})"
                 run.leave_out(index.path, place.line, reason)
-                row = None
             else:
-                samples.append(sample)
-                if sample.error is not None:
-                    failed += 1
-                elif not first:
-                    first = row
+                yield sample
                 continue
-        failed += 1
         where = f"{index.path.name}, line {place.line}"
         problem = next((p for p in run.problems if p.startswith(where + ":")), where)
-        samples.append(
-            _error_sample(run, place.item, epoch, arm.seed_of({"seed": place.seed}), problem)
-        )
-    return samples, first, failed
+        yield _error_sample(run, place.item, epoch, arm.seed_of({"seed": place.seed}), problem)
 
 
 def _not_run(run: StoredRun, arm: StoredArm, item: str, seed: int | None, epoch: int) -> EvalSample:
@@ -257,7 +434,9 @@ def _status(
     return ("started" if missing else "success"), None
 
 
-def _sample(run: StoredRun, arm: StoredArm, row: dict[str, Any], epoch: int) -> EvalSample:
+def _sample(
+    run: StoredRun, arm: StoredArm, row: dict[str, Any], epoch: int, shared: _Shared
+) -> EvalSample:
     item = str(row["id"])
     question = str(row.get("question") or (run.inputs_of(item) or {}).get("question") or "")
     reference = row.get("reference")
@@ -287,7 +466,7 @@ def _sample(run: StoredRun, arm: StoredArm, row: dict[str, Any], epoch: int) -> 
         else f"{answer} vs {reference}",
     )
     turns = list(row.get("turns") or [])
-    events = _events(row, turns, run.started)
+    events = _events(row, turns, run.started, shared)
     last = events[-1] if events else None
     events.append(
         ScoreEvent(
@@ -298,11 +477,12 @@ def _sample(run: StoredRun, arm: StoredArm, row: dict[str, Any], epoch: int) -> 
             working_start=last.working_start if last else 0.0,
         )
     )
-    by_model: dict[str, ModelUsage] = defaultdict(ModelUsage)
-    by_role: dict[str, ModelUsage] = defaultdict(ModelUsage)
+    by_model: dict[str, list[int | None]] = {}
+    by_role: dict[str, list[int | None]] = {}
     for turn in turns:
-        by_model[str(turn.get("model") or "?")] += _usage(turn)
-        by_role[str(turn.get("agent") or "?")] += _usage(turn)
+        counts = _usage_counts(turn)
+        _add_counts(by_model, str(turn.get("model") or "?"), counts)
+        _add_counts(by_role, str(turn.get("agent") or "?"), counts)
     return EvalSample(
         **base,
         messages=[
@@ -328,15 +508,17 @@ def _sample(run: StoredRun, arm: StoredArm, row: dict[str, Any], epoch: int) -> 
             "models": row.get("agent_models"),
         },
         events=events,
-        model_usage=dict(by_model),
-        role_usage=dict(by_role),
+        model_usage={model: _model_usage(*c) for model, c in by_model.items()},
+        role_usage={role: _model_usage(*c) for role, c in by_role.items()},
     )
 
 
-def _events(row: dict[str, Any], turns: list[dict[str, Any]], start: datetime) -> list[Any]:
+def _events(
+    row: dict[str, Any], turns: list[dict[str, Any]], start: datetime, shared: _Shared
+) -> list[Any]:
     """A span per round holding that round's model calls, in the order they were made."""
     question = str(row.get("question") or "")
-    config = GenerateConfig(**_generate_config(row.get("settings") or {}))
+    config = shared.config(row.get("settings") or {})
     by_id = {str(t.get("id")): t for t in turns}
     said: dict[str, ChatMessage] = {}
     events: list[Any] = []
@@ -357,44 +539,46 @@ def _events(row: dict[str, Any], turns: list[dict[str, Any]], start: datetime) -
             )
             open_round = round_
         latency = float(turn.get("latency_s") or 0.0)
-        model = str(turn.get("model") or "?")
+        done = clock + timedelta(seconds=latency)
+        model = shared.text(str(turn.get("model") or "?"))
         text = turn.get("text")
         reply = text if isinstance(text, str) else _answer_line(turn)
-        output = _output(model, reply, turn.get("reasoning"))
-        output.usage = _usage(turn)
+        output = _output(model, reply, turn.get("reasoning"), _model_usage(*_usage_counts(turn)))
         attempts = turn.get("attempts")
-        events.append(
-            ModelEvent(
-                model=model,
-                role=str(turn.get("agent")),
-                input=_input(question, turn, by_id, said),
-                tools=[],
-                tool_choice="none",
-                config=config,
-                output=output,
-                retries=attempts - 1 if isinstance(attempts, int) and attempts > 1 else None,
-                timestamp=clock,
-                working_start=(clock - start).total_seconds(),
-                completed=clock + timedelta(seconds=latency),
-                working_time=latency,
-                span_id=f"round-{round_}",
-                metadata={k: turn[k] for k in _TURN_METADATA if k in turn},
-            )
+        event = ModelEvent(
+            model=model,
+            role=shared.text(str(turn.get("agent"))),
+            input=_input(question, turn, by_id, said),
+            tools=[],
+            tool_choice="none",
+            config=config,
+            output=output,
+            timestamp=clock,
+            working_start=(clock - start).total_seconds(),
+            completed=done,
+            working_time=latency,
+            span_id=shared.text(f"round-{round_}"),
+            metadata={k: shared.value(turn[k]) for k in _TURN_METADATA if k in turn},
         )
-        clock += timedelta(seconds=latency)
+        if isinstance(attempts, int) and attempts > 1:
+            event.retries = attempts - 1  # only here: each field set costs every event memory
+        events.append(event)
+        clock = done
     if open_round is not None:
         events.append(_span_end(open_round, clock, start))
     return events
 
 
-def _output(model: str, reply: str, reasoning: object) -> ModelOutput:
+def _output(model: str, reply: str, reasoning: object, usage: ModelUsage) -> ModelOutput:
     """A call's reply; where the turn kept the model's thinking, it comes first, as reasoning."""
-    if not isinstance(reasoning, str) or not reasoning:
-        return ModelOutput.from_content(model=model, content=reply)
-    content: list[Content] = [ContentReasoning(reasoning=reasoning), ContentText(text=reply)]
+    content: str | list[Content] = reply
+    if isinstance(reasoning, str) and reasoning:
+        content = [ContentReasoning(reasoning=reasoning), ContentText(text=reply)]
     message = ChatMessageAssistant(content=content, model=model, source="generate")
     return ModelOutput(
-        model=model, choices=[ChatCompletionChoice(message=message, stop_reason="stop")]
+        model=model,
+        choices=[ChatCompletionChoice(message=message, stop_reason="stop")],
+        usage=usage,
     )
 
 
@@ -478,29 +662,51 @@ def _answer_line(turn: dict[str, Any]) -> str:
     return f"(reply not stored; parsed answer: {turn.get('answer')})"
 
 
-def _usage(turn: dict[str, Any]) -> ModelUsage:
-    """A call's usage; the provider's cached input and reasoning tokens where it stated them.
+def _usage_counts(turn: dict[str, Any]) -> list[int | None]:
+    """A call's input, output and total tokens, then its cached input and reasoning tokens.
 
     Inspect counts cache reads apart from ``input_tokens``; our turns count them inside it (as
-    OpenAI's ``prompt_tokens`` does), so they move from one to the other.
+    OpenAI's ``prompt_tokens`` does), so they move from one to the other. The last two are
+    ``None`` where the provider did not state them.
     """
     read, wrote = int(turn.get("input_tokens") or 0), int(turn.get("output_tokens") or 0)
     cached, reasoning = turn.get("cached_input_tokens"), turn.get("reasoning_tokens")
+    return [
+        read - int(cached or 0),
+        wrote,
+        read + wrote,
+        int(cached) if cached is not None else None,
+        int(reasoning) if reasoning is not None else None,
+    ]
+
+
+def _add_counts(totals: dict[str, list[int | None]], key: str, counts: list[int | None]) -> None:
+    """Add ``counts`` to ``totals[key]``; a count no call stated stays ``None``."""
+    held = totals.setdefault(key, [0, 0, 0, None, None])
+    for k, n in enumerate(counts):
+        if n is not None:
+            held[k] = (held[k] or 0) + n
+
+
+def _model_usage(
+    input_tokens: int | None,
+    output_tokens: int | None,
+    total_tokens: int | None,
+    cache_read: int | None,
+    reasoning: int | None,
+) -> ModelUsage:
+    """A ``ModelUsage`` given only the counts that were stated (it is held per call, per sample)."""
+    stated: dict[str, int] = {}
+    if cache_read is not None:
+        stated["input_tokens_cache_read"] = cache_read
+    if reasoning is not None:
+        stated["reasoning_tokens"] = reasoning
     return ModelUsage(
-        input_tokens=read - int(cached or 0),
-        output_tokens=wrote,
-        total_tokens=read + wrote,
-        input_tokens_cache_read=int(cached) if cached is not None else None,
-        reasoning_tokens=int(reasoning) if reasoning is not None else None,
+        input_tokens=input_tokens or 0,
+        output_tokens=output_tokens or 0,
+        total_tokens=total_tokens or 0,
+        **stated,
     )
-
-
-def _total_usage(usages: Iterable[dict[str, ModelUsage]]) -> dict[str, ModelUsage]:
-    total: dict[str, ModelUsage] = defaultdict(ModelUsage)
-    for usage in usages:
-        for model, u in usage.items():
-            total[model] += u
-    return dict(total)
 
 
 def _roles(row: dict[str, Any]) -> dict[str, ModelConfig | list[ModelConfig]] | None:
@@ -510,24 +716,20 @@ def _roles(row: dict[str, Any]) -> dict[str, ModelConfig | list[ModelConfig]] | 
     return {str(n): ModelConfig(model=str(m)) for n, m in zip(names, models, strict=False)}
 
 
-def _results(arm: StoredArm, samples: list[EvalSample]) -> EvalResults:
+def _results(arm: StoredArm, tally: _Tally) -> EvalResults:
     """Accuracy and its standard error as Inspect computes them: epochs averaged per item.
 
     An arm with no finished debate has no score at all (not an accuracy of 0).
     """
-    per_item: dict[str, list[float]] = defaultdict(list)
-    for sample in samples:
-        if sample.scores:
-            per_item[str(sample.id)].append(1.0 if sample.scores[SCORER].value == CORRECT else 0.0)
-    values = [sum(v) / len(v) for v in per_item.values()]
+    values = [sum(v) / len(v) for v in tally.scored.values()]
     n = len(values)
-    scored = sum(len(v) for v in per_item.values())
+    scored = sum(len(v) for v in tally.scored.values())
     if not n:
-        return EvalResults(total_samples=len(samples), completed_samples=0, scores=[])
+        return EvalResults(total_samples=tally.samples, completed_samples=0, scores=[])
     accuracy = sum(values) / n
     variance = sum((v - accuracy) ** 2 for v in values) / (n - 1) if n > 1 else 0.0
     return EvalResults(
-        total_samples=len(samples),
+        total_samples=tally.samples,
         completed_samples=scored,
         scores=[
             EvalScore(
@@ -535,7 +737,7 @@ def _results(arm: StoredArm, samples: list[EvalSample]) -> EvalResults:
                 scorer=SCORER,
                 reducer="mean" if len(arm.seeds) > 1 else None,
                 scored_samples=scored,
-                unscored_samples=len(samples) - scored,
+                unscored_samples=tally.samples - scored,
                 metrics={
                     "accuracy": EvalMetric(name="accuracy", value=accuracy),
                     "stderr": EvalMetric(name="stderr", value=(variance / n) ** 0.5),

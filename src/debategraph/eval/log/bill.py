@@ -25,7 +25,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, TypedDict
 
-Row = Mapping[str, Any]
+from msgspec import UNSET
+
+from debategraph.eval.log.row import Row, as_row, opt
+
+RowLike = Row[Any] | Mapping[str, Any]
 
 NAN = float("nan")
 
@@ -65,21 +69,35 @@ class Bill(TypedDict):
     cached_latency_s: float
 
 
-def _int(value: Any) -> int:
-    return int(value or 0)
+def row_parts(row: RowLike) -> tuple[Mapping[str, Any], Mapping[str, Any]]:
+    """A row's paid and replayed usage (a row without ``usage_by_source`` was all paid).
 
-
-def row_parts(row: Row) -> tuple[Mapping[str, Any], Mapping[str, Any]]:
-    """A row's paid and replayed usage (a row without ``usage_by_source`` was all paid)."""
-    split = row.get("usage_by_source")
-    if isinstance(split, Mapping) and isinstance(split.get("paid"), Mapping):
-        cached = split.get("cached")
-        return split["paid"], cached if isinstance(cached, Mapping) else {}
-    paid = {k: row.get(k) for k in ("calls", "input_tokens", "output_tokens")}
-    for field in ("cached_input_tokens", "reasoning_tokens"):
-        if row.get(field) is not None:
-            paid[field] = row[field]
+    Raises:
+        RowError: ``row`` is a JSON object that is no well-typed row.
+    """
+    typed = as_row(row)
+    split = _split(typed)
+    if split is not None:
+        return split
+    paid: dict[str, Any] = {
+        "calls": opt(typed.calls),
+        "input_tokens": opt(typed.input_tokens),
+        "output_tokens": opt(typed.output_tokens),
+    }
+    if typed.cached_input_tokens is not UNSET:
+        paid["cached_input_tokens"] = typed.cached_input_tokens
+    if typed.reasoning_tokens is not UNSET:
+        paid["reasoning_tokens"] = typed.reasoning_tokens
     return paid, {}
+
+
+def _split(row: Row[Any]) -> tuple[Mapping[str, Any], Mapping[str, Any]] | None:
+    """The row's ``usage_by_source`` as (paid, replayed), where it records the paid part."""
+    split = row.usage_by_source
+    if split is UNSET or not isinstance(split.get("paid"), Mapping):
+        return None
+    cached = split.get("cached")
+    return split["paid"], cached if isinstance(cached, Mapping) else {}
 
 
 class BillTally:
@@ -91,25 +109,43 @@ class BillTally:
         self.stated: dict[str, int] = {}
         self.latency, self.timed_calls, self.cached_latency = 0.0, 0, 0.0
 
-    def add(self, row: Row) -> None:
+    def add(self, row: Row[Any]) -> None:
         """Add one row (a failed row adds only what it paid)."""
-        self.unkept_input += _int(row.get("wasted_input_tokens"))
-        self.unkept_output += _int(row.get("wasted_output_tokens"))
-        if "error" in row:
+        self.unkept_input += row.wasted_input_tokens or 0
+        self.unkept_output += row.wasted_output_tokens or 0
+        if row.error is not UNSET:
             return
-        paid, cached = row_parts(row)
-        self.paid_calls += _int(paid.get("calls"))
-        self.input_tokens += _int(paid.get("input_tokens"))
-        self.output_tokens += _int(paid.get("output_tokens"))
+        split = _split(row)
+        if split is None:  # all paid, no latency recorded
+            self.paid_calls += row.calls or 0
+            self.input_tokens += row.input_tokens or 0
+            self.output_tokens += row.output_tokens or 0
+            for field, value in (
+                ("cached_input_tokens", row.cached_input_tokens),
+                ("reasoning_tokens", row.reasoning_tokens),
+            ):
+                if value is not UNSET:
+                    self.stated[field] = self.stated.get(field, 0) + value
+            return
+        paid, cached = split
+        calls = int(paid.get("calls") or 0)
+        self.paid_calls += calls
+        self.input_tokens += int(paid.get("input_tokens") or 0)
+        self.output_tokens += int(paid.get("output_tokens") or 0)
         for field in ("cached_input_tokens", "reasoning_tokens"):
-            if paid.get(field) is not None:
-                self.stated[field] = self.stated.get(field, 0) + _int(paid[field])
-        if paid.get("latency_s") is not None:
-            self.latency += float(paid["latency_s"])
-            self.timed_calls += _int(paid.get("calls"))
-        self.cached_calls += _int(cached.get("calls"))
-        self.cached_tokens += _int(cached.get("input_tokens")) + _int(cached.get("output_tokens"))
-        self.cached_latency += float(cached.get("latency_s") or 0.0)
+            stated = paid.get(field)
+            if stated is not None:
+                self.stated[field] = self.stated.get(field, 0) + int(stated or 0)
+        latency = paid.get("latency_s")
+        if latency is not None:
+            self.latency += float(latency)
+            self.timed_calls += calls
+        if cached:
+            self.cached_calls += int(cached.get("calls") or 0)
+            self.cached_tokens += int(cached.get("input_tokens") or 0) + int(
+                cached.get("output_tokens") or 0
+            )
+            self.cached_latency += float(cached.get("latency_s") or 0.0)
 
     def bill(self) -> Bill:
         """The bill of the rows added so far."""
@@ -128,7 +164,7 @@ class BillTally:
         )
 
 
-def bill_of(rows: Iterable[Row]) -> Bill:
+def bill_of(rows: Iterable[RowLike]) -> Bill:
     """The bill of rows (see the module docstring).
 
     Args:
@@ -139,7 +175,7 @@ def bill_of(rows: Iterable[Row]) -> Bill:
     """
     tally = BillTally()
     for row in rows:
-        tally.add(row)
+        tally.add(as_row(row))
     return tally.bill()
 
 

@@ -11,3 +11,7 @@ INTERRUPTED_FILE = "interrupted.jsonl"
 
 SPEND_NOTES_FILE = "spend.jsonl"
 """The spend notes written ahead, as requests and replies happen (see the ledger)."""
+
+SPEND_NOTES_DIR = "spend"
+"""Spend notes that Ray workers wrote themselves: ``spend/<run>/<worker>.jsonl``, one writer
+per file (see the ledger)."""

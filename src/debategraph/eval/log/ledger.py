@@ -35,8 +35,20 @@ out of memory), of a debate that a fault outside it ended, and of replies that a
 after their debate's row was made. A cover line whose row never reached the file (a crash
 between the two writes) covers nothing. A rewrite of ``results.jsonl`` that changes a kept
 line (the redactor knows a secret more) first appends a rename (``was``, ``row_sha256``:
-the line's old and new SHA-256), so its cover line still covers. The notes are read in two
-streamed passes, never held in memory (``bench/RESULTS-spend-notes.md``).
+the line's old and new SHA-256), so its cover line still covers. A cover line also names
+its row's ``method``, ``id`` and ``seed``: a row edited by hand (its SHA-256 named by no
+cover line) is held by the last cover line of its key whose own line is gone, so its notes
+are not counted twice. The notes are read in two streamed passes, never held in memory
+(``bench/RESULTS-spend-notes.md``).
+
+Ray workers write their own notes, one file each: ``OUT/spend/<run>/<worker>.jsonl``
+(:func:`note_files`; the driver writes the cover lines to ``OUT/spend.jsonl``), so every
+file has one writer and a driver killed with its workers loses no note.
+
+A request's note carries an estimate of its input (``input_estimate``) and the note of its
+reply or failure closes it (``closed``, ``closed_estimate``): the requests no note closed
+are read apart, as :data:`UNANSWERED` (a reply on the wire when the run was killed: billed
+by the provider, read by no client), never added to the exact figures.
 
 Each note is one ``write`` to the file, which the kernel keeps once the call returns: a
 killed process loses no note it made. Without ``--fsync`` the notes reach the disk when the
@@ -54,12 +66,17 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
 from debategraph.eval.log.bill import row_parts
-from debategraph.eval.log.files import INTERRUPTED_FILE, RESULTS_FILE, SPEND_NOTES_FILE
+from debategraph.eval.log.files import (
+    INTERRUPTED_FILE,
+    RESULTS_FILE,
+    SPEND_NOTES_DIR,
+    SPEND_NOTES_FILE,
+)
 
 TOTALS = ("input_tokens", "output_tokens", "requests", "failed_requests")
 """The figures of an entry, summed over entries."""
@@ -68,7 +85,13 @@ KINDS = ("cut_short", "retried")
 """The kinds of ledger lines: the key under which each lists its entries."""
 
 BILLED_KINDS = (*KINDS, "noted")
-"""What :func:`read_ledger` returns: the ledger's kinds and the spend notes no row holds."""
+"""What :func:`read_ledger` returns, billed: the ledger's kinds and the notes no row holds."""
+
+UNANSWERED = "unanswered"
+"""What :func:`read_ledger` also returns, never billed: per debate attempt, the requests sent
+whose reply never reached any record (``requests``) and an estimate of their input tokens
+(``input_estimate``): a reply on the wire when the run was killed, a call cut off in flight.
+A provider may bill them; no client record can say what it billed."""
 
 
 def fingerprint(line: bytes) -> str:
@@ -269,8 +292,9 @@ def read_ledger(
     """Every well-formed entry of the ledger of ``out_dir``, by kind (:data:`BILLED_KINDS`).
 
     Under ``noted``, one entry per debate attempt whose spend notes no row or entry holds
-    (:func:`uncovered_notes`). A ``retried`` entry whose failed row is still a line of
-    ``results.jsonl`` is left out: the row counts it.
+    (:func:`uncovered_notes`); under :data:`UNANSWERED` (not billed), the requests whose
+    reply reached no record, with an estimate of their input. A ``retried`` entry whose
+    failed row is still a line of ``results.jsonl`` is left out: the row counts it.
 
     Args:
         out_dir: The results directory.
@@ -279,7 +303,7 @@ def read_ledger(
     """
     lines = _lines(out_dir, problems)
     found = {kind: [e for line in lines for e in _entries(line, kind)] for kind in KINDS}
-    found["noted"] = uncovered_notes(out_dir, found)
+    found["noted"], found[UNANSWERED] = _read_notes(out_dir, found)
     if found["retried"]:
         present = _failed_lines(out_dir / RESULTS_FILE)
         kept = []
@@ -303,13 +327,15 @@ class NoteFile:
     Args:
         out_dir: The results directory.
         fsync: Sync every line to disk (as ``--fsync`` does for rows).
+        path: The file, when not ``OUT/spend.jsonl`` (a Ray worker's own, under
+            ``OUT/spend/``: see :func:`note_files`).
 
     Attributes:
         failure: The first error met writing a note (a full disk); the runner stops with it.
     """
 
-    def __init__(self, out_dir: Path, *, fsync: bool = False) -> None:
-        self.path = out_dir / SPEND_NOTES_FILE
+    def __init__(self, out_dir: Path, *, fsync: bool = False, path: Path | None = None) -> None:
+        self.path = out_dir / SPEND_NOTES_FILE if path is None else path
         self.fsync = fsync
         self.failure: OSError | None = None
         self._fd: int | None = None
@@ -339,15 +365,26 @@ class NoteFile:
             if self.failure is None:
                 self.failure = exc
 
-    def cover(self, covers: Mapping[str, Any], line: bytes) -> None:
+    def cover(
+        self, covers: Mapping[str, Any], line: bytes, *, key: Sequence[Any] | None = None
+    ) -> None:
         """Say that the results line ``line`` holds ``covers``' notes (before writing it).
+
+        With the row's ``key`` (method, id, seed) the cover still finds its row after the
+        line was edited by hand (its SHA-256 changed).
 
         Raises:
             OSError: The cover line could not be written (:attr:`failure`): the row must not
                 be written either, or its notes would count twice.
         """
-        self.write({"attempt": covers["attempt"], "notes": covers["notes"],
-                    "row_sha256": fingerprint(line)})  # fmt: skip
+        line_ = {"attempt": covers["attempt"], "notes": covers["notes"],
+                 "row_sha256": fingerprint(line)}  # fmt: skip
+        if key is not None:
+            method, item_id, seed = key
+            line_ |= {"method": method, "id": item_id}
+            if seed is not None:
+                line_["seed"] = seed
+        self.write(line_)
         if self.failure is not None:
             raise self.failure
 
@@ -379,29 +416,43 @@ class _NoteLine(msgspec.Struct, gc=False):
     notes: Any = None
     row_sha256: Any = None
     was: Any = None
+    input_estimate: Any = None
+    closed: Any = None
+    closed_estimate: Any = None
 
 
 _NOTE_LINE = msgspec.json.Decoder(_NoteLine)
 
 
+def note_files(out_dir: Path) -> list[Path]:
+    """The spend-note files of a results directory, each with one writer.
+
+    ``OUT/spend.jsonl`` (the run's own process: its notes, the cover lines and renames) and
+    ``OUT/spend/<run>/<worker>.jsonl``, the notes each Ray worker wrote itself.
+    """
+    workers = sorted((out_dir / SPEND_NOTES_DIR).glob("*/*.jsonl"))
+    return [out_dir / SPEND_NOTES_FILE, *workers]
+
+
 def _note_lines(out_dir: Path, *, covers: bool) -> Iterator[_NoteLine]:
-    """The whole JSON-object lines of ``spend.jsonl``, read one at a time.
+    """The whole JSON-object lines of every note file (:func:`note_files`), one at a time.
 
     With ``covers``, the cover lines and renames (:func:`log_renamed`) only; else the rest.
     A torn or damaged line is skipped, and each line is parsed by one of the two passes only.
     """
-    try:
-        file = (out_dir / SPEND_NOTES_FILE).open("rb")
-    except FileNotFoundError:
-        return
-    with file:
-        for raw in file:
-            if not raw.endswith(b"\n") or (_COVER_KEY in raw) != covers:
-                continue  # torn by a crash, or the other pass's
-            try:
-                yield _NOTE_LINE.decode(raw)
-            except (msgspec.DecodeError, RecursionError):
-                continue
+    for path in note_files(out_dir):
+        try:
+            file = path.open("rb")
+        except (FileNotFoundError, IsADirectoryError):
+            continue
+        with file:
+            for raw in file:
+                if not raw.endswith(b"\n") or (_COVER_KEY in raw) != covers:
+                    continue  # torn by a crash, or the other pass's
+                try:
+                    yield _NOTE_LINE.decode(raw)
+                except (msgspec.DecodeError, RecursionError):
+                    continue
 
 
 _COVER_KEY = b'"row_sha256":'
@@ -432,14 +483,152 @@ def _count(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
-def _result_lines(results: Path) -> set[str]:
-    """The fingerprints of every whole line of a results file."""
+Key = tuple[str, str, int | None]
+"""A row's method, id and seed (``None`` without ``--seeds``)."""
+
+
+def _key(method: object, item_id: object, seed: object) -> Key | None:
+    if not isinstance(method, str) or not isinstance(item_id, str):
+        return None
+    return method, item_id, seed if isinstance(seed, int) and not isinstance(seed, bool) else None
+
+
+def _result_lines(results: Path, named: set[str]) -> tuple[set[str], Counter[Key]]:
+    """The fingerprints of every whole line of a results file, and the unnamed rows' keys.
+
+    A row whose fingerprint no cover line or rename names (``named``) was edited since.
+    """
+    found: set[str] = set()
+    unnamed: Counter[Key] = Counter()
     try:
         file = results.open("rb")
     except FileNotFoundError:
-        return set()
+        return found, unnamed
     with file:
-        return {fingerprint(line) for line in file if line.endswith(b"\n")}
+        for line in file:
+            if not line.endswith(b"\n"):
+                continue
+            sha = fingerprint(line)
+            found.add(sha)
+            if sha in named:
+                continue
+            try:
+                row = json.loads(line)
+            except (ValueError, RecursionError):
+                continue
+            key = (
+                _key(row.get("method"), row.get("id"), row.get("seed"))
+                if isinstance(row, dict)
+                else None
+            )
+            if key is not None:
+                unnamed[key] += 1
+    return found, unnamed
+
+
+class _Cover(NamedTuple):
+    attempt: str
+    sha: str
+    notes: int
+    key: Key | None
+
+
+def _covered(out_dir: Path, ledger: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, int]:
+    """How many of each attempt's notes a row or entry holds (the first pass).
+
+    A cut-short entry holds its attempt's first ``notes`` notes; a cover line does when its
+    row is a line of ``results.jsonl`` (under its SHA-256, or renamed) or a retried entry.
+    A row edited by hand (its SHA-256 named by no cover line) is held by the last cover line
+    of its key whose own line is gone, so its notes are not counted twice.
+    """
+    held: dict[str, int] = {}
+    for debate in ledger.get("cut_short", ()):
+        attempt, notes = debate.get("attempt"), _count(debate.get("notes"))
+        if isinstance(attempt, str):
+            held[attempt] = max(held.get(attempt, 0), notes)
+    covers: list[_Cover] = []
+    renames: list[tuple[str, str]] = []
+    for line in _note_lines(out_dir, covers=True):
+        sha = line.row_sha256
+        if not isinstance(sha, str):
+            continue
+        if isinstance(line.was, str):
+            renames.append((line.was, sha))
+        elif isinstance(line.attempt, str):
+            key = _key(line.method, line.id, line.seed)
+            covers.append(_Cover(line.attempt, sha, _count(line.notes), key))
+    if not covers:
+        return held
+    named = {c.sha for c in covers} | {new for _, new in renames}
+    rows, edited = _result_lines(out_dir / RESULTS_FILE, named)
+    rows |= {str(e.get("row_sha256")) for e in ledger.get("retried", ())}
+    for old, new in reversed(renames):  # a line rewritten twice: the later name first
+        if new in rows:
+            rows.add(old)
+    for cover in reversed(covers):  # an edited row: its key's last cover whose line is gone
+        if cover.sha in rows:
+            held[cover.attempt] = max(held.get(cover.attempt, 0), cover.notes)
+        elif cover.key is not None and edited[cover.key] > 0:
+            edited[cover.key] -= 1
+            held[cover.attempt] = max(held.get(cover.attempt, 0), cover.notes)
+    return held
+
+
+def _read_notes(
+    out_dir: Path, ledger: Mapping[str, Sequence[Mapping[str, Any]]]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The notes no row or entry holds, and the requests with no reply on record.
+
+    Two streamed passes: the cover lines (:func:`_covered`), then the notes. A request note
+    with its ``input_estimate`` opens a request of its attempt, a note with ``closed``
+    closes it (a reply or a failure); those left open, over all notes (held or not), are
+    the :data:`UNANSWERED` requests. A cut-short entry without an attempt (its run kept no
+    notes) adds its own ``cut_off_requests`` and ``estimated_input_tokens``.
+    """
+    held = _covered(out_dir, ledger)
+    spent: dict[str, dict[str, Any]] = {}
+    open_: dict[str, dict[str, Any]] = {}
+    for line in _note_lines(out_dir, covers=False):  # second pass: sum what no one holds
+        attempt = line.attempt
+        if line.n is None or not isinstance(attempt, str):
+            continue
+        _balance(open_, attempt, line)
+        if _count(line.n) <= held.get(attempt, 0):
+            continue
+        if attempt not in spent:
+            spent[attempt] = {**entry(line.method, line.id, dict.fromkeys(TOTALS, 0),
+                                      seed=line.seed), "attempt": attempt}  # fmt: skip
+        debate = spent[attempt]
+        for name in NOTE_FIGURES:
+            debate[name] += _count(getattr(line, name))
+    unanswered = list(open_.values())
+    for cut in ledger.get("cut_short", ()):
+        cut_off = _count(cut.get("cut_off_requests"))
+        if "attempt" not in cut and cut_off:
+            zero = dict.fromkeys(TOTALS, 0)
+            legacy = entry(cut["method"], cut["id"], zero, seed=cut.get("seed"))
+            estimate = _count(cut.get("estimated_input_tokens"))
+            unanswered.append({**legacy, "requests": cut_off, "input_estimate": estimate})
+    return [d for d in spent.values() if any(d[name] for name in TOTALS)], unanswered
+
+
+def _balance(open_: dict[str, dict[str, Any]], attempt: str, line: _NoteLine) -> None:
+    """Open a request (a note with its ``input_estimate``) or close one (``closed``)."""
+    estimate = line.input_estimate
+    if _count(line.requests) and isinstance(estimate, int) and not isinstance(estimate, bool):
+        if attempt not in open_:
+            debate = entry(line.method, line.id, dict.fromkeys(TOTALS, 0), seed=line.seed)
+            open_[attempt] = {**debate, "attempt": attempt, "input_estimate": 0}
+        debate = open_[attempt]
+        debate["requests"] += 1
+        debate["input_estimate"] += max(0, estimate)
+    closed = _count(line.closed)
+    if closed and attempt in open_:
+        debate = open_[attempt]
+        debate["requests"] -= closed
+        debate["input_estimate"] = max(0, debate["input_estimate"] - _count(line.closed_estimate))
+        if debate["requests"] <= 0:
+            del open_[attempt]
 
 
 def uncovered_notes(
@@ -457,44 +646,7 @@ def uncovered_notes(
     Returns:
         One entry per attempt with uncovered notes (its ``attempt`` named), in file order.
     """
-    held: dict[str, int] = {}
-    for debate in ledger.get("cut_short", ()):
-        attempt, notes = debate.get("attempt"), _count(debate.get("notes"))
-        if isinstance(attempt, str):
-            held[attempt] = max(held.get(attempt, 0), notes)
-    covers: list[tuple[str, str, int]] = []
-    renames: list[tuple[str, str]] = []
-    for line in _note_lines(out_dir, covers=True):  # first pass: what covers what
-        sha = line.row_sha256
-        if not isinstance(sha, str):
-            continue
-        if isinstance(line.was, str):
-            renames.append((line.was, sha))
-        elif isinstance(line.attempt, str):
-            covers.append((line.attempt, sha, _count(line.notes)))
-    if covers:
-        rows = _result_lines(out_dir / RESULTS_FILE)
-        rows |= {str(e.get("row_sha256")) for e in ledger.get("retried", ())}
-        for old, new in reversed(renames):  # a line rewritten twice: the later name first
-            if new in rows:
-                rows.add(old)
-        for attempt, sha, notes in covers:
-            if sha in rows:
-                held[attempt] = max(held.get(attempt, 0), notes)
-    spent: dict[str, dict[str, Any]] = {}
-    for line in _note_lines(out_dir, covers=False):  # second pass: sum what no one holds
-        attempt = line.attempt
-        if line.n is None or not isinstance(attempt, str):
-            continue
-        if _count(line.n) <= held.get(attempt, 0):
-            continue
-        if attempt not in spent:
-            spent[attempt] = {**entry(line.method, line.id, dict.fromkeys(TOTALS, 0),
-                                      seed=line.seed), "attempt": attempt}  # fmt: skip
-        debate = spent[attempt]
-        for name in NOTE_FIGURES:
-            debate[name] += _count(getattr(line, name))
-    return [d for d in spent.values() if any(d[name] for name in TOTALS)]
+    return _read_notes(out_dir, ledger)[0]
 
 
 def spend_on_record(out_dir: Path) -> dict[str, int]:

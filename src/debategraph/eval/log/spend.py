@@ -12,8 +12,11 @@ LangChain sees its usage; the usage it states is reported by the call node
 A meter given a ``note`` callable also writes ahead: it hands over one spend note per event
 as it happens (a request sent, a reply's tokens, a failed request), numbered within the
 debate's attempt, so that the run's note file (:mod:`debategraph.eval.log.ledger`) holds every
-token whatever stops the run. The row it fills says how many of those notes it covers
-(:data:`COVERS_KEY`).
+token whatever stops the run. A request's note carries an estimate of the input it sent
+(``input_estimate``); the note of its reply or failure says it closed it (``closed``,
+``closed_estimate``), so that a request whose reply no record holds (on the wire when the
+run was killed) is known, with its estimate, apart from the exact figures. The row it fills
+says how many of those notes it covers (:data:`COVERS_KEY`).
 
 A :class:`SpendGuard` reads the same notes as they come and says when a directory's
 :class:`SpendLimit` (``--max-usd``, ``--max-tokens-total``) is reached: the runner then stops
@@ -91,7 +94,13 @@ class SpendMeter(UsageTotal):
         with self._lock:
             self.requests += 1
             self.open[kwargs.get("run_id")] = estimate
-            self._note(requests=1)
+            self._note(requests=1, input_estimate=estimate)
+
+    def _closed(self, run_id: Any) -> dict[str, int]:
+        """Close an open request (call holding the lock): the note fields that say so."""
+        if run_id not in self.open:
+            return {}
+        return {"closed": 1, "closed_estimate": self.open.pop(run_id)}
 
     def on_llm_end(self, response: Any, **kwargs: Any) -> None:
         """Add (and note) the usage of one finished model call."""
@@ -107,22 +116,24 @@ class SpendMeter(UsageTotal):
                     for field, value in usage_details(usage).items():
                         details[field] = details.get(field, 0) + value
         with self._lock:
-            self.open.pop(kwargs.get("run_id"), None)
+            closed = self._closed(kwargs.get("run_id"))
             if not replies:
+                if closed:
+                    self._note(**closed)
                 return
             self.input_tokens += inputs
             self.output_tokens += outputs
             self.calls += replies
             for field, value in details.items():
                 self.details[field] = self.details.get(field, 0) + value
-            self._note(input_tokens=inputs, output_tokens=outputs)
+            self._note(input_tokens=inputs, output_tokens=outputs, **closed)
 
     def on_llm_error(self, error: BaseException, **kwargs: Any) -> None:
         """Count (and note) one failed request."""
         with self._lock:
-            self.open.pop(kwargs.get("run_id"), None)
+            closed = self._closed(kwargs.get("run_id"))
             self.failed += 1
-            self._note(failed_requests=1)
+            self._note(failed_requests=1, **closed)
 
     def cut_off(self) -> dict[str, int]:
         """The requests sent and never answered (in flight when cut short).

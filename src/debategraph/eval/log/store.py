@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import partial
 from pathlib import Path
@@ -32,7 +33,7 @@ import msgspec
 from filelock import FileLock, Timeout
 
 from debategraph.errors import DataError
-from debategraph.eval.log.files import INTERRUPTED_FILE, SPEND_NOTES_FILE
+from debategraph.eval.log.files import INTERRUPTED_FILE, SPEND_NOTES_DIR, SPEND_NOTES_FILE
 from debategraph.eval.log.files import MANIFEST_FILE as MANIFEST_FILE
 from debategraph.eval.log.files import RESULTS_FILE as RESULTS_FILE
 from debategraph.eval.log.ledger import fingerprint
@@ -580,17 +581,24 @@ def check_manifest(
     manifest, results = out_dir / MANIFEST_FILE, out_dir / RESULTS_FILE
     wanted = json.loads(redact(json.dumps(settings)))
     beside = (out_dir / INTERRUPTED_FILE, out_dir / SPEND_NOTES_FILE)
+    workers = out_dir / SPEND_NOTES_DIR  # the notes Ray workers wrote themselves
     if force:  # the spend kept beside the discarded rows goes with them
         results.unlink(missing_ok=True)
         for path in beside:
             path.unlink(missing_ok=True)
-    elif held := [f.name for f in (results, *beside) if _nonempty(f)]:
+        shutil.rmtree(workers, ignore_errors=True)
+    elif held := [f.name for f in (results, *beside) if _nonempty(f)] + _noted_by_workers(workers):
         document = _same_settings(out_dir, held, wanted)
         if document.get("settings") != wanted or (item_ids and "item_ids" not in document):
             _write_manifest(manifest, wanted, item_ids or document.get("item_ids"))
         return True
     _write_manifest(manifest, wanted, item_ids)
     return False
+
+
+def _noted_by_workers(folder: Path) -> list[str]:
+    """``["spend/"]`` when Ray workers wrote spend notes there, else nothing."""
+    return [f"{folder.name}/"] if any(map(_nonempty, folder.glob("*/*.jsonl"))) else []
 
 
 def _nonempty(path: Path) -> bool:

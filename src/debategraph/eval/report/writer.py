@@ -182,7 +182,7 @@ def _rows(
     def again() -> Iterable[Row]:
         return stream_rows(source, next(passes, LoadedRows()), texts=True)
 
-    return rescored_rows(again, decisions, rates)  # type: ignore[return-value]
+    return rescored_rows(again, decisions, rates)
 
 
 def _read_rows(

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from contextvars import ContextVar
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,26 @@ from debategraph.eval.log.spend import COVERS_KEY, Note, SpendMeter
 SPEND_NOTES: ContextVar[Note | None] = ContextVar("debategraph_spend_notes", default=None)
 """Where the current run's meters hand their spend notes (``None``: no notes kept); each note
 carries its debate's ``method``, ``id`` and ``seed`` (see :func:`debate_notes`)."""
+
+
+@dataclass(frozen=True)
+class WorkerNotes:
+    """Where an executor's workers may write their own spend notes, and who counts them.
+
+    Attributes:
+        out_dir: The results directory (its ``spend/`` folder holds the workers' files).
+        fsync: Sync every note to disk (``--fsync``).
+        seen: Hands a note a worker wrote itself to the run's spend guard (counted, never
+            written again), or ``None`` without a guard.
+    """
+
+    out_dir: Path
+    fsync: bool = False
+    seen: Note | None = None
+
+
+WORKER_NOTES: ContextVar[WorkerNotes | None] = ContextVar("debategraph_worker_notes", default=None)
+"""Set by the runner while its executor runs; ``None``: workers hand every note to the driver."""
 
 CUT_SHORT: ContextVar[list[dict[str, Any]] | None] = ContextVar(
     "debategraph_cut_short", default=None

@@ -39,6 +39,7 @@ import json
 import math
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -70,6 +71,8 @@ from debategraph.eval.run.budget import BudgetBase, budget_digest
 from debategraph.eval.run.cut_short import (
     CUT_SHORT,
     SPEND_NOTES,
+    WORKER_NOTES,
+    WorkerNotes,
     log_cut_short,
     note_row,
 )
@@ -77,6 +80,7 @@ from debategraph.eval.run.eval_plan import EvalPlan
 from debategraph.eval.run.executors import Executor, Job, LocalExecutor, Work
 from debategraph.eval.run.executors.local import with_rate_limiter
 from debategraph.eval.run.redaction import run_redactor
+from debategraph.nodes.call import CALLS_HALTED
 from debategraph.nodes.runnable import run_sync
 from debategraph.policies.secrets import Redactor
 
@@ -410,7 +414,7 @@ class _Writer:
         notes = self.notes
         if notes is not None and isinstance(covers, Mapping):
             try:
-                self.results.append(row, before=partial(notes.cover, covers))
+                self.results.append(row, before=partial(notes.cover, covers, key=key))
             except OSError as exc:
                 if exc is notes.failure:  # no cover line, so no row: its spend is cut short
                     self.written.discard(key)
@@ -655,6 +659,9 @@ async def _execute(executor: Executor, job: Job, work: Iterator[Work], run: _Run
     noted = len(cut_short or ())
     notes = NoteFile(out, fsync=run.fsync)
     noting = SPEND_NOTES.set(notes.write if stopper is None else stopper.take(notes))
+    seen = None if stopper is None else stopper.count
+    halting = CALLS_HALTED.set(None if stopper is None else stopper.halted)
+    workers = WORKER_NOTES.set(WorkerNotes(out, fsync=run.fsync, seen=seen))
     stopped = False
     writer = _Writer(results, progress, arms, cut_short=CUT_SHORT.get(), notes=notes)
     breaker = Breaker(writer, cut_short=CUT_SHORT.get())
@@ -672,6 +679,8 @@ async def _execute(executor: Executor, job: Job, work: Iterator[Work], run: _Run
             stopped = stopper.disarm() or stopped
         wall = time.perf_counter() - start
         SPEND_NOTES.reset(noting)
+        WORKER_NOTES.reset(workers)
+        CALLS_HALTED.reset(halting)
         notes.close()
         results.close()
         if progress is not None:
@@ -727,6 +736,7 @@ class _Stopper:
         self.armed = True
         self.fired = False
         self.held_back = False
+        self.halted = threading.Event()
 
     def until_tripped(self, work: Iterator[Work]) -> Iterator[Work]:
         """``work`` until the limit is reached; then no more (and :attr:`held_back` is set)."""
@@ -741,10 +751,20 @@ class _Stopper:
 
         def take(note: dict[str, Any]) -> None:
             notes.write(note)
-            if self.guard.add(note):
-                self.loop.call_soon_threadsafe(self._cancel)
+            self.count(note)
 
         return take
+
+    def count(self, note: Mapping[str, Any]) -> None:
+        """Add a note (written already) to the guard; stop the run once the limit is reached.
+
+        From then on no call is sent (:data:`~debategraph.nodes.call.CALLS_HALTED`): the spend
+        past the limit is at most the calls in flight when it was reached.
+        """
+        if self.guard.add(note):
+            if self.armed:
+                self.halted.set()
+            self.loop.call_soon_threadsafe(self._cancel)
 
     def _cancel(self) -> None:
         if self.armed and self.task is not None:

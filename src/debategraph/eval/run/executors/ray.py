@@ -4,8 +4,8 @@ Each worker is a Ray async actor holding one
 :class:`~debategraph.eval.run.executors.local.ItemRunner`, the per-process runner that the local
 executor uses, with its share of ``concurrency`` and ``rps``. The driver (the process that
 called :func:`~debategraph.eval.run.runner.run_eval`) gives each worker as many work units as it
-has call slots, plus two ready to start, and writes every row the workers hand back; no
-worker writes a file.
+has call slots, plus two ready to start, and writes every row the workers hand back; a
+worker writes no file but its own spend notes (below).
 
 * Models are resolved inside the workers from their specs, with the workers' environment
   (``OPENAI_API_KEY``, ``OPENAI_BASE_URL`` and the like): no key travels through Ray. An arm
@@ -24,13 +24,19 @@ worker writes a file.
   notes, and the rows of units that finished unread, into the run's cut-short spend
   (:mod:`debategraph.eval.run.cut_short`). A worker that does not answer within
   :data:`SETTLE_S` (killed, its node lost) takes its notes with it.
-* Each worker keeps its debates' spend notes
-  (:data:`~debategraph.eval.run.cut_short.SPEND_NOTES`) until the driver takes them, from
-  each worker on its own, every :data:`NOTES_EVERY_S` and once more before it lets the
-  workers go (a take under way at the end is awaited, never cut off, since the worker forgot
-  what it sent); the driver appends them to the run's note file (one writer per directory).
-  A driver killed with its workers loses the notes of at most that last interval (the rows
-  and entries hold the rest). A worker whose driver is gone (its process ended, on the
+* Each worker writes its debates' spend notes
+  (:data:`~debategraph.eval.run.cut_short.SPEND_NOTES`) to a file of its own as they
+  happen, ``OUT/spend/<run>/<worker>.jsonl`` (one writer per file, one ``write`` per note,
+  as the driver writes ``OUT/spend.jsonl``), so a driver killed with its workers loses no
+  note. The driver makes the ``<run>`` folder (a random name) before the workers start; a
+  worker that cannot see it (on another machine, the results directory not on storage the
+  cluster shares) or cannot write there (a full disk) keeps its notes until the driver takes
+  them and appends them to ``OUT/spend.jsonl``: then a driver killed with its workers loses
+  the notes of at most the last :data:`NOTES_EVERY_S`. The driver takes from each worker on
+  its own, every :data:`NOTES_EVERY_S` and once more before it lets the workers go (a take
+  under way at the end is awaited, never cut off, since the worker forgot what it sent); it
+  also takes the notes a worker wrote itself when the run has a spend guard, which counts
+  them, never writing them again. A worker whose driver is gone (its process ended, on the
   driver's machine; or no take for :data:`ORPHAN_S` elsewhere) cancels its units at once, so
   that it makes no request that nobody could put on the bill; such a unit is a failed row
   (run again on resume), and a worker whose driver takes again runs units again.
@@ -52,6 +58,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import secrets
 import time
 from collections.abc import Iterator
 from dataclasses import replace
@@ -60,9 +67,17 @@ from types import ModuleType
 from typing import Any
 
 from debategraph.api import DebateConfigError
+from debategraph.eval.log.files import SPEND_NOTES_DIR
+from debategraph.eval.log.ledger import NoteFile
 from debategraph.eval.log.rows import error_row
 from debategraph.eval.log.spend import Note
-from debategraph.eval.run.cut_short import CUT_SHORT, SPEND_NOTES, note_row
+from debategraph.eval.run.cut_short import (
+    CUT_SHORT,
+    SPEND_NOTES,
+    WORKER_NOTES,
+    WorkerNotes,
+    note_row,
+)
 from debategraph.eval.run.executors.base import Deliver, Job, Work
 from debategraph.eval.run.executors.local import ItemRunner
 from debategraph.eval.run.executors.ray_connect import join, join_error, start_local
@@ -141,6 +156,7 @@ class RayExecutor:
         self.pids: set[int] = set()
         self._watcher: Watcher | None = None
         self._in_flight: dict[asyncio.Future[Any], Any] = {}
+        self._notes_at: Path | None = None
 
     def check(self, job: Job) -> None:
         """Refuse what cannot go to a worker, before any call (see the module docs).
@@ -204,6 +220,11 @@ class RayExecutor:
             shares = job.shares(count)
             worker = ray.remote(_Worker)
             driver = {"node": ray.util.get_node_ip_address(), "pid": os.getpid()}
+            place = WORKER_NOTES.get()
+            notes_at = self._notes_folder(place)
+            own = None
+            if notes_at is not None and place is not None:
+                own = {"dir": str(notes_at), "fsync": place.fsync, "counted": bool(place.seen)}
             actors = [
                 worker.options(
                     num_cpus=1,
@@ -212,12 +233,13 @@ class RayExecutor:
                     max_concurrency=share.concurrency + HEADROOM + 8,
                     runtime_env={"env_vars": WORKER_ENV},
                     scheduling_strategy="SPREAD",
-                ).remote(share, driver)
+                ).remote(share, driver, own)
                 for share in shares
             ]
             self.started = await self._hello(actors)
             stop = asyncio.Event()
-            taking = asyncio.ensure_future(_take_notes(actors, SPEND_NOTES.get(), stop))
+            seen = None if place is None else place.seen
+            taking = asyncio.ensure_future(_take_notes(actors, SPEND_NOTES.get(), seen, stop))
             try:
                 return await self._dispatch(ray, actors, shares, work, deliver)
             finally:
@@ -234,6 +256,21 @@ class RayExecutor:
             if self._watcher is not None:
                 self._watcher.close()
                 self._watcher = None
+            if self._notes_at is not None:
+                _remove_if_empty(self._notes_at)
+                self._notes_at = None
+
+    def _notes_folder(self, place: WorkerNotes | None) -> Path | None:
+        """Make this run's folder for the workers' own note files (``None``: cannot)."""
+        if place is None or SPEND_NOTES.get() is None:
+            return None
+        folder = place.out_dir / SPEND_NOTES_DIR / secrets.token_hex(8)
+        try:
+            folder.mkdir(parents=True)
+        except OSError:
+            return None
+        self._notes_at = folder
+        return folder
 
     def _settle(self, ray: ModuleType, actors: list[Any]) -> None:
         """Cancel the units still running (a run cut short), let them end, note their spend.
@@ -256,16 +293,15 @@ class RayExecutor:
                 note_rows(ray.get(ref, timeout=0)[0])
         notes = SPEND_NOTES.get()
         sink = CUT_SHORT.get()
+        place = WORKER_NOTES.get()
         if sink is None and notes is None:
             return
         for ask in _answered(ray, _ask_each(actors, "spent"), deadline):
             with contextlib.suppress(Exception):
-                spent, noted = ray.get(ask, timeout=0)
+                spent, taken = ray.get(ask, timeout=0)
                 if sink is not None:
                     sink.extend(spent)
-                if notes is not None:
-                    for line in noted:
-                        notes(line)
+                _hand_over(taken, notes, None if place is None else place.seen)
 
     def _flush_traces(self, ray: ModuleType, actors: list[Any]) -> None:
         """Ask each worker that traces to send its last traces; wait :data:`FLUSH_S` in all.
@@ -419,18 +455,21 @@ def note_rows(rows: list[dict[str, Any]]) -> None:
         note_row(sink, row)
 
 
-async def _take_notes(actors: list[Any], sink: Note | None, stop: asyncio.Event) -> None:
-    """Take each worker's spend notes every :data:`NOTES_EVERY_S` and append them.
+async def _take_notes(
+    actors: list[Any], sink: Note | None, seen: Note | None, stop: asyncio.Event
+) -> None:
+    """Take each worker's spend notes every :data:`NOTES_EVERY_S` and hand them over.
 
     Runs until ``stop`` is set; each worker is asked on its own, so one that is slow, quit
-    or restarting delays no other's takes and is asked again next time. Without a sink (no
-    note file) the notes are dropped; the takes still tell the workers that their driver
-    lives.
+    or restarting delays no other's takes and is asked again next time. The notes a worker
+    kept go to ``sink`` (the run's note file), those it wrote itself to ``seen`` (the spend
+    guard); without them the notes are dropped, and the takes still tell the workers that
+    their driver lives.
     """
-    await asyncio.gather(*(_take_from(actor, sink, stop) for actor in actors))
+    await asyncio.gather(*(_take_from(actor, sink, seen, stop) for actor in actors))
 
 
-async def _take_from(actor: Any, sink: Note | None, stop: asyncio.Event) -> None:
+async def _take_from(actor: Any, sink: Note | None, seen: Note | None, stop: asyncio.Event) -> None:
     while not stop.is_set():
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), NOTES_EVERY_S)
@@ -440,9 +479,29 @@ async def _take_from(actor: Any, sink: Note | None, stop: asyncio.Event) -> None
             answer = await asyncio.wrap_future(actor.take_notes.remote().future())
         except Exception:
             continue
-        if sink is not None and isinstance(answer, list):
-            for line in answer:
-                sink(line)
+        _hand_over(answer, sink, seen)
+
+
+def _hand_over(taken: object, sink: Note | None, seen: Note | None) -> None:
+    """Hand a take's notes on: those the worker kept to ``sink``, those it wrote to ``seen``."""
+    if not isinstance(taken, tuple | list) or len(taken) != 2:
+        return
+    kept, written = taken
+    if sink is not None:
+        for line in kept:
+            sink(line)
+    if seen is not None:
+        for line in written:
+            seen(line)
+
+
+def _remove_if_empty(folder: Path) -> None:
+    """Remove a run's folder of worker notes, and ``spend/``, when no worker wrote a note."""
+    for empty in (folder, folder.parent):
+        try:
+            empty.rmdir()
+        except OSError:
+            return
 
 
 async def _stop_taking(taking: asyncio.Future[None], stop: asyncio.Event) -> None:
@@ -487,9 +546,14 @@ class _Worker:
             (:meth:`spent`).
     """
 
-    def __init__(self, job: Job, driver: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, job: Job, driver: dict[str, Any] | None = None, notes_at: dict[str, Any] | None = None
+    ) -> None:
         self.job = job
         self.driver = driver
+        self.note_file = _own_note_file(notes_at)
+        self.counted = bool(notes_at and notes_at.get("counted"))
+        self.written: list[dict[str, Any]] = []
         self._runner: ItemRunner | None = None
         self._units: set[asyncio.Task[Any]] = set()
         self._watch: asyncio.Task[None] | None = None
@@ -540,7 +604,7 @@ class _Worker:
         assert unit is not None  # an actor method runs in a task
         self._units.add(unit)
         noting = CUT_SHORT.set(self.cut_short)
-        taking = SPEND_NOTES.set(self.notes.append)
+        taking = SPEND_NOTES.set(self.note)
         try:
             await runner.run(work, rows.append)
         except asyncio.CancelledError:
@@ -562,7 +626,22 @@ class _Worker:
             return False
         return await asyncio.to_thread(flush_traces, timeout)
 
-    async def spent(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    def note(self, note: dict[str, Any]) -> None:
+        """Write one spend note to this worker's file, or keep it for the driver to write.
+
+        A note written here is kept too when the driver's spend guard counts them
+        (:attr:`written`); after a failed write (a full disk) the notes go to the driver.
+        """
+        file = self.note_file
+        if file is not None and file.failure is None:
+            file.write(note)
+            if file.failure is None:
+                if self.counted:
+                    self.written.append(note)
+                return
+        self.notes.append(note)
+
+    async def spent(self) -> tuple[list[dict[str, Any]], tuple[list[Any], list[Any]]]:
         """What the units cancelled here spent, and the spend notes not yet taken.
 
         Both since the last call, then forgotten.
@@ -596,10 +675,31 @@ class _Worker:
         for unit in list(self._units):
             unit.cancel()
 
-    async def take_notes(self) -> list[dict[str, Any]]:
-        """The spend notes made here since they were last taken (then forgotten)."""
+    async def take_notes(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The spend notes made here since they were last taken (then forgotten).
+
+        Those for the driver to write, and those written here (for its spend guard).
+        """
         self.taken_at = time.monotonic()
         self.orphaned = False  # the driver takes again: it lives (a stall, not its end)
         taken = self.notes[: len(self.notes)]
         del self.notes[: len(taken)]  # the same list: debates still running note into it
-        return taken
+        written = self.written[: len(self.written)]
+        del self.written[: len(written)]
+        return taken, written
+
+
+def _own_note_file(notes_at: dict[str, Any] | None) -> NoteFile | None:
+    """A worker's own note file in the driver's folder for this run, if it can see the folder.
+
+    The folder has a random name that the driver made: a worker that sees it shares the
+    driver's storage (this machine, or a shared file system).
+    """
+    if not notes_at:
+        return None
+    folder = Path(notes_at["dir"])
+    if not folder.is_dir():
+        return None
+    name = f"{os.getpid()}-{secrets.token_hex(4)}.jsonl"
+    out_dir = folder.parent.parent
+    return NoteFile(out_dir, fsync=bool(notes_at.get("fsync")), path=folder / name)
