@@ -460,6 +460,7 @@ def _first_answer_only(row: Row[Any], answer: Any, correct: bool) -> Row[Any]:
     by_source = usage_by_source(records) if records else {"paid": {"calls": 1, **used}}
     kept = usage_totals(records) if records else {}
     source = first[0].answer_source if first else None
+    attempts = (first[0].attempts or 1) if first else 1
     return msgspec.structs.replace(
         row,
         answer=answer,
@@ -480,8 +481,8 @@ def _first_answer_only(row: Row[Any], answer: Any, correct: bool) -> Row[Any]:
         reasoning_tokens=kept.get("reasoning_tokens", UNSET),
         turns=first,
         answer_sources={src: int(source == src) for src in ANSWER_SOURCES},
-        requests=1,
-        failed_requests=0,
+        requests=attempts,
+        failed_requests=attempts - 1,
         wasted_input_tokens=0,
         wasted_output_tokens=0,
         decision={"rule": "sid-et", "evidence": {"skipped": True}},

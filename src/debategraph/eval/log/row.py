@@ -56,6 +56,9 @@ class Turn(msgspec.Struct, kw_only=True, gc=False):
         reasoning: The model's thinking, where it returned any (left out with
             ``--no-texts``, as the text is).
         prompt: The last user message the model was sent (``eval --prompts``).
+        attempts: How many times the call was tried, where a row records it (more than 1
+            after retries; ``eval`` does not write it, rows written by hand or by another
+            tool may, and the Inspect export and SID-ET's lone answer read it).
     """
 
     id: str | UnsetType = UNSET
@@ -81,6 +84,7 @@ class Turn(msgspec.Struct, kw_only=True, gc=False):
     text: str | UnsetType | None = UNSET
     reasoning: str | UnsetType | None = UNSET
     prompt: Any = UNSET
+    attempts: int | UnsetType = UNSET
 
 
 class TurnFigures(msgspec.Struct, kw_only=True, gc=False):
