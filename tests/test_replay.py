@@ -181,3 +181,15 @@ def test_the_replay_command(tmp_path):
     assert from_the_package(tmp_path, "stop-at-round:0") == replay(ROWS, "stop-at-round:0")
     done = runner.invoke(app, ["replay", str(tmp_path), "--policy", "freeze:a7"])
     assert done.exit_code == 2 and "error: freeze:a7: no such agent" in done.output
+
+
+def test_the_replay_command_on_rows_eval_wrote_reads_their_turns(tmp_path):
+    from debategraph.eval.datasets import load_dataset
+    from debategraph.eval.run.runner import Arm, evaluate
+
+    items = load_dataset("arithmetic", limit=3, seed=1)
+    evaluate(items, [Arm("du", "du", {"agents": 3, "rounds": 2})], tmp_path, dataset="arithmetic")
+    done = CliRunner().invoke(app, ["replay", str(tmp_path), "--policy", "freeze:a1", "--json"])
+    assert done.exit_code == 0, done.output
+    frozen = json.loads(done.output)["freeze:a1"]["du"]
+    assert frozen["items"] == 3 and frozen["tokens_known"] is (frozen["exact_items"] > 0)
