@@ -11,7 +11,10 @@ a minimal script that reads the file once, decoding only the fields its tables n
 computes what the report's headline tables do (per-arm accuracy with Wilson intervals, tokens
 and calls per item, per-seed accuracy, and the report's paired comparisons: each debate and
 its round-0 vote, the budget arm and its debate, each with a 10,000-resample bootstrap and a
-sign-flip test). Each figure is the child's CPU seconds (user + system) and peak RSS
+sign-flip test). The floor decodes with a narrow ``msgspec`` struct (the texts skipped, never
+built); a second floor (``json floor``) computes the same with the standard library's
+``json.loads``, as the streaming script of issue 38's first measurement did (3.9 s CPU at
+50,000 rows there). Each figure is the child's CPU seconds (user + system) and peak RSS
 (``ru_maxrss`` of that child alone).
 
 ``--arms`` replaces the template run's arms (e.g. ``"--method sid-et --option mode=record"``),
@@ -112,6 +115,53 @@ print(len(table))
 """
 
 
+FLOOR_JSON = r"""
+import sys
+from collections import defaultdict
+from json import loads
+from debategraph.eval.analysis.stats import paired_bootstrap, sign_flip_test
+from debategraph.eval.analysis.summary_fields import wilson_interval
+
+n = defaultdict(int)
+right = defaultdict(int)
+tokens = defaultdict(int)
+calls = defaultdict(int)
+per_seed = defaultdict(lambda: [0, 0])
+scores = defaultdict(dict)  # arm -> (item, seed) -> 0/1
+with open(sys.argv[1], "rb") as rows:
+    for line in rows:
+        row = loads(line)
+        arm, seed = row["method"], row.get("seed", 0)
+        key, correct = (row["id"], seed), bool(row.get("correct"))
+        n[arm] += 1
+        right[arm] += correct
+        tokens[arm] += row.get("input_tokens", 0) + row.get("output_tokens", 0)
+        calls[arm] += row.get("calls", 0)
+        per_seed[arm, seed][0] += correct
+        per_seed[arm, seed][1] += 1
+        scores[arm][key] = int(correct)
+        first = [t.get("answer") for t in row.get("turns", ()) if t.get("round") == 0]
+        if arm == "du" and first:
+            vote = max(set(map(str, first)), key=[str(a) for a in first].count)
+            scores["du@r0"][key] = int(vote == str(row.get("reference")))
+table = {
+    arm: (right[arm] / n[arm], wilson_interval(right[arm], n[arm]), tokens[arm] / n[arm])
+    for arm in n
+}
+for a, b in (("du", "du@r0"), ("sc@du~tokens", "du")):
+    items = defaultdict(list)
+    for key, score in scores[a].items():
+        if key in scores[b]:
+            items[key[0]].append(score - scores[b][key])
+    differences = [sum(d) / len(d) for d in items.values()]
+    paired_bootstrap(differences, resamples=10_000)
+    sign_flip_test(differences, resamples=10_000)
+print(len(table))
+"""
+"""The same floor reading each line with the standard library's ``json.loads`` (every field
+built, texts included), as the streaming script of issue 38's first measurement did."""
+
+
 def templates(
     row_kib: float, folder: Path, arms: list[str] | None = None
 ) -> list[dict[str, object]]:
@@ -199,6 +249,7 @@ def main() -> None:
             command = [*cli, "report", str(run), "--no-plots", *shlex.split(args.report_args)]
             report = measure(command)
             floor = measure([sys.executable, "-c", FLOOR, str(run / "results.jsonl")])
+            stdlib = measure([sys.executable, "-c", FLOOR_JSON, str(run / "results.jsonl")])
             if args.also:
                 other = measure(command, args.also)
                 also = f"{other['cpu_s']:.1f} | {other['peak_mib']:.0f} | "
@@ -206,7 +257,9 @@ def main() -> None:
             line = (
                 f"| {size:,} | {written / 2**20:,.0f} | {report['cpu_s']:.1f} | "
                 f"{report['peak_mib']:.0f} | {floor['cpu_s']:.1f} | {floor['peak_mib']:.0f} | "
-                f"{ratio:.1f}x | {also if args.also else ''}{os.getloadavg()[0]:.1f} |"
+                f"{ratio:.1f}x | {stdlib['cpu_s']:.1f} | {stdlib['peak_mib']:.0f} | "
+                f"{report['cpu_s'] / stdlib['cpu_s']:.1f}x | "
+                f"{also if args.also else ''}{os.getloadavg()[0]:.1f} |"
             )
             print(line, flush=True)
             lines.append(line)
@@ -221,10 +274,12 @@ def main() -> None:
         "work: the load average is beside each size).",
         "",
         "| Rows | File MiB | Report CPU s | Report peak MiB | Floor CPU s | Floor peak MiB "
-        "| Report / floor CPU |"
+        "| Report / floor CPU | json floor CPU s | json floor peak MiB | Report / json floor CPU |"
         + (" Also CPU s | Also peak MiB |" if args.also else "")
         + " Load |",
-        "|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if args.also else "") + "---:|",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+        + ("---:|---:|" if args.also else "")
+        + "---:|",
     ]
     text = "\n".join(header + lines) + "\n"
     print(text)
