@@ -219,7 +219,7 @@ def test_the_round_zero_vote_is_graded_as_vote_at_round_grades_it():
         row("du", "m2", True, round_answers=[["4", "5", "5", "4"]]),
     ]  # fmt: skip
     du = [r for r in rows if r["method"] == "du"]
-    expected = {r["id"]: r["correct"] for r in vote_at_round(du, 0)}
+    expected = {r.id: r.correct for r in vote_at_round(du, 0)}
     assert {r["id"]: vote_is_right(r) for r in du if "error" not in r} == expected
     assert expected["m1"] is False and expected["m2"] is True  # abstentions; first-seen tie
     c = compare_arms(rows, "du", "du · vote@r0")

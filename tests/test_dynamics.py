@@ -93,16 +93,15 @@ def test_the_vote_at_round_zero_beside_the_final_answer():
 
 def test_vote_at_round_rows_read_as_an_arm_of_their_own():
     early = vote_at_round(ROWS, 0)
-    assert [r["method"] for r in early] == ["du · vote@r0"] * 3
-    assert [(r["answer"], r["correct"]) for r in early] == [("1", True), ("2", False),
-                                                           ("3", False)]  # fmt: skip
-    assert [r["calls"] for r in early] == [3, 3, 3]
-    assert early[0]["input_tokens"] == 30 and early[0]["output_tokens"] == 3
-    assert early[0]["round_answers"] == [["1", "1", "2"]] and early[0]["ncomm"] == 0
-    assert early[1]["answer_sources"] == {"declared": 3, "fallback": 0, "none": 0, "cut_off": 0}
+    assert [r.method for r in early] == ["du · vote@r0"] * 3
+    assert [(r.answer, r.correct) for r in early] == [("1", True), ("2", False), ("3", False)]
+    assert [r.calls for r in early] == [3, 3, 3]
+    assert early[0].input_tokens == 30 and early[0].output_tokens == 3
+    assert early[0].round_answers == [["1", "1", "2"]] and early[0].ncomm == 0
+    assert early[1].answer_sources == {"declared": 3, "fallback": 0, "none": 0, "cut_off": 0}
     one = vote_at_round(ROWS, 1, label="{method}@{k}")
-    assert [r["answer"] for r in one] == ["2", "1", "1"] and one[0]["method"] == "du@1"
-    assert one[2]["rounds"] == 1 and len(one[2]["turns"]) == 6
+    assert [r.answer for r in one] == ["2", "1", "1"] and one[0].method == "du@1"
+    assert one[2].rounds == 1 and len(one[2].turns) == 6
 
 
 def test_summaries_carry_the_analysis_and_single_agents_have_no_consensus():

@@ -26,6 +26,11 @@ EVAL = ["eval", "--dataset", "arithmetic", "--limit", "3", "--agents", "2", "--r
 EVAL += ["--quiet"]
 
 
+_TURN_METADATA = ("id", "agent", "round", "kind", "answer", "answer_source", "confidence",
+                  "reads", "label", "usage_estimated", "logprobs", "attempts")  # fmt: skip
+"""What a model event's metadata keeps of its turn."""
+
+
 def rows(out: Path) -> list[dict]:
     return [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
 
@@ -276,9 +281,7 @@ def test_a_written_log_reads_back_as_the_row_holds_with_or_without_resolving(tmp
         ]
         assert calls[1].output.usage.input_tokens_cache_read == 8
         assert calls[0].output.usage.input_tokens_cache_read is None
-        assert calls[1].metadata == {
-            k: second[k] for k in inspect_export._TURN_METADATA if k in second
-        }
+        assert calls[1].metadata == {k: second[k] for k in _TURN_METADATA if k in second}
         assert calls[1].timestamp == calls[0].completed
 
 

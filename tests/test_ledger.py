@@ -180,7 +180,7 @@ def test_evals_closing_lines_count_the_ledger(tmp_path):
     args += ["--prices", "1000000,0"]
     first = CliRunner().invoke(app, args)
     assert first.exit_code == 0, first.output
-    paid = sum(row["input_tokens"] for row in read_rows(out / RESULTS_FILE))
+    paid = sum(row.input_tokens or 0 for row in read_rows(out / RESULTS_FILE))
     assert f"| {paid / 2:.5f} |" in first.stdout  # $1 an input token, 2 items
     log_retried(out, [("f" * 64, failed("arith-0-0", 1000, 0))])
     again = CliRunner().invoke(app, args)

@@ -102,7 +102,7 @@ def test_every_point_is_priced_at_the_calls_behind_it(
     if not is_voting_arm(rows):  # vote@r prices its rows the same way
         for r in range(max(len(row["round_answers"]) for row in rows)):
             early = vote_at_round(rows, r)
-            tokens = [e["input_tokens"] + e["output_tokens"] for e in early]
+            tokens = [(e.input_tokens or 0) + (e.output_tokens or 0) for e in early]
             assert tokens == [produced(row, min(r, len(row["round_answers"]) - 1))
                               for row in rows]  # fmt: skip
 

@@ -9,6 +9,7 @@ import pytest
 from debategraph.eval.analysis.metrics import summarize
 from debategraph.eval.datasets import arithmetic_items
 from debategraph.eval.log.ledger import INTERRUPTED_FILE, read_ledger
+from debategraph.eval.log.row import opt
 from debategraph.eval.log.store import RESULTS_FILE, read_rows
 from debategraph.eval.report.writer import write_report
 from debategraph.eval.run.runner import Arm, evaluate
@@ -57,8 +58,8 @@ def test_failed_rows_spend_is_billed_across_resumes_and_never_twice(server, tmp_
     server.faults.push("ok", "http400")  # the first item's second request: the debate fails
     first = run()
     assert first.failed == 1
-    (failed,) = [r for r in read_rows(out / RESULTS_FILE) if "error" in r]
-    assert failed["wasted_input_tokens"] > 0 and failed["requests"] == 2
+    (failed,) = [r for r in read_rows(out / RESULTS_FILE) if opt(r.error) is not None]
+    assert (failed.wasted_input_tokens or 0) > 0 and failed.requests == 2
     assert not (out / INTERRUPTED_FILE).exists()  # the failed row is kept: the row counts it
     assert billed(out)[0] == served(server)
 
@@ -68,8 +69,8 @@ def test_failed_rows_spend_is_billed_across_resumes_and_never_twice(server, tmp_
     assert billed(out)[0] == served(server)
     (logged,) = read_ledger(out)["retried"]
     spent = (logged["input_tokens"], logged["output_tokens"])
-    assert (logged["method"], logged["id"]) == ("du", failed["id"])
-    assert spent == (failed["wasted_input_tokens"], failed["wasted_output_tokens"])
+    assert (logged["method"], logged["id"]) == ("du", failed.id)
+    assert spent == (failed.wasted_input_tokens, failed.wasted_output_tokens)
 
     third = run()  # no fault: it finishes
     assert third.failed == 0 and third.count == 3

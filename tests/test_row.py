@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
 import msgspec
@@ -51,10 +52,18 @@ def test_figures_leave_out_what_the_models_wrote() -> None:
     assert row_dict(figures)["turns"] == [kept]  # no text, thinking, prompt or latency
     assert isinstance(full.turns[0], Turn) and full.turns[0].reasoning == "thinking"
     turn = figures.turns[0]
-    assert turn["round"] == 0 and turn.get("answer_source", "?") == "?"
-    assert "kind" in turn and "input_tokens" not in turn
-    with pytest.raises(KeyError, match="declare it in TurnFigures"):
-        turn.get("text")
+    assert turn.round == 0 and turn.answer_source is msgspec.UNSET
+    assert turn.kind == TURN["kind"] and turn.input_tokens is msgspec.UNSET
+    assert not hasattr(turn, "text")
+
+
+def test_a_row_and_its_turns_are_no_mappings() -> None:
+    row = decode_row(json.dumps({**ROW, "turns": [TURN]}).encode())
+    for value in (row, row.turns[0], decode_row(json.dumps(ROW).encode(), texts=False)):
+        assert not isinstance(value, Mapping)
+        assert not hasattr(value, "get") and not hasattr(value, "keys")
+        with pytest.raises(TypeError):
+            value["method"]  # type: ignore[index]
 
 
 def test_reasoning_and_cut_off_are_declared() -> None:
@@ -89,7 +98,7 @@ def test_rows_of_release_0_1_still_read(tmp_path: Path) -> None:
     odd = {**old, "id": "q2", "rounds": None}  # a type the declaration refuses: left out
     (tmp_path / "results.jsonl").write_text(json.dumps(old) + "\n" + json.dumps(odd) + "\n")
     loaded = load_rows(tmp_path, texts=False)
-    assert [dict(row) for row in loaded.rows] == [old]
+    assert [row_dict(row) for row in loaded.rows] == [old]
     assert loaded.problems == ["results.jsonl, line 2: Expected `int`, got `null` - at `$.rounds`"]
 
 

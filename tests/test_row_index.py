@@ -50,10 +50,10 @@ def test_the_index_finds_each_rows_line_and_keeps_lines_that_hold_no_row(tmp_pat
 def test_an_item_is_found_without_reading_other_rows_and_after_an_append(tmp_path):
     results = tmp_path / "results.jsonl"
     write(results, [row("du", "q-1"), row("du", "q-2"), row("cot", "q-1")])
-    assert [r["method"] for r in item_rows(tmp_path, "q-1")] == ["du", "cot"]
+    assert [r.method for r in item_rows(tmp_path, "q-1")] == ["du", "cot"]
     with results.open("a") as file:  # a resumed run appends: size and mtime change
         file.write(json.dumps(row("sc", "q-1"), separators=(",", ":")) + "\n")
-    assert [r["method"] for r in item_rows(tmp_path, "q-1")] == ["du", "cot", "sc"]
+    assert [r.method for r in item_rows(tmp_path, "q-1")] == ["du", "cot", "sc"]
     assert item_rows(tmp_path, "q-9") == []
 
 
@@ -68,7 +68,7 @@ def test_a_row_that_does_not_carry_its_indexed_key_is_caught_and_the_index_made_
     index, places = places_of_item(results, "q-1")
     with pytest.raises(StaleIndexError), results.open("rb") as file:
         index.row_at(places[0], file)
-    assert [r["id"] for r in item_rows(tmp_path, "q-1")] == ["q-1"]  # re-made, then right
+    assert [r.id for r in item_rows(tmp_path, "q-1")] == ["q-1"]  # re-made, then right
 
 
 def test_a_directory_that_cannot_be_written_keeps_its_index_in_memory(tmp_path):
@@ -78,7 +78,7 @@ def test_a_directory_that_cannot_be_written_keeps_its_index_in_memory(tmp_path):
     try:
         if os.access(tmp_path, os.W_OK):
             pytest.skip("running as a user who can write anywhere")
-        assert [r["id"] for r in item_rows(tmp_path, "q-1")] == ["q-1"]
+        assert [r.id for r in item_rows(tmp_path, "q-1")] == ["q-1"]
         assert not (tmp_path / "results.jsonl.index").exists()
     finally:
         tmp_path.chmod(0o755)
@@ -93,7 +93,7 @@ def test_a_damaged_index_file_is_made_again_not_trusted(tmp_path):
     kept.write_bytes(b"\n".join([header, b'!x\t"bad"', *rest]))  # a problem line gone wrong
     index = RowIndex.of(results)  # no ValueError: read afresh
     assert [(q.line, q.reason.split(" (")[0]) for q in index.problems] == [(2, "not valid JSON")]
-    assert [r["id"] for r in item_rows(tmp_path, "q-2")] == ["q-2"]
+    assert [r.id for r in item_rows(tmp_path, "q-2")] == ["q-2"]
 
 
 def test_a_row_whose_seed_is_not_next_to_its_id_is_found_with_its_seed(tmp_path):
@@ -104,4 +104,4 @@ def test_a_row_whose_seed_is_not_next_to_its_id_is_found_with_its_seed(tmp_path)
     assert [(p.method, p.item, p.seed) for p in RowIndex.of(results).places] == [
         ("du", "q-1", 0), ("du", "q-1", 1),
     ]  # fmt: skip
-    assert [r["seed"] for r in item_rows(tmp_path, "q-1")] == [0, 1]
+    assert [r.seed for r in item_rows(tmp_path, "q-1")] == [0, 1]

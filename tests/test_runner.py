@@ -18,6 +18,7 @@ from langchain_core.rate_limiters import InMemoryRateLimiter
 
 from debategraph.api import DebateConfigError
 from debategraph.eval.datasets import load_dataset
+from debategraph.eval.log.row import row_dict
 from debategraph.eval.log.store import MANIFEST_FILE, RESULTS_FILE, SettingsMismatchError
 from debategraph.eval.run.runner import (
     SUMMARY_FIELDS,
@@ -411,7 +412,7 @@ def test_outcome_rows_come_from_the_file_and_the_summary_needs_few_fields(tmp_pa
     assert outcome.count == len(outcome.rows) == 3 * len(ITEMS)
     assert outcome.rows == lines(tmp_path)
     assert summarize(outcome.summary_rows()) == summarize(outcome.rows)
-    assert all(set(row) <= SUMMARY_FIELDS for row in outcome.summary_rows())
+    assert all(set(row_dict(row)) <= SUMMARY_FIELDS for row in outcome.summary_rows())
     again = evaluate(ITEMS, arms, tmp_path, dataset="arithmetic")
     (tmp_path / RESULTS_FILE).unlink()
     with pytest.raises(FileNotFoundError, match="before its results directory"):

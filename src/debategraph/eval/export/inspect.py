@@ -42,9 +42,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cache, cached_property
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
+
+from msgspec import UNSET, UnsetType
 
 from debategraph.eval.export.stored_run import StoredArm, StoredRun
+from debategraph.eval.log.row import Row, Turn, opt
 
 try:
     from inspect_ai.event import ModelEvent, ScoreEvent, SpanBeginEvent, SpanEndEvent
@@ -96,14 +99,12 @@ __all__ = [
 SCORER = "correct"
 """The name of the score every sample carries."""
 
+V = TypeVar("V")
+D = TypeVar("D")
+
 _NAMESPACE = uuid.UUID("0b9a43f6-3f0e-4b55-9d8e-3b1f4e0f6a32")
 _INSPECT_NAMES = {"stop": "stop_seqs"}
 """Our generation settings whose ``GenerateConfig`` field has another name."""
-
-
-_TURN_METADATA = ("id", "agent", "round", "kind", "answer", "answer_source", "confidence",
-                  "reads", "label", "usage_estimated", "logprobs", "attempts")  # fmt: skip
-"""What a model event's metadata keeps of its turn."""
 
 
 class IncompleteLogError(RuntimeError):
@@ -194,6 +195,7 @@ def _started_log(run: StoredRun, arm: StoredArm, samples: _ArmSamples) -> EvalLo
     from debategraph import __version__
 
     seeds, first = arm.seeds, samples.first
+    settings = (first.settings if first is not None else None) or {}
     key = f"{run.path.resolve()}|{arm.label}|{run.items_sha256}"
     planned = [place.item for _, place in arm.places] + [item for item, _ in samples.missing]
     item_ids = list(dict.fromkeys(planned))
@@ -208,7 +210,7 @@ def _started_log(run: StoredRun, arm: StoredArm, samples: _ArmSamples) -> EvalLo
         solver_args=arm.settings,
         dataset=EvalDataset(name=run.dataset, samples=len(item_ids), sample_ids=item_ids),
         model=f"debategraph/{arm.label}",
-        model_generate_config=GenerateConfig(**_generate_config(first.get("settings") or {})),
+        model_generate_config=GenerateConfig(**_generate_config(settings)),
         model_roles=_roles(first),
         config=EvalConfig(epochs=len(seeds)),
         packages={"debategraph": __version__},
@@ -216,9 +218,9 @@ def _started_log(run: StoredRun, arm: StoredArm, samples: _ArmSamples) -> EvalLo
             "arm": arm.label,
             "method": arm.method,
             "settings": arm.settings,
-            "debate_settings": first.get("settings", {}),
-            "agents": first.get("agent_names", []),
-            "models": first.get("agent_models", []),
+            "debate_settings": _given(first.settings, {}) if first is not None else {},
+            "agents": _given(first.agent_names, []) if first is not None else [],
+            "models": _given(first.agent_models, []) if first is not None else [],
             "seeds": seeds,
             "dataset": run.dataset,
             "results": str(run.path),
@@ -300,18 +302,18 @@ class _ArmSamples(list[EvalSample]):
         self.shared = _Shared()
 
     @cached_property
-    def first(self) -> dict[str, Any]:
-        """The arm's first finished row that exports (``{}`` where it has none)."""
+    def first(self) -> Row[Turn] | None:
+        """The arm's first finished row that exports (``None`` where it has none)."""
         for index, place in self.arm.places:
-            row = self.run.read(index, place)
-            if row is None or "error" in row:
+            row = self.run.row(index, place)
+            if row is None or row.error is not UNSET:
                 continue
             try:
                 _sample(self.run, self.arm, row, 1, self.shared)
             except _UNEXPORTABLE:
                 continue
             return row
-        return {}
+        return None
 
     def __len__(self) -> int:
         return len(self.arm.places) + len(self.missing)
@@ -380,7 +382,7 @@ def _samples(
     """
     for index, place in arm.places:
         epoch = seeds.index(place.seed) + 1 if place.seed in seeds else 1
-        row = run.read(index, place)
+        row = run.row(index, place)
         if row is not None:
             try:
                 sample = _sample(run, arm, row, epoch, shared)
@@ -392,13 +394,13 @@ def _samples(
                 continue
         where = f"{index.path.name}, line {place.line}"
         problem = next((p for p in run.problems if p.startswith(where + ":")), where)
-        yield _error_sample(run, place.item, epoch, arm.seed_of({"seed": place.seed}), problem)
+        yield _error_sample(run, place.item, epoch, arm.seed_at(place.seed), problem)
 
 
 def _not_run(run: StoredRun, arm: StoredArm, item: str, seed: int | None, epoch: int) -> EvalSample:
     """A planned item the run never reached (it stopped early)."""
     return _error_sample(
-        run, item, epoch, arm.seed_of({"seed": seed}), "not run: the run stopped before this item"
+        run, item, epoch, arm.seed_at(seed), "not run: the run stopped before this item"
     )
 
 
@@ -435,37 +437,38 @@ def _status(
 
 
 def _sample(
-    run: StoredRun, arm: StoredArm, row: dict[str, Any], epoch: int, shared: _Shared
+    run: StoredRun, arm: StoredArm, row: Row[Turn], epoch: int, shared: _Shared
 ) -> EvalSample:
-    item = str(row["id"])
-    question = str(row.get("question") or (run.inputs_of(item) or {}).get("question") or "")
-    reference = row.get("reference")
+    item = str(row.id)
+    question = str(row.question or (run.inputs_of(item) or {}).get("question") or "")
+    reference = opt(row.reference)
     base: dict[str, Any] = dict(
         id=item,
         epoch=epoch,
         input=question or item,
-        choices=list(row["choices"]) if row.get("choices") else None,
+        choices=list(row.choices) if row.choices else None,
         target="" if reference is None else str(reference),
-        total_time=row.get("wall_s"),
-        working_time=row.get("wall_s"),
+        total_time=opt(row.wall_s),
+        working_time=opt(row.wall_s),
     )
     seed = arm.seed_of(row)
-    if "error" in row:
+    dataset = _given(row.dataset, run.dataset)
+    if row.error is not UNSET:
         return EvalSample(
             **base,
-            metadata={"seed": seed, "dataset": row.get("dataset", run.dataset)},
-            error=EvalError(message=str(row["error"]), traceback="", traceback_ansi=""),
+            metadata={"seed": seed, "dataset": dataset},
+            error=EvalError(message=str(row.error), traceback="", traceback_ansi=""),
         )
-    answer = row.get("answer")
+    answer = opt(row.answer)
     label = f"debategraph/{arm.label}"
     score = Score(
-        value=NOANSWER if answer is None else CORRECT if row["correct"] else INCORRECT,
+        value=NOANSWER if answer is None else CORRECT if row.correct else INCORRECT,
         answer=answer,
         explanation="no answer (abstention): counted as wrong"
         if answer is None
         else f"{answer} vs {reference}",
     )
-    turns = list(row.get("turns") or [])
+    turns = list(row.turns or [])
     events = _events(row, turns, run.started, shared)
     last = events[-1] if events else None
     events.append(
@@ -481,8 +484,8 @@ def _sample(
     by_role: dict[str, list[int | None]] = {}
     for turn in turns:
         counts = _usage_counts(turn)
-        _add_counts(by_model, str(turn.get("model") or "?"), counts)
-        _add_counts(by_role, str(turn.get("agent") or "?"), counts)
+        _add_counts(by_model, str(turn.model or "?"), counts)
+        _add_counts(by_role, str(turn.agent or "?"), counts)
     return EvalSample(
         **base,
         messages=[
@@ -493,19 +496,19 @@ def _sample(
         scores={SCORER: score},
         metadata={
             "seed": seed,
-            "dataset": row.get("dataset", run.dataset),
-            "source": row.get("source"),
-            "task": row.get("task"),
+            "dataset": dataset,
+            "source": opt(row.source),
+            "task": opt(row.task),
             "abstained": answer is None,
-            "rounds": row.get("rounds"),
-            "calls": row.get("calls"),
-            "ncomm": row.get("ncomm"),
-            "input_tokens": row.get("input_tokens"),
-            "output_tokens": row.get("output_tokens"),
-            "decision": row.get("decision"),
-            "round_answers": row.get("round_answers"),
-            "agents": row.get("agent_names"),
-            "models": row.get("agent_models"),
+            "rounds": opt(row.rounds),
+            "calls": opt(row.calls),
+            "ncomm": opt(row.ncomm),
+            "input_tokens": opt(row.input_tokens),
+            "output_tokens": opt(row.output_tokens),
+            "decision": opt(row.decision),
+            "round_answers": opt(row.round_answers),
+            "agents": opt(row.agent_names),
+            "models": opt(row.agent_models),
         },
         events=events,
         model_usage={model: _model_usage(*c) for model, c in by_model.items()},
@@ -513,19 +516,22 @@ def _sample(
     )
 
 
-def _events(
-    row: dict[str, Any], turns: list[dict[str, Any]], start: datetime, shared: _Shared
-) -> list[Any]:
+def _given(value: V | UnsetType, default: D) -> V | D:
+    """A field's value, ``default`` where the row lacks it (a field set to ``None`` stays so)."""
+    return default if isinstance(value, UnsetType) else value
+
+
+def _events(row: Row[Turn], turns: list[Turn], start: datetime, shared: _Shared) -> list[Any]:
     """A span per round holding that round's model calls, in the order they were made."""
-    question = str(row.get("question") or "")
-    config = shared.config(row.get("settings") or {})
-    by_id = {str(t.get("id")): t for t in turns}
+    question = str(row.question or "")
+    config = shared.config(row.settings or {})
+    by_id = {str(opt(t.id)): t for t in turns}
     said: dict[str, ChatMessage] = {}
     events: list[Any] = []
     open_round: int | None = None
     clock = start
     for turn in turns:
-        round_ = int(turn.get("round") or 0)
+        round_ = int(turn.round or 0)
         if round_ != open_round:
             if open_round is not None:
                 events.append(_span_end(open_round, clock, start))
@@ -538,16 +544,16 @@ def _events(
                 )
             )
             open_round = round_
-        latency = float(turn.get("latency_s") or 0.0)
+        latency = float(turn.latency_s or 0.0)
         done = clock + timedelta(seconds=latency)
-        model = shared.text(str(turn.get("model") or "?"))
-        text = turn.get("text")
+        model = shared.text(str(turn.model or "?"))
+        text = turn.text
         reply = text if isinstance(text, str) else _answer_line(turn)
-        output = _output(model, reply, turn.get("reasoning"), _model_usage(*_usage_counts(turn)))
-        attempts = turn.get("attempts")
+        output = _output(model, reply, turn.reasoning, _model_usage(*_usage_counts(turn)))
+        attempts = turn.attempts
         event = ModelEvent(
             model=model,
-            role=shared.text(str(turn.get("agent"))),
+            role=shared.text(str(opt(turn.agent))),
             input=_input(question, turn, by_id, said),
             tools=[],
             tool_choice="none",
@@ -558,7 +564,7 @@ def _events(
             completed=done,
             working_time=latency,
             span_id=shared.text(f"round-{round_}"),
-            metadata={k: shared.value(turn[k]) for k in _TURN_METADATA if k in turn},
+            metadata=_turn_metadata(turn, shared),
         )
         if isinstance(attempts, int) and attempts > 1:
             event.retries = attempts - 1  # only here: each field set costs every event memory
@@ -567,6 +573,25 @@ def _events(
     if open_round is not None:
         events.append(_span_end(open_round, clock, start))
     return events
+
+
+def _turn_metadata(turn: Turn, shared: _Shared) -> dict[str, Any]:
+    """What a model event's metadata keeps of its turn: the fields it has of these."""
+    kept = {
+        "id": turn.id,
+        "agent": turn.agent,
+        "round": turn.round,
+        "kind": turn.kind,
+        "answer": turn.answer,
+        "answer_source": turn.answer_source,
+        "confidence": turn.confidence,
+        "reads": turn.reads,
+        "label": turn.label,
+        "usage_estimated": turn.usage_estimated,
+        "logprobs": turn.logprobs,
+        "attempts": turn.attempts,
+    }
+    return {name: shared.value(value) for name, value in kept.items() if value is not UNSET}
 
 
 def _output(model: str, reply: str, reasoning: object, usage: ModelUsage) -> ModelOutput:
@@ -625,8 +650,8 @@ def _span_end(round_: int, clock: datetime, start: datetime) -> SpanEndEvent:
 
 def _input(
     question: str,
-    turn: dict[str, Any],
-    by_id: dict[str, dict[str, Any]],
+    turn: Turn,
+    by_id: dict[str, Turn],
     said: dict[str, ChatMessage],
 ) -> list[ChatMessage]:
     """The call's prompt where the row kept it; else the question, then each reply it read.
@@ -634,13 +659,13 @@ def _input(
     ``said`` keeps each message made for this debate, so that the calls that read the same
     reply share one message (as the calls of one conversation share its history).
     """
-    prompt = turn.get("prompt")
+    prompt = turn.prompt
     if isinstance(prompt, str):
         return [ChatMessageUser(content=prompt)]
     if "" not in said:
         said[""] = ChatMessageUser(content=question)
     messages: list[ChatMessage] = [said[""]]
-    for read in turn.get("reads") or ():
+    for read in turn.reads or ():
         key = f"read:{read}"
         if key not in said:
             said[key] = _read_message(str(read), by_id.get(str(read)))
@@ -648,29 +673,29 @@ def _input(
     return messages
 
 
-def _read_message(read: str, peer: dict[str, Any] | None) -> ChatMessage:
+def _read_message(read: str, peer: Turn | None) -> ChatMessage:
     if peer is None:
         return ChatMessageUser(content=f"[{read}] (not in this row)")
-    text = peer.get("text")
+    text = peer.text
     body = text if isinstance(text, str) else _answer_line(peer)
-    heading = f"[{read}] {peer.get('agent')}, round {peer.get('round')}"
+    heading = f"[{read}] {opt(peer.agent)}, round {opt(peer.round)}"
     return ChatMessageUser(content=f"{heading}:\n{body}")
 
 
-def _answer_line(turn: dict[str, Any]) -> str:
+def _answer_line(turn: Turn) -> str:
     """What a turn without its reply text still says: its parsed answer."""
-    return f"(reply not stored; parsed answer: {turn.get('answer')})"
+    return f"(reply not stored; parsed answer: {opt(turn.answer)})"
 
 
-def _usage_counts(turn: dict[str, Any]) -> list[int | None]:
+def _usage_counts(turn: Turn) -> list[int | None]:
     """A call's input, output and total tokens, then its cached input and reasoning tokens.
 
     Inspect counts cache reads apart from ``input_tokens``; our turns count them inside it (as
     OpenAI's ``prompt_tokens`` does), so they move from one to the other. The last two are
     ``None`` where the provider did not state them.
     """
-    read, wrote = int(turn.get("input_tokens") or 0), int(turn.get("output_tokens") or 0)
-    cached, reasoning = turn.get("cached_input_tokens"), turn.get("reasoning_tokens")
+    read, wrote = int(turn.input_tokens or 0), int(turn.output_tokens or 0)
+    cached, reasoning = opt(turn.cached_input_tokens), opt(turn.reasoning_tokens)
     return [
         read - int(cached or 0),
         wrote,
@@ -709,8 +734,10 @@ def _model_usage(
     )
 
 
-def _roles(row: dict[str, Any]) -> dict[str, ModelConfig | list[ModelConfig]] | None:
-    names, models = row.get("agent_names"), row.get("agent_models")
+def _roles(row: Row[Turn] | None) -> dict[str, ModelConfig | list[ModelConfig]] | None:
+    if row is None:
+        return None
+    names, models = row.agent_names, row.agent_models
     if not isinstance(names, list) or not isinstance(models, list) or not names:
         return None
     return {str(n): ModelConfig(model=str(m)) for n, m in zip(names, models, strict=False)}

@@ -376,7 +376,7 @@ def _error_result(
         "start_time": run.started.isoformat(),
         "end_time": run.started.isoformat(),
         "run_name": f"{arm.label} · {item}",
-        "run_metadata": {"seed": arm.seed_of({"seed": seed}), "wall_s": 0.0},
+        "run_metadata": {"seed": arm.seed_at(seed), "wall_s": 0.0},
         "error": error,
     }
 
@@ -395,7 +395,7 @@ def _metadata(
         "agents": first.agent_names or [] if first is not None else [],
         "seed": next(
             (r["run_metadata"]["seed"] for r in results if r["run_metadata"]["seed"] is not None),
-            arm.seed_of({"seed": seed}),
+            arm.seed_at(seed),
         ),
         "failed_items": failed,
         "settings": arm.settings,

@@ -9,14 +9,12 @@ seeds) is compared with the rows it holds, so an export can say what is missing.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
 from typing import Any, cast
-
-import msgspec
 
 from debategraph.eval.log.row import Row, RowError, as_row, opt, row_dict
 from debategraph.eval.log.row_index import RowIndex, RowPlace, StaleIndexError, row_files
@@ -90,20 +88,20 @@ class StoredArm:
         held = {(place.item, place.seed) for _, place in self.places}
         return [(i, s) for s in self.run.planned.seeds for i in items if (i, s) not in held]
 
-    def seed_of(self, row: Row[Any] | Mapping[str, Any]) -> int | None:
-        """The debates' seed of a row: its own, else the arm's ``seed`` setting.
+    def seed_of(self, row: Row[Any]) -> int | None:
+        """The debates' seed of a row: its own, else the arm's ``seed`` setting, else the row's."""
+        return self._seed(opt(row.seed), row.settings or None)
 
-        Args:
-            row: The row, its JSON object (as :meth:`StoredRun.read` gives it), or
-                ``{"seed": seed}`` for a place that holds no row.
-        """
-        if not isinstance(row, Row):
-            row = _seed_fields(row)
-        seed = opt(row.seed)
+    def seed_at(self, seed: int | None) -> int | None:
+        """The debates' seed of a place that holds no row: ``seed``, else the arm's setting."""
+        return self._seed(seed, None)
+
+    def _seed(self, own: int | None, row_settings: dict[str, Any] | None) -> int | None:
+        seed: object = own
         if seed is None:
             seed = self.settings.get("seed")
-        if seed is None and row.settings:
-            seed = row.settings.get("seed")
+        if seed is None and row_settings:
+            seed = row_settings.get("seed")
         return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
 
 
@@ -136,11 +134,11 @@ class StoredRun:
     problems: list[str] = field(default_factory=list)
     redact: Redact | None = None
 
-    def read(self, index: RowIndex, place: RowPlace) -> dict[str, Any] | None:
-        """The JSON object of the row at ``place``, redacted, or ``None`` where it holds none.
+    def row(self, index: RowIndex, place: RowPlace) -> Row[Any] | None:
+        """The row at ``place``, redacted, or ``None`` (its problem kept) where it holds none.
 
-        What an exporter that writes the row's fields out reads; a line that holds no row has
-        its problem kept.
+        The row is decoded with every turn's text (:data:`~debategraph.eval.log.row.FULL`);
+        a redaction is applied to its JSON object, which is then checked into a row again.
         """
         with index.path.open("rb") as file:
             try:
@@ -150,16 +148,10 @@ class StoredRun:
         if isinstance(row, str):
             self.leave_out(index.path, place.line, row)
             return None
-        fields = row_dict(row)
-        return cast(dict[str, Any], self.redact(fields)) if self.redact is not None else fields
-
-    def row(self, index: RowIndex, place: RowPlace) -> Row[Any] | None:
-        """The row at ``place``, redacted, or ``None`` (its problem kept) where it holds none."""
-        fields = self.read(index, place)
-        if fields is None:
-            return None
+        if self.redact is None:
+            return row
         try:
-            return as_row(fields)
+            return as_row(cast(dict[str, Any], self.redact(row_dict(row))))
         except RowError as exc:  # a redaction that changed a field's type: never expected
             self.leave_out(index.path, place.line, f"not a row once redacted ({exc})")
             return None
@@ -354,14 +346,3 @@ def _places(
 
 def _mtime(path: Path) -> datetime:
     return datetime.fromtimestamp(path.stat().st_mtime, tz=UTC)
-
-
-def _seed_fields(fields: Mapping[str, Any]) -> Row[Any]:
-    """A row holding only the seed and settings a row's JSON object gives (of the right types)."""
-    seed, settings = fields.get("seed"), fields.get("settings")
-    return Row(
-        method="",
-        id="",
-        seed=seed if isinstance(seed, int) and not isinstance(seed, bool) else msgspec.UNSET,
-        settings=settings if isinstance(settings, dict) else msgspec.UNSET,
-    )

@@ -77,6 +77,7 @@ from debategraph.eval.log.files import (
     SPEND_NOTES_DIR,
     SPEND_NOTES_FILE,
 )
+from debategraph.eval.log.row import Row, RowError, as_row, decode_row, opt
 
 TOTALS = ("input_tokens", "output_tokens", "requests", "failed_requests")
 """The figures of an entry, summed over entries."""
@@ -99,20 +100,22 @@ def fingerprint(line: bytes) -> str:
     return hashlib.sha256(line.rstrip(b"\n")).hexdigest()
 
 
-def row_spend(row: Mapping[str, Any]) -> dict[str, int]:
+def row_spend(row: Row[Any] | Mapping[str, Any]) -> dict[str, int]:
     """What a row's requests were billed, as :data:`TOTALS`.
 
     A failed row's tokens are all wasted; a finished row's are those of its paid calls and
     its wasted ones (a call replayed from the call cache made no request).
+
+    Raises:
+        RowError: ``row`` is a JSON object that is no well-typed row.
     """
-    paid = {} if "error" in row else row_parts(row)[0]
+    typed = as_row(row)
+    paid = {} if opt(typed.error) is not None else row_parts(typed)[0]
     return {
-        "input_tokens": int(paid.get("input_tokens") or 0)
-        + int(row.get("wasted_input_tokens") or 0),
-        "output_tokens": int(paid.get("output_tokens") or 0)
-        + int(row.get("wasted_output_tokens") or 0),
-        "requests": int(row.get("requests") or 0),
-        "failed_requests": int(row.get("failed_requests") or 0),
+        "input_tokens": int(paid.get("input_tokens") or 0) + (typed.wasted_input_tokens or 0),
+        "output_tokens": int(paid.get("output_tokens") or 0) + (typed.wasted_output_tokens or 0),
+        "requests": typed.requests or 0,
+        "failed_requests": typed.failed_requests or 0,
     }
 
 
@@ -663,12 +666,11 @@ def spend_on_record(out_dir: Path) -> dict[str, int]:
         with file:
             for line in file:
                 try:
-                    row = json.loads(line)
-                except (ValueError, RecursionError):
+                    row = decode_row(line.rstrip(b"\n"), texts=False)
+                except (msgspec.DecodeError, RowError, RecursionError):
                     continue
-                if isinstance(row, dict):
-                    for name, value in row_spend(row).items():
-                        sums[name] += value
+                for name, value in row_spend(row).items():
+                    sums[name] += value
     found = read_ledger(out_dir)
     ledger = totals(e for kind in BILLED_KINDS for e in found[kind])
     return {name: sums[name] + ledger[name] for name in TOTALS}

@@ -11,12 +11,17 @@ A field a row may lack (a seed outside ``--seeds``, spend without a meter, a gat
 the fields of a failed row) defaults to ``UNSET``: it is left out of the written line, so
 the line is what earlier releases wrote, and a row read back keeps exactly the fields its
 line had. Fields are declared in the order ``eval`` writes them.
+
+A row and its turns are read by attribute (``row.correct``, ``opt(row.seed)``,
+``turn.round``), so mypy checks every reader; they are no mappings, and no module outside
+this one reads a row's field by its name as a string (``tests/test_row_rule.py`` scans for
+it). A reader that wants the JSON object ``eval`` wrote takes :func:`row_dict`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from typing import Any, Final, Generic, TypeVar, cast
+from collections.abc import Mapping
+from typing import Any, Final, Generic, TypeVar
 
 import msgspec
 import msgspec.structs
@@ -91,8 +96,8 @@ class TurnFigures(msgspec.Struct, kw_only=True, gc=False):
     """What a report reads of a :class:`Turn`: who, when, kind, reads, answer, source, tokens.
 
     The decoder skips the turn's other fields (its text, reasoning and prompt among them)
-    without building them. A report reads it as a mapping (``turn["round"]``,
-    ``turn.get("kind")``), as it reads a turn's JSON object.
+    without building them. Read its fields as attributes (``turn.round``), as a
+    :class:`Turn`'s.
     """
 
     id: str | UnsetType = UNSET
@@ -104,26 +109,6 @@ class TurnFigures(msgspec.Struct, kw_only=True, gc=False):
     answer_source: str | UnsetType | None = UNSET
     input_tokens: int | UnsetType = UNSET
     output_tokens: int | UnsetType = UNSET
-
-    def __getitem__(self, name: str) -> Any:
-        value = self.get(name, UNSET)
-        if value is UNSET:
-            raise KeyError(name)
-        return value
-
-    def get(self, name: str, default: Any = None) -> Any:
-        """The field ``name`` as the turn's JSON object has it, else ``default``."""
-        if name not in _FIGURE_NAMES:
-            raise KeyError(f"a report reads no turn's {name!r}: declare it in TurnFigures")
-        value = getattr(self, name)
-        return default if value is UNSET else value
-
-    def __contains__(self, name: object) -> bool:
-        return name in _FIGURE_NAMES and getattr(self, str(name)) is not UNSET
-
-    def keys(self) -> list[str]:
-        """The turn's set fields."""
-        return [f for f in self.__struct_fields__ if getattr(self, f) is not UNSET]
 
 
 T = TypeVar("T", Turn, TurnFigures)
@@ -187,47 +172,9 @@ class Row(msgspec.Struct, Generic[T], kw_only=True):
     throttled_s: float | UnsetType = UNSET
     screen: dict[str, Any] | UnsetType = UNSET
 
-    def __getitem__(self, name: str) -> Any:
-        if name in _ROW_NAMES and (value := getattr(self, name)) is not UNSET:
-            return value
-        raise KeyError(name)
-
-    def get(self, name: str, default: Any = None) -> Any:
-        """The field ``name`` as the row's JSON object has it, else ``default``."""
-        if name in _ROW_NAMES and (value := getattr(self, name)) is not UNSET:
-            return value
-        return default
-
-    def __contains__(self, name: object) -> bool:
-        return name in _ROW_NAMES and getattr(self, str(name)) is not UNSET
-
-    def keys(self) -> list[str]:
-        """The row's set fields, in declared order."""
-        return [f for f in self.__struct_fields__ if getattr(self, f) is not UNSET]
-
-    def items(self) -> list[tuple[str, Any]]:
-        """The row's set fields and their values."""
-        return [(f, getattr(self, f)) for f in self.keys()]
-
-    def values(self) -> list[Any]:
-        """The values of the row's set fields."""
-        return [getattr(self, f) for f in self.keys()]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.keys())
-
-    def __len__(self) -> int:
-        return len(self.keys())
-
-
-Mapping.register(Row)  # a row reads as its JSON object does: row["correct"], "seed" in row
-
 
 ROW_FIELDS: Final = frozenset(Row.__struct_fields__)
 """The names of a row's fields."""
-
-_ROW_NAMES: Final = ROW_FIELDS
-_FIGURE_NAMES: Final = frozenset(TurnFigures.__struct_fields__)
 
 TURN_FIELDS: Final = frozenset(Turn.__struct_fields__)
 """The names of a turn's fields."""
@@ -288,23 +235,14 @@ RECORD_FIELDS: Final = frozenset(
 a report reads them."""
 
 
-def figures(row: Row[Any]) -> dict[str, Any]:
-    """The row without :data:`RECORD_FIELDS`: what a report holds per row.
+def figures(row: Row[Any]) -> Row[Any]:
+    """``row`` with :data:`RECORD_FIELDS` unset (in place): what a report holds per row.
 
-    It stays a :class:`Row` (a tenth of the memory of its dict) and reads as the row's JSON
-    object does (``row["correct"]``, ``row.get("seed")``, ``"error" in row``), its turns,
-    :class:`TurnFigures`, as theirs; the readers that take rows as JSON objects take it.
+    It stays a :class:`Row` (a tenth of the memory of its JSON object), read by attribute.
     """
     for name in RECORD_FIELDS:
         setattr(row, name, UNSET)
-    return cast("dict[str, Any]", row)
-
-
-def with_source(row: Mapping[str, Any], source: str) -> dict[str, Any]:
-    """A copy of ``row`` (a :class:`Row` or its JSON object) with ``source`` set."""
-    if isinstance(row, Row):
-        return cast("dict[str, Any]", msgspec.structs.replace(row, source=source))
-    return {**row, "source": source}
+    return row
 
 
 def new_row(fields: Mapping[str, Any]) -> dict[str, Any]:
