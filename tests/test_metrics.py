@@ -208,17 +208,17 @@ def test_summarize_without_prices_and_all_failed() -> None:
 
 
 def test_missing_counters_count_as_zero_and_bad_prices() -> None:
-    sparse = [{"method": "m", "id": "1", "correct": True}]
+    sparse = [{"method": "m", "id": "1", "correct": True, "input_tokens": None}]
     m = summarize(sparse)["m"]
     assert (m["n"], m["accuracy"], m["input_tokens"], m["calls"]) == (1, 1.0, 0, 0)
     with pytest.raises(ValueError, match="'input' and 'output'"):
         summarize(sparse, prices={"prompt": 1.0})
 
 
-def test_a_null_counter_is_refused_naming_the_field() -> None:
-    """A row is checked against its declaration: a counter is an integer, never null."""
-    with pytest.raises(RowError, match=r"Expected `int`, got `null` - at `\$.input_tokens`"):
-        summarize([{"method": "m", "id": "1", "correct": True, "input_tokens": None}])
+def test_a_counter_of_another_type_is_refused_naming_the_field() -> None:
+    """A row is checked against its declaration: a counter is an integer (null: absent)."""
+    with pytest.raises(RowError, match=r"Expected `int`, got `str` - at `\$.input_tokens`"):
+        summarize([{"method": "m", "id": "1", "correct": True, "input_tokens": "12"}])
 
 
 # ----------------------------------------------------------------------------- answer sources

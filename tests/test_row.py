@@ -8,6 +8,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from msgspec import UNSET
 
 from debategraph.eval.analysis.results import load_rows
 from debategraph.eval.log.row import (
@@ -95,11 +96,14 @@ ROW_ORDER += ["calls", "round_answers"]
 def test_rows_of_release_0_1_still_read(tmp_path: Path) -> None:
     """0.1 wrote figures but not the debate (no question, turns or source)."""
     old = {**ROW, "reference": "7", "rounds": 0, "agents": 1, "ncomm": 0, "wall_s": 0.1}
-    odd = {**old, "id": "q2", "rounds": None}  # a type the declaration refuses: left out
-    (tmp_path / "results.jsonl").write_text(json.dumps(old) + "\n" + json.dumps(odd) + "\n")
+    odd = {**old, "id": "q2", "rounds": None}  # a null where a value belongs: absent
+    wrong = {**old, "id": "q3", "rounds": "none"}  # another type: left out, named
+    text = "".join(json.dumps(row) + "\n" for row in (old, odd, wrong))
+    (tmp_path / "results.jsonl").write_text(text)
     loaded = load_rows(tmp_path, texts=False)
-    assert [row_dict(row) for row in loaded.rows] == [old]
-    assert loaded.problems == ["results.jsonl, line 2: Expected `int`, got `null` - at `$.rounds`"]
+    absent = {name: value for name, value in odd.items() if name != "rounds"}
+    assert [row_dict(row) for row in loaded.rows] == [old, absent]
+    assert loaded.problems == ["results.jsonl, line 3: Expected `int`, got `str` - at `$.rounds`"]
 
 
 def test_every_list_of_row_fields_names_declared_fields() -> None:
@@ -141,3 +145,28 @@ def test_as_row_checks_a_json_object_and_keeps_a_row() -> None:
     assert row.turns and row.turns[0].round == 1
     with pytest.raises(RowError, match=r"\$\.calls"):
         as_row({"method": "du", "id": 1, "calls": "three"})
+
+
+def test_a_null_where_a_value_belongs_reads_as_absent_and_the_object_is_not_changed() -> None:
+    from debategraph.eval.log.row import as_row
+
+    edited = {**ROW, "wall_s": None, "turns": [{**TURN, "latency_s": None, "round": None}]}
+    row = as_row(edited)
+    assert row.wall_s is UNSET and row.turns and row.turns[0].round is UNSET
+    assert row.turns[0].latency_s is None  # a turn's latency may be null
+    assert edited["turns"][0]["round"] is None and edited["wall_s"] is None
+    assert decode_row(json.dumps(edited).encode(), texts=False).wall_s is UNSET
+
+
+def test_lenient_reading_drops_a_field_of_another_type_but_never_the_key() -> None:
+    from debategraph.eval.log.row import as_row
+
+    wrong = {**ROW, "calls": "n/a", "turns": [{**TURN, "input_tokens": "x"}]}
+    with pytest.raises(RowError, match=r"Expected `int`, got `str` - at `\$.calls`"):
+        as_row(wrong)
+    row = as_row(wrong, lenient=True)
+    assert row.calls is UNSET and row.turns and row.turns[0].input_tokens is UNSET
+    assert row.correct is ROW["correct"]
+    for broken in ({**ROW, "id": None}, {**ROW, "method": 3}):
+        with pytest.raises(RowError, match=r"\$\.(id|method)"):
+            as_row(broken, lenient=True)

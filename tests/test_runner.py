@@ -471,3 +471,33 @@ def test_items_start_as_call_slots_free_up_and_rows_stay_in_the_file(tmp_path, m
     assert 2 <= peak <= 12 // 3 + 2, peak
     assert outcome._rows is None  # read from the file only when asked
     assert len(outcome.rows) == 60 and outcome._rows is not None
+
+
+def test_a_resume_keeps_rows_edited_by_hand_and_pays_for_none_again(tmp_path):
+    # A null where a value belongs reads as absent; a field of another type is named, and the
+    # finished debate is kept (not dropped from the file and run again).
+    from debategraph.eval.analysis.results import load_rows
+    from debategraph.eval.log.ledger import spend_on_record
+
+    arms = [Arm("du", "du", {"agents": 2, "rounds": 1})]
+    evaluate(ITEMS[:3], arms, tmp_path, dataset="arithmetic")
+    spent = spend_on_record(tmp_path)
+    kept = lines(tmp_path)
+    kept[0]["wall_s"] = None
+    kept[0]["turns"][0]["latency_s"] = None
+    kept[1]["cached_calls"] = "n/a"
+    edited = "".join(json.dumps(r) + "\n" for r in kept)
+    (tmp_path / RESULTS_FILE).write_text(edited)
+    outcome = evaluate(ITEMS[:3], arms, tmp_path, dataset="arithmetic")
+    assert (outcome.resumed, outcome.written) == (3, 0)
+    assert (tmp_path / RESULTS_FILE).read_text() == edited
+    wrong = "results.jsonl, line 2: not a row (Expected `int`, got `str` - at `$.cached_calls`)"
+    assert outcome.problems == [
+        f"{wrong}: kept as finished (a report leaves it out until it is fixed)"
+    ]
+    assert spend_on_record(tmp_path) == spent
+    loaded = load_rows(tmp_path)
+    assert [row.id for row in loaded.rows] == [kept[0]["id"], kept[2]["id"]]
+    assert loaded.problems == [
+        "results.jsonl, line 2: Expected `int`, got `str` - at `$.cached_calls`"
+    ]

@@ -666,7 +666,7 @@ def spend_on_record(out_dir: Path) -> dict[str, int]:
         with file:
             for line in file:
                 try:
-                    row = decode_row(line.rstrip(b"\n"), texts=False)
+                    row = decode_row(line.rstrip(b"\n"), texts=False, lenient=True)
                 except (msgspec.DecodeError, RowError, RecursionError):
                     continue
                 for name, value in row_spend(row).items():

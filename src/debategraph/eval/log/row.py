@@ -12,6 +12,12 @@ the fields of a failed row) defaults to ``UNSET``: it is left out of the written
 the line is what earlier releases wrote, and a row read back keeps exactly the fields its
 line had. Fields are declared in the order ``eval`` writes them.
 
+A line edited by hand or written by another tool may hold ``null`` where the declaration
+wants a value (``"wall_s": null``): such a field reads as absent. A field of another type is
+refused, naming it (``Expected `float`, got `str` - at `$.wall_s```), except where the reader
+asks for ``lenient`` reading (resuming a run and counting its spend read such a line's key,
+status and tokens, so that a finished debate is neither dropped nor paid for again).
+
 A row and its turns are read by attribute (``row.correct``, ``opt(row.seed)``,
 ``turn.round``), so mypy checks every reader; they are no mappings, and no module outside
 this one reads a row's field by its name as a string (``tests/test_row_rule.py`` scans for
@@ -20,6 +26,8 @@ it). A reader that wants the JSON object ``eval`` wrote takes :func:`row_dict`.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Mapping
 from typing import Any, Final, Generic, TypeVar
 
@@ -192,12 +200,15 @@ class RowError(ValueError):
     """A line is not a results row: its message says what is wrong."""
 
 
-def decode_row(line: bytes, *, texts: bool = True) -> Row[Any]:
+def decode_row(line: bytes, *, texts: bool = True, lenient: bool = False) -> Row[Any]:
     """The row of one JSONL line, checked against the declaration.
+
+    A ``null`` where the declaration wants a value reads as an absent field (module docs).
 
     Args:
         line: One line of a results file.
         texts: Also decode the turns' texts, reasoning and prompts.
+        lenient: Also read an optional field of the wrong type as absent.
 
     Raises:
         msgspec.DecodeError: Not JSON.
@@ -206,7 +217,14 @@ def decode_row(line: bytes, *, texts: bool = True) -> Row[Any]:
     try:
         return (FULL if texts else FIGURES).decode(line)
     except msgspec.ValidationError as exc:
-        raise RowError(str(exc)) from None
+        refused = exc
+    try:
+        value = json.loads(line)
+    except (ValueError, RecursionError):
+        raise RowError(str(refused)) from None
+    if not isinstance(value, dict):
+        raise RowError(str(refused))
+    return as_row(value, lenient=lenient)
 
 
 def row_dict(row: Row[Any]) -> dict[str, Any]:
@@ -280,20 +298,64 @@ def opt(value: V | UnsetType) -> V | None:
     return None if value is UNSET else value
 
 
-def as_row(row: Row[Any] | Mapping[str, Any]) -> Row[Any]:
+def as_row(row: Row[Any] | Mapping[str, Any], *, lenient: bool = False) -> Row[Any]:
     """``row`` as a :class:`Row`: a row passes through, a JSON object is checked into one.
 
-    Fields starting with ``_`` (the runner's own notes) and undeclared ones are dropped.
+    Fields starting with ``_`` (the runner's own notes) and undeclared ones are dropped; a
+    ``null`` where the declaration wants a value reads as an absent field (module docs).
+
+    Args:
+        row: A row, or its JSON object (not changed).
+        lenient: Also read an optional field of the wrong type as absent.
 
     Raises:
         RowError: A field has the wrong type or a required one is missing.
     """
     if isinstance(row, Row):
         return row
-    try:
-        return msgspec.convert(row, Row[Turn], str_keys=True)
-    except msgspec.ValidationError as exc:
-        raise RowError(str(exc)) from None
+    value: Any = row
+    while True:
+        try:
+            return msgspec.convert(value, Row[Turn], str_keys=True)
+        except msgspec.ValidationError as exc:
+            repaired = _without_refused(value, str(exc), lenient)
+            if repaired is None:
+                raise RowError(str(exc)) from None
+            value = repaired
+
+
+_REFUSED_AT: Final = re.compile(r" - at `\$((?:\.[^.\[`]+|\[\d+\])+)`$")
+_STEP: Final = re.compile(r"\.([^.\[`]+)|\[(\d+)\]")
+_REQUIRED: Final = frozenset({"method", "id"})
+
+
+def _without_refused(value: Any, message: str, lenient: bool) -> Any | None:
+    """``value`` without the field a refusal names (copied along its path), or ``None``.
+
+    A field of an object (the row's or a turn's): ``null`` there (or, ``lenient``, any value)
+    is dropped. A required field, an element of a list (a turn that is no object) or a
+    refusal with no path is not repaired.
+    """
+    found = _REFUSED_AT.search(message)
+    if found is None:
+        return None
+    path: list[str | int] = [
+        key if key else int(index) for key, index in _STEP.findall(found.group(1))
+    ]
+    cut = len(path) - 1
+    if isinstance(path[cut], int) or (cut == 0 and path[0] in _REQUIRED):
+        return None
+    top = dict(value)
+    copied: Any = top
+    for step in path[:cut]:
+        child = copied[step]
+        copied[step] = child = dict(child) if isinstance(child, dict) else list(child)
+        copied = child
+    leaf = path[cut]
+    if copied.get(leaf, 0) is not None and not lenient:
+        return None
+    copied.pop(leaf, None)
+    return top
 
 
 def encode_row(row: Row[Any]) -> bytes:

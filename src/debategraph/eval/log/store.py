@@ -296,8 +296,14 @@ class ResultsFile:
                     row, problem = None, None
                 else:
                     row, problem = _parse_checked(line)
+                if row is None and problem is not None:
+                    row = _parse_checked(line, lenient=True)[0]  # a field of another type
+                    if row is not None and not is_failed(row):
+                        problem += ": kept as finished (a report leaves it out until it is fixed)"
                 if problem is not None:
-                    self.problems.append(f"{self.path.name}, line {number}: {problem} (run again)")
+                    if row is None or is_failed(row):
+                        problem += " (run again)"
+                    self.problems.append(f"{self.path.name}, line {number}: {problem}")
                 if row is None or is_failed(row):
                     if row is not None:
                         failed.append((fingerprint(line), row_dict(row)))
@@ -452,13 +458,19 @@ class _Line(NamedTuple):
 
 
 def _parse(line: bytes) -> Row[Any] | None:
-    return _parse_checked(line)[0]
+    """A line's row as the store keeps it: a field of another type does not drop the line."""
+    return _parse_checked(line, lenient=True)[0]
 
 
-def _parse_checked(line: bytes, *, texts: bool = True) -> tuple[Row[Any] | None, str | None]:
-    """A line's row, decoded through its declaration, or why it holds none."""
+def _parse_checked(
+    line: bytes, *, texts: bool = True, lenient: bool = False
+) -> tuple[Row[Any] | None, str | None]:
+    """A line's row, decoded through its declaration, or why it holds none.
+
+    ``lenient``: an optional field of the wrong type reads as absent (see ``decode_row``).
+    """
     try:
-        row = decode_row(line, texts=texts)
+        row = decode_row(line, texts=texts, lenient=lenient)
     except (msgspec.DecodeError, RowError) as exc:
         return None, _line_problem(line, exc)
     problem = row_problem(row)
