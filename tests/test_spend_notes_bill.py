@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import json
 import os
 from functools import partial
 from pathlib import Path
@@ -16,6 +17,8 @@ from debategraph.eval.log.ledger import (
     UNANSWERED,
     NoteFile,
     append_line,
+    fingerprint,
+    log_retried,
     read_ledger,
     spend_on_record,
     uncovered_notes,
@@ -53,6 +56,26 @@ def test_a_row_edited_by_hand_still_covers_its_notes(tmp_path: Path) -> None:
     assert spend_on_record(tmp_path) == BILL
     edit_by_hand(tmp_path)
     assert read_ledger(tmp_path)["noted"] == []  # not counted twice
+    assert spend_on_record(tmp_path) == BILL
+
+
+def test_a_failed_row_edited_by_hand_then_retried_counts_its_notes_once(tmp_path: Path) -> None:
+    failed = {**ROW, "answer": None, "correct": False, "error": "timeout", "input_tokens": 0,
+              "output_tokens": 0, "wasted_input_tokens": 100, "wasted_output_tokens": 20}  # fmt: skip
+    notes = NoteFile(tmp_path)
+    notes.write(note("a", 1, requests=1, input_tokens=60, output_tokens=12))
+    notes.write(note("a", 2, requests=1, input_tokens=40, output_tokens=8))
+    results = ResultsFile(tmp_path / RESULTS_FILE)
+    results.append(failed, before=partial(notes.cover, {"attempt": "a", "notes": 2},
+                                          key=("du", "q1", None)))  # fmt: skip
+    results.close()
+    notes.close()
+    path = tmp_path / RESULTS_FILE
+    path.write_text(path.read_text().replace('"timeout"', '"timed out"'))
+    edited = path.read_bytes()
+    log_retried(tmp_path, [(fingerprint(edited), json.loads(edited))])  # the resume drops it
+    path.write_text("")
+    assert read_ledger(tmp_path)["noted"] == []  # the cover holds the notes: not twice
     assert spend_on_record(tmp_path) == BILL
 
 

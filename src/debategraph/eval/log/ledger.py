@@ -541,8 +541,9 @@ def _covered(out_dir: Path, ledger: Mapping[str, Sequence[Mapping[str, Any]]]) -
 
     A cut-short entry holds its attempt's first ``notes`` notes; a cover line does when its
     row is a line of ``results.jsonl`` (under its SHA-256, or renamed) or a retried entry.
-    A row edited by hand (its SHA-256 named by no cover line) is held by the last cover line
-    of its key whose own line is gone, so its notes are not counted twice.
+    A row edited by hand (its SHA-256 named by no cover line), or the retried entry of
+    such a row, is held by the last cover line of its key whose own line is gone, so its
+    notes are not counted twice.
     """
     held: dict[str, int] = {}
     for debate in ledger.get("cut_short", ()):
@@ -564,7 +565,12 @@ def _covered(out_dir: Path, ledger: Mapping[str, Sequence[Mapping[str, Any]]]) -
         return held
     named = {c.sha for c in covers} | {new for _, new in renames}
     rows, edited = _result_lines(out_dir / RESULTS_FILE, named)
-    rows |= {str(e.get("row_sha256")) for e in ledger.get("retried", ())}
+    for retried in ledger.get("retried", ()):
+        sha = str(retried.get("row_sha256"))
+        key = _key(retried.get("method"), retried.get("id"), retried.get("seed"))
+        if sha not in named and sha not in rows and key is not None:
+            edited[key] += 1  # a row edited by hand, then retried: its line is gone
+        rows.add(sha)
     for old, new in reversed(renames):  # a line rewritten twice: the later name first
         if new in rows:
             rows.add(old)
