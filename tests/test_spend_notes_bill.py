@@ -179,3 +179,50 @@ def test_a_ray_worker_writes_its_own_notes_where_it_sees_the_drivers_folder(
     worker.note(note("a", 3, input_tokens=6))
     kept, written = asyncio.run(worker.take_notes())
     assert [n["n"] for n in kept] == [2, 3] and written == []
+
+
+def test_a_note_whose_fsync_failed_after_its_line_was_written_is_not_handed_on(
+    tmp_path: Path, monkeypatch
+) -> None:
+    from debategraph.eval.log import ledger
+
+    run = tmp_path / SPEND_NOTES_DIR / "r1"
+    run.mkdir(parents=True)
+    worker = ray_executor._Worker(
+        Job((), "arithmetic", 1), None, {"dir": str(run), "fsync": True, "counted": True}
+    )
+
+    def failing_fsync(fd: int) -> None:
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(ledger.os, "fsync", failing_fsync)
+    worker.note(note("a", 1, requests=1, input_estimate=9))
+    assert isinstance(worker.note_file.failure, OSError)  # type: ignore[union-attr]
+    kept, written = asyncio.run(worker.take_notes())
+    assert kept == [] and written == [note("a", 1, requests=1, input_estimate=9)]
+    driver = NoteFile(tmp_path)  # what the driver writes of them: none
+    for line in kept:
+        driver.write(line)
+    driver.close()
+    assert spend_on_record(tmp_path)["requests"] == 1  # the one note, once
+    (unanswered,) = read_ledger(tmp_path)[UNANSWERED]
+    assert (unanswered["requests"], unanswered["input_estimate"]) == (1, 9)
+
+
+def test_the_next_ray_run_removes_the_empty_note_folders_of_killed_drivers(
+    tmp_path: Path,
+) -> None:
+    from debategraph.eval.run.cut_short import SPEND_NOTES, WorkerNotes
+
+    notes = tmp_path / SPEND_NOTES_DIR
+    (notes / "killed").mkdir(parents=True)  # a driver killed before any worker noted
+    (notes / "kept").mkdir()
+    (notes / "kept" / "w1.jsonl").write_text('{"attempt":"a","n":1}\n')
+    executor = ray_executor.RayExecutor()
+    taking = SPEND_NOTES.set(lambda note: None)
+    try:
+        folder = executor._notes_folder(WorkerNotes(tmp_path))
+    finally:
+        SPEND_NOTES.reset(taking)
+    assert folder is not None and folder.parent == notes
+    assert sorted(p.name for p in notes.iterdir()) == sorted(["kept", folder.name])

@@ -350,9 +350,15 @@ class NoteFile:
             self._torn = os.fstat(self._fd).st_size > 0 and not _ends_a_line(self.path)
         return self._fd
 
-    def write(self, line: Mapping[str, Any]) -> None:
-        """Append one line (a note or a cover line); an error is kept in :attr:`failure`."""
+    def write(self, line: Mapping[str, Any]) -> bool:
+        """Append one line (a note or a cover line); an error is kept in :attr:`failure`.
+
+        Returns:
+            Whether the whole line reached the file (it did when only its ``fsync`` failed:
+            the line must not be written anywhere else too, or it would count twice).
+        """
         data = (json.dumps(line, separators=(",", ":")) + "\n").encode()
+        written = False
         try:
             fd = self._open()
             if self._torn:  # a line torn by a crash: the next one starts on a line of its own
@@ -361,12 +367,13 @@ class NoteFile:
             while left:  # a short write (a signal, a full pipe): the rest follows it
                 self._torn = True
                 left = left[os.write(fd, left) :]
-            self._torn = False
+            self._torn, written = False, True
             if self.fsync:
                 os.fsync(fd)
         except OSError as exc:
             if self.failure is None:
                 self.failure = exc
+        return written
 
     def cover(
         self, covers: Mapping[str, Any], line: bytes, *, key: Sequence[Any] | None = None
