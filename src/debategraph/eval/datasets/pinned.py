@@ -12,6 +12,7 @@ line that names the set, the address and where to put the file.
 from __future__ import annotations
 
 import hashlib
+import http.client
 import os
 import tempfile
 import urllib.error
@@ -110,8 +111,11 @@ def pinned_bytes(file: PinnedFile, name: str, *, revision: str | None = None) ->
         HubUnavailable: The download failed (no network); one line names the set, the
             address and the cache path where a copy of the file can be put instead (and
             says so when the file there is not the pinned one).
-        DataError: The downloaded file's digests are not the pinned ones.
+        DataError: The downloaded file's digests are not the pinned ones, or ``revision``
+            is no commit, tag or branch name (:func:`checked_revision`).
     """
+    if revision is not None:
+        revision = checked_revision(revision, name)
     if revision is not None and revision != file.commit:
         return _fetch(file.url(revision), name, fix="connect to the network")
     path = cached_path(file)
@@ -134,12 +138,34 @@ def pinned_bytes(file: PinnedFile, name: str, *, revision: str | None = None) ->
     return data
 
 
+_NOT_IN_A_REVISION = frozenset(" ~^:?*[\\#%")
+"""Characters no git commit, tag or branch name holds (with control characters and ``..``),
+or that would change the raw file's address."""
+
+
+def checked_revision(revision: str, name: str) -> str:
+    """``revision`` without surrounding blanks, checked to be a commit, tag or branch name.
+
+    Raises:
+        DataError: It is empty, or holds a blank, a control character, ``..`` or one of
+            ``~^:?*[\\#%``; one line names the set and the value.
+    """
+    stripped = revision.strip()
+    bad = [c for c in stripped if c in _NOT_IN_A_REVISION or not c.isprintable()]
+    if not stripped or bad or ".." in stripped or stripped.startswith(("/", "-")):
+        raise DataError(
+            f"{name}: revision={revision!r} is no commit, tag or branch name "
+            "(pass a commit hash, a tag or a branch, without blanks)"
+        )
+    return stripped
+
+
 def _fetch(url: str, name: str, *, fix: str) -> bytes:
     try:
         return download(url)
     except urllib.error.HTTPError as exc:
         reason = f"HTTP {exc.code} {exc.reason}"
-    except (urllib.error.URLError, OSError) as exc:
+    except (urllib.error.URLError, http.client.HTTPException, ValueError, OSError) as exc:
         reason = str(getattr(exc, "reason", "") or exc) or type(exc).__name__
     raise HubUnavailable(f"could not fetch {name} from {url} ({reason[:160]}): {fix}") from None
 
