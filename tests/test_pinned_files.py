@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import http.client
+import os
+import stat
 import urllib.error
 from dataclasses import replace
 from pathlib import Path
@@ -292,3 +294,17 @@ def test_a_revision_is_stripped_and_one_with_a_blank_is_refused_by_name(
         )
     assert len(served) == 1  # none of them was fetched
 
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o002, 0o077])
+def test_a_cached_file_is_as_readable_as_the_umask_allows(
+    served: list[str], umask: int
+) -> None:
+    before = os.umask(umask)
+    try:
+        load_dataset("gsm-ranges-4")
+    finally:
+        os.umask(before)
+    path = cached_path(GSM_RANGES_FILES[4])
+    assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~umask
+    assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temporary left

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import http.client
 import os
-import tempfile
+import secrets
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -173,15 +173,18 @@ def _fetch(url: str, name: str, *, fix: str) -> bytes:
 def _store(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` whole (a temporary file, renamed).
 
-    A cache that cannot be written is skipped: the next load downloads again.
+    The file is readable as the umask allows (``0o666`` less the umask, as a file ``open``
+    makes), so that a cache shared by several users serves them all. A cache that cannot be
+    written is skipped: the next load downloads again.
     """
-    temporary: str | None = None
+    temporary: Path | None = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as handle:
-            temporary = handle.name
+        temporary = path.parent / f".{path.name}.{secrets.token_hex(8)}.part"
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        with os.fdopen(fd, "wb") as handle:
             handle.write(data)
         os.replace(temporary, path)
     except OSError:
         if temporary is not None:
-            Path(temporary).unlink(missing_ok=True)
+            temporary.unlink(missing_ok=True)
