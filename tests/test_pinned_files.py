@@ -295,11 +295,8 @@ def test_a_revision_is_stripped_and_one_with_a_blank_is_refused_by_name(
     assert len(served) == 1  # none of them was fetched
 
 
-
 @pytest.mark.parametrize("umask", [0o022, 0o002, 0o077])
-def test_a_cached_file_is_as_readable_as_the_umask_allows(
-    served: list[str], umask: int
-) -> None:
+def test_a_cached_file_is_as_readable_as_the_umask_allows(served: list[str], umask: int) -> None:
     before = os.umask(umask)
     try:
         load_dataset("gsm-ranges-4")

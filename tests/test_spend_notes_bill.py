@@ -61,7 +61,8 @@ def test_a_row_edited_by_hand_still_covers_its_notes(tmp_path: Path) -> None:
 
 def test_a_failed_row_edited_by_hand_then_retried_counts_its_notes_once(tmp_path: Path) -> None:
     failed = {**ROW, "answer": None, "correct": False, "error": "timeout", "input_tokens": 0,
-              "output_tokens": 0, "wasted_input_tokens": 100, "wasted_output_tokens": 20}  # fmt: skip
+              "output_tokens": 0, "wasted_input_tokens": 100,
+              "wasted_output_tokens": 20}  # fmt: skip
     notes = NoteFile(tmp_path)
     notes.write(note("a", 1, requests=1, input_tokens=60, output_tokens=12))
     notes.write(note("a", 2, requests=1, input_tokens=40, output_tokens=8))

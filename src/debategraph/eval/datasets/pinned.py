@@ -144,11 +144,11 @@ or that would change the raw file's address."""
 
 
 def checked_revision(revision: str, name: str) -> str:
-    """``revision`` without surrounding blanks, checked to be a commit, tag or branch name.
+    r"""``revision`` without surrounding blanks, checked to be a commit, tag or branch name.
 
     Raises:
         DataError: It is empty, or holds a blank, a control character, ``..`` or one of
-            ``~^:?*[\\#%``; one line names the set and the value.
+            ``~^:?*[\#%``; one line names the set and the value.
     """
     stripped = revision.strip()
     bad = [c for c in stripped if c in _NOT_IN_A_REVISION or not c.isprintable()]

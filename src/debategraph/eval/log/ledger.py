@@ -375,6 +375,10 @@ class NoteFile:
                 self.failure = exc
         return written
 
+    def note(self, line: dict[str, Any]) -> None:
+        """Append one spend note (:meth:`write`, for a receiver of notes that wants no answer)."""
+        self.write(line)
+
     def cover(
         self, covers: Mapping[str, Any], line: bytes, *, key: Sequence[Any] | None = None
     ) -> None:

@@ -642,11 +642,10 @@ class _Worker:
         all but one whose whole line reached the file (only its ``fsync`` failed).
         """
         file = self.note_file
-        if file is not None and file.failure is None:
-            if file.write(note):
-                if self.counted:
-                    self.written.append(note)
-                return
+        if file is not None and file.failure is None and file.write(note):
+            if self.counted:
+                self.written.append(note)
+            return
         self.notes.append(note)
 
     async def spent(self) -> tuple[list[dict[str, Any]], tuple[list[Any], list[Any]]]:
