@@ -329,3 +329,53 @@ def test_a_writer_that_takes_fewer_samples_is_an_error_not_a_short_log(tmp_path,
     monkeypatch.setattr(inspect_export, "write_eval_log", lambda log, path, **_: None)
     with pytest.raises(inspect_export.IncompleteLogError, match="took 0 of the 3 samples of du"):
         inspect_export.write_arm_log(stored, stored.arms[0], tmp_path / "du.eval")
+
+
+def test_each_sample_is_built_once_the_first_rows_too(tmp_path, monkeypatch):
+    run = tmp_path / "run"
+    made = runner.invoke(app, [*EVAL, "--method", "du", "--seeds", "0,1", "--out", str(run)])
+    assert made.exit_code == 0, made.output
+    stored = read_stored_run(run)
+    built = []
+    real = inspect_export._sample
+
+    def counted(*args, **kwargs):
+        built.append(args[2].id)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(inspect_export, "_sample", counted)
+    (arm,) = stored.arms
+    inspect_export.write_arm_log(stored, arm, tmp_path / "du.eval")
+    assert len(built) == 6  # 3 items x 2 seeds, each once
+    log = read_eval_log(str(tmp_path / "du.eval"))
+    assert sorted((s.id, s.epoch) for s in log.samples) == sorted(
+        (item, epoch) for item in dict.fromkeys(built) for epoch in (1, 2)
+    )
+
+
+def test_a_writer_stopped_midway_leaves_no_partial_log_at_the_final_path(tmp_path, monkeypatch):
+    run = tmp_path / "run"
+    made = runner.invoke(app, [*EVAL, "--method", "du", "--out", str(run)])
+    assert made.exit_code == 0, made.output
+    stored = read_stored_run(run)
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    real = inspect_export.write_eval_log
+
+    def cut_at_the_header(log, path, **kwargs):
+        if kwargs.get("header_only"):
+            raise OSError("the disk went away")  # the samples were written whole
+        real(log, path, **kwargs)
+
+    monkeypatch.setattr(inspect_export, "write_eval_log", cut_at_the_header)
+    final = logs / "du.eval"
+    with pytest.raises(OSError, match="the disk went away"):
+        inspect_export.write_arm_log(stored, stored.arms[0], final)
+    assert list(logs.iterdir()) == []
+    final.write_bytes(b"an earlier log")
+    with pytest.raises(OSError, match="the disk went away"):
+        inspect_export.write_arm_log(stored, stored.arms[0], final)
+    assert list(logs.iterdir()) == [final] and final.read_bytes() == b"an earlier log"
+    monkeypatch.setattr(inspect_export, "write_eval_log", real)
+    inspect_export.write_arm_log(stored, stored.arms[0], final)
+    assert list(logs.iterdir()) == [final] and read_eval_log(str(final)).status == "success"

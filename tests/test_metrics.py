@@ -10,6 +10,7 @@ import pytest
 from debategraph.eval.analysis.metrics import (
     accuracy_by_round,
     consensus_by_round,
+    group_by,
     harness_metrics,
     initial_vote_size,
     round_answers_at,
@@ -260,3 +261,18 @@ def test_accuracy_by_round_grades_math_symbolically() -> None:
     # Without a task the same keys are compared as strings (number tasks): no match.
     plain = {k: v for k, v in math_row.items() if k != "task"}
     assert accuracy_by_round([plain]) == [0.0, 0.0]
+
+
+def test_group_by_any_key_of_json_objects_and_a_declared_field_of_typed_rows() -> None:
+    rows = [{"method": "du", "id": "q1", "model": "a"}, {"method": "du", "id": "q2"},
+            {"method": "sc", "id": "q3", "model": "b", "seed": 1}]  # fmt: skip
+    by_model = group_by(rows, "model", default="none")
+    assert {label: [r.id for r in group] for label, group in by_model.items()} == {
+        "a": ["q1"], "none": ["q2"], "b": ["q3"]}  # fmt: skip
+    assert list(by_model) == ["a", "none", "b"]  # first-seen order
+    typed = [row for group in by_model.values() for row in group]
+    assert [r.method for r in typed] == ["du", "du", "sc"]
+    assert {k: [r.id for r in g] for k, g in group_by(typed, "seed", "-").items()} == {
+        "-": ["q1", "q2"], "1": ["q3"]}  # fmt: skip
+    with pytest.raises(ValueError, match="a row has no field 'model': group by one of"):
+        group_by(typed, "model")  # a typed row keeps declared fields only

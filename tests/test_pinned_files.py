@@ -10,6 +10,9 @@ themselves could not be read here), in the files' JSON-array form.
 from __future__ import annotations
 
 import hashlib
+import http.client
+import os
+import stat
 import urllib.error
 from dataclasses import replace
 from pathlib import Path
@@ -253,3 +256,52 @@ def test_files_in_the_wrong_shape_are_refused_naming_the_set(
     lacks = r"^GSM-Ranges level 6: the CSV lacks column\(s\) \['index'\]"
     with pytest.raises(DataError, match=lacks):
         load_dataset("gsm-ranges-6", revision="main")
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [
+        http.client.IncompleteRead(b"index,q", 90),  # the connection dropped mid-file
+        http.client.InvalidURL("URL can't contain control characters"),
+    ],
+)
+def test_a_download_cut_off_or_refused_is_the_one_line(
+    served: list[str], monkeypatch: pytest.MonkeyPatch, failure: Exception
+) -> None:
+    def fail(url: str) -> bytes:
+        raise failure
+
+    monkeypatch.setattr("debategraph.eval.datasets.pinned.download", fail)
+    with pytest.raises(HubUnavailable) as raised:
+        load_dataset("gsm-ranges-4")
+    message = str(raised.value)
+    assert message.startswith(f"could not fetch GSM-Ranges level 4 from {RAW}/{RANGES}/")
+    assert message.endswith(f"save that file as {cached_path(GSM_RANGES_FILES[4])}")
+    assert "\n" not in message
+
+
+def test_a_revision_is_stripped_and_one_with_a_blank_is_refused_by_name(
+    served: list[str],
+) -> None:
+    assert load_dataset("gsm-ranges-4", revision=" main\n") == []
+    assert served == [f"{RAW}/minwukim/GSM-Ranges/main/sample_dataset/level4.csv"]
+    for bad in ("my branch", "a..b", "v1?x"):
+        with pytest.raises(DataError) as raised:
+            load_dataset("gsm-ranges-4", revision=bad)
+        assert str(raised.value) == (
+            f"GSM-Ranges level 4: revision={bad!r} is no commit, tag or branch name "
+            "(pass a commit hash, a tag or a branch, without blanks)"
+        )
+    assert len(served) == 1  # none of them was fetched
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o002, 0o077])
+def test_a_cached_file_is_as_readable_as_the_umask_allows(served: list[str], umask: int) -> None:
+    before = os.umask(umask)
+    try:
+        load_dataset("gsm-ranges-4")
+    finally:
+        os.umask(before)
+    path = cached_path(GSM_RANGES_FILES[4])
+    assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~umask
+    assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temporary left

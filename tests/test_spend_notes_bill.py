@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import json
 import os
 from functools import partial
 from pathlib import Path
@@ -16,6 +17,8 @@ from debategraph.eval.log.ledger import (
     UNANSWERED,
     NoteFile,
     append_line,
+    fingerprint,
+    log_retried,
     read_ledger,
     spend_on_record,
     uncovered_notes,
@@ -53,6 +56,27 @@ def test_a_row_edited_by_hand_still_covers_its_notes(tmp_path: Path) -> None:
     assert spend_on_record(tmp_path) == BILL
     edit_by_hand(tmp_path)
     assert read_ledger(tmp_path)["noted"] == []  # not counted twice
+    assert spend_on_record(tmp_path) == BILL
+
+
+def test_a_failed_row_edited_by_hand_then_retried_counts_its_notes_once(tmp_path: Path) -> None:
+    failed = {**ROW, "answer": None, "correct": False, "error": "timeout", "input_tokens": 0,
+              "output_tokens": 0, "wasted_input_tokens": 100,
+              "wasted_output_tokens": 20}  # fmt: skip
+    notes = NoteFile(tmp_path)
+    notes.write(note("a", 1, requests=1, input_tokens=60, output_tokens=12))
+    notes.write(note("a", 2, requests=1, input_tokens=40, output_tokens=8))
+    results = ResultsFile(tmp_path / RESULTS_FILE)
+    results.append(failed, before=partial(notes.cover, {"attempt": "a", "notes": 2},
+                                          key=("du", "q1", None)))  # fmt: skip
+    results.close()
+    notes.close()
+    path = tmp_path / RESULTS_FILE
+    path.write_text(path.read_text().replace('"timeout"', '"timed out"'))
+    edited = path.read_bytes()
+    log_retried(tmp_path, [(fingerprint(edited), json.loads(edited))])  # the resume drops it
+    path.write_text("")
+    assert read_ledger(tmp_path)["noted"] == []  # the cover holds the notes: not twice
     assert spend_on_record(tmp_path) == BILL
 
 
@@ -156,3 +180,50 @@ def test_a_ray_worker_writes_its_own_notes_where_it_sees_the_drivers_folder(
     worker.note(note("a", 3, input_tokens=6))
     kept, written = asyncio.run(worker.take_notes())
     assert [n["n"] for n in kept] == [2, 3] and written == []
+
+
+def test_a_note_whose_fsync_failed_after_its_line_was_written_is_not_handed_on(
+    tmp_path: Path, monkeypatch
+) -> None:
+    from debategraph.eval.log import ledger
+
+    run = tmp_path / SPEND_NOTES_DIR / "r1"
+    run.mkdir(parents=True)
+    worker = ray_executor._Worker(
+        Job((), "arithmetic", 1), None, {"dir": str(run), "fsync": True, "counted": True}
+    )
+
+    def failing_fsync(fd: int) -> None:
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(ledger.os, "fsync", failing_fsync)
+    worker.note(note("a", 1, requests=1, input_estimate=9))
+    assert isinstance(worker.note_file.failure, OSError)  # type: ignore[union-attr]
+    kept, written = asyncio.run(worker.take_notes())
+    assert kept == [] and written == [note("a", 1, requests=1, input_estimate=9)]
+    driver = NoteFile(tmp_path)  # what the driver writes of them: none
+    for line in kept:
+        driver.write(line)
+    driver.close()
+    assert spend_on_record(tmp_path)["requests"] == 1  # the one note, once
+    (unanswered,) = read_ledger(tmp_path)[UNANSWERED]
+    assert (unanswered["requests"], unanswered["input_estimate"]) == (1, 9)
+
+
+def test_the_next_ray_run_removes_the_empty_note_folders_of_killed_drivers(
+    tmp_path: Path,
+) -> None:
+    from debategraph.eval.run.cut_short import SPEND_NOTES, WorkerNotes
+
+    notes = tmp_path / SPEND_NOTES_DIR
+    (notes / "killed").mkdir(parents=True)  # a driver killed before any worker noted
+    (notes / "kept").mkdir()
+    (notes / "kept" / "w1.jsonl").write_text('{"attempt":"a","n":1}\n')
+    executor = ray_executor.RayExecutor()
+    taking = SPEND_NOTES.set(lambda note: None)
+    try:
+        folder = executor._notes_folder(WorkerNotes(tmp_path))
+    finally:
+        SPEND_NOTES.reset(taking)
+    assert folder is not None and folder.parent == notes
+    assert sorted(p.name for p in notes.iterdir()) == sorted(["kept", folder.name])

@@ -86,24 +86,31 @@ __all__ = [
 def group_by(
     rows: Iterable[RowLike], key: str = "method", default: str = ""
 ) -> dict[str, list[Row]]:
-    """Rows grouped by the row field ``key`` (``default`` when missing), in first-seen order.
+    """Rows grouped by ``key`` (``default`` when missing), in first-seen order.
 
     Args:
         rows: Result rows.
-        key: The grouping field, a field of the row's declaration.
+        key: The grouping field: a field of the row's declaration, or any key of rows
+            given as JSON objects (``"model"``, a key a script added), read before the
+            object is checked into a :class:`Row` (which keeps declared fields only).
         default: Group of rows without the field.
 
     Returns:
         Group label -> rows.
 
     Raises:
-        ValueError: ``key`` is no field of a row.
+        ValueError: ``key`` is no field of a row, and a row is a typed :class:`Row`.
     """
-    if key not in ROW_FIELDS:
-        raise ValueError(f"a row has no field {key!r}: group by one of {sorted(ROW_FIELDS)}")
+    declared = key in ROW_FIELDS
     groups: dict[str, list[Row]] = {}
-    for row in map(as_row, rows):
-        value = getattr(row, key)
+    for given in rows:
+        if declared:
+            row = as_row(given)
+            value = getattr(row, key)
+        elif isinstance(given, Mapping):
+            value, row = given.get(key, UNSET), as_row(given)
+        else:
+            raise ValueError(f"a row has no field {key!r}: group by one of {sorted(ROW_FIELDS)}")
         groups.setdefault(default if value is UNSET else str(value), []).append(row)
     return groups
 

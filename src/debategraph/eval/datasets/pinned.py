@@ -12,8 +12,9 @@ line that names the set, the address and where to put the file.
 from __future__ import annotations
 
 import hashlib
+import http.client
 import os
-import tempfile
+import secrets
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -110,8 +111,11 @@ def pinned_bytes(file: PinnedFile, name: str, *, revision: str | None = None) ->
         HubUnavailable: The download failed (no network); one line names the set, the
             address and the cache path where a copy of the file can be put instead (and
             says so when the file there is not the pinned one).
-        DataError: The downloaded file's digests are not the pinned ones.
+        DataError: The downloaded file's digests are not the pinned ones, or ``revision``
+            is no commit, tag or branch name (:func:`checked_revision`).
     """
+    if revision is not None:
+        revision = checked_revision(revision, name)
     if revision is not None and revision != file.commit:
         return _fetch(file.url(revision), name, fix="connect to the network")
     path = cached_path(file)
@@ -134,12 +138,34 @@ def pinned_bytes(file: PinnedFile, name: str, *, revision: str | None = None) ->
     return data
 
 
+_NOT_IN_A_REVISION = frozenset(" ~^:?*[\\#%")
+"""Characters no git commit, tag or branch name holds (with control characters and ``..``),
+or that would change the raw file's address."""
+
+
+def checked_revision(revision: str, name: str) -> str:
+    r"""``revision`` without surrounding blanks, checked to be a commit, tag or branch name.
+
+    Raises:
+        DataError: It is empty, or holds a blank, a control character, ``..`` or one of
+            ``~^:?*[\#%``; one line names the set and the value.
+    """
+    stripped = revision.strip()
+    bad = [c for c in stripped if c in _NOT_IN_A_REVISION or not c.isprintable()]
+    if not stripped or bad or ".." in stripped or stripped.startswith(("/", "-")):
+        raise DataError(
+            f"{name}: revision={revision!r} is no commit, tag or branch name "
+            "(pass a commit hash, a tag or a branch, without blanks)"
+        )
+    return stripped
+
+
 def _fetch(url: str, name: str, *, fix: str) -> bytes:
     try:
         return download(url)
     except urllib.error.HTTPError as exc:
         reason = f"HTTP {exc.code} {exc.reason}"
-    except (urllib.error.URLError, OSError) as exc:
+    except (urllib.error.URLError, http.client.HTTPException, ValueError, OSError) as exc:
         reason = str(getattr(exc, "reason", "") or exc) or type(exc).__name__
     raise HubUnavailable(f"could not fetch {name} from {url} ({reason[:160]}): {fix}") from None
 
@@ -147,15 +173,18 @@ def _fetch(url: str, name: str, *, fix: str) -> bytes:
 def _store(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` whole (a temporary file, renamed).
 
-    A cache that cannot be written is skipped: the next load downloads again.
+    The file is readable as the umask allows (``0o666`` less the umask, as a file ``open``
+    makes), so that a cache shared by several users serves them all. A cache that cannot be
+    written is skipped: the next load downloads again.
     """
-    temporary: str | None = None
+    temporary: Path | None = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as handle:
-            temporary = handle.name
+        temporary = path.parent / f".{path.name}.{secrets.token_hex(8)}.part"
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        with os.fdopen(fd, "wb") as handle:
             handle.write(data)
         os.replace(temporary, path)
     except OSError:
         if temporary is not None:
-            Path(temporary).unlink(missing_ok=True)
+            temporary.unlink(missing_ok=True)

@@ -23,7 +23,8 @@ so the log it is handed holds a list that builds each sample, from the row's pla
 keeps a condensed copy of each sample until the log ends, so memory grows with the largest arm
 (built lean for that: shared strings and configs, only the fields a call states). The header's
 status, accuracy and tokens are counted as the samples pass and written last
-(``write_eval_log(..., header_only=True)``).
+(``write_eval_log(..., header_only=True)``), both into a temporary file renamed onto the
+log's name once whole.
 
 A log claims no more than the run holds: an arm with rows missing (a run stopped early) has
 status ``started`` and a sample per missing item with the error "not run"; failed debates are
@@ -34,7 +35,9 @@ with no finished debate has no accuracy.
 from __future__ import annotations
 
 import json
+import os
 import re
+import secrets
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterator
@@ -48,6 +51,7 @@ from msgspec import UNSET, UnsetType
 
 from debategraph.eval.export.stored_run import StoredArm, StoredRun
 from debategraph.eval.log.row import Row, Turn, opt
+from debategraph.eval.log.row_index import RowPlace
 
 try:
     from inspect_ai.event import ModelEvent, ScoreEvent, SpanBeginEvent, SpanEndEvent
@@ -145,21 +149,30 @@ def write_arm_log(run: StoredRun, arm: StoredArm, path: Path) -> None:
     log ends). The log is first written as ``started``, without results; once every sample
     has passed, its header is written again (``header_only``) with the status, the accuracy
     and the tokens counted on the way.
+
+    Both writes go to a temporary file beside ``path`` (the header rewrite edits the zip in
+    place, which an interruption can leave inconsistent), renamed onto ``path`` once the
+    log is whole: ``path`` is the finished log or is left as it was.
     """
     samples = _ArmSamples(run, arm)
     log = _started_log(run, arm, samples)
     log.samples = samples
-    write_eval_log(log, str(path))
-    if samples.tally.samples != len(samples):
-        from importlib.metadata import version
+    partial = path.with_name(f".{path.stem}.{secrets.token_hex(6)}.part{path.suffix}")
+    try:
+        write_eval_log(log, str(partial))
+        if samples.tally.samples != len(samples):
+            from importlib.metadata import version
 
-        raise IncompleteLogError(
-            f"inspect_ai {version('inspect_ai')}'s write_eval_log took {samples.tally.samples} "
-            f"of the {len(samples)} samples of {arm.label}: {path} is incomplete (this export "
-            "hands it samples as it iterates them; an inspect_ai that reads them otherwise "
-            "needs this exporter changed)"
-        )
-    write_eval_log(_finished_log(log, arm, samples.tally), str(path), header_only=True)
+            raise IncompleteLogError(
+                f"inspect_ai {version('inspect_ai')}'s write_eval_log took "
+                f"{samples.tally.samples} of the {len(samples)} samples of {arm.label}: "
+                f"{path} was not written (this export hands it samples as it iterates them; "
+                "an inspect_ai that reads them otherwise needs this exporter changed)"
+            )
+        write_eval_log(_finished_log(log, arm, samples.tally), str(partial), header_only=True)
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
 
 
 def inspect_logs(run: StoredRun) -> Iterator[tuple[str, EvalLog]]:
@@ -300,18 +313,23 @@ class _ArmSamples(list[EvalSample]):
         self.missing = arm.missing()
         self.tally = _Tally()
         self.shared = _Shared()
+        self._built: tuple[int, EvalSample] | None = None
 
     @cached_property
     def first(self) -> Row[Turn] | None:
-        """The arm's first finished row that exports (``None`` where it has none)."""
-        for index, place in self.arm.places:
+        """The arm's first finished row that exports (``None`` where it has none).
+
+        Its sample, built to see that it exports, is the one the next iteration yields.
+        """
+        for position, (index, place) in enumerate(self.arm.places):
             row = self.run.row(index, place)
             if row is None or row.error is not UNSET:
                 continue
             try:
-                _sample(self.run, self.arm, row, 1, self.shared)
+                sample = _sample(self.run, self.arm, row, _epoch(self.seeds, place), self.shared)
             except _UNEXPORTABLE:
                 continue
+            self._built = (position, sample)
             return row
         return None
 
@@ -326,7 +344,8 @@ class _ArmSamples(list[EvalSample]):
 
     def __iter__(self) -> Iterator[EvalSample]:
         self.tally = tally = _Tally()
-        for sample in _samples(self.run, self.arm, self.seeds, self.shared):
+        built, self._built = self._built, None
+        for sample in _samples(self.run, self.arm, self.seeds, self.shared, built):
             tally.add(sample)
             yield sample
         for item, seed in self.missing:
@@ -372,16 +391,30 @@ _UNEXPORTABLE = (AttributeError, TypeError, ValueError, KeyError, IndexError)
 """What building a sample from a row of the wrong shape raises."""
 
 
+def _epoch(seeds: list[int | None], place: RowPlace) -> int:
+    """The epoch of a row's sample: its seed's place among the arm's seeds, from 1."""
+    return seeds.index(place.seed) + 1 if place.seed in seeds else 1
+
+
 def _samples(
-    run: StoredRun, arm: StoredArm, seeds: list[int | None], shared: _Shared
+    run: StoredRun,
+    arm: StoredArm,
+    seeds: list[int | None],
+    shared: _Shared,
+    built: tuple[int, EvalSample] | None = None,
 ) -> Iterator[EvalSample]:
     """The arm's rows as samples, read and built one at a time, in file order.
 
     A line that holds no row, or a row that cannot be exported (a field of the wrong shape),
-    is a sample with an error that names its file and line.
+    is a sample with an error that names its file and line. ``built`` is a sample built
+    already, with its place in the arm's rows: it is yielded there, not built again.
     """
-    for index, place in arm.places:
-        epoch = seeds.index(place.seed) + 1 if place.seed in seeds else 1
+    for position, (index, place) in enumerate(arm.places):
+        epoch = _epoch(seeds, place)
+        if built is not None and position == built[0]:
+            sample, built = built[1], None
+            yield sample
+            continue
         row = run.row(index, place)
         if row is not None:
             try:

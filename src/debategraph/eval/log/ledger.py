@@ -350,9 +350,15 @@ class NoteFile:
             self._torn = os.fstat(self._fd).st_size > 0 and not _ends_a_line(self.path)
         return self._fd
 
-    def write(self, line: Mapping[str, Any]) -> None:
-        """Append one line (a note or a cover line); an error is kept in :attr:`failure`."""
+    def write(self, line: Mapping[str, Any]) -> bool:
+        """Append one line (a note or a cover line); an error is kept in :attr:`failure`.
+
+        Returns:
+            Whether the whole line reached the file (it did when only its ``fsync`` failed:
+            the line must not be written anywhere else too, or it would count twice).
+        """
         data = (json.dumps(line, separators=(",", ":")) + "\n").encode()
+        written = False
         try:
             fd = self._open()
             if self._torn:  # a line torn by a crash: the next one starts on a line of its own
@@ -361,12 +367,17 @@ class NoteFile:
             while left:  # a short write (a signal, a full pipe): the rest follows it
                 self._torn = True
                 left = left[os.write(fd, left) :]
-            self._torn = False
+            self._torn, written = False, True
             if self.fsync:
                 os.fsync(fd)
         except OSError as exc:
             if self.failure is None:
                 self.failure = exc
+        return written
+
+    def note(self, line: dict[str, Any]) -> None:
+        """Append one spend note (:meth:`write`, for a receiver of notes that wants no answer)."""
+        self.write(line)
 
     def cover(
         self, covers: Mapping[str, Any], line: bytes, *, key: Sequence[Any] | None = None
@@ -541,8 +552,9 @@ def _covered(out_dir: Path, ledger: Mapping[str, Sequence[Mapping[str, Any]]]) -
 
     A cut-short entry holds its attempt's first ``notes`` notes; a cover line does when its
     row is a line of ``results.jsonl`` (under its SHA-256, or renamed) or a retried entry.
-    A row edited by hand (its SHA-256 named by no cover line) is held by the last cover line
-    of its key whose own line is gone, so its notes are not counted twice.
+    A row edited by hand (its SHA-256 named by no cover line), or the retried entry of
+    such a row, is held by the last cover line of its key whose own line is gone, so its
+    notes are not counted twice.
     """
     held: dict[str, int] = {}
     for debate in ledger.get("cut_short", ()):
@@ -564,7 +576,12 @@ def _covered(out_dir: Path, ledger: Mapping[str, Sequence[Mapping[str, Any]]]) -
         return held
     named = {c.sha for c in covers} | {new for _, new in renames}
     rows, edited = _result_lines(out_dir / RESULTS_FILE, named)
-    rows |= {str(e.get("row_sha256")) for e in ledger.get("retried", ())}
+    for retried in ledger.get("retried", ()):
+        sha = str(retried.get("row_sha256"))
+        key = _key(retried.get("method"), retried.get("id"), retried.get("seed"))
+        if sha not in named and sha not in rows and key is not None:
+            edited[key] += 1  # a row edited by hand, then retried: its line is gone
+        rows.add(sha)
     for old, new in reversed(renames):  # a line rewritten twice: the later name first
         if new in rows:
             rows.add(old)

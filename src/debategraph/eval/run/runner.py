@@ -658,7 +658,7 @@ async def _execute(executor: Executor, job: Job, work: Iterator[Work], run: _Run
     token = CUT_SHORT.set([]) if cut_short is None else None
     noted = len(cut_short or ())
     notes = NoteFile(out, fsync=run.fsync)
-    noting = SPEND_NOTES.set(notes.write if stopper is None else stopper.take(notes))
+    noting = SPEND_NOTES.set(notes.note if stopper is None else stopper.take(notes))
     seen = None if stopper is None else stopper.count
     halting = CALLS_HALTED.set(None if stopper is None else stopper.halted)
     workers = WORKER_NOTES.set(WorkerNotes(out, fsync=run.fsync, seen=seen))

@@ -261,10 +261,18 @@ class RayExecutor:
                 self._notes_at = None
 
     def _notes_folder(self, place: WorkerNotes | None) -> Path | None:
-        """Make this run's folder for the workers' own note files (``None``: cannot)."""
+        """Make this run's folder for the workers' own note files (``None``: cannot).
+
+        The empty folders of earlier runs in the directory (a driver killed before any note)
+        are removed first; the directory's lock keeps other runs out of it.
+        """
         if place is None or SPEND_NOTES.get() is None:
             return None
-        folder = place.out_dir / SPEND_NOTES_DIR / secrets.token_hex(8)
+        notes = place.out_dir / SPEND_NOTES_DIR
+        for earlier in notes.glob("*/"):  # a driver killed before any worker wrote a note
+            with contextlib.suppress(OSError):
+                earlier.rmdir()  # only an empty one
+        folder = notes / secrets.token_hex(8)
         try:
             folder.mkdir(parents=True)
         except OSError:
@@ -630,15 +638,14 @@ class _Worker:
         """Write one spend note to this worker's file, or keep it for the driver to write.
 
         A note written here is kept too when the driver's spend guard counts them
-        (:attr:`written`); after a failed write (a full disk) the notes go to the driver.
+        (:attr:`written`); after a failed write (a full disk) the notes go to the driver,
+        all but one whose whole line reached the file (only its ``fsync`` failed).
         """
         file = self.note_file
-        if file is not None and file.failure is None:
-            file.write(note)
-            if file.failure is None:
-                if self.counted:
-                    self.written.append(note)
-                return
+        if file is not None and file.failure is None and file.write(note):
+            if self.counted:
+                self.written.append(note)
+            return
         self.notes.append(note)
 
     async def spent(self) -> tuple[list[dict[str, Any]], tuple[list[Any], list[Any]]]:
