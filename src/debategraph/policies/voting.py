@@ -148,16 +148,19 @@ def prefix_majorities(answers: Sequence[Answer]) -> list[Answer]:
     counts: dict[str, int] = {}
     first: dict[str, int] = {}
     leader: str | None = None
+    lead = 0  # the leader's count
     out: list[Answer] = []
     for position, answer in enumerate(answers):
         if answer is not None:
-            counts[answer] = counts.get(answer, 0) + 1
-            first.setdefault(answer, position)
-            if (
-                leader is None
-                or counts[answer] > counts[leader]
-                or (counts[answer] == counts[leader] and first[answer] < first[leader])
+            count = counts.get(answer, 0) + 1
+            counts[answer] = count
+            if count == 1:
+                first[answer] = position
+            if answer == leader:
+                lead = count
+            elif (
+                leader is None or count > lead or (count == lead and first[answer] < first[leader])
             ):
-                leader = answer
+                leader, lead = answer, count
         out.append(leader)
     return out

@@ -42,7 +42,6 @@ from debategraph.eval.analysis.summary_fields import (
 from debategraph.eval.log.bill import BillTally, bill_cost
 from debategraph.eval.log.row import as_row, opt
 from debategraph.policies.types import Answer
-from debategraph.policies.voting import unanimous
 
 _ROUND_KEYS = ("items", "majority", "right", "answers", "compared", "voters", "unanimous")
 """A round's tallies: rows, right majorities, right answers, answers, answers compared with
@@ -133,22 +132,29 @@ class MethodTally:
     def _add_rounds(self, row: Row) -> None:
         reading = reading_of(row)
         rounds, graded, majorities = reading.rounds, reading.graded, reading.majorities
+        direct, flips_by_round = self.direct, self.flips
         self.vote_sizes.add(len(rounds[0]))
-        while len(self.direct) < len(rounds):
-            self.direct.append(dict.fromkeys(_ROUND_KEYS, 0))
-            self.flips.append(dict.fromkeys(FLIPS, 0))
-        for k, now in enumerate(rounds):
-            self._count_round(self.direct[k], now, graded[k], majorities[k], compared=k > 0)
-            if k > 0:
-                flips = self.flips[k]
-                pairs = zip(rounds[k - 1], now, graded[k - 1], graded[k], strict=True)
-                for before, after, right_before, right_after in pairs:
-                    if before != after:  # an unchanged answer is no flip
-                        kind = flip_kind(before, after, right_before, right_after)
-                        if kind is not None:
-                            flips[kind] += 1
-        tail = self.tails.setdefault(len(rounds), dict.fromkeys(_ROUND_KEYS, 0))
-        self._count_round(tail, rounds[-1], graded[-1], majorities[-1], compared=True)
+        while len(direct) < len(rounds):
+            direct.append(dict.fromkeys(_ROUND_KEYS, 0))
+            flips_by_round.append(dict.fromkeys(FLIPS, 0))
+        before_round: list[Answer] = rounds[0]
+        before_marks = graded[0]
+        _count_round(direct[0], before_round, before_marks, majorities[0], compared=False)
+        for k in range(1, len(rounds)):
+            now, marks = rounds[k], graded[k]
+            _count_round(direct[k], now, marks, majorities[k], compared=True)
+            flips = flips_by_round[k]
+            pairs = zip(before_round, now, before_marks, marks, strict=True)
+            for before, after, right_before, right_after in pairs:
+                if before != after:  # an unchanged answer is no flip
+                    kind = flip_kind(before, after, right_before, right_after)
+                    if kind is not None:
+                        flips[kind] += 1
+            before_round, before_marks = now, marks
+        tail = self.tails.get(len(rounds))
+        if tail is None:
+            tail = self.tails[len(rounds)] = dict.fromkeys(_ROUND_KEYS, 0)
+        _count_round(tail, before_round, before_marks, majorities[-1], compared=True)
         zero = self.zero  # its n and right votes are round 0's direct tally
         zero["final"] += bool(row.correct)
         spends = reading.spends()
@@ -156,23 +162,6 @@ class MethodTally:
             zero["with_turns"] += 1
             zero["tokens"] += spends[0][0]
             zero["calls"] += spends[1][0]
-
-    @staticmethod
-    def _count_round(
-        tally: dict[str, int],
-        now: list[Answer],
-        graded: list[bool],
-        vote_right: bool,
-        compared: bool,
-    ) -> None:
-        tally["items"] += 1
-        tally["majority"] += vote_right
-        tally["right"] += sum(graded)
-        tally["answers"] += len(now)
-        tally["compared"] += len(now) if compared else 0
-        if len(now) > 1:
-            tally["voters"] += 1
-            tally["unanimous"] += unanimous(now)
 
     def _add_gate(self, row: Row, gate: Mapping[str, Any]) -> None:
         if self.gate is None:
@@ -345,3 +334,24 @@ def summarize_stream(
             tally = tallies[method] = MethodTally(method)
         tally.add(row)
     return {method: tally.summary(prices) for method, tally in tallies.items()}
+
+
+def _count_round(
+    tally: dict[str, int],
+    now: list[Answer],
+    graded: list[bool],
+    vote_right: bool,
+    compared: bool,
+) -> None:
+    """Add one row's round to a round's tallies (:data:`_ROUND_KEYS`)."""
+    agents = len(now)
+    tally["items"] += 1
+    tally["majority"] += vote_right
+    tally["right"] += sum(graded)
+    tally["answers"] += agents
+    if compared:
+        tally["compared"] += agents
+    if agents > 1:
+        tally["voters"] += 1
+        first = now[0]
+        tally["unanimous"] += first is not None and now.count(first) == agents
