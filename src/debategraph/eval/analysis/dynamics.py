@@ -233,17 +233,14 @@ class Reading:
         graded: list[list[bool]] = []
         majorities: list[bool] = []
         for now in self.rounds:
-            marks: list[bool] = []
-            counts: dict[str, int] = {}
-            for answer in now:
-                mark = grades.get(answer)
-                if mark is None:
-                    mark = grades[answer] = _graded(answer, row)
-                marks.append(mark)
-                if answer is not None:
-                    counts[answer] = counts.get(answer, 0) + 1
-            graded.append(marks)
-            top = max(counts, key=counts.__getitem__) if counts else None
+            distinct = dict.fromkeys(now)
+            for answer in distinct:
+                if answer not in grades:
+                    grades[answer] = _graded(answer, row)
+            graded.append([grades[answer] for answer in now])
+            distinct.pop(None, None)
+            # the most common answer, the first seen among ties (max keeps the first)
+            top = max(distinct, key=now.count) if len(distinct) > 1 else next(iter(distinct), None)
             right = grades.get(top)
             if right is None:
                 right = grades[top] = _graded(top, row)
