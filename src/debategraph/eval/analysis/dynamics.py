@@ -195,7 +195,16 @@ class Reading:
         row: A result row.
     """
 
-    __slots__ = ("_graded", "_grades", "_majorities", "_summed", "_sums", "rounds", "row")
+    __slots__ = (
+        "_graded",
+        "_grades",
+        "_majorities",
+        "_pool_right",
+        "_summed",
+        "_sums",
+        "rounds",
+        "row",
+    )
 
     def __init__(self, row: Row) -> None:
         self.row = row
@@ -203,6 +212,7 @@ class Reading:
         self._grades: dict[Answer, bool] = {}
         self._graded: list[list[bool]] | None = None
         self._majorities: list[bool] | None = None
+        self._pool_right = False
         self._sums: TurnSums | None = None
         self._summed = False
 
@@ -213,25 +223,41 @@ class Reading:
             known = self._grades[answer] = _graded(answer, self.row)
         return known
 
+    def grades_of(self, answers: Sequence[Answer]) -> list[bool]:
+        """:meth:`grade` of each of ``answers``."""
+        grades = self._grades
+        try:
+            return [grades[answer] for answer in answers]
+        except KeyError:
+            return [self.grade(answer) for answer in answers]
+
     @property
     def graded(self) -> list[list[bool]]:
         """Per round of ``round_answers``, whether each agent's answer is right."""
         if self._graded is None:
-            self._graded, self._majorities = self._grade_rounds()
+            self._graded, self._majorities, self._pool_right = self._grade_rounds()
         return self._graded
 
     @property
     def majorities(self) -> list[bool]:
         """Per round, whether its majority (first-seen tie-break) is right."""
         if self._majorities is None:
-            self._graded, self._majorities = self._grade_rounds()
+            self._graded, self._majorities, self._pool_right = self._grade_rounds()
         return self._majorities
 
-    def _grade_rounds(self) -> tuple[list[list[bool]], list[bool]]:
-        """:attr:`graded` and :attr:`majorities` in one pass, each answer graded once."""
+    @property
+    def pool_right(self) -> bool:
+        """Whether any agent gave the right answer in any round (abstentions are not)."""
+        if self._majorities is None:
+            self._graded, self._majorities, self._pool_right = self._grade_rounds()
+        return self._pool_right
+
+    def _grade_rounds(self) -> tuple[list[list[bool]], list[bool], bool]:
+        """The rounds graded, their majorities and the pool, each distinct answer graded once."""
         grades, row = self._grades, self.row
         graded: list[list[bool]] = []
         majorities: list[bool] = []
+        pool = False
         for now in self.rounds:
             distinct = dict.fromkeys(now)
             for answer in distinct:
@@ -239,13 +265,14 @@ class Reading:
                     grades[answer] = _graded(answer, row)
             graded.append([grades[answer] for answer in now])
             distinct.pop(None, None)
+            pool = pool or any(map(grades.__getitem__, distinct))
             # the most common answer, the first seen among ties (max keeps the first)
             top = max(distinct, key=now.count) if len(distinct) > 1 else next(iter(distinct), None)
             right = grades.get(top)
             if right is None:
                 right = grades[top] = _graded(top, row)
             majorities.append(right)
-        return graded, majorities
+        return graded, majorities, pool
 
     def sums(self) -> TurnSums | None:
         """The row's :class:`TurnSums`; ``None`` without stored turns."""

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import accumulate
-from typing import Any, TypedDict
+from typing import Any, TypedDict, cast
 
 from msgspec import UNSET
 
@@ -164,16 +164,16 @@ class _Steps:
         right, tokens, exact_from = carried
         correct, spent, exact = self.correct, self.tokens, self.exact
         known, count = len(correct), len(rights)
-        if known and count:
-            shared = min(known, count)
-            correct[:shared] = [c + r for c, r in zip(correct, rights, strict=False)]
-            spent[:shared] = [t + s for t, s in zip(spent, spends, strict=False)]
-            exact[:shared] = [e and x for e, x in zip(exact, exacts, strict=False)]
+        for i in range(min(known, count)):
+            correct[i] += rights[i]
+            spent[i] += spends[i]
+            exact[i] = exact[i] and exacts[i]
         if count > known:
-            base = self.carried
-            correct.extend([base.correct + r for r in rights[known:]])
-            spent.extend([base.tokens + s for s in spends[known:]])
-            exact.extend([i >= self.exact_from and exacts[i] for i in range(known, count)])
+            base, exact_from_before = self.carried, self.exact_from
+            for i in range(known, count):
+                correct.append(base.correct + rights[i])
+                spent.append(base.tokens + spends[i])
+                exact.append(i >= exact_from_before and exacts[i])
         for i in range(count, known):
             correct[i] += right
             spent[i] += tokens
@@ -235,10 +235,8 @@ def _vote_steps(reading: Reading) -> tuple[_Steps_, _Carried]:
     answers, costs = _samples(reading)
     total = _total(reading.row)
     decided = prefix_majorities(answers)
-    grade = reading.grade
-    right_at = {answer: grade(answer) for answer in set(decided)}
-    rights = [right_at[answer] for answer in decided]
-    right = grade(decided[-1] if answers else None)
+    rights = reading.grades_of(decided)
+    right = rights[-1] if answers else reading.grade(None)
     count = len(answers)
     if costs is not None:
         through = list(accumulate(costs))
@@ -275,6 +273,9 @@ def _samples(reading: Reading) -> tuple[list[Answer], list[int] | None]:
     if sums is None or names is UNSET or len(names) != len(answers):
         return answers, None
     by_agent = sums.by_agent
+    costs = [by_agent.get(name) for name in names]
+    if None not in costs:  # every agent drew its sample
+        return answers, cast("list[int]", costs)
     drawn = [i for i, name in enumerate(names) if name in by_agent]
     return [answers[i] for i in drawn], [by_agent[names[i]] for i in drawn]
 

@@ -174,15 +174,13 @@ class TransitionTally:
         right = reading.majorities
         kind = ledger_kind(right[0], right[-1])
         self.ledger[kind] += 1
-        if right[0]:
-            broke = next((k for k, ok in enumerate(right) if not ok), None)
-            if kind == "collapse" and broke is not None:
-                self.onset[broke] += 1
-            elif broke is not None:
+        if right[0] and not all(right):
+            if kind == "collapse":
+                self.onset[right.index(False)] += 1
+            else:
                 self.recovered += 1
         correct = bool(row.correct)
-        in_pool = any(g for r, gs in zip(rounds, reading.graded, strict=True)
-                      for a, g in zip(r, gs, strict=True) if a is not None)  # fmt: skip
+        in_pool = reading.pool_right
         self.final_right += correct
         self.pool_right += in_pool
         self.pool_only += in_pool and not correct
