@@ -8,13 +8,12 @@ once and keeps counts and sums: per round, the direct tallies of the rows that r
 round, and per debate length, the last round's tallies, which every later round carries
 forward (a row that stopped early repeats its last round and flips nothing after it). What
 still grows with the rows is small: one float per scored row for the wall time (summed once
-at the end, in row order) and a 16-byte digest per distinct item (the Wilson interval counts
-items).
+at the end, in row order) and the ``(dataset, id)`` key of each distinct item (the Wilson
+interval counts items; the key's strings are the row's own, a digest cost more to make).
 """
 
 from __future__ import annotations
 
-import hashlib
 from array import array
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -65,7 +64,7 @@ class MethodTally:
     def __init__(self, method: str) -> None:
         self.method = method
         self.rows = self.n = self.correct = self.abstained = 0
-        self.items: set[bytes] = set()
+        self.items: set[tuple[str | None, Any]] = set()
         self.sums = dict.fromkeys(_COUNTERS, 0)
         self.walls = array("d")
         self.bill = BillTally()
@@ -101,8 +100,7 @@ class MethodTally:
         self.n += 1
         self.correct += bool(row.correct)
         self.abstained += bool(row.abstained)
-        key = repr((opt(row.dataset), row.id)).encode()
-        self.items.add(hashlib.blake2b(key, digest_size=16).digest())
+        self.items.add((opt(row.dataset), row.id))
         sums = self.sums
         sums["input_tokens"] += row.input_tokens or 0
         sums["output_tokens"] += row.output_tokens or 0
@@ -112,13 +110,16 @@ class MethodTally:
         self.walls.append(row.wall_s or 0)
         if row.answer_sources is not UNSET:
             self.sources_rows += 1
-            counts = row.answer_sources
+            counts, sources = row.answer_sources, self.sources
             for source in ANSWER_SOURCES:
-                self.sources[source] += counts.get(source) or 0
+                sources[source] += counts.get(source) or 0
         if row.reasoning_tokens is not UNSET:
             self.reasoning = (self.reasoning or 0) + row.reasoning_tokens
+        kinds = self.kinds
         for kind, usage in (row.tokens_by_kind or {}).items():
-            slot = self.kinds.setdefault(kind, {"input_tokens": 0, "output_tokens": 0})
+            slot = kinds.get(kind)
+            if slot is None:
+                slot = kinds[kind] = {"input_tokens": 0, "output_tokens": 0}
             slot["input_tokens"] += usage.get("input_tokens") or 0
             slot["output_tokens"] += usage.get("output_tokens") or 0
         if row.round_answers:
