@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TypedDict, cast
 
 import msgspec.structs
-from msgspec import UNSET
+from msgspec import UNSET, UnsetType
 
 from debategraph.eval.log.row import ANSWER_SOURCES, Turn, TurnFigures, as_row, opt
 from debategraph.eval.log.row import Row as RowStruct
@@ -149,11 +149,14 @@ class TurnSums:
         ends: dict[int, tuple[int, int]] = {}  # per round, its last answer call's end and spend
         by_agent: dict[Any, int] = {}
         lone = True
+        unset = UNSET
         for turn in turns:
             end += 1
             cost = (turn.input_tokens or 0) + (turn.output_tokens or 0)
             spent += cost
-            agent = None if turn.agent is UNSET else turn.agent
+            agent: str | UnsetType | None = turn.agent
+            if agent is unset:
+                agent = None
             by_agent[agent] = by_agent.get(agent, 0) + cost
             kind = turn.kind
             if kind != "decision":
@@ -291,7 +294,10 @@ class Reading:
         return None if sums is None else (sums.tokens, sums.calls)
 
 
-_REMEMBERED = Reading(RowStruct(method="", id=""))
+_FORGOTTEN = Reading(RowStruct(method="", id=""))
+"""What is remembered when no row is (a row no reader is handed)."""
+
+_REMEMBERED = _FORGOTTEN
 
 
 def remember_round_turns(row: Row | None) -> None:
@@ -300,7 +306,7 @@ def remember_round_turns(row: Row | None) -> None:
     For one pass that feeds each row to several tallies. ``None`` forgets.
     """
     global _REMEMBERED
-    _REMEMBERED = Reading(row if row is not None else RowStruct(method="", id=""))
+    _REMEMBERED = Reading(row) if row is not None else _FORGOTTEN
 
 
 def reading_of(row: Row) -> Reading:
