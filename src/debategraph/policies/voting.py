@@ -145,6 +145,8 @@ def prefix_majorities(answers: Sequence[Answer]) -> list[Answer]:
     Returns:
         One decided answer per prefix (``None`` while every answer so far abstained).
     """
+    if answers and answers[0] is not None and answers.count(answers[0]) == len(answers):
+        return [answers[0]] * len(answers)  # unanimous: every prefix's majority is that answer
     counts: dict[str, int] = {}
     first: dict[str, int] = {}
     leader: str | None = None
