@@ -105,3 +105,25 @@ def test_a_row_whose_seed_is_not_next_to_its_id_is_found_with_its_seed(tmp_path)
         ("du", "q-1", 0), ("du", "q-1", 1),
     ]  # fmt: skip
     assert [r.seed for r in item_rows(tmp_path, "q-1")] == [0, 1]
+
+
+def test_a_seed_inside_the_settings_is_no_rows_seed_and_a_top_level_one_later_is(
+    tmp_path, monkeypatch
+):
+    from debategraph.eval.log import row_index
+
+    results = tmp_path / "results.jsonl"
+    nested = row("du", "q-1", settings={"seed": 7, "rounds": 2})  # a run without --seeds
+    moved = {**row("du", "q-2", settings={"seed": 7}), "seed": 3}  # hand-edited: seed last
+    write(results, [nested, moved])
+    decoded: list[bytes] = []
+    whole = row_index.decode_row
+
+    def counted(raw: bytes) -> object:
+        decoded.append(raw)
+        return whole(raw)
+
+    monkeypatch.setattr(row_index, "decode_row", counted)
+    index = RowIndex.made(results)
+    assert [(p.item, p.seed) for p in index.places] == [("q-1", None), ("q-2", 3)]
+    assert len(decoded) == 1 and b'"q-2"' in decoded[0]  # only the edited line decoded whole

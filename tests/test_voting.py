@@ -78,6 +78,8 @@ def test_prefix_majorities_hand_computed() -> None:
     answers = [None, "2", "1", "1", "2", None, "3"]
     assert prefix_majorities(answers) == [None, "2", "2", "1", "2", "2", "2"]
     assert prefix_majorities([]) == []
+    assert prefix_majorities(["7", "7", "7"]) == ["7", "7", "7"]
+    assert prefix_majorities([None, None]) == [None, None]
 
 
 def test_prefix_majorities_is_the_first_seen_vote_of_every_prefix() -> None:

@@ -674,7 +674,7 @@ def show_command(
 
     from debategraph.eval.log.row import opt, row_dict
     from debategraph.eval.log.row_index import item_rows, known_keys
-    from debategraph.eval.log.rows import result_from_row
+    from debategraph.eval.log.stored_debate import result_from_row
     from debategraph.policies.secrets import Redactor
     from debategraph.transcript import CELL_CHARS, LINE_CHARS, print_transcript
 

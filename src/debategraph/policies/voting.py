@@ -145,19 +145,24 @@ def prefix_majorities(answers: Sequence[Answer]) -> list[Answer]:
     Returns:
         One decided answer per prefix (``None`` while every answer so far abstained).
     """
+    if answers and answers[0] is not None and answers.count(answers[0]) == len(answers):
+        return [answers[0]] * len(answers)  # unanimous: every prefix's majority is that answer
     counts: dict[str, int] = {}
     first: dict[str, int] = {}
     leader: str | None = None
+    lead = 0  # the leader's count
     out: list[Answer] = []
     for position, answer in enumerate(answers):
         if answer is not None:
-            counts[answer] = counts.get(answer, 0) + 1
-            first.setdefault(answer, position)
-            if (
-                leader is None
-                or counts[answer] > counts[leader]
-                or (counts[answer] == counts[leader] and first[answer] < first[leader])
+            count = counts.get(answer, 0) + 1
+            counts[answer] = count
+            if count == 1:
+                first[answer] = position
+            if answer == leader:
+                lead = count
+            elif (
+                leader is None or count > lead or (count == lead and first[answer] < first[leader])
             ):
-                leader = answer
+                leader, lead = answer, count
         out.append(leader)
     return out

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TypedDict, cast
 
 import msgspec.structs
-from msgspec import UNSET
+from msgspec import UNSET, UnsetType
 
 from debategraph.eval.log.row import ANSWER_SOURCES, Turn, TurnFigures, as_row, opt
 from debategraph.eval.log.row import Row as RowStruct
@@ -140,21 +140,27 @@ class TurnSums:
         lone: Every turn is an answer in round 0 (a lone vote's sample).
     """
 
-    __slots__ = ("_by_agent", "_turns", "calls", "lone", "tokens")
+    __slots__ = ("by_agent", "calls", "lone", "tokens")
 
     def __init__(self, row: Row, turns: Sequence[AnyTurn]) -> None:
         names = row.agent_names
         agents = None if names is UNSET else set(names)
-        through = [0]
-        spent = undecided = undecided_calls = answer_rounds = 0
-        ends: dict[int, int] = {}  # per round, the end of its last answer call
+        spent = undecided = undecided_calls = answer_rounds = end = 0
+        ends: dict[int, tuple[int, int]] = {}  # per round, its last answer call's end and spend
+        by_agent: dict[Any, int] = {}
         lone = True
-        for end, turn in enumerate(turns, start=1):
-            spent += (turn.input_tokens or 0) + (turn.output_tokens or 0)
-            through.append(spent)
+        unset = UNSET
+        for turn in turns:
+            end += 1
+            cost = (turn.input_tokens or 0) + (turn.output_tokens or 0)
+            spent += cost
+            agent: str | UnsetType | None = turn.agent
+            if agent is unset:
+                agent = None
+            by_agent[agent] = by_agent.get(agent, 0) + cost
             kind = turn.kind
             if kind != "decision":
-                undecided += through[end] - through[end - 1]
+                undecided += cost
                 undecided_calls += 1
             if kind and kind != "answer":
                 lone = False
@@ -162,35 +168,27 @@ class TurnSums:
             r = turn.round or 0
             if r:
                 lone = False
-                answer_rounds = max(answer_rounds, r)
-            if agents is None or (None if turn.agent is UNSET else turn.agent) in agents:
-                ends[r] = end
-        self.tokens: list[int] = []
-        self.calls: list[int] = []
-        cut = 0
+                if r > answer_rounds:
+                    answer_rounds = r
+            if agents is None or agent in agents:
+                ends[r] = (end, spent)
+        tokens: list[int] = []
+        calls: list[int] = []
+        cut = cut_spent = 0
         for r in range(len(row.round_answers or ())):
             if r > answer_rounds:  # stances after the answer rounds: every call but a decision
-                self.tokens.append(undecided)
-                self.calls.append(undecided_calls)
+                tokens.append(undecided)
+                calls.append(undecided_calls)
                 continue
-            cut = max(cut, ends.get(r, 0))
-            self.tokens.append(through[cut])
-            self.calls.append(cut)
+            at = ends.get(r)
+            if at is not None and at[0] > cut:
+                cut, cut_spent = at
+            tokens.append(cut_spent)
+            calls.append(cut)
+        self.tokens = tokens
+        self.calls = calls
         self.lone = lone
-        self._turns = turns
-        self._by_agent: dict[Any, int] | None = None
-
-    @property
-    def by_agent(self) -> dict[Any, int]:
-        """Tokens per agent (``None`` for turns without one), in first-call order."""
-        if self._by_agent is None:
-            by_agent: dict[Any, int] = {}
-            for turn in self._turns:
-                agent = None if turn.agent is UNSET else turn.agent
-                cost = (turn.input_tokens or 0) + (turn.output_tokens or 0)
-                by_agent[agent] = by_agent.get(agent, 0) + cost
-            self._by_agent = by_agent
-        return self._by_agent
+        self.by_agent = by_agent
 
 
 class Reading:
@@ -200,7 +198,16 @@ class Reading:
         row: A result row.
     """
 
-    __slots__ = ("_graded", "_grades", "_majorities", "_summed", "_sums", "rounds", "row")
+    __slots__ = (
+        "_graded",
+        "_grades",
+        "_majorities",
+        "_pool_right",
+        "_summed",
+        "_sums",
+        "rounds",
+        "row",
+    )
 
     def __init__(self, row: Row) -> None:
         self.row = row
@@ -208,6 +215,7 @@ class Reading:
         self._grades: dict[Answer, bool] = {}
         self._graded: list[list[bool]] | None = None
         self._majorities: list[bool] | None = None
+        self._pool_right = False
         self._sums: TurnSums | None = None
         self._summed = False
 
@@ -218,23 +226,56 @@ class Reading:
             known = self._grades[answer] = _graded(answer, self.row)
         return known
 
+    def grades_of(self, answers: Sequence[Answer]) -> list[bool]:
+        """:meth:`grade` of each of ``answers``."""
+        grades = self._grades
+        try:
+            return [grades[answer] for answer in answers]
+        except KeyError:
+            return [self.grade(answer) for answer in answers]
+
     @property
     def graded(self) -> list[list[bool]]:
         """Per round of ``round_answers``, whether each agent's answer is right."""
         if self._graded is None:
-            grades = self._grades
-            for answer in {a for now in self.rounds for a in now}:
-                if answer not in grades:
-                    grades[answer] = _graded(answer, self.row)
-            self._graded = [[grades[a] for a in now] for now in self.rounds]
+            self._graded, self._majorities, self._pool_right = self._grade_rounds()
         return self._graded
 
     @property
     def majorities(self) -> list[bool]:
         """Per round, whether its majority (first-seen tie-break) is right."""
         if self._majorities is None:
-            self._majorities = [self.grade(first_majority(now)) for now in self.rounds]
+            self._graded, self._majorities, self._pool_right = self._grade_rounds()
         return self._majorities
+
+    @property
+    def pool_right(self) -> bool:
+        """Whether any agent gave the right answer in any round (abstentions are not)."""
+        if self._majorities is None:
+            self._graded, self._majorities, self._pool_right = self._grade_rounds()
+        return self._pool_right
+
+    def _grade_rounds(self) -> tuple[list[list[bool]], list[bool], bool]:
+        """The rounds graded, their majorities and the pool, each distinct answer graded once."""
+        grades, row = self._grades, self.row
+        graded: list[list[bool]] = []
+        majorities: list[bool] = []
+        pool = False
+        for now in self.rounds:
+            distinct = dict.fromkeys(now)
+            for answer in distinct:
+                if answer not in grades:
+                    grades[answer] = _graded(answer, row)
+            graded.append([grades[answer] for answer in now])
+            distinct.pop(None, None)
+            pool = pool or any(map(grades.__getitem__, distinct))
+            # the most common answer, the first seen among ties (max keeps the first)
+            top = max(distinct, key=now.count) if len(distinct) > 1 else next(iter(distinct), None)
+            right = grades.get(top)
+            if right is None:
+                right = grades[top] = _graded(top, row)
+            majorities.append(right)
+        return graded, majorities, pool
 
     def sums(self) -> TurnSums | None:
         """The row's :class:`TurnSums`; ``None`` without stored turns."""
@@ -253,7 +294,10 @@ class Reading:
         return None if sums is None else (sums.tokens, sums.calls)
 
 
-_REMEMBERED = Reading(RowStruct(method="", id=""))
+_FORGOTTEN = Reading(RowStruct(method="", id=""))
+"""What is remembered when no row is (a row no reader is handed)."""
+
+_REMEMBERED = _FORGOTTEN
 
 
 def remember_round_turns(row: Row | None) -> None:
@@ -262,7 +306,7 @@ def remember_round_turns(row: Row | None) -> None:
     For one pass that feeds each row to several tallies. ``None`` forgets.
     """
     global _REMEMBERED
-    _REMEMBERED = Reading(row if row is not None else RowStruct(method="", id=""))
+    _REMEMBERED = Reading(row) if row is not None else _FORGOTTEN
 
 
 def reading_of(row: Row) -> Reading:

@@ -36,7 +36,8 @@ accuracy >= with at least one of them strict: so points that tie exactly are all
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, TypedDict
+from itertools import accumulate
+from typing import Any, TypedDict, cast
 
 from msgspec import UNSET
 
@@ -136,7 +137,8 @@ class _Tally:
         self.exact = self.exact and exact
 
 
-_Step = tuple[bool, float, bool]
+_Steps_ = tuple[Sequence[bool], Sequence[float], Sequence[bool]]
+"""A row's steps as three columns: per step, right, tokens through it, exact."""
 _Carried = tuple[bool, float, int]
 """What a row adds to every step past its own: right, tokens, the first step that is exact."""
 
@@ -157,21 +159,22 @@ class _Steps:
         self.carried = _Tally()
         self.exact_from = 0
 
-    def add(self, steps: Sequence[_Step], carried: _Carried) -> None:
+    def add(self, steps: _Steps_, carried: _Carried) -> None:
+        rights, spends, exacts = steps
         right, tokens, exact_from = carried
         correct, spent, exact = self.correct, self.tokens, self.exact
-        known = len(correct)
-        for i, (step_right, step_tokens, step_exact) in enumerate(steps):
-            if i < known:
-                correct[i] += step_right
-                spent[i] += step_tokens
-                exact[i] = exact[i] and step_exact
-            else:
-                base = self.carried
-                correct.append(base.correct + step_right)
-                spent.append(base.tokens + step_tokens)
-                exact.append(i >= self.exact_from and step_exact)
-        for i in range(len(steps), known):
+        known, count = len(correct), len(rights)
+        for i in range(min(known, count)):
+            correct[i] += rights[i]
+            spent[i] += spends[i]
+            exact[i] = exact[i] and exacts[i]
+        if count > known:
+            base, exact_from_before = self.carried, self.exact_from
+            for i in range(known, count):
+                correct.append(base.correct + rights[i])
+                spent.append(base.tokens + spends[i])
+                exact.append(i >= exact_from_before and exacts[i])
+        for i in range(count, known):
             correct[i] += right
             spent[i] += tokens
             exact[i] = exact[i] and i >= exact_from
@@ -210,42 +213,37 @@ def _point(
     )
 
 
-def _round_steps(reading: Reading) -> tuple[list[_Step], _Carried]:
+def _round_steps(reading: Reading) -> tuple[_Steps_, _Carried]:
     """A debating row's steps: per round, its majority and the tokens through that round.
 
     Without turns, a round is priced at the whole debate's tokens, exact once nothing is left
     to spend (from its last round and its ``rounds`` on).
     """
     row = reading.row
-    majorities, spends, total = reading.majorities, reading.spends(), _total(row)
+    majorities, sums, total = reading.majorities, reading.sums(), _total(row)
+    count = len(majorities)
+    if sums is not None:
+        return (majorities, sums.tokens, [True] * count), (majorities[-1], total, 0)
     ran = row.rounds or 0
-    steps: list[_Step]
-    if spends is not None:
-        steps = [(right, tokens, True) for right, tokens in zip(majorities, spends[0], strict=True)]
-    else:
-        last = len(majorities) - 1
-        steps = [(right, total, r >= last and r >= ran) for r, right in enumerate(majorities)]
-    return steps, (steps[-1][0], total, 0 if spends is not None else ran)
+    last = count - 1
+    exacts = [r >= last and r >= ran for r in range(count)]
+    return (majorities, [total] * count, exacts), (majorities[-1], total, ran)
 
 
-def _vote_steps(reading: Reading) -> tuple[list[_Step], _Carried]:
+def _vote_steps(reading: Reading) -> tuple[_Steps_, _Carried]:
     """A voting row's steps: per ``k``, the majority of its first ``k`` answers and their tokens."""
     answers, costs = _samples(reading)
     total = _total(reading.row)
     decided = prefix_majorities(answers)
-    grade = reading.grade
-    right_at = {answer: grade(answer) for answer in set(decided)}
-    steps: list[_Step] = []
-    through = 0
+    rights = reading.grades_of(decided)
+    right = rights[-1] if answers else reading.grade(None)
+    count = len(answers)
     if costs is not None:
-        for answer, cost in zip(decided, costs, strict=True):
-            through += cost
-            steps.append((right_at[answer], through, True))
-    else:  # samples priced alike
-        count = len(answers)
-        steps = [(right_at[a], total * k / count, k == count) for k, a in enumerate(decided, 1)]
-    right = grade(decided[-1] if answers else None)
-    return steps, (right, through if costs is not None else total, 0)
+        through = list(accumulate(costs))
+        return (rights, through, [True] * count), (right, through[-1] if through else 0, 0)
+    # samples priced alike
+    spends = [total * k / count for k in range(1, count + 1)]
+    return (rights, spends, [k == count for k in range(1, count + 1)]), (right, total, 0)
 
 
 def round_points(arm: str, rows: Sequence[RowLike]) -> list[ParetoPoint]:
@@ -275,6 +273,9 @@ def _samples(reading: Reading) -> tuple[list[Answer], list[int] | None]:
     if sums is None or names is UNSET or len(names) != len(answers):
         return answers, None
     by_agent = sums.by_agent
+    costs = [by_agent.get(name) for name in names]
+    if None not in costs:  # every agent drew its sample
+        return answers, cast("list[int]", costs)
     drawn = [i for i, name in enumerate(names) if name in by_agent]
     return [answers[i] for i in drawn], [by_agent[names[i]] for i in drawn]
 

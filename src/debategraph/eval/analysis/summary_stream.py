@@ -8,13 +8,12 @@ once and keeps counts and sums: per round, the direct tallies of the rows that r
 round, and per debate length, the last round's tallies, which every later round carries
 forward (a row that stopped early repeats its last round and flips nothing after it). What
 still grows with the rows is small: one float per scored row for the wall time (summed once
-at the end, in row order) and a 16-byte digest per distinct item (the Wilson interval counts
-items).
+at the end, in row order) and the ``(dataset, id)`` key of each distinct item (the Wilson
+interval counts items; the key's strings are the row's own, a digest cost more to make).
 """
 
 from __future__ import annotations
 
-import hashlib
 from array import array
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -42,7 +41,6 @@ from debategraph.eval.analysis.summary_fields import (
 from debategraph.eval.log.bill import BillTally, bill_cost
 from debategraph.eval.log.row import as_row, opt
 from debategraph.policies.types import Answer
-from debategraph.policies.voting import unanimous
 
 _ROUND_KEYS = ("items", "majority", "right", "answers", "compared", "voters", "unanimous")
 """A round's tallies: rows, right majorities, right answers, answers, answers compared with
@@ -66,7 +64,7 @@ class MethodTally:
     def __init__(self, method: str) -> None:
         self.method = method
         self.rows = self.n = self.correct = self.abstained = 0
-        self.items: set[bytes] = set()
+        self.items: set[tuple[str | None, Any]] = set()
         self.sums = dict.fromkeys(_COUNTERS, 0)
         self.walls = array("d")
         self.bill = BillTally()
@@ -102,8 +100,7 @@ class MethodTally:
         self.n += 1
         self.correct += bool(row.correct)
         self.abstained += bool(row.abstained)
-        key = repr((opt(row.dataset), row.id)).encode()
-        self.items.add(hashlib.blake2b(key, digest_size=16).digest())
+        self.items.add((opt(row.dataset), row.id))
         sums = self.sums
         sums["input_tokens"] += row.input_tokens or 0
         sums["output_tokens"] += row.output_tokens or 0
@@ -113,13 +110,16 @@ class MethodTally:
         self.walls.append(row.wall_s or 0)
         if row.answer_sources is not UNSET:
             self.sources_rows += 1
-            counts = row.answer_sources
+            counts, sources = row.answer_sources, self.sources
             for source in ANSWER_SOURCES:
-                self.sources[source] += counts.get(source) or 0
+                sources[source] += counts.get(source) or 0
         if row.reasoning_tokens is not UNSET:
             self.reasoning = (self.reasoning or 0) + row.reasoning_tokens
+        kinds = self.kinds
         for kind, usage in (row.tokens_by_kind or {}).items():
-            slot = self.kinds.setdefault(kind, {"input_tokens": 0, "output_tokens": 0})
+            slot = kinds.get(kind)
+            if slot is None:
+                slot = kinds[kind] = {"input_tokens": 0, "output_tokens": 0}
             slot["input_tokens"] += usage.get("input_tokens") or 0
             slot["output_tokens"] += usage.get("output_tokens") or 0
         if row.round_answers:
@@ -133,22 +133,29 @@ class MethodTally:
     def _add_rounds(self, row: Row) -> None:
         reading = reading_of(row)
         rounds, graded, majorities = reading.rounds, reading.graded, reading.majorities
+        direct, flips_by_round = self.direct, self.flips
         self.vote_sizes.add(len(rounds[0]))
-        while len(self.direct) < len(rounds):
-            self.direct.append(dict.fromkeys(_ROUND_KEYS, 0))
-            self.flips.append(dict.fromkeys(FLIPS, 0))
-        for k, now in enumerate(rounds):
-            self._count_round(self.direct[k], now, graded[k], majorities[k], compared=k > 0)
-            if k > 0:
-                flips = self.flips[k]
-                pairs = zip(rounds[k - 1], now, graded[k - 1], graded[k], strict=True)
-                for before, after, right_before, right_after in pairs:
-                    if before != after:  # an unchanged answer is no flip
-                        kind = flip_kind(before, after, right_before, right_after)
-                        if kind is not None:
-                            flips[kind] += 1
-        tail = self.tails.setdefault(len(rounds), dict.fromkeys(_ROUND_KEYS, 0))
-        self._count_round(tail, rounds[-1], graded[-1], majorities[-1], compared=True)
+        while len(direct) < len(rounds):
+            direct.append(dict.fromkeys(_ROUND_KEYS, 0))
+            flips_by_round.append(dict.fromkeys(FLIPS, 0))
+        before_round: list[Answer] = rounds[0]
+        before_marks = graded[0]
+        _count_round(direct[0], before_round, before_marks, majorities[0], compared=False)
+        for k in range(1, len(rounds)):
+            now, marks = rounds[k], graded[k]
+            _count_round(direct[k], now, marks, majorities[k], compared=True)
+            flips = flips_by_round[k]
+            pairs = zip(before_round, now, before_marks, marks, strict=True)
+            for before, after, right_before, right_after in pairs:
+                if before != after:  # an unchanged answer is no flip
+                    kind = flip_kind(before, after, right_before, right_after)
+                    if kind is not None:
+                        flips[kind] += 1
+            before_round, before_marks = now, marks
+        tail = self.tails.get(len(rounds))
+        if tail is None:
+            tail = self.tails[len(rounds)] = dict.fromkeys(_ROUND_KEYS, 0)
+        _count_round(tail, before_round, before_marks, majorities[-1], compared=True)
         zero = self.zero  # its n and right votes are round 0's direct tally
         zero["final"] += bool(row.correct)
         spends = reading.spends()
@@ -156,23 +163,6 @@ class MethodTally:
             zero["with_turns"] += 1
             zero["tokens"] += spends[0][0]
             zero["calls"] += spends[1][0]
-
-    @staticmethod
-    def _count_round(
-        tally: dict[str, int],
-        now: list[Answer],
-        graded: list[bool],
-        vote_right: bool,
-        compared: bool,
-    ) -> None:
-        tally["items"] += 1
-        tally["majority"] += vote_right
-        tally["right"] += sum(graded)
-        tally["answers"] += len(now)
-        tally["compared"] += len(now) if compared else 0
-        if len(now) > 1:
-            tally["voters"] += 1
-            tally["unanimous"] += unanimous(now)
 
     def _add_gate(self, row: Row, gate: Mapping[str, Any]) -> None:
         if self.gate is None:
@@ -345,3 +335,24 @@ def summarize_stream(
             tally = tallies[method] = MethodTally(method)
         tally.add(row)
     return {method: tally.summary(prices) for method, tally in tallies.items()}
+
+
+def _count_round(
+    tally: dict[str, int],
+    now: list[Answer],
+    graded: list[bool],
+    vote_right: bool,
+    compared: bool,
+) -> None:
+    """Add one row's round to a round's tallies (:data:`_ROUND_KEYS`)."""
+    agents = len(now)
+    tally["items"] += 1
+    tally["majority"] += vote_right
+    tally["right"] += sum(graded)
+    tally["answers"] += agents
+    if compared:
+        tally["compared"] += agents
+    if agents > 1:
+        tally["voters"] += 1
+        first = now[0]
+        tally["unanimous"] += first is not None and now.count(first) == agents

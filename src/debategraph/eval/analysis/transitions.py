@@ -83,6 +83,16 @@ def modal_answer(answers: Sequence[Answer]) -> Answer:
     return leaders[0] if len(leaders) == 1 else None
 
 
+def _modal_of(peers: Sequence[tuple[str, Answer]]) -> Answer:
+    """:func:`modal_answer` of the peers' answers (two peers, the common case, without counting)."""
+    if len(peers) == 2:
+        first, second = peers[0][1], peers[1][1]
+        if second is None or first == second:
+            return first
+        return second if first is None else None
+    return modal_answer([answer for _, answer in peers])
+
+
 def _names(row: Row, agents: int) -> list[str]:
     names = row.agent_names
     if names is not UNSET and len(names) == agents:
@@ -174,15 +184,13 @@ class TransitionTally:
         right = reading.majorities
         kind = ledger_kind(right[0], right[-1])
         self.ledger[kind] += 1
-        if right[0]:
-            broke = next((k for k, ok in enumerate(right) if not ok), None)
-            if kind == "collapse" and broke is not None:
-                self.onset[broke] += 1
-            elif broke is not None:
+        if right[0] and not all(right):
+            if kind == "collapse":
+                self.onset[right.index(False)] += 1
+            else:
                 self.recovered += 1
         correct = bool(row.correct)
-        in_pool = any(g for r, gs in zip(rounds, reading.graded, strict=True)
-                      for a, g in zip(r, gs, strict=True) if a is not None)  # fmt: skip
+        in_pool = reading.pool_right
         self.final_right += correct
         self.pool_right += in_pool
         self.pool_only += in_pool and not correct
@@ -190,25 +198,28 @@ class TransitionTally:
         self._add_readings(reading)
 
     def _add_readings(self, reading: Reading) -> None:
-        row, rounds, grade = reading.row, reading.rounds, reading.grade
+        row, rounds = reading.row, reading.rounds
         if len(rounds) == 1:  # no answer after reading peers: only whether reads are known
             self.reads_known += bool(row.turns)
             return
         found, known = readings(row)
         self.reads_known += known
+        graded = reading.graded
         names = _names(row, len(rounds[0]))
         labels: dict[str, str] = {}
+        conform, vulnerable = self.conform, self.vulnerable
+        conform_by_peer, vulnerable_by_peer = self.conform_by_peer, self.vulnerable_by_peer
         for k, i, peers in found:
             before, after = rounds[k - 1][i], rounds[k][i]
-            mode = modal_answer([a for _, a in peers])
+            mode = _modal_of(peers)
             if mode is not None and mode != before:
-                self.conform[0] += after == mode
-                self.conform[1] += 1
-            right_before = before is not None and grade(before)
-            wrong_after = after is not None and not grade(after)
+                conform[0] += after == mode
+                conform[1] += 1
+            right_before = before is not None and graded[k - 1][i]
+            wrong_after = after is not None and not graded[k][i]
             if right_before:
-                self.vulnerable[0] += wrong_after
-                self.vulnerable[1] += 1
+                vulnerable[0] += wrong_after
+                vulnerable[1] += 1
             if not known:
                 continue
             for peer, answer in peers:
@@ -216,11 +227,15 @@ class TransitionTally:
                 if label is None:
                     label = labels[peer] = _peer_label(row, peer, names)
                 if answer is not None and answer != before:
-                    slot = self.conform_by_peer.setdefault(label, [0, 0])
+                    slot = conform_by_peer.get(label)
+                    if slot is None:
+                        slot = conform_by_peer[label] = [0, 0]
                     slot[0] += after == answer
                     slot[1] += 1
                 if right_before:
-                    slot = self.vulnerable_by_peer.setdefault(label, [0, 0])
+                    slot = vulnerable_by_peer.get(label)
+                    if slot is None:
+                        slot = vulnerable_by_peer[label] = [0, 0]
                     slot[0] += wrong_after
                     slot[1] += 1
 

@@ -3,7 +3,9 @@
 ``debategraph show`` prints one debate, and ``export`` writes one arm at a time; neither
 needs the other rows in memory. The index is made on first use in one streaming pass that
 decodes only each line's key (``method``, ``id`` and ``seed``: ``eval`` writes them first, so
-a prefix match finds them; other lines are decoded whole), and is kept in
+a prefix match finds them; a line whose key has no seed is read for a top-level ``seed`` only
+where ``"seed":`` appears later, as it does in a row's ``settings``; other lines are decoded
+whole), and is kept in
 ``results.jsonl.index`` beside the file. It records the file's size, modification time and
 inode: when any of them changes (a resumed run appended rows, the file was replaced) it is
 made again. It is never trusted blindly: a row read through it must carry the key the index
@@ -27,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+from msgspec import UNSET
 
 from debategraph.eval.log.row import Row, RowError, opt
 from debategraph.eval.log.row import decode_row as decode_declared
@@ -236,9 +239,29 @@ def _prefix_key(line: bytes) -> tuple[str, str, int | None] | None:
     except (ValueError, UnicodeDecodeError):
         return None
     seed = match.group(3)
-    if seed is None and b'"seed":' in line[match.end() :]:
+    if seed is None and line.find(b'"seed":', match.end()) >= 0 and _top_seed(line):
         return None  # a seed elsewhere (a row edited by hand): the line is decoded whole
     return method, item, int(seed) if seed is not None else None
+
+
+class _SeedOnly(msgspec.Struct):
+    """A line's top-level ``seed`` alone (the decoder skips every other field)."""
+
+    seed: Any = UNSET
+
+
+_SEED_ONLY = msgspec.json.Decoder(_SeedOnly)
+
+
+def _top_seed(line: bytes) -> bool:
+    """Whether a line whose key has no seed holds one further on, or cannot be told.
+
+    ``"seed":`` also appears inside a row's ``settings``: only a top-level one counts.
+    """
+    try:
+        return _SEED_ONLY.decode(line).seed is not UNSET
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return True
 
 
 def _read_index(
