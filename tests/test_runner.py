@@ -501,3 +501,23 @@ def test_a_resume_keeps_rows_edited_by_hand_and_pays_for_none_again(tmp_path):
     assert loaded.problems == [
         "results.jsonl, line 2: Expected `int`, got `str` - at `$.cached_calls`"
     ]
+
+
+def test_a_well_typed_row_wins_over_a_repaired_one_of_its_key_and_a_key_is_never_repaired(
+    tmp_path,
+):
+    from debategraph.eval.log.store import ResultsFile
+
+    arms = [Arm("du", "du", {"agents": 2, "rounds": 1})]
+    evaluate(ITEMS[:2], arms, tmp_path, dataset="arithmetic", seeds=[1])
+    first, second = lines(tmp_path)
+    repaired = {**first, "wall_s": "3.2"}  # kept alone, but not over a well-typed twin
+    seed_text = {**second, "seed": "1"}  # a key of another type: run again, never kept
+    path = tmp_path / RESULTS_FILE
+    path.write_text("".join(json.dumps(r) + "\n" for r in (repaired, first, seed_text)))
+    store = ResultsFile(path)
+    assert store.load() == 2
+    kept = [json.loads(x) for x in path.read_text().splitlines()]
+    assert kept == [first]
+    assert any("line 1: repeats the row of line 2" in p for p in store.problems)
+    assert any("line 3: 'seed' is str, not int (run again)" in p for p in store.problems)

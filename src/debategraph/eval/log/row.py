@@ -224,7 +224,7 @@ def decode_row(line: bytes, *, texts: bool = True, lenient: bool = False) -> Row
         raise RowError(str(refused)) from None
     if not isinstance(value, dict):
         raise RowError(str(refused))
-    return as_row(value, lenient=lenient)
+    return _checked(value, Row[Turn] if texts else Row[TurnFigures], lenient)
 
 
 def row_dict(row: Row[Any]) -> dict[str, Any]:
@@ -313,10 +313,15 @@ def as_row(row: Row[Any] | Mapping[str, Any], *, lenient: bool = False) -> Row[A
     """
     if isinstance(row, Row):
         return row
-    value: Any = row
+    return _checked(row, Row[Turn], lenient)
+
+
+def _checked(value: Any, kind: Any, lenient: bool) -> Row[Any]:
+    """``value`` converted to ``kind`` (a ``Row[...]``), repairing refusals as ``as_row`` says."""
     while True:
         try:
-            return msgspec.convert(value, Row[Turn], str_keys=True)
+            row: Row[Any] = msgspec.convert(value, kind, str_keys=True)
+            return row
         except msgspec.ValidationError as exc:
             repaired = _without_refused(value, str(exc), lenient)
             if repaired is None:
@@ -324,37 +329,47 @@ def as_row(row: Row[Any] | Mapping[str, Any], *, lenient: bool = False) -> Row[A
             value = repaired
 
 
-_REFUSED_AT: Final = re.compile(r" - at `\$((?:\.[^.\[`]+|\[\d+\])+)`$")
-_STEP: Final = re.compile(r"\.([^.\[`]+)|\[(\d+)\]")
+_REFUSED_AT: Final = re.compile(r" - at `\$((?:\.[^.\[`]+|\[\d+\]|\[\.\.\.\])+)`$")
+_STEP: Final = re.compile(r"\.([^.\[`]+)|\[(\d+|\.\.\.)\]")
 _REQUIRED: Final = frozenset({"method", "id"})
+_IDENTITY: Final = frozenset({"seed", "dataset", "source"})
+"""With the required fields, what tells one row from another: repaired only where null."""
 
 
 def _without_refused(value: Any, message: str, lenient: bool) -> Any | None:
     """``value`` without the field a refusal names (copied along its path), or ``None``.
 
-    A field of an object (the row's or a turn's): ``null`` there (or, ``lenient``, any value)
-    is dropped. A required field, an element of a list (a turn that is no object) or a
-    refusal with no path is not repaired.
+    A field of the row or of one of its turns: ``null`` there (or, ``lenient``, any value) is
+    dropped. Inside another list or mapping field (an answer in ``round_answers``, a count in
+    ``answer_sources``), ``lenient`` drops that whole field. Never repaired: a required field,
+    a field of the row's identity that is not null, a turn that is no object, a refusal with
+    no path.
     """
     found = _REFUSED_AT.search(message)
     if found is None:
         return None
     path: list[str | int] = [
-        key if key else int(index) for key, index in _STEP.findall(found.group(1))
+        key if key else (-1 if index == "..." else int(index))
+        for key, index in _STEP.findall(found.group(1))
     ]
-    cut = len(path) - 1
-    if isinstance(path[cut], int) or (cut == 0 and path[0] in _REQUIRED):
+    if path[0] in _REQUIRED:
         return None
+    in_turn = len(path) == 3 and path[0] == "turns" and isinstance(path[2], str)
+    if len(path) > 1 and not in_turn:
+        if not lenient or path[0] == "turns":
+            return None
+        path = path[:1]
     top = dict(value)
-    copied: Any = top
-    for step in path[:cut]:
-        child = copied[step]
-        copied[step] = child = dict(child) if isinstance(child, dict) else list(child)
-        copied = child
-    leaf = path[cut]
-    if copied.get(leaf, 0) is not None and not lenient:
+    parent: Any = top
+    if in_turn:
+        turns, at = list(top["turns"]), int(path[1])
+        top["turns"] = turns
+        parent = turns[at] = dict(turns[at])
+    leaf = path[-1]
+    null = parent.get(leaf, 0) is None
+    if not null and (not lenient or leaf in _IDENTITY):
         return None
-    copied.pop(leaf, None)
+    parent.pop(leaf, None)
     return top
 
 

@@ -286,6 +286,7 @@ class ResultsFile:
         dropped = 0
         skipped: set[int] = set()
         seen: dict[Key, int] = {}
+        lenient: dict[Key, tuple[int, Row[Any]]] = {}  # kept unless a well-typed row repeats it
         failed: list[tuple[str, dict[str, Any]]] = []
         with self.path.open("rb") as file:
             for number, line in enumerate(file, start=1):
@@ -296,6 +297,7 @@ class ResultsFile:
                     row, problem = None, None
                 else:
                     row, problem = _parse_checked(line)
+                typed = row is not None
                 if row is None and problem is not None:
                     row = _parse_checked(line, lenient=True)[0]  # a field of another type
                     if row is not None and not is_failed(row):
@@ -311,22 +313,35 @@ class ResultsFile:
                     skipped.add(number)
                     continue
                 key = row_key(row)
-                if key in seen:
-                    first = seen[key]
-                    self.problems.append(
-                        f"{self.path.name}, line {number}: repeats the row of line {first} "
-                        f"({describe_key(key)}): dropped, line {first} kept"
-                    )
+                if typed and key in lenient and key not in seen:
+                    first = lenient.pop(key)[0]  # a well-typed row wins over a repaired one
+                    self._repeated(first, number, key)
+                    dropped += 1
+                    skipped.add(first)
+                elif key in seen or key in lenient:
+                    self._repeated(number, seen.get(key) or lenient[key][0], key)
                     dropped += 1
                     skipped.add(number)
+                    continue
+                if not typed:
+                    lenient[key] = (number, row)
                     continue
                 seen[key] = number
                 if visit is not None:
                     visit(row)
+        if visit is not None:
+            for _, row in lenient.values():
+                visit(row)
         if dropped:
             self._keep_spend(failed)
             self._rewrite_without(skipped)
         return dropped
+
+    def _repeated(self, number: int, kept: int, key: Key) -> None:
+        self.problems.append(
+            f"{self.path.name}, line {number}: repeats the row of line {kept} "
+            f"({describe_key(key)}): dropped, line {kept} kept"
+        )
 
     def _keep_spend(self, failed: list[tuple[str, dict[str, Any]]]) -> None:
         if failed and self.keep_spend is not None:
@@ -411,19 +426,19 @@ class ResultsFile:
             for line in file:
                 start, offset = offset, offset + len(line)
                 lines += 1
-                row = _parse(line)
+                row, typed = _parse_ranked(line)
                 if row is None:
                     clean = False
                     continue
                 if not line.endswith(b"\n") or self._redacted(line) != line:
                     clean = False
-                key, here = row_key(row), _Line(start, len(line), is_failed(row))
+                key, here = row_key(row), _Line(start, len(line), is_failed(row), typed)
                 earlier = kept.get(key)
-                if earlier is not None and (here.failed or not earlier.failed):
+                if earlier is not None and here.rank >= earlier.rank:
                     if here.failed:
                         dropped.append(here)
                     continue
-                if earlier is not None:  # a finished row replaces a failed one
+                if earlier is not None and earlier.failed:  # a finished row replaces it
                     dropped.append(earlier)
                 kept[key] = here
         in_file_order = list(kept.items())
@@ -450,16 +465,30 @@ def _failed_row(source: BinaryIO, line: _Line) -> tuple[str, dict[str, Any]]:
 
 
 class _Line(NamedTuple):
-    """Where a kept row's line is in the file, and whether the row failed."""
+    """Where a kept row's line is in the file, whether it failed, whether it read well typed."""
 
     offset: int
     length: int
     failed: bool
+    typed: bool = True
+
+    @property
+    def rank(self) -> int:
+        """Which of two lines of one key is kept: the lower (well typed, then finished)."""
+        return 2 if self.failed else 0 if self.typed else 1
 
 
 def _parse(line: bytes) -> Row[Any] | None:
     """A line's row as the store keeps it: a field of another type does not drop the line."""
-    return _parse_checked(line, lenient=True)[0]
+    return _parse_ranked(line)[0]
+
+
+def _parse_ranked(line: bytes) -> tuple[Row[Any] | None, bool]:
+    """A line's row as the store keeps it, and whether it read well typed."""
+    row = _parse_checked(line)[0]
+    if row is not None:
+        return row, True
+    return _parse_checked(line, lenient=True)[0], False
 
 
 def _parse_checked(
@@ -653,19 +682,20 @@ def _short(value: Any, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def read_rows(path: Path, *, texts: bool = False) -> Iterator[Row[Any]]:
+def read_rows(path: Path, *, texts: bool = False, lenient: bool = False) -> Iterator[Row[Any]]:
     """The well-formed rows of a results file, in file order, read one line at a time.
 
     Args:
         path: The results file.
         texts: Decode the turns whole (:class:`~debategraph.eval.log.row.Turn`); without,
             their figures only (:class:`~debategraph.eval.log.row.TurnFigures`).
+        lenient: Read a field of another type as absent (as resuming does).
     """
     if not path.exists():
         return
     with path.open("rb") as file:
         for line in file:
-            row = _parse_checked(line, texts=texts)[0]
+            row = _parse_checked(line, texts=texts, lenient=lenient)[0]
             if row is not None:
                 yield row
 
@@ -693,7 +723,8 @@ def check_finished(
             f"{out_dir} cannot be written and holds no finished run with these settings: "
             "use another --out"
         )
-    done = {row_key(row) for row in read_rows(out_dir / RESULTS_FILE) if not is_failed(row)}
+    rows = read_rows(out_dir / RESULTS_FILE, lenient=True)  # as resuming reads them
+    done = {row_key(row) for row in rows if not is_failed(row)}
     missing = len(planned - done)
     if missing:
         raise SettingsMismatchError(
