@@ -170,3 +170,15 @@ def test_lenient_reading_drops_a_field_of_another_type_but_never_the_key() -> No
     for broken in ({**ROW, "id": None}, {**ROW, "method": 3}):
         with pytest.raises(RowError, match=r"\$\.(id|method)"):
             as_row(broken, lenient=True)
+
+
+def test_rounds_of_different_sizes_are_named_and_left_out(tmp_path: Path) -> None:
+    uneven = {**ROW, "id": "q2", "round_answers": [["7", "7"], ["7"]]}
+    text = "".join(json.dumps(row) + "\n" for row in (ROW, uneven))
+    (tmp_path / "results.jsonl").write_text(text)
+    loaded = load_rows(tmp_path, texts=False)
+    assert [row.id for row in loaded.rows] == ["q1"]
+    assert loaded.problems == [
+        "results.jsonl, line 2: 'round_answers' has rounds of 2, 1 answers "
+        "(every round has one per agent)"
+    ]

@@ -202,18 +202,21 @@ def _well_formed(row: Row) -> bool:
     """What ``store.row_problem`` checks, read from a row whose field types are checked.
 
     A failed row needs its ``id`` a string; a finished one ``answer`` (a string or null),
-    ``correct``, ``round_answers`` and its counters, none negative.
+    ``correct``, ``round_answers`` (an answer per agent in every round) and its counters,
+    none negative.
     """
     if not isinstance(row.id, str):
         return False
     if row.error is not UNSET:
         return True
     counters = (row.input_tokens, row.output_tokens, row.calls)
+    rounds = row.round_answers
     return (
         (row.answer is None or isinstance(row.answer, str))
         and row.correct is not UNSET
-        and row.round_answers is not UNSET
+        and rounds is not UNSET
         and all(n is not UNSET and n >= 0 for n in counters)
+        and all(len(answers) == len(rounds[0]) for answers in rounds)
     )
 
 

@@ -163,8 +163,12 @@ def _declared_problem(row: Row[Any]) -> str | None:
             return f"no {name!r} field"
         if count < 0:
             return f"{name!r} is negative"
-    if opt(row.round_answers) is None:
+    rounds = opt(row.round_answers)
+    if rounds is None:
         return "no 'round_answers' field"
+    if any(len(answers) != len(rounds[0]) for answers in rounds):
+        sizes = ", ".join(str(len(answers)) for answers in rounds)
+        return f"'round_answers' has rounds of {sizes} answers (every round has one per agent)"
     return None
 
 
