@@ -99,6 +99,10 @@ with open(sys.argv[1], "rb") as rows:
         if arm == "du" and first:
             vote = max(set(map(str, first)), key=[str(a) for a in first].count)
             scores["du@r0"][key] = int(vote == str(row.reference))
+"""
+
+
+TABLES = r"""
 table = {
     arm: (right[arm] / n[arm], wilson_interval(right[arm], n[arm]), tokens[arm] / n[arm])
     for arm in n
@@ -113,6 +117,9 @@ for a, b in (("du", "du@r0"), ("sc@du~tokens", "du")):
     sign_flip_test(differences, resamples=10_000)
 print(len(table))
 """
+"""The floors' tables from their per-arm counts and per-item scores."""
+
+FLOOR += TABLES
 
 
 FLOOR_JSON = r"""
@@ -144,20 +151,8 @@ with open(sys.argv[1], "rb") as rows:
         if arm == "du" and first:
             vote = max(set(map(str, first)), key=[str(a) for a in first].count)
             scores["du@r0"][key] = int(vote == str(row.get("reference")))
-table = {
-    arm: (right[arm] / n[arm], wilson_interval(right[arm], n[arm]), tokens[arm] / n[arm])
-    for arm in n
-}
-for a, b in (("du", "du@r0"), ("sc@du~tokens", "du")):
-    items = defaultdict(list)
-    for key, score in scores[a].items():
-        if key in scores[b]:
-            items[key[0]].append(score - scores[b][key])
-    differences = [sum(d) / len(d) for d in items.values()]
-    paired_bootstrap(differences, resamples=10_000)
-    sign_flip_test(differences, resamples=10_000)
-print(len(table))
 """
+FLOOR_JSON += TABLES
 """The same floor reading each line with the standard library's ``json.loads`` (every field
 built, texts included), as the streaming script of issue 38's first measurement did."""
 

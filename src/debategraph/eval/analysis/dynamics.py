@@ -111,15 +111,21 @@ def _graded(answer: Answer, row: Row) -> bool:
     return answers_match(answer, opt(row.reference), task)
 
 
+def answer_counts(answers: Sequence[Answer]) -> dict[str, int]:
+    """How often each non-abstaining answer occurs, in first-seen order."""
+    counts: dict[str, int] = {}
+    for answer in answers:
+        if answer is not None:
+            counts[answer] = counts.get(answer, 0) + 1
+    return counts
+
+
 def first_majority(answers: Sequence[Answer]) -> Answer:
     """The most common non-abstaining answer, the first seen among ties; ``None`` for none.
 
     :func:`~debategraph.policies.voting.majority_vote`'s answer with ``tie_policy="first"``.
     """
-    counts: dict[str, int] = {}
-    for answer in answers:
-        if answer is not None:
-            counts[answer] = counts.get(answer, 0) + 1
+    counts = answer_counts(answers)
     if not counts:
         return None
     return max(counts, key=counts.__getitem__)

@@ -34,7 +34,7 @@ from typing import Any
 
 from msgspec import UNSET
 
-from debategraph.eval.analysis.dynamics import AnyTurn, Reading, reading_of
+from debategraph.eval.analysis.dynamics import AnyTurn, Reading, answer_counts, reading_of
 from debategraph.eval.analysis.stats import mcnemar_exact, paired_score_interval
 from debategraph.eval.analysis.summary_fields import Row, RowLike, ratio, wilson_interval
 from debategraph.eval.log.row import as_row
@@ -72,10 +72,7 @@ def paired_difference(a_only: int, b_only: int, n: int) -> dict[str, Any]:
 
 def modal_answer(answers: Sequence[Answer]) -> Answer:
     """The one most common non-abstaining answer of ``answers``; ``None`` on a tie or none."""
-    counts: dict[str, int] = {}
-    for answer in answers:
-        if answer is not None:
-            counts[answer] = counts.get(answer, 0) + 1
+    counts = answer_counts(answers)
     if not counts:
         return None
     top = max(counts.values())
