@@ -233,7 +233,9 @@ def _decoded(raw: bytes, texts: bool) -> tuple[Row | None, str]:
     """The row of a line through its declaration, or ``None`` and why it is no row."""
     try:
         return decode_row(raw, texts=texts), ""
-    except (msgspec.DecodeError, RowError):
+    except RowError as exc:  # JSON that the declaration refused after its own repairs
+        return None, str(exc) if raw.lstrip().startswith(b"{") else "not a JSON object"
+    except msgspec.DecodeError:
         pass
     try:
         line = raw.decode("utf-8")
